@@ -1,0 +1,1 @@
+# intake: filled in by its area

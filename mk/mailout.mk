@@ -1,0 +1,1 @@
+# mailout: filled in by its area

@@ -1,0 +1,1 @@
+# rules: filled in by its area

@@ -1,0 +1,1 @@
+# transport: filled in by its area

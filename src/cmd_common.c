@@ -1,0 +1,102 @@
+/* cmd_common.c: see cmd.h. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "cmd.h"
+#include "date.h"
+
+CmdGlobals cmd_globals;
+
+static const GOptionEntry global_entries[] = {
+	{"config", 0, 0, G_OPTION_ARG_FILENAME, &cmd_globals.config_path,
+	 "Configuration file (default " CONF_DEFAULT_PATH ")", "FILE"},
+	{"now", 0, 0, G_OPTION_ARG_STRING, &cmd_globals.now,
+	 "Act as if it were DATE (YYYY-MM-DD or ISO 8601)", "DATE"},
+	{NULL},
+};
+
+static const GOptionEntry ledger_entries[] = {
+	{"ledger", 0, 0, G_OPTION_ARG_FILENAME, &cmd_globals.ledger_path,
+	 "Read this ledger instead of the configured one", "FILE"},
+	{NULL},
+};
+
+GOptionContext *
+cmd_context_new(const char *name, const char *parameters,
+                const char *summary, gboolean with_ledger,
+                const GOptionEntry *entries)
+{
+	g_autofree char *title = g_strdup_printf("%s%s%s", name,
+	                                         parameters ? " " : "",
+	                                         parameters ? parameters : "");
+	GOptionContext *context = g_option_context_new(title);
+	g_option_context_set_summary(context, summary);
+	if (entries)
+		g_option_context_add_main_entries(context, entries, NULL);
+	g_option_context_add_main_entries(context, global_entries, NULL);
+	if (with_ledger)
+		g_option_context_add_main_entries(context, ledger_entries, NULL);
+	g_option_context_set_prgname(context, "tenure");
+	return context;
+}
+
+void
+cmd_error(const char *name, const char *format, ...)
+{
+	va_list ap;
+	va_start(ap, format);
+	g_autofree char *message = g_strdup_vprintf(format, ap);
+	va_end(ap);
+	fprintf(stderr, "tenure %s: %s\n", name, message);
+}
+
+gboolean
+cmd_parse(GOptionContext *context, const char *name, int *argc,
+          char ***argv)
+{
+	g_autoptr(GError) error = NULL;
+	g_set_prgname("tenure");
+	if (!g_option_context_parse(context, argc, argv, &error)) {
+		cmd_error(name, "%s (see 'tenure %s --help')", error->message,
+		          name);
+		return FALSE;
+	}
+	if (cmd_globals.now && !date_set_now(cmd_globals.now)) {
+		cmd_error(name, "--now: \"%s\" is not a date (YYYY-MM-DD) or an ISO 8601 time",
+		          cmd_globals.now);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+Conf *
+cmd_load_conf(const char *name)
+{
+	g_autoptr(GError) error = NULL;
+	const char *path = cmd_globals.config_path;
+	if (path == NULL && cmd_globals.ledger_path != NULL &&
+	    !g_file_test(CONF_DEFAULT_PATH, G_FILE_TEST_EXISTS))
+		return conf_new_default();
+	if (path == NULL)
+		path = CONF_DEFAULT_PATH;
+	Conf *conf = conf_load(path, &error);
+	if (conf == NULL) {
+		cmd_error(name, "%s", error->message);
+		return NULL;
+	}
+	return conf;
+}
+
+Ledger *
+cmd_load_ledger(const char *name, const Conf *conf, gboolean missing_ok)
+{
+	g_autoptr(GError) error = NULL;
+	const char *path = cmd_globals.ledger_path ? cmd_globals.ledger_path
+	                                           : conf->ledger;
+	Ledger *ledger = ledger_load(path, missing_ok, &error);
+	if (ledger == NULL)
+		cmd_error(name, "%s", error->message);
+	return ledger;
+}

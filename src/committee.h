@@ -1,0 +1,72 @@
+/* committee.h: the committee derived by replaying the ledger.
+ *
+ * Replay sorts events by Date (stable: ledger order breaks ties) and
+ * builds, for every person, the list of their terms.  A term covers every
+ * day from its appointment to its last day (the Date of the resign,
+ * remove or expire event that ended it); a term with no end is open.
+ * Replay refuses a ledger that contradicts itself: an appointment of a
+ * sitting member, an ending or deferral for someone not serving on that
+ * date; the error names the ledger line.
+ *
+ * People are identified by the lower-cased address in Member.
+ */
+#ifndef TENURE_COMMITTEE_H
+#define TENURE_COMMITTEE_H
+
+#include <glib.h>
+
+#include "date.h"
+#include "ledger.h"
+
+typedef struct {
+	Day start;              /* first day of service */
+	Day end;                /* last day of service; DAY_NONE while open */
+	EventKind ended_by;     /* EVENT_RESIGN/REMOVE/EXPIRE when end set */
+	Day deferred_until;     /* latest defer Until on this term, or none */
+	const LedgerEvent *appointed_by; /* the appoint event */
+	guint order;            /* ledger position of the appoint event */
+} Term;
+
+typedef struct {
+	char *email;
+	char *member;           /* the latest "Name <email>" seen */
+	char *fingerprint;      /* the latest Fingerprint seen, or NULL */
+	Day project_joined;     /* the latest Project-Joined seen, or none */
+	GArray *terms;          /* of Term, oldest first */
+} Person;
+
+typedef struct {
+	GPtrArray *people;      /* of Person*, in order of first appearance */
+	GHashTable *by_email;   /* email -> Person* (borrowed) */
+	GPtrArray *rules;       /* of const LedgerEvent* (rule events), by date */
+} Committee;
+
+/* Replays LEDGER (which must outlive the result). */
+Committee *committee_replay(const Ledger *ledger, GError **error);
+void committee_free(Committee *committee);
+
+Person *committee_find(const Committee *committee, const char *email);
+/* The person whose Fingerprint is FPR, or NULL. */
+Person *committee_find_fingerprint(const Committee *committee,
+                                   const char *fpr);
+
+/* The term PERSON is serving on DAY, or NULL. */
+const Term *person_term_on(const Person *person, Day day);
+/* The most recent term of PERSON, or NULL if never appointed. */
+const Term *person_last_term(const Person *person);
+
+/* Members serving on DAY, most senior first.  The array holds borrowed
+ * Person pointers. */
+GPtrArray *committee_members_on(const Committee *committee, Day day);
+
+/* Seniority: the earlier start of the term serving on DAY is more
+ * senior; then the earlier Project-Joined (unknown sorts last); then
+ * ledger order.  Negative when A is more senior. */
+int committee_seniority_cmp(const Person *a, const Person *b, Day day);
+
+/* The rule event in force on DAY, or NULL (before any rule event). */
+const LedgerEvent *committee_rule_on(const Committee *committee, Day day);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Committee, committee_free)
+
+#endif

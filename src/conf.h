@@ -1,0 +1,81 @@
+/* conf.h: /etc/tenure/tenure.conf, read with GKeyFile.
+ *
+ * Every section and key is known; an unknown one is an error, as is a
+ * value of the wrong type.  conf_load collects every problem, each as
+ * "FILE: [section] key: problem", and fails if there was any.  Relative
+ * paths in the file are taken relative to the file's directory, so an
+ * example configuration works from any directory.
+ */
+#ifndef TENURE_CONF_H
+#define TENURE_CONF_H
+
+#include <glib.h>
+
+#define CONF_DEFAULT_PATH SYSCONFDIR "/tenure/tenure.conf"
+
+typedef struct {
+	char *path;
+
+	/* [committee] */
+	char *name;             /* "Debian Technical Committee" */
+	char *list;             /* list address */
+	int max_members;        /* 8 */
+	int min_members;        /* 4: below it status warns */
+	char *ledger;           /* /var/lib/tenure/ledger */
+	char *state_dir;        /* /var/lib/tenure */
+	char *templates_dir;    /* overrides /etc/tenure/templates, or NULL */
+
+	/* [rule] */
+	char *rule_name;        /* "none" when unset */
+	GHashTable *rule_params; /* key -> value (strings), without "name" */
+
+	/* [roles] */
+	char *chair;            /* fingerprint or NULL */
+	char *leader;           /* fingerprint or NULL */
+
+	/* [keys] */
+	char **keyrings;        /* NULL-terminated, absolute paths */
+	char *gnupg_home;       /* tenure's own GNUPGHOME */
+	char *bot_key;          /* fingerprint or NULL */
+	int max_signature_age;  /* days, 7 */
+
+	/* [source] */
+	char *source_url;       /* imap://, imaps://, maildir:PATH, mbox:PATH */
+	char *source_user;
+	char *source_password_file;
+	char *source_ca_file;
+	char *source_mailbox;   /* "INBOX" */
+	int poll_interval;      /* seconds, 300 */
+
+	/* [sink] */
+	char *sink_url;         /* smtp://, smtps://, maildir:PATH */
+	char *sink_user;
+	char *sink_password_file;
+	char *sink_ca_file;
+	gboolean sink_starttls; /* starttls = required (TRUE) | no */
+	char *sink_from;        /* envelope and From: address */
+
+	/* [reminders] */
+	int *days_before;       /* 90, 30, 7 */
+	gsize n_days_before;
+	int announce_days_before; /* announce a scheduled expiry this early */
+	int replies_per_day;    /* refusal replies per signer per day, 3 */
+} Conf;
+
+/* Loads PATH.  On failure returns NULL and sets ERROR to every problem,
+ * one per line. */
+Conf *conf_load(const char *path, GError **error);
+
+/* A configuration with every default and no file, for commands given
+ * only --ledger. */
+Conf *conf_new_default(void);
+
+void conf_free(Conf *conf);
+
+/* Reads a secret from PATH (first line, without newline); refuses a file
+ * readable by group or others. */
+char *conf_read_password(const char *path, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Conf, conf_free)
+
+#endif

@@ -1,0 +1,28 @@
+/* intake.h: turning list mail into ledger events.
+ *
+ * intake_handle is a SourceHandler: for each message it decides whether
+ * it carries a command (cheaply, before any signature check), verifies
+ * the OpenPGP signature against the configured keyrings only, parses the
+ * command from the signed text only, applies the role and term rules,
+ * records the signature (exactly once), appends the ledger event,
+ * archives the message and queues the transcript reply for refusals.
+ * Refusing a message is normal work and returns TRUE; FALSE means the
+ * work could not be done (ledger or state not writable) and the message
+ * must be seen again.
+ */
+#ifndef TENURE_INTAKE_H
+#define TENURE_INTAKE_H
+
+#include <glib.h>
+
+#include "conf.h"
+#include "source.h"
+
+typedef struct Intake Intake;
+
+Intake *intake_new(const Conf *conf, GError **error);
+gboolean intake_handle(const SourceMessage *message, gpointer intake,
+                       GError **error);
+void intake_free(Intake *intake);
+
+#endif

@@ -1,0 +1,89 @@
+/* ledger.h: the committee's ledger, a deb822 file of events, append-only.
+ *
+ * The ledger is the only source of truth for membership.  Loading it is
+ * strict: every stanza must be a known event with the fields that event
+ * needs and no unknown field; every error reads "FILE:LINE: problem".
+ * A ledger that fails to load is never written to.  Appending takes an
+ * exclusive flock on the file, re-reads and validates what is there, adds
+ * one stanza preceded by a blank line, and fsyncs before returning.
+ */
+#ifndef TENURE_LEDGER_H
+#define TENURE_LEDGER_H
+
+#include <glib.h>
+
+#include "date.h"
+
+typedef enum {
+	EVENT_APPOINT,
+	EVENT_RESIGN,
+	EVENT_REMOVE,
+	EVENT_EXPIRE,
+	EVENT_DEFER,
+	EVENT_RULE,
+} EventKind;
+
+typedef struct {
+	EventKind kind;
+	Day date;            /* Date: effective date; last day for endings */
+	char *member;        /* Member: "Name <email>", NULL for rule */
+	char *email;         /* the address in Member, lower-cased */
+	char *fingerprint;   /* Fingerprint: 40 upper-case hex digits */
+	Day project_joined;  /* Project-Joined */
+	Day until;           /* Until (defer) */
+	char *rule;          /* Rule (rule) */
+	char *parameters;    /* Parameters (rule): "term=4y cooldown=2y" */
+	char *source;        /* Source: Message-ID or "import" */
+	char *signed_by;     /* Signed-By: fingerprint(s), space-separated */
+	char *recorded;      /* Recorded: UTC timestamp */
+	char *comment;       /* Comment */
+	guint line;          /* line of the stanza in the file, 0 if new */
+} LedgerEvent;
+
+typedef struct {
+	char *path;
+	GPtrArray *events; /* of LedgerEvent*, in file order */
+} Ledger;
+
+/* "appoint", "resign", ...; and back (FALSE for an unknown name). */
+const char *ledger_event_kind_name(EventKind kind);
+gboolean ledger_event_kind_parse(const char *name, EventKind *kind);
+
+LedgerEvent *ledger_event_new(EventKind kind, Day date, const char *member);
+LedgerEvent *ledger_event_copy(const LedgerEvent *event);
+void ledger_event_free(LedgerEvent *event);
+
+/* Splits "Name <email>" into a lower-cased address; FALSE if malformed. */
+gboolean ledger_member_email(const char *member, char **email);
+
+/* Normalises a fingerprint (spaces removed, upper case); FALSE unless it
+ * is 40 or 64 hex digits. */
+gboolean ledger_fingerprint_normalize(const char *text, char **out);
+
+/* Loads PATH; a missing file is an error unless MISSING_OK, in which case
+ * the ledger is empty. */
+Ledger *ledger_load(const char *path, gboolean missing_ok, GError **error);
+
+/* Parses ledger TEXT; SOURCE names it in errors. */
+Ledger *ledger_parse(const char *source, const char *text, gssize len,
+                     GError **error);
+
+/* The stanza text of EVENT (no trailing blank line). */
+char *ledger_event_to_text(const LedgerEvent *event);
+
+/* The whole ledger as text, stanzas separated by blank lines. */
+char *ledger_to_text(const Ledger *ledger);
+
+/* Appends EVENT to the ledger file at PATH (created if missing) under an
+ * exclusive lock, after checking that the existing file parses and that
+ * the ledger with EVENT still replays (committee_replay).  Sets Recorded
+ * when EVENT has none.  Returns only once the data is fsynced. */
+gboolean ledger_append(const char *path, const LedgerEvent *event,
+                       GError **error);
+
+void ledger_free(Ledger *ledger);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Ledger, ledger_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(LedgerEvent, ledger_event_free)
+
+#endif

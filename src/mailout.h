@@ -1,0 +1,39 @@
+/* mailout.h: composing tenure's own mail from templates/.
+ *
+ * A template is headers plus body with {{placeholder}} fields, looked up
+ * in the configured templates directory, then /etc/tenure/templates, then
+ * DATADIR/tenure/templates.  Kinds: announce-appoint, announce-resign,
+ * announce-remove, announce-expire, announce-scheduled, reminder, reply.
+ * Every message gets Date, Message-ID, Auto-Submitted (auto-generated, or
+ * auto-replied for replies), MIME headers, CRLF line endings, and a
+ * PGP/MIME signature by the bot key when [keys] bot-key is set.
+ */
+#ifndef TENURE_MAILOUT_H
+#define TENURE_MAILOUT_H
+
+#include <glib.h>
+
+#include "conf.h"
+
+/* The Message-ID for the event named by EVENT_KEY (e.g.
+ * "announce-resign/rra@debian.org/2026-12-31"): the same key always gives
+ * the same ID, "<tenure.HASH@DOMAIN>", DOMAIN from [sink] from. */
+char *mailout_message_id(const Conf *conf, const char *event_key);
+
+/* TRUE when MESSAGE_ID's form is one tenure makes for CONF, so mail the
+ * bot sent is recognised when the list echoes it back. */
+gboolean mailout_is_own_message_id(const Conf *conf, const char *message_id);
+
+/* Renders KIND with VARS (placeholder -> value) into a finished message
+ * with MESSAGE_ID. */
+GBytes *mailout_compose(const Conf *conf, const char *kind,
+                        GHashTable *vars, const char *message_id,
+                        GError **error);
+
+/* Composes KIND for EVENT_KEY and adds it to the outbox for RECIPIENTS,
+ * unless that message was queued or sent before (then a no-op). */
+gboolean mailout_queue(const Conf *conf, const char *kind, GHashTable *vars,
+                       const char *event_key, const char *const *recipients,
+                       GError **error);
+
+#endif

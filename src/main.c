@@ -1,0 +1,113 @@
+/* main.c: tenure's entry point; dispatches to one subcommand per file. */
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gmime/gmime.h>
+
+#include "cmd.h"
+
+typedef struct {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} Command;
+
+static const Command commands[] = {
+	{"run", cmd_run, "act on list mail, keep the schedule, send mail (daemon; --once for timers)"},
+	{"status", cmd_status, "show the committee on a date"},
+	{"plan", cmd_plan, "show what happens when, under a term rule"},
+	{"simulate", cmd_simulate, "compare term rules over randomised futures"},
+	{"import", cmd_import, "backfill the ledger from an mbox or Maildir archive"},
+	{"audit", cmd_audit, "re-verify archived mail and rebuild the ledger"},
+	{"check-config", cmd_check_config, "check the configuration and report every problem"},
+};
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+	        "Usage: tenure [--config FILE] [--now DATE] COMMAND [OPTIONS]\n"
+	        "\n"
+	        "The secretary of a term-limited committee.\n"
+	        "\n"
+	        "Commands:\n");
+	for (gsize i = 0; i < G_N_ELEMENTS(commands); i++)
+		fprintf(out, "  %-14s %s\n", commands[i].name,
+		        commands[i].summary);
+	fprintf(out, "\n"
+	             "Global options (also accepted after COMMAND):\n"
+	             "  --config FILE  configuration (default %s)\n"
+	             "  --now DATE     act as if it were DATE (YYYY-MM-DD or ISO 8601)\n"
+	             "  --version      print the version\n"
+	             "\n"
+	             "Run 'tenure COMMAND --help' for a command's options.\n",
+	         CONF_DEFAULT_PATH);
+}
+
+int
+main(int argc, char **argv)
+{
+	setlocale(LC_ALL, "");
+	g_mime_init();
+
+	/* Global options may come before the command; pass them on to the
+	 * command's own parser by keeping them in its argv. */
+	int i = 1;
+	GPtrArray *globals = g_ptr_array_new();
+	while (i < argc && argv[i][0] == '-') {
+		const char *arg = argv[i];
+		if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
+			printf("tenure %s\n", PACKAGE_VERSION);
+			return CMD_OK;
+		}
+		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			usage(stdout);
+			return CMD_OK;
+		}
+		if ((strcmp(arg, "--config") == 0 || strcmp(arg, "--now") == 0) &&
+		    i + 1 < argc) {
+			g_ptr_array_add(globals, argv[i]);
+			g_ptr_array_add(globals, argv[i + 1]);
+			i += 2;
+		} else if (g_str_has_prefix(arg, "--config=") ||
+		           g_str_has_prefix(arg, "--now=")) {
+			g_ptr_array_add(globals, argv[i]);
+			i++;
+		} else {
+			fprintf(stderr, "tenure: unknown option %s\n", arg);
+			usage(stderr);
+			return CMD_USAGE;
+		}
+	}
+	if (i >= argc) {
+		usage(stderr);
+		return CMD_USAGE;
+	}
+	const char *name = argv[i];
+	for (gsize c = 0; c < G_N_ELEMENTS(commands); c++) {
+		if (strcmp(commands[c].name, name) != 0)
+			continue;
+		/* argv for the command: NAME, its own arguments, then the
+		 * global options given before it. */
+		GPtrArray *args = g_ptr_array_new();
+		g_ptr_array_add(args, argv[i]);
+		for (int j = i + 1; j < argc; j++)
+			g_ptr_array_add(args, argv[j]);
+		for (guint j = 0; j < globals->len; j++)
+			g_ptr_array_add(args, globals->pdata[j]);
+		g_ptr_array_add(args, NULL);
+		int sub_argc = args->len - 1;
+		char **sub_argv = (char **)args->pdata;
+		int status = commands[c].run(sub_argc, sub_argv);
+		g_ptr_array_free(args, TRUE);
+		g_ptr_array_free(globals, TRUE);
+		g_mime_shutdown();
+		return status;
+	}
+	fprintf(stderr, "tenure: unknown command '%s'\n", name);
+	usage(stderr);
+	return CMD_USAGE;
+}

@@ -1,0 +1,38 @@
+/* outbox.h: the durable queue of outgoing mail, under STATE_DIR/outbox.
+ *
+ * outbox_add writes the message (with its envelope) atomically before
+ * returning; adding a Message-ID that is queued, sent or dead already is
+ * a no-op, so an event announced twice is sent once.  outbox_flush tries
+ * every due message: on success it is recorded as sent and removed; a
+ * temporary failure sets the next attempt with exponential backoff
+ * (1 min doubling to 1 h); a permanent one moves it to outbox/dead.
+ */
+#ifndef TENURE_OUTBOX_H
+#define TENURE_OUTBOX_H
+
+#include <glib.h>
+
+#include "sink.h"
+
+gboolean outbox_add(const char *state_dir, const char *message_id,
+                    const char *envelope_from,
+                    const char *const *recipients, GBytes *message,
+                    GError **error);
+
+/* TRUE when MESSAGE_ID was ever added (queued, sent or dead). */
+gboolean outbox_known(const char *state_dir, const char *message_id);
+
+/* Sends what is due at NOW (Unix time).  FALSE only when the outbox
+ * itself cannot be read or written; sending failures are counted. */
+gboolean outbox_flush(const char *state_dir, Sink *sink, gint64 now,
+                      guint *sent, guint *deferred, guint *dead,
+                      GError **error);
+
+/* Seconds until the next queued message is due, or -1 if none. */
+gint64 outbox_next_due(const char *state_dir, gint64 now);
+
+guint outbox_count_queued(const char *state_dir);
+/* Message-IDs and reasons of dead letters, "ID\treason" each. */
+GPtrArray *outbox_dead_letters(const char *state_dir);
+
+#endif

@@ -1,0 +1,56 @@
+/* plan.h: "what happens when, under this rule".
+ *
+ * plan_run replays the ledger's appointments, resignations, removals and
+ * deferrals as recorded, computes every rule-driven expiry from FROM to
+ * UNTIL (recorded expire events after FROM are recomputed, and a
+ * difference is reported as a PLAN_MISMATCH event), re-eligibility dates,
+ * and with fill_after > 0 fills each vacancy with a placeholder newcomer
+ * ("Newcomer 1 <newcomer1@example.invalid>") that many days later.  Pure.
+ */
+#ifndef TENURE_PLAN_H
+#define TENURE_PLAN_H
+
+#include <glib.h>
+
+#include "committee.h"
+#include "date.h"
+#include "ledger.h"
+#include "rules/rule.h"
+
+typedef enum {
+	PLAN_APPOINT,
+	PLAN_RESIGN,
+	PLAN_REMOVE,
+	PLAN_EXPIRE,
+	PLAN_DEFER,
+	PLAN_ELIGIBLE,
+	PLAN_SCHEDULED, /* an expiry became fixed (debian: on 1 January) */
+	PLAN_MISMATCH,  /* the ledger recorded a different expiry */
+} PlanKind;
+
+typedef struct {
+	Day date;
+	PlanKind kind;
+	char *member;    /* "Name <email>" */
+	char *detail;    /* reason, rule, or "recorded 2020-08-16" */
+	gboolean computed; /* from the rule, not from the ledger */
+	Day expiry;      /* PLAN_SCHEDULED: the expiry date fixed */
+} PlanEvent;
+
+typedef struct {
+	const Rule *default_rule; /* rule before the ledger's first rule event */
+	const Rule *override;     /* --rule/--param: applies from FROM on */
+	int max_members;
+	Day from, until;
+	int fill_after;           /* days; 0 = no placeholders */
+} PlanOptions;
+
+const char *plan_kind_name(PlanKind kind);
+
+/* Returns PlanEvent* sorted by date (stable), or NULL with ERROR set. */
+GPtrArray *plan_run(const Ledger *ledger, const PlanOptions *options,
+                    GError **error);
+
+void plan_event_free(PlanEvent *event);
+
+#endif

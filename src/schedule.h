@@ -1,0 +1,24 @@
+/* schedule.h: the secretary's calendar.
+ *
+ * schedule_run, for TODAY: appends an expire event for every rule-driven
+ * expiry whose last day has passed and is not yet recorded; queues an
+ * announcement to the list for every ledger event that came from mail or
+ * from the rule (not Source: import) and was not announced yet; queues an
+ * announcement of each newly scheduled expiry; queues each reminder
+ * ([reminders] days-before) that is due and was not sent.  Every mail has
+ * a Message-ID derived from its event, so running twice, after a crash or
+ * a clock jump sends nothing twice.  *NEXT_DUE is the next day on which
+ * something will be due (DAY_NONE if nothing is).
+ */
+#ifndef TENURE_SCHEDULE_H
+#define TENURE_SCHEDULE_H
+
+#include <glib.h>
+
+#include "conf.h"
+#include "date.h"
+
+gboolean schedule_run(const Conf *conf, Day today, Day *next_due,
+                      GError **error);
+
+#endif

@@ -1,0 +1,48 @@
+/* util.h: error domain, cleanup helpers and durable file writes shared by
+ * every module.
+ *
+ * Conventions for the whole program: functions that can fail return
+ * gboolean (or a pointer, NULL on failure) and set a GError in the
+ * TENURE_ERROR domain whose message already names the file, line and
+ * field concerned, ready to print as one line.  Returned memory belongs to
+ * the caller unless a function says otherwise.
+ */
+#ifndef TENURE_UTIL_H
+#define TENURE_UTIL_H
+
+#include <glib.h>
+
+#define TENURE_ERROR (tenure_error_quark())
+GQuark tenure_error_quark(void);
+
+typedef enum {
+	TENURE_ERROR_PARSE,    /* malformed input: ledger, config, mail */
+	TENURE_ERROR_INVALID,  /* well-formed but not allowed */
+	TENURE_ERROR_IO,       /* a file could not be read or written */
+	TENURE_ERROR_NETWORK,  /* a server could not be reached or refused */
+	TENURE_ERROR_VERIFY,   /* a signature did not verify */
+	TENURE_ERROR_LOCKED,   /* another instance holds the lock */
+} TenureError;
+
+/* Replaces PATH whole: temp file, fsync, rename, fsync of the directory.
+ * On failure PATH is untouched. */
+gboolean util_write_atomic(const char *path, const char *data, gssize len,
+                           GError **error);
+
+/* fsyncs the directory holding PATH, so a rename or create in it is
+ * durable. */
+gboolean util_fsync_dir(const char *path, GError **error);
+
+/* Creates DIR and its parents with MODE when missing. */
+gboolean util_mkdir_p(const char *dir, int mode, GError **error);
+
+/* Logs one event as "event key=value ..." on stderr (the journal when run
+ * by systemd).  ARGS are key, value pairs ending with NULL; values with
+ * spaces are quoted. */
+void util_log(const char *event, ...) G_GNUC_NULL_TERMINATED;
+
+/* Set by --quiet in tests and by `status`-like commands; util_log prints
+ * nothing when TRUE. */
+extern gboolean util_log_quiet;
+
+#endif

@@ -1,0 +1,118 @@
+# tests/lib.sh: the scenario-test library, sourced by tests/t-*.sh.
+#
+# Every scenario prints TAP (automake's tap-driver counts each check).
+#   test_begin "description"      start a check
+#   test_pass / test_fail "why"   end it
+#   test_expect_equal "$expected" "$actual"
+#   test_expect_equal_file EXPECTED_FILE ACTUAL_FILE   (diff -u on failure)
+#   test_expect_success "description" 'commands'   (eval; pass on exit 0)
+#   test_expect_failure "description" 'commands'   (pass on non-zero exit)
+#   test_done                     print the plan; exit 1 if any check failed
+# Also: $TENURE (the binary), $top_srcdir, $top_builddir, a scratch
+# directory $TEST_DIR (short, under /tmp, removed at exit), and
+# test_cleanup CMD to run CMD at exit (servers, gpg agents).
+
+set -u
+
+: "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+: "${TENURE:=$top_builddir/tenure}"
+export top_srcdir top_builddir TENURE
+
+TEST_DIR=$(mktemp -d /tmp/tn.XXXXXX)
+export TEST_DIR
+_test_count=0
+_test_failed=0
+_test_current=
+_test_cleanups=
+
+test_cleanup() {
+	_test_cleanups="$1
+$_test_cleanups"
+}
+
+_test_exit() {
+	local status=$?
+	set +e
+	printf '%s\n' "$_test_cleanups" | while IFS= read -r cmd; do
+		[ -n "$cmd" ] && eval "$cmd" >/dev/null 2>&1
+	done
+	if [ -z "${TEST_KEEP:-}" ]; then
+		rm -rf "$TEST_DIR"
+	else
+		echo "# kept $TEST_DIR"
+	fi
+	exit $status
+}
+trap _test_exit EXIT
+trap 'exit 130' INT TERM
+
+test_begin() {
+	_test_current="$1"
+}
+
+test_pass() {
+	_test_count=$((_test_count + 1))
+	echo "ok $_test_count - $_test_current"
+	_test_current=
+}
+
+test_fail() {
+	_test_count=$((_test_count + 1))
+	_test_failed=$((_test_failed + 1))
+	echo "not ok $_test_count - $_test_current"
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /'
+	_test_current=
+}
+
+test_expect_equal() {
+	if [ "$1" = "$2" ]; then
+		test_pass
+	else
+		test_fail "expected: $1" "got:      $2"
+	fi
+}
+
+test_expect_equal_file() {
+	if diff -u "$1" "$2" >"$TEST_DIR/.diff" 2>&1; then
+		test_pass
+	else
+		test_fail "$(cat "$TEST_DIR/.diff")"
+	fi
+}
+
+test_expect_success() {
+	test_begin "$1"
+	if (eval "$2") >"$TEST_DIR/.out" 2>&1; then
+		test_pass
+	else
+		test_fail "command failed: $2" "$(tail -n 20 "$TEST_DIR/.out")"
+	fi
+}
+
+test_expect_failure() {
+	test_begin "$1"
+	if (eval "$2") >"$TEST_DIR/.out" 2>&1; then
+		test_fail "command succeeded but should have failed: $2" \
+			"$(tail -n 20 "$TEST_DIR/.out")"
+	else
+		test_pass
+	fi
+}
+
+# test_skip_all REASON: the whole script cannot run here.  Counted as a
+# skip by the harness, never as a pass.
+test_skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+test_done() {
+	echo "1..$_test_count"
+	[ "$_test_failed" -eq 0 ]
+}
+
+# A free TCP port on 127.0.0.1.
+test_free_port() {
+	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
