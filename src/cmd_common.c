@@ -38,7 +38,6 @@ cmd_context_new(const char *name, const char *parameters,
 	g_option_context_add_main_entries(context, global_entries, NULL);
 	if (with_ledger)
 		g_option_context_add_main_entries(context, ledger_entries, NULL);
-	g_option_context_set_prgname(context, "tenure");
 	return context;
 }
 

@@ -57,8 +57,10 @@ date_format(Day day, char buf[static 11])
 		return buf;
 	}
 	int y, m, d;
+	char text[32];
 	date_to_ymd(day, &y, &m, &d);
-	snprintf(buf, 11, "%04d-%02d-%02d", y % 10000, m, d);
+	g_snprintf(text, sizeof text, "%04d-%02d-%02d", y, m, d);
+	g_strlcpy(buf, text, 11);
 	return buf;
 }
 

@@ -1,0 +1,295 @@
+/* cmd_status.c: tenure status, the committee on a date. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "committee.h"
+#include "outbox.h"
+#include "plan.h"
+#include "rules/rule.h"
+#include "status_html.h"
+#include "term.h"
+
+static char *opt_format = NULL;
+static char *opt_date = NULL;
+
+static const GOptionEntry entries[] = {
+	{"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
+	 "Output format: text (default), tsv, json or html", "FORMAT"},
+	{"date", 0, 0, G_OPTION_ARG_STRING, &opt_date,
+	 "Show the committee on DATE (default: today)", "DATE"},
+	{NULL},
+};
+
+static const char *
+ended_by_name(const TermInfo *info)
+{
+	const Term *last = person_last_term(info->person);
+	if (last == NULL || last->end == DAY_NONE)
+		return "";
+	return ledger_event_kind_name(last->ended_by);
+}
+
+/* Appends S to OUT as a JSON string. */
+static void
+json_string(GString *out, const char *s)
+{
+	if (s == NULL) {
+		g_string_append(out, "null");
+		return;
+	}
+	g_string_append_c(out, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			g_string_append_printf(out, "\\%c", *p);
+		else if (*p < 0x20)
+			g_string_append_printf(out, "\\u%04x", *p);
+		else
+			g_string_append_c(out, *p);
+	}
+	g_string_append_c(out, '"');
+}
+
+static void
+json_date(GString *out, Day day)
+{
+	char buf[11];
+	if (day == DAY_NONE)
+		g_string_append(out, "null");
+	else
+		g_string_append_printf(out, "\"%s\"", date_format(day, buf));
+}
+
+static void
+print_json(const Conf *conf, const char *rule, GPtrArray *infos, Day on,
+           GPtrArray *dead)
+{
+	GString *out = g_string_new("{");
+	g_string_append(out, "\"committee\": ");
+	json_string(out, conf->name);
+	g_string_append(out, ", \"date\": ");
+	json_date(out, on);
+	g_string_append(out, ", \"rule\": ");
+	json_string(out, rule);
+	g_string_append_printf(out, ", \"max_members\": %d, \"members\": [",
+	                       conf->max_members);
+	gboolean first = TRUE;
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			g_string_append(out, "], \"former_members\": [");
+			first = TRUE;
+		}
+		for (guint i = 0; i < infos->len; i++) {
+			const TermInfo *info = infos->pdata[i];
+			if (info->member != (pass == 0))
+				continue;
+			g_string_append(out, first ? "\n  {" : ",\n  {");
+			first = FALSE;
+			g_string_append(out, "\"member\": ");
+			json_string(out, info->person->member);
+			g_string_append(out, ", \"fingerprint\": ");
+			json_string(out, info->person->fingerprint);
+			g_string_append(out, ", \"appointed\": ");
+			json_date(out, info->appointed);
+			if (pass == 0) {
+				g_string_append_printf(out, ", \"seniority\": %d",
+				                       info->seniority);
+				g_string_append(out, ", \"term_end\": ");
+				json_date(out, info->term_end);
+				g_string_append(out, ", \"term_end_scheduled\": ");
+				g_string_append(out, info->term_end_scheduled
+				                         ? "true" : "false");
+				g_string_append(out, ", \"reason\": ");
+				json_string(out, info->term_end_reason);
+			} else {
+				const Term *last = person_last_term(info->person);
+				g_string_append(out, ", \"last_day\": ");
+				json_date(out, last ? last->end : DAY_NONE);
+				g_string_append(out, ", \"ended_by\": ");
+				json_string(out, ended_by_name(info));
+				g_string_append(out, ", \"eligible_from\": ");
+				json_date(out, info->eligible_from);
+				g_string_append(out, ", \"reason\": ");
+				json_string(out, info->eligible_reason);
+			}
+			g_string_append_c(out, '}');
+		}
+	}
+	g_string_append(out, "],\n \"dead_letters\": [");
+	for (guint i = 0; dead && i < dead->len; i++) {
+		if (i)
+			g_string_append(out, ", ");
+		json_string(out, dead->pdata[i]);
+	}
+	g_string_append(out, "]}\n");
+	fputs(out->str, stdout);
+	g_string_free(out, TRUE);
+}
+
+static void
+print_tsv(GPtrArray *infos)
+{
+	printf("status\trank\tmember\tappointed\tlast_day\tterm_end\teligible_from\treason\n");
+	for (guint i = 0; i < infos->len; i++) {
+		const TermInfo *info = infos->pdata[i];
+		const Term *last = person_last_term(info->person);
+		char a[11], l[11], e[11], f[11];
+		const char *reason = info->member ? info->term_end_reason
+		                                  : info->eligible_reason;
+		printf("%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		       info->member ? "member" : "former", info->seniority,
+		       info->person->member, date_format(info->appointed, a),
+		       date_format(info->member || !last ? DAY_NONE : last->end, l),
+		       date_format(info->member ? info->term_end : DAY_NONE, e),
+		       date_format(info->member ? DAY_NONE : info->eligible_from, f),
+		       reason ? reason : "");
+	}
+}
+
+static void
+print_text(const Conf *conf, const char *rule, GPtrArray *infos, Day on,
+           GPtrArray *dead, guint queued)
+{
+	char d[11], a[11], e[11];
+	guint members = 0;
+	for (guint i = 0; i < infos->len; i++)
+		members += ((TermInfo *)infos->pdata[i])->member;
+	printf("%s on %s: %u of %d seats filled; rule: %s\n", conf->name,
+	       date_format(on, d), members, conf->max_members, rule);
+	if ((int)members < conf->min_members)
+		printf("warning: fewer than %d members\n", conf->min_members);
+	printf("\n%3s  %-40s %-10s %-7s %-10s %s\n", "#", "Member", "Appointed",
+	       "Served", "Term ends", "Why");
+	for (guint i = 0; i < infos->len; i++) {
+		const TermInfo *info = infos->pdata[i];
+		if (!info->member)
+			continue;
+		g_autofree char *served = date_span_to_string(
+		    MAX(0, date_months_between(info->appointed, on)));
+		printf("%3d  %-40s %-10s %-7s %-10s %s%s\n", info->seniority,
+		       info->person->member, date_format(info->appointed, a),
+		       served, date_format(info->term_end, e),
+		       info->term_end_scheduled ? "(scheduled) " : "",
+		       info->term_end_reason ? info->term_end_reason : "");
+	}
+	gboolean header = FALSE;
+	for (guint i = 0; i < infos->len; i++) {
+		const TermInfo *info = infos->pdata[i];
+		if (info->member)
+			continue;
+		if (!header) {
+			printf("\nFormer members:\n%-40s %-10s %-8s %-10s %s\n",
+			       "Member", "Last day", "How", "Eligible", "Why");
+			header = TRUE;
+		}
+		const Term *last = person_last_term(info->person);
+		g_autofree char *eligible = info->eligible_from
+		                                ? date_to_string(info->eligible_from)
+		                                : g_strdup("now");
+		printf("%-40s %-10s %-8s %-10s %s\n", info->person->member,
+		       date_format(last ? last->end : DAY_NONE, e),
+		       ended_by_name(info), eligible,
+		       info->eligible_reason ? info->eligible_reason : "");
+	}
+	if (queued > 0)
+		printf("\nOutbox: %u message(s) waiting to be sent\n", queued);
+	if (dead && dead->len > 0) {
+		printf("\nDead letters (refused by the mail server, not retried):\n");
+		for (guint i = 0; i < dead->len; i++)
+			printf("  %s\n", (char *)dead->pdata[i]);
+	}
+}
+
+int
+cmd_status(int argc, char **argv)
+{
+	g_autoptr(GOptionContext) context = cmd_context_new(
+	    "status", NULL,
+	    "Shows the committee on a date: each member's appointment, "
+	    "seniority,\ntime served and term end under the rule; former "
+	    "members and when each\nmay be appointed again; mail that could "
+	    "not be delivered.",
+	    TRUE, entries);
+	if (!cmd_parse(context, "status", &argc, &argv))
+		return CMD_USAGE;
+	if (argc > 1) {
+		cmd_error("status", "unexpected argument '%s'", argv[1]);
+		return CMD_USAGE;
+	}
+	const char *format = opt_format ? opt_format : "text";
+	if (strcmp(format, "text") && strcmp(format, "tsv") &&
+	    strcmp(format, "json") && strcmp(format, "html")) {
+		cmd_error("status", "--format: \"%s\" is not text, tsv, json or html",
+		          format);
+		return CMD_USAGE;
+	}
+	Day on = date_today();
+	if (opt_date && !date_parse(opt_date, &on)) {
+		cmd_error("status", "--date: \"%s\" is not a valid date (YYYY-MM-DD)",
+		          opt_date);
+		return CMD_USAGE;
+	}
+	g_autoptr(Conf) conf = cmd_load_conf("status");
+	if (conf == NULL)
+		return CMD_FAILED;
+	g_autoptr(Ledger) ledger = cmd_load_ledger("status", conf, FALSE);
+	if (ledger == NULL)
+		return CMD_FAILED;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Rule) rule = rule_new(conf->rule_name, conf->rule_params,
+	                                &error);
+	g_autoptr(Committee) committee = rule ? committee_replay(ledger, &error)
+	                                      : NULL;
+	g_autoptr(GPtrArray) infos =
+	    committee ? term_status(committee, rule, conf->max_members, on,
+	                            &error)
+	              : NULL;
+	if (infos == NULL) {
+		cmd_error("status", "%s", error->message);
+		return CMD_FAILED;
+	}
+	/* The rule in force on the date: the ledger's, else the configured. */
+	const LedgerEvent *rule_event = committee_rule_on(committee, on);
+	g_autofree char *rule_text =
+	    rule_event ? g_strjoin(" ", rule_event->rule,
+	                           rule_event->parameters ? rule_event->parameters
+	                                                  : "",
+	                           NULL)
+	               : rule_describe(rule);
+	g_strstrip(rule_text);
+
+	/* Mail state is reported only when the configured state exists. */
+	g_autoptr(GPtrArray) dead = NULL;
+	guint queued = 0;
+	if (cmd_globals.ledger_path == NULL &&
+	    g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR)) {
+		dead = outbox_dead_letters(conf->state_dir);
+		queued = outbox_count_queued(conf->state_dir);
+	}
+
+	if (strcmp(format, "tsv") == 0) {
+		print_tsv(infos);
+	} else if (strcmp(format, "json") == 0) {
+		print_json(conf, rule_text, infos, on, dead);
+	} else if (strcmp(format, "html") == 0) {
+		PlanOptions options = {
+			.default_rule = rule,
+			.max_members = conf->max_members,
+			.from = on,
+			.until = date_add_months(on, 36),
+		};
+		g_autoptr(GPtrArray) plan = plan_run(ledger, &options, &error);
+		if (plan == NULL) {
+			cmd_error("status", "%s", error->message);
+			return CMD_FAILED;
+		}
+		g_autofree char *html = status_html_render(
+		    conf->name, rule_text, committee, infos, plan, on);
+		fputs(html, stdout);
+	} else {
+		print_text(conf, rule_text, infos, on, dead, queued);
+	}
+	return CMD_OK;
+}

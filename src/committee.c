@@ -1,0 +1,242 @@
+/* committee.c: see committee.h. */
+#include "config.h"
+
+#include "committee.h"
+
+#include <string.h>
+
+#include "util.h"
+
+static void
+person_free(gpointer data)
+{
+	Person *person = data;
+	g_free(person->email);
+	g_free(person->member);
+	g_free(person->fingerprint);
+	g_array_unref(person->terms);
+	g_free(person);
+}
+
+void
+committee_free(Committee *committee)
+{
+	if (committee == NULL)
+		return;
+	g_hash_table_unref(committee->by_email);
+	g_ptr_array_unref(committee->people);
+	g_ptr_array_unref(committee->rules);
+	g_free(committee);
+}
+
+Person *
+committee_find(const Committee *committee, const char *email)
+{
+	g_autofree char *key = g_ascii_strdown(email, -1);
+	return g_hash_table_lookup(committee->by_email, key);
+}
+
+Person *
+committee_find_fingerprint(const Committee *committee, const char *fpr)
+{
+	for (guint i = 0; i < committee->people->len; i++) {
+		Person *person = committee->people->pdata[i];
+		if (person->fingerprint &&
+		    g_ascii_strcasecmp(person->fingerprint, fpr) == 0)
+			return person;
+	}
+	return NULL;
+}
+
+const Term *
+person_term_on(const Person *person, Day day)
+{
+	for (guint i = 0; i < person->terms->len; i++) {
+		const Term *term = &g_array_index(person->terms, Term, i);
+		if (term->start <= day &&
+		    (term->end == DAY_NONE || day <= term->end))
+			return term;
+	}
+	return NULL;
+}
+
+const Term *
+person_last_term(const Person *person)
+{
+	if (person->terms->len == 0)
+		return NULL;
+	return &g_array_index(person->terms, Term, person->terms->len - 1);
+}
+
+/* Events sorted by Date, ledger order breaking ties. */
+static gint
+event_order(gconstpointer a, gconstpointer b)
+{
+	const LedgerEvent *x = *(const LedgerEvent *const *)a;
+	const LedgerEvent *y = *(const LedgerEvent *const *)b;
+	if (x->date != y->date)
+		return x->date < y->date ? -1 : 1;
+	return 0;
+}
+
+static Person *
+person_for(Committee *committee, const LedgerEvent *event)
+{
+	Person *person = g_hash_table_lookup(committee->by_email, event->email);
+	if (person == NULL) {
+		person = g_new0(Person, 1);
+		person->email = g_strdup(event->email);
+		person->terms = g_array_new(FALSE, TRUE, sizeof(Term));
+		g_ptr_array_add(committee->people, person);
+		g_hash_table_insert(committee->by_email, person->email, person);
+	}
+	g_free(person->member);
+	person->member = g_strdup(event->member);
+	if (event->fingerprint) {
+		g_free(person->fingerprint);
+		person->fingerprint = g_strdup(event->fingerprint);
+	}
+	if (event->project_joined)
+		person->project_joined = event->project_joined;
+	return person;
+}
+
+#define FAIL(...)                                                           \
+	do {                                                                \
+		g_autofree char *msg_ = g_strdup_printf(__VA_ARGS__);       \
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,       \
+		            "%s:%u: %s", ledger->path, event->line, msg_);   \
+		goto fail;                                                  \
+	} while (0)
+
+Committee *
+committee_replay(const Ledger *ledger, GError **error)
+{
+	Committee *committee = g_new0(Committee, 1);
+	committee->people = g_ptr_array_new_with_free_func(person_free);
+	committee->by_email = g_hash_table_new(g_str_hash, g_str_equal);
+	committee->rules = g_ptr_array_new();
+
+	/* g_ptr_array_sort is a stable merge sort in GLib. */
+	g_autoptr(GPtrArray) events = g_ptr_array_new();
+	g_autoptr(GHashTable) position = g_hash_table_new(NULL, NULL);
+	for (guint i = 0; i < ledger->events->len; i++) {
+		g_ptr_array_add(events, ledger->events->pdata[i]);
+		g_hash_table_insert(position, ledger->events->pdata[i],
+		                    GUINT_TO_POINTER(i));
+	}
+	g_ptr_array_sort(events, event_order);
+
+	for (guint i = 0; i < events->len; i++) {
+		const LedgerEvent *event = events->pdata[i];
+		char date[11];
+		date_format(event->date, date);
+		if (event->kind == EVENT_RULE) {
+			g_ptr_array_add(committee->rules, (gpointer)event);
+			continue;
+		}
+		Person *person = person_for(committee, event);
+		Term *last = person->terms->len
+		                 ? &g_array_index(person->terms, Term,
+		                                  person->terms->len - 1)
+		                 : NULL;
+		gboolean serving = last && (last->end == DAY_NONE ||
+		                            last->end >= event->date);
+		switch (event->kind) {
+		case EVENT_APPOINT: {
+			if (serving)
+				FAIL("%s is appointed on %s but is already a member",
+				     event->member, date);
+			Term term = {0};
+			term.start = event->date;
+			term.appointed_by = event;
+			term.order = GPOINTER_TO_UINT(
+			    g_hash_table_lookup(position, event));
+			g_array_append_val(person->terms, term);
+			break;
+		}
+		case EVENT_RESIGN:
+		case EVENT_REMOVE:
+		case EVENT_EXPIRE:
+			if (!serving || last->end != DAY_NONE)
+				FAIL("%s: %s is not a member on %s",
+				     ledger_event_kind_name(event->kind),
+				     event->member, date);
+			last->end = event->date;
+			last->ended_by = event->kind;
+			break;
+		case EVENT_DEFER:
+			if (!serving || last->end != DAY_NONE)
+				FAIL("defer: %s is not a member on %s",
+				     event->member, date);
+			last->deferred_until = MAX(last->deferred_until,
+			                           event->until);
+			break;
+		case EVENT_RULE:
+			break;
+		}
+	}
+	return committee;
+fail:
+	committee_free(committee);
+	return NULL;
+}
+
+#undef FAIL
+
+int
+committee_seniority_cmp(const Person *a, const Person *b, Day day)
+{
+	const Term *ta = person_term_on(a, day);
+	const Term *tb = person_term_on(b, day);
+	if (ta == NULL)
+		ta = person_last_term(a);
+	if (tb == NULL)
+		tb = person_last_term(b);
+	Day sa = ta ? ta->start : G_MAXUINT32;
+	Day sb = tb ? tb->start : G_MAXUINT32;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	/* Unknown Project-Joined sorts after every known date. */
+	Day ja = a->project_joined ? a->project_joined : G_MAXUINT32;
+	Day jb = b->project_joined ? b->project_joined : G_MAXUINT32;
+	if (ja != jb)
+		return ja < jb ? -1 : 1;
+	guint oa = ta ? ta->order : G_MAXUINT;
+	guint ob = tb ? tb->order : G_MAXUINT;
+	return oa < ob ? -1 : oa > ob ? 1 : 0;
+}
+
+static gint
+seniority_order(gconstpointer a, gconstpointer b, gpointer day)
+{
+	return committee_seniority_cmp(*(const Person *const *)a,
+	                               *(const Person *const *)b,
+	                               GPOINTER_TO_UINT(day));
+}
+
+GPtrArray *
+committee_members_on(const Committee *committee, Day day)
+{
+	GPtrArray *members = g_ptr_array_new();
+	for (guint i = 0; i < committee->people->len; i++) {
+		Person *person = committee->people->pdata[i];
+		if (person_term_on(person, day))
+			g_ptr_array_add(members, person);
+	}
+	g_ptr_array_sort_with_data(members, seniority_order,
+	                           GUINT_TO_POINTER(day));
+	return members;
+}
+
+const LedgerEvent *
+committee_rule_on(const Committee *committee, Day day)
+{
+	const LedgerEvent *rule = NULL;
+	for (guint i = 0; i < committee->rules->len; i++) {
+		const LedgerEvent *event = committee->rules->pdata[i];
+		if (event->date <= day)
+			rule = event;
+	}
+	return rule;
+}

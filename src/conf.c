@@ -1,0 +1,430 @@
+/* conf.c: see conf.h. */
+#include "config.h"
+
+#include "conf.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ledger.h"
+#include "rules/rule.h"
+#include "util.h"
+
+typedef enum {
+	KEY_STRING,
+	KEY_ADDRESS,   /* an e-mail address */
+	KEY_PATH,      /* relative to the configuration's directory */
+	KEY_PATHS,     /* ';'-separated paths */
+	KEY_INT,       /* positive integer */
+	KEY_DAYS,      /* ';'-separated positive integers */
+	KEY_FPR,       /* OpenPGP fingerprint */
+	KEY_STARTTLS,  /* required | no */
+	KEY_SOURCE,    /* imap://, imaps://, maildir:PATH, mbox:PATH */
+	KEY_SINK,      /* smtp://, smtps://, maildir:PATH */
+} KeyType;
+
+typedef struct {
+	const char *section;
+	const char *key;
+	KeyType type;
+	gsize offset;
+} KeySpec;
+
+#define AT(field) G_STRUCT_OFFSET(Conf, field)
+
+static const KeySpec keys[] = {
+	{"committee", "name", KEY_STRING, AT(name)},
+	{"committee", "list", KEY_ADDRESS, AT(list)},
+	{"committee", "max-members", KEY_INT, AT(max_members)},
+	{"committee", "min-members", KEY_INT, AT(min_members)},
+	{"committee", "ledger", KEY_PATH, AT(ledger)},
+	{"committee", "state-dir", KEY_PATH, AT(state_dir)},
+	{"committee", "templates", KEY_PATH, AT(templates_dir)},
+	{"roles", "chair", KEY_FPR, AT(chair)},
+	{"roles", "leader", KEY_FPR, AT(leader)},
+	{"keys", "keyring", KEY_PATHS, AT(keyrings)},
+	{"keys", "gnupg-home", KEY_PATH, AT(gnupg_home)},
+	{"keys", "bot-key", KEY_FPR, AT(bot_key)},
+	{"keys", "max-signature-age", KEY_INT, AT(max_signature_age)},
+	{"source", "url", KEY_SOURCE, AT(source_url)},
+	{"source", "user", KEY_STRING, AT(source_user)},
+	{"source", "password-file", KEY_PATH, AT(source_password_file)},
+	{"source", "ca-file", KEY_PATH, AT(source_ca_file)},
+	{"source", "mailbox", KEY_STRING, AT(source_mailbox)},
+	{"source", "poll-interval", KEY_INT, AT(poll_interval)},
+	{"sink", "url", KEY_SINK, AT(sink_url)},
+	{"sink", "user", KEY_STRING, AT(sink_user)},
+	{"sink", "password-file", KEY_PATH, AT(sink_password_file)},
+	{"sink", "ca-file", KEY_PATH, AT(sink_ca_file)},
+	{"sink", "starttls", KEY_STARTTLS, AT(sink_starttls)},
+	{"sink", "from", KEY_ADDRESS, AT(sink_from)},
+	{"reminders", "days-before", KEY_DAYS, AT(days_before)},
+	{"reminders", "announce-days-before", KEY_INT, AT(announce_days_before)},
+	{"reminders", "replies-per-day", KEY_INT, AT(replies_per_day)},
+};
+
+#undef AT
+
+static const char *const sections[] = {
+	"committee", "rule", "roles", "keys", "source", "sink", "reminders",
+};
+
+Conf *
+conf_new_default(void)
+{
+	Conf *conf = g_new0(Conf, 1);
+	conf->name = g_strdup("Technical Committee");
+	conf->max_members = 8;
+	conf->min_members = 4;
+	conf->ledger = g_strdup(LOCALSTATEDIR "/lib/tenure/ledger");
+	conf->state_dir = g_strdup(LOCALSTATEDIR "/lib/tenure");
+	conf->rule_name = g_strdup("none");
+	conf->rule_params = g_hash_table_new_full(g_str_hash, g_str_equal,
+	                                          g_free, g_free);
+	conf->gnupg_home = g_strdup(LOCALSTATEDIR "/lib/tenure/gnupg");
+	conf->max_signature_age = 7;
+	conf->source_mailbox = g_strdup("INBOX");
+	conf->poll_interval = 300;
+	conf->sink_starttls = TRUE;
+	static const int days[] = {90, 30, 7};
+	conf->days_before = g_memdup2(days, sizeof days);
+	conf->n_days_before = G_N_ELEMENTS(days);
+	conf->announce_days_before = 0;
+	conf->replies_per_day = 3;
+	return conf;
+}
+
+void
+conf_free(Conf *conf)
+{
+	if (conf == NULL)
+		return;
+	for (gsize i = 0; i < G_N_ELEMENTS(keys); i++) {
+		gpointer field = G_STRUCT_MEMBER_P(conf, keys[i].offset);
+		switch (keys[i].type) {
+		case KEY_STRING: case KEY_ADDRESS: case KEY_PATH:
+		case KEY_FPR: case KEY_SOURCE: case KEY_SINK:
+			g_free(*(char **)field);
+			break;
+		case KEY_PATHS:
+			g_strfreev(*(char ***)field);
+			break;
+		case KEY_DAYS:
+			g_free(*(int **)field);
+			break;
+		case KEY_INT: case KEY_STARTTLS:
+			break;
+		}
+	}
+	g_free(conf->path);
+	g_free(conf->rule_name);
+	if (conf->rule_params)
+		g_hash_table_unref(conf->rule_params);
+	g_free(conf);
+}
+
+/* PATH made absolute against DIR. */
+static char *
+resolve(const char *dir, const char *path)
+{
+	if (g_path_is_absolute(path))
+		return g_strdup(path);
+	return g_canonicalize_filename(path, dir);
+}
+
+static gboolean
+valid_address(const char *text)
+{
+	const char *at = strchr(text, '@');
+	return at && at != text && at[1] && !strchr(at + 1, '@') &&
+	       !strpbrk(text, " \t<>,;\"");
+}
+
+/* Parses a ';'-separated list of positive integers. */
+static gboolean
+parse_days(const char *value, int **days, gsize *n)
+{
+	g_auto(GStrv) parts = g_strsplit(value, ";", -1);
+	g_autoptr(GArray) list = g_array_new(FALSE, FALSE, sizeof(int));
+	for (guint i = 0; parts[i]; i++) {
+		g_strstrip(parts[i]);
+		if (*parts[i] == '\0')
+			continue;
+		guint64 v;
+		if (!g_ascii_string_to_unsigned(parts[i], 10, 1, 3650, &v, NULL))
+			return FALSE;
+		int d = (int)v;
+		g_array_append_val(list, d);
+	}
+	if (list->len == 0)
+		return FALSE;
+	*n = list->len;
+	*days = (int *)g_array_free(g_steal_pointer(&list), FALSE);
+	return TRUE;
+}
+
+/* Validates a transport URL; maildir: and mbox: paths are resolved. */
+static char *
+parse_url(const char *dir, const char *value, gboolean source,
+          const char **problem)
+{
+	static const char *const source_schemes[] = {"imap://", "imaps://", NULL};
+	static const char *const sink_schemes[] = {"smtp://", "smtps://", NULL};
+	const char *const *schemes = source ? source_schemes : sink_schemes;
+	for (guint i = 0; schemes[i]; i++) {
+		if (g_str_has_prefix(value, schemes[i])) {
+			const char *host = value + strlen(schemes[i]);
+			if (*host == '\0' || *host == '/' || *host == ':') {
+				*problem = "has no host name";
+				return NULL;
+			}
+			return g_strdup(value);
+		}
+	}
+	const char *path = NULL, *scheme = NULL;
+	if (g_str_has_prefix(value, "maildir:")) {
+		scheme = "maildir:";
+		path = value + 8;
+	} else if (source && g_str_has_prefix(value, "mbox:")) {
+		scheme = "mbox:";
+		path = value + 5;
+	}
+	if (scheme == NULL) {
+		*problem = source ? "must start with imap://, imaps://, maildir: or mbox:"
+		                  : "must start with smtp://, smtps:// or maildir:";
+		return NULL;
+	}
+	if (*path == '\0') {
+		*problem = "has no path";
+		return NULL;
+	}
+	g_autofree char *abs = resolve(dir, path);
+	return g_strconcat(scheme, abs, NULL);
+}
+
+/* Stores KEY's VALUE into CONF; returns a problem or NULL. */
+static char *
+set_key(Conf *conf, const KeySpec *spec, const char *dir, const char *value)
+{
+	gpointer field = G_STRUCT_MEMBER_P(conf, spec->offset);
+	const char *problem = NULL;
+	switch (spec->type) {
+	case KEY_STRING:
+		if (*value == '\0')
+			return g_strdup("is empty");
+		g_free(*(char **)field);
+		*(char **)field = g_strdup(value);
+		return NULL;
+	case KEY_ADDRESS:
+		if (!valid_address(value))
+			return g_strdup_printf("\"%s\" is not an e-mail address", value);
+		g_free(*(char **)field);
+		*(char **)field = g_strdup(value);
+		return NULL;
+	case KEY_PATH:
+		if (*value == '\0')
+			return g_strdup("is empty");
+		g_free(*(char **)field);
+		*(char **)field = resolve(dir, value);
+		return NULL;
+	case KEY_PATHS: {
+		g_auto(GStrv) parts = g_strsplit(value, ";", -1);
+		GPtrArray *paths = g_ptr_array_new();
+		for (guint i = 0; parts[i]; i++) {
+			g_strstrip(parts[i]);
+			if (*parts[i])
+				g_ptr_array_add(paths, resolve(dir, parts[i]));
+		}
+		g_ptr_array_add(paths, NULL);
+		g_strfreev(*(char ***)field);
+		*(char ***)field = (char **)g_ptr_array_free(paths, FALSE);
+		if ((*(char ***)field)[0] == NULL)
+			return g_strdup("lists no file");
+		return NULL;
+	}
+	case KEY_INT: {
+		guint64 v;
+		if (!g_ascii_string_to_unsigned(value, 10, 0, 1000000, &v, NULL))
+			return g_strdup_printf("\"%s\" is not a whole number", value);
+		*(int *)field = (int)v;
+		return NULL;
+	}
+	case KEY_DAYS:
+		if (!parse_days(value, (int **)field, &conf->n_days_before))
+			return g_strdup_printf(
+			    "\"%s\" is not a list of days such as 90;30;7", value);
+		return NULL;
+	case KEY_FPR: {
+		char *fpr;
+		if (!ledger_fingerprint_normalize(value, &fpr))
+			return g_strdup_printf(
+			    "\"%s\" is not an OpenPGP fingerprint (40 hex digits)",
+			    value);
+		g_free(*(char **)field);
+		*(char **)field = fpr;
+		return NULL;
+	}
+	case KEY_STARTTLS:
+		if (strcmp(value, "required") == 0)
+			*(gboolean *)field = TRUE;
+		else if (strcmp(value, "no") == 0)
+			*(gboolean *)field = FALSE;
+		else
+			return g_strdup_printf("\"%s\" must be \"required\" or \"no\"",
+			                       value);
+		return NULL;
+	case KEY_SOURCE:
+	case KEY_SINK: {
+		char *url = parse_url(dir, value, spec->type == KEY_SOURCE,
+		                      &problem);
+		if (url == NULL)
+			return g_strdup_printf("\"%s\" %s", value, problem);
+		g_free(*(char **)field);
+		*(char **)field = url;
+		return NULL;
+	}
+	}
+	return NULL;
+}
+
+static const KeySpec *
+find_key(const char *section, const char *key)
+{
+	for (gsize i = 0; i < G_N_ELEMENTS(keys); i++)
+		if (strcmp(keys[i].section, section) == 0 &&
+		    strcmp(keys[i].key, key) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+static gboolean
+known_section(const char *name)
+{
+	for (gsize i = 0; i < G_N_ELEMENTS(sections); i++)
+		if (strcmp(sections[i], name) == 0)
+			return TRUE;
+	return FALSE;
+}
+
+Conf *
+conf_load(const char *path, GError **error)
+{
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	g_autoptr(GError) local = NULL;
+	if (!g_key_file_load_from_file(file, path, G_KEY_FILE_NONE, &local)) {
+		int code = local->domain == G_FILE_ERROR
+		               ? TENURE_ERROR_IO : TENURE_ERROR_PARSE;
+		g_set_error(error, TENURE_ERROR, code, "%s: %s", path,
+		            local->message);
+		return NULL;
+	}
+	g_autoptr(Conf) conf = conf_new_default();
+	g_autofree char *cwd = g_get_current_dir();
+	g_autofree char *abs = resolve(cwd, path);
+	conf->path = g_strdup(abs);
+	g_autofree char *dir = g_path_get_dirname(abs);
+	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+
+	g_auto(GStrv) groups = g_key_file_get_groups(file, NULL);
+	for (guint g = 0; groups[g]; g++) {
+		const char *section = groups[g];
+		if (!known_section(section)) {
+			g_ptr_array_add(problems, g_strdup_printf(
+			    "%s: [%s]: unknown section", path, section));
+			continue;
+		}
+		g_auto(GStrv) names = g_key_file_get_keys(file, section, NULL, NULL);
+		for (guint k = 0; names && names[k]; k++) {
+			const char *key = names[k];
+			g_autofree char *value =
+			    g_key_file_get_string(file, section, key, NULL);
+			if (value == NULL)
+				value = g_key_file_get_value(file, section, key, NULL);
+			g_strstrip(value);
+			if (strcmp(section, "rule") == 0) {
+				if (strcmp(key, "name") == 0) {
+					g_free(conf->rule_name);
+					conf->rule_name = g_strdup(value);
+				} else {
+					g_hash_table_replace(conf->rule_params,
+					                     g_strdup(key),
+					                     g_strdup(value));
+				}
+				continue;
+			}
+			const KeySpec *spec = find_key(section, key);
+			if (spec == NULL) {
+				g_ptr_array_add(problems, g_strdup_printf(
+				    "%s: [%s] %s: unknown key", path, section, key));
+				continue;
+			}
+			g_autofree char *problem = set_key(conf, spec, dir, value);
+			if (problem)
+				g_ptr_array_add(problems, g_strdup_printf(
+				    "%s: [%s] %s: %s", path, section, key, problem));
+		}
+	}
+
+	/* The rule and its parameters: the rules module names the bad one. */
+	g_autoptr(GError) rule_error = NULL;
+	g_autoptr(Rule) rule = rule_new(conf->rule_name, conf->rule_params,
+	                                &rule_error);
+	if (rule == NULL)
+		g_ptr_array_add(problems, g_strdup_printf(
+		    "%s: [rule] %s", path, rule_error->message));
+	if (conf->max_members < 1)
+		g_ptr_array_add(problems, g_strdup_printf(
+		    "%s: [committee] max-members: must be at least 1", path));
+	if (conf->sink_from == NULL && conf->list != NULL &&
+	    conf->sink_url != NULL)
+		g_ptr_array_add(problems, g_strdup_printf(
+		    "%s: [sink] from: missing (the address tenure sends as)",
+		    path));
+	if (conf->source_user && conf->source_url &&
+	    !g_str_has_prefix(conf->source_url, "imap"))
+		g_ptr_array_add(problems, g_strdup_printf(
+		    "%s: [source] user: only IMAP sources log in", path));
+
+	if (problems->len > 0) {
+		g_ptr_array_add(problems, NULL);
+		g_autofree char *all = g_strjoinv("\n", (char **)problems->pdata);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID, "%s", all);
+		return NULL;
+	}
+	return g_steal_pointer(&conf);
+}
+
+char *
+conf_read_password(const char *path, GError **error)
+{
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot read the password file: %s", path,
+		            g_strerror(errno));
+		return NULL;
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s: the password file is readable by others (mode %04o); chmod 600 it",
+		            path, (unsigned)(st.st_mode & 07777));
+		return NULL;
+	}
+	g_autofree char *text = NULL;
+	g_autoptr(GError) local = NULL;
+	if (!g_file_get_contents(path, &text, NULL, &local)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		return NULL;
+	}
+	char *nl = strchr(text, '\n');
+	if (nl)
+		*nl = '\0';
+	if (*text == '\0') {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s: the password file is empty", path);
+		return NULL;
+	}
+	return g_steal_pointer(&text);
+}
