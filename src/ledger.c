@@ -202,7 +202,7 @@ event_from_stanza(const Deb822Stanza *stanza, const char *source,
 	for (guint i = 0; i < stanza->fields->len; i++) {
 		const Deb822Field *field = stanza->fields->pdata[i];
 		if (!field_allowed(kind, field->name))
-			FAIL(field->line, "field %s is not allowed in a %s event",
+			FAIL(field->line, "field %s is not allowed in %s events",
 			     field->name, kind_name);
 	}
 

@@ -1,0 +1,136 @@
+/* test-conf: reading tenure.conf, and every problem reported. */
+#include "config.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "conf.h"
+
+static char *dir;
+
+static char *
+write_conf(const char *name, const char *text)
+{
+	char *path = g_build_filename(dir, name, NULL);
+	g_assert_true(g_file_set_contents(path, text, -1, NULL));
+	return path;
+}
+
+static void
+test_good(void)
+{
+	g_autofree char *path = write_conf("good.conf",
+	    "[committee]\n"
+	    "name = Debian Technical Committee\n"
+	    "list = debian-ctte@lists.debian.org\n"
+	    "ledger = data/ledger\n"
+	    "[rule]\n"
+	    "name = none\n"
+	    "[roles]\n"
+	    "chair = 0123 4567 89AB CDEF 0123 4567 89AB CDEF 0123 4567\n"
+	    "[keys]\n"
+	    "keyring = /usr/share/keyrings/debian-keyring.gpg;extra.gpg\n"
+	    "[source]\n"
+	    "url = maildir:list\n"
+	    "[sink]\n"
+	    "url = smtp://localhost:25\n"
+	    "starttls = no\n"
+	    "from = tenure@example.org\n"
+	    "[reminders]\n"
+	    "days-before = 60; 14\n");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Conf) conf = conf_load(path, &error);
+	g_assert_no_error(error);
+	g_autofree char *ledger = g_build_filename(dir, "data/ledger", NULL);
+	g_assert_cmpstr(conf->ledger, ==, ledger);
+	g_autofree char *source = g_strconcat("maildir:", dir, "/list", NULL);
+	g_assert_cmpstr(conf->source_url, ==, source);
+	g_assert_cmpstr(conf->chair, ==, "0123456789ABCDEF0123456789ABCDEF01234567");
+	g_assert_cmpstr(conf->keyrings[0], ==, "/usr/share/keyrings/debian-keyring.gpg");
+	g_assert_true(g_str_has_suffix(conf->keyrings[1], "/extra.gpg"));
+	g_assert_null(conf->keyrings[2]);
+	g_assert_false(conf->sink_starttls);
+	g_assert_cmpuint(conf->n_days_before, ==, 2);
+	g_assert_cmpint(conf->days_before[0], ==, 60);
+	g_assert_cmpint(conf->days_before[1], ==, 14);
+	g_assert_cmpint(conf->max_members, ==, 8);
+	g_assert_cmpint(conf->poll_interval, ==, 300);
+}
+
+/* Every problem is reported, one per line, with file, section and key. */
+static void
+test_problems(void)
+{
+	g_autofree char *path = write_conf("bad.conf",
+	    "[committee]\n"
+	    "list = not-an-address\n"
+	    "colour = blue\n"
+	    "max-members = eight\n"
+	    "[roles]\n"
+	    "chair = 1234\n"
+	    "[sink]\n"
+	    "url = ftp://example.org\n"
+	    "starttls = maybe\n"
+	    "[extra]\n"
+	    "x = 1\n");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Conf) conf = conf_load(path, &error);
+	g_assert_null(conf);
+	g_autofree char *expected = g_strdup_printf(
+	    "%1$s: [committee] list: \"not-an-address\" is not an e-mail address\n"
+	    "%1$s: [committee] colour: unknown key\n"
+	    "%1$s: [committee] max-members: \"eight\" is not a whole number\n"
+	    "%1$s: [roles] chair: \"1234\" is not an OpenPGP fingerprint (40 hex digits)\n"
+	    "%1$s: [sink] url: \"ftp://example.org\" must start with smtp://, smtps:// or maildir:\n"
+	    "%1$s: [sink] starttls: \"maybe\" must be \"required\" or \"no\"\n"
+	    "%1$s: [extra]: unknown section",
+	    path);
+	g_assert_cmpstr(error->message, ==, expected);
+}
+
+static void
+test_syntax_error(void)
+{
+	g_autofree char *path = write_conf("syntax.conf", "[committee\nname = x\n");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Conf) conf = conf_load(path, &error);
+	g_assert_null(conf);
+	g_assert_true(g_str_has_prefix(error->message, path));
+}
+
+static void
+test_password_file(void)
+{
+	g_autofree char *path = write_conf("secret", "hunter2\nignored\n");
+	g_assert_cmpint(chmod(path, 0644), ==, 0);
+	g_autoptr(GError) error = NULL;
+	g_autofree char *refused = conf_read_password(path, &error);
+	g_assert_null(refused);
+	g_autofree char *expected = g_strdup_printf(
+	    "%s: the password file is readable by others (mode 0644); chmod 600 it",
+	    path);
+	g_assert_cmpstr(error->message, ==, expected);
+	g_clear_error(&error);
+	g_assert_cmpint(chmod(path, 0600), ==, 0);
+	g_autofree char *secret = conf_read_password(path, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(secret, ==, "hunter2");
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	dir = g_dir_make_tmp("tn.XXXXXX", NULL);
+	g_test_add_func("/conf/good", test_good);
+	g_test_add_func("/conf/problems", test_problems);
+	g_test_add_func("/conf/syntax-error", test_syntax_error);
+	g_test_add_func("/conf/password-file", test_password_file);
+	int status = g_test_run();
+	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		status = 1;
+	return status;
+}

@@ -1,0 +1,304 @@
+/* test-ledger: parsing, writing, appending and replaying the ledger. */
+#include "config.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "committee.h"
+#include "ledger.h"
+#include "util.h"
+
+static const char *const good =
+    "# The committee of mail 001.\n"
+    "Event: appoint\n"
+    "Date: 2009-01-01\n"
+    "Member: Russ Allbery <rra@debian.org>\n"
+    "Project-Joined: 1998-01-01\n"
+    "Source: import\n"
+    "\n"
+    "Event: appoint\n"
+    "Date: 2009-01-01\n"
+    "Member: Don Armstrong <Don@Debian.org>\n"
+    "Fingerprint: 0123 4567 89ab cdef 0123  4567 89AB CDEF 0123 4567\n"
+    "Project-Joined: 2004-05-01\n"
+    "Source: import\n"
+    "\n"
+    "Event: rule\n"
+    "Date: 2015-01-01\n"
+    "Rule: fixed-term\n"
+    "Parameters: term=4y anti-cabal=true\n"
+    "\n"
+    "Event: defer\n"
+    "Date: 2016-01-01\n"
+    "Member: Russ Allbery <rra@debian.org>\n"
+    "Until: 2016-06-30\n"
+    "Comment: a vote is running;\n"
+    " it ends in June\n"
+    "\n"
+    "Event: resign\n"
+    "Date: 2015-11-30\n"
+    "Member: Don Armstrong <don@debian.org>\n"
+    "Source: <20151101.GA1@debian.org>\n"
+    "Signed-By: 0123456789ABCDEF0123456789ABCDEF01234567\n"
+    "Recorded: 2015-11-01T10:00:00Z\n";
+
+static void
+test_parse_roundtrip(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) ledger = ledger_parse("ledger", good, -1, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(ledger->events->len, ==, 5);
+	const LedgerEvent *don = ledger->events->pdata[1];
+	g_assert_cmpstr(don->email, ==, "don@debian.org");
+	g_assert_cmpstr(don->fingerprint, ==,
+	                "0123456789ABCDEF0123456789ABCDEF01234567");
+	g_assert_cmpuint(don->line, ==, 8);
+	const LedgerEvent *defer = ledger->events->pdata[3];
+	g_assert_cmpstr(defer->comment, ==, "a vote is running;\nit ends in June");
+
+	g_autofree char *text = ledger_to_text(ledger);
+	g_autoptr(Ledger) again = ledger_parse("again", text, -1, &error);
+	g_assert_no_error(error);
+	g_autofree char *text2 = ledger_to_text(again);
+	g_assert_cmpstr(text, ==, text2);
+	g_assert_cmpuint(again->events->len, ==, ledger->events->len);
+	for (guint i = 0; i < again->events->len; i++) {
+		const LedgerEvent *a = ledger->events->pdata[i];
+		const LedgerEvent *b = again->events->pdata[i];
+		g_assert_cmpint(a->kind, ==, b->kind);
+		g_assert_cmpuint(a->date, ==, b->date);
+		g_assert_cmpstr(a->member, ==, b->member);
+		g_assert_cmpuint(a->until, ==, b->until);
+		g_assert_cmpstr(a->parameters, ==, b->parameters);
+		g_assert_cmpstr(a->comment, ==, b->comment);
+	}
+}
+
+/* Each malformed ledger and the exact error the user sees. */
+static void
+test_parse_errors(void)
+{
+	static const struct {
+		const char *text;
+		const char *error;
+	} cases[] = {
+		{"Event: appoint\nDate: 2025-02-30\nMember: A <a@x.org>\n",
+		 "L:2: Date: \"2025-02-30\" is not a valid date (YYYY-MM-DD)"},
+		{"Event: elect\nDate: 2025-01-01\nMember: A <a@x.org>\n",
+		 "L:1: Event: unknown event \"elect\" (expected appoint, resign, remove, expire, defer or rule)"},
+		{"Event: appoint\nDate: 2025-01-01\nMember: A <a@x.org>",
+		 "L:3: truncated: the last line has no newline"},
+		{"Event: appoint\nDate: 2025-01-01\n",
+		 "L:1: appoint event without Member"},
+		{"Event: appoint\nMember: A <a@x.org>\n",
+		 "L:1: appoint event without Date"},
+		{"Event: appoint\nDate: 2025-01-01\nMember: a@x.org\n",
+		 "L:3: Member: \"a@x.org\" is not \"Name <email>\""},
+		{"Event: appoint\nDate: 2025-01-01\nMember: A <a@x.org>\nColour: red\n",
+		 "L:4: field Colour is not allowed in appoint events"},
+		{"Event: appoint\nDate: 2025-01-01\nDate: 2025-01-02\n",
+		 "L:3: field Date repeated (first on line 2)"},
+		{"Event appoint\n", "L:1: expected \"Field: value\", got \"Event appoint\""},
+		{" continued\n", "L:1: continuation line without a field"},
+		{"Date: 2025-01-01\n", "L:1: stanza without an Event field"},
+		{"Event: defer\nDate: 2025-01-01\nMember: A <a@x.org>\nUntil: 2024-01-01\n",
+		 "L:4: Until: 2024-01-01 is not after the Date 2025-01-01"},
+		{"Event: appoint\nDate: 2025-01-01\nMember: A <a@x.org>\nFingerprint: 1234\n",
+		 "L:4: Fingerprint: \"1234\" is not a 40-digit hex fingerprint"},
+		{"Event: rule\nDate: 2025-01-01\nMember: A <a@x.org>\nRule: none\n",
+		 "L:3: field Member is not allowed in rule events"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(Ledger) ledger =
+		    ledger_parse("L", cases[i].text, -1, &error);
+		g_assert_null(ledger);
+		g_assert_nonnull(error);
+		g_assert_cmpstr(error->message, ==, cases[i].error);
+	}
+}
+
+/* Ledgers that parse but contradict themselves. */
+static void
+test_replay_errors(void)
+{
+	static const struct {
+		const char *text;
+		const char *error;
+	} cases[] = {
+		{"Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n\n"
+		 "Event: appoint\nDate: 2021-01-01\nMember: A <A@x.org>\n",
+		 "L:5: A <A@x.org> is appointed on 2021-01-01 but is already a member"},
+		{"Event: resign\nDate: 2020-01-01\nMember: A <a@x.org>\n",
+		 "L:1: resign: A <a@x.org> is not a member on 2020-01-01"},
+		{"Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n\n"
+		 "Event: expire\nDate: 2021-01-01\nMember: A <a@x.org>\n\n"
+		 "Event: remove\nDate: 2022-01-01\nMember: A <a@x.org>\n",
+		 "L:9: remove: A <a@x.org> is not a member on 2022-01-01"},
+		{"Event: defer\nDate: 2020-01-01\nMember: A <a@x.org>\nUntil: 2020-02-01\n",
+		 "L:1: defer: A <a@x.org> is not a member on 2020-01-01"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(Ledger) ledger =
+		    ledger_parse("L", cases[i].text, -1, &error);
+		g_assert_no_error(error);
+		g_autoptr(Committee) committee = committee_replay(ledger, &error);
+		g_assert_null(committee);
+		g_assert_cmpstr(error->message, ==, cases[i].error);
+	}
+}
+
+static void
+test_replay_seniority(void)
+{
+	g_autoptr(GError) error = NULL;
+	const char *text =
+	    "Event: appoint\nDate: 2009-01-01\nMember: Don <don@debian.org>\n"
+	    "Project-Joined: 2004-05-01\n\n"
+	    "Event: appoint\nDate: 2009-01-01\nMember: Russ <rra@debian.org>\n"
+	    "Project-Joined: 1998-01-01\n\n"
+	    "Event: appoint\nDate: 2006-01-01\nMember: Steve <vorlon@debian.org>\n\n"
+	    "Event: appoint\nDate: 2009-01-01\nMember: Nobody <n@debian.org>\n\n"
+	    "Event: resign\nDate: 2010-12-31\nMember: Steve <vorlon@debian.org>\n\n"
+	    "Event: appoint\nDate: 2012-01-01\nMember: Steve <vorlon@debian.org>\n";
+	g_autoptr(Ledger) ledger = ledger_parse("L", text, -1, &error);
+	g_assert_no_error(error);
+	g_autoptr(Committee) committee = committee_replay(ledger, &error);
+	g_assert_no_error(error);
+	Day d2010, d2011, d2013;
+	date_parse("2010-06-01", &d2010);
+	date_parse("2011-06-01", &d2011);
+	date_parse("2013-06-01", &d2013);
+
+	/* 2010: Steve by appointment, then Russ before Don by Project-Joined,
+	 * then the member with no Project-Joined. */
+	g_autoptr(GPtrArray) m2010 = committee_members_on(committee, d2010);
+	g_assert_cmpuint(m2010->len, ==, 4);
+	g_assert_cmpstr(((Person *)m2010->pdata[0])->email, ==, "vorlon@debian.org");
+	g_assert_cmpstr(((Person *)m2010->pdata[1])->email, ==, "rra@debian.org");
+	g_assert_cmpstr(((Person *)m2010->pdata[2])->email, ==, "don@debian.org");
+	g_assert_cmpstr(((Person *)m2010->pdata[3])->email, ==, "n@debian.org");
+
+	g_autoptr(GPtrArray) m2011 = committee_members_on(committee, d2011);
+	g_assert_cmpuint(m2011->len, ==, 3);
+
+	/* Only the most recent appointment counts: Steve is now junior. */
+	g_autoptr(GPtrArray) m2013 = committee_members_on(committee, d2013);
+	g_assert_cmpuint(m2013->len, ==, 4);
+	g_assert_cmpstr(((Person *)m2013->pdata[3])->email, ==, "vorlon@debian.org");
+
+	/* The last day of service is a day of service. */
+	Person *steve = committee_find(committee, "Vorlon@Debian.org");
+	Day last;
+	date_parse("2010-12-31", &last);
+	g_assert_nonnull(person_term_on(steve, last));
+	g_assert_null(person_term_on(steve, last + 1));
+	g_assert_cmpuint(steve->terms->len, ==, 2);
+}
+
+static char *
+scratch_file(const char *contents)
+{
+	g_autofree char *dir = g_dir_make_tmp("tn.XXXXXX", NULL);
+	char *path = g_build_filename(dir, "ledger", NULL);
+	if (contents)
+		g_assert_true(g_file_set_contents(path, contents, -1, NULL));
+	return path;
+}
+
+static void
+remove_scratch(const char *path)
+{
+	g_autofree char *dir = g_path_get_dirname(path);
+	g_unlink(path);
+	g_rmdir(dir);
+}
+
+static void
+test_append(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *path = scratch_file(NULL);
+	Day d;
+	date_parse("2020-01-01", &d);
+	g_autoptr(LedgerEvent) appoint =
+	    ledger_event_new(EVENT_APPOINT, d, "Alice Example <alice@example.org>");
+	appoint->source = g_strdup("<msg1@example.org>");
+	g_assert_true(ledger_append(path, appoint, &error));
+	g_assert_no_error(error);
+	g_autoptr(LedgerEvent) resign = ledger_event_new(
+	    EVENT_RESIGN, d + 100, "Alice Example <alice@example.org>");
+	resign->recorded = g_strdup("2020-04-10T00:00:00Z");
+	g_assert_true(ledger_append(path, resign, &error));
+
+	g_autoptr(Ledger) ledger = ledger_load(path, FALSE, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(ledger->events->len, ==, 2);
+	const LedgerEvent *first = ledger->events->pdata[0];
+	g_assert_nonnull(first->recorded); /* filled in by append */
+	g_assert_cmpstr(first->source, ==, "<msg1@example.org>");
+
+	/* An event that would make the ledger contradict itself is refused
+	 * and the file is unchanged. */
+	g_autofree char *before = NULL;
+	g_file_get_contents(path, &before, NULL, NULL);
+	g_autoptr(LedgerEvent) again = ledger_event_new(
+	    EVENT_RESIGN, d + 200, "Alice Example <alice@example.org>");
+	g_assert_false(ledger_append(path, again, &error));
+	g_assert_nonnull(error);
+	g_clear_error(&error);
+	g_autofree char *after = NULL;
+	g_file_get_contents(path, &after, NULL, NULL);
+	g_assert_cmpstr(before, ==, after);
+	remove_scratch(path);
+}
+
+static void
+test_append_refuses_damaged(void)
+{
+	g_autoptr(GError) error = NULL;
+	const char *damaged = "Event: appoint\nDate: 2020-01-01\nMemb";
+	g_autofree char *path = scratch_file(damaged);
+	Day d;
+	date_parse("2021-01-01", &d);
+	g_autoptr(LedgerEvent) event =
+	    ledger_event_new(EVENT_APPOINT, d, "Bob <bob@example.org>");
+	g_assert_false(ledger_append(path, event, &error));
+	g_assert_true(g_str_has_suffix(error->message,
+	                               ":3: truncated: the last line has no newline"));
+	g_autofree char *after = NULL;
+	g_file_get_contents(path, &after, NULL, NULL);
+	g_assert_cmpstr(after, ==, damaged);
+	remove_scratch(path);
+}
+
+static void
+test_load_missing(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) none = ledger_load("/nonexistent/ledger", FALSE, &error);
+	g_assert_null(none);
+	g_assert_cmpstr(error->message, ==,
+	                "/nonexistent/ledger: cannot read the ledger: No such file or directory");
+	g_clear_error(&error);
+	g_autoptr(Ledger) empty = ledger_load("/nonexistent/ledger", TRUE, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(empty->events->len, ==, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/ledger/parse-roundtrip", test_parse_roundtrip);
+	g_test_add_func("/ledger/parse-errors", test_parse_errors);
+	g_test_add_func("/ledger/replay-errors", test_replay_errors);
+	g_test_add_func("/ledger/replay-seniority", test_replay_seniority);
+	g_test_add_func("/ledger/append", test_append);
+	g_test_add_func("/ledger/append-refuses-damaged", test_append_refuses_damaged);
+	g_test_add_func("/ledger/load-missing", test_load_missing);
+	return g_test_run();
+}
