@@ -1,1 +1,27 @@
-# mailout: filled in by its area
+# mailout: mail out.  Templates rendered and signed (mailout), the durable
+# outbox with its retries, the sinks behind one interface (SMTP, Maildir),
+# and the schedule that decides what is due: announcements, reminders and
+# rule-driven expiries.
+src_libtenure_a_SOURCES += \
+	src/mailout.c src/mailout.h \
+	src/outbox.c src/outbox.h \
+	src/sink.c src/sink.h \
+	src/sink_smtp.c \
+	src/sink_maildir.c \
+	src/schedule.c src/schedule.h
+
+templatesdir = $(pkgdatadir)/templates
+dist_templates_DATA = \
+	templates/announce-appoint.txt \
+	templates/announce-resign.txt \
+	templates/announce-remove.txt \
+	templates/announce-expire.txt \
+	templates/announce-scheduled.txt \
+	templates/reminder.txt \
+	templates/reply.txt
+
+check_PROGRAMS += tests/test-mailout tests/test-outbox
+tests_test_mailout_LDADD = $(TEST_LDADD)
+tests_test_outbox_LDADD = $(TEST_LDADD)
+TESTS += tests/test-mailout tests/test-outbox tests/t-mailout.sh
+dist_check_SCRIPTS += tests/lib-smtp.sh tests/smtpd.py tests/t-mailout.sh

@@ -1,0 +1,566 @@
+/* mailout.c: see mailout.h.
+ *
+ * A template file reads:
+ *
+ *     # comment lines at the very top, stripped (they document the
+ *     # placeholders the template uses)
+ *     From: {{from}}
+ *     To: {{list}}
+ *     Subject: ...
+ *
+ *     Body text with {{placeholders}}.
+ *
+ * Rendering replaces every {{name}} with VARS[name]; a name missing from
+ * VARS is an error naming the template file and line, so a typo in a
+ * template never reaches the list as a literal "{{membr}}".  The headers
+ * are then set on a GMime message one by one (address headers parsed,
+ * others encoded per RFC 2047 when not ASCII), the body becomes a
+ * text/plain UTF-8 part, and the whole is written with CRLF line
+ * endings.  When [keys] bot-key is set the body part is signed
+ * (PGP/MIME, RFC 3156) through GMime's GPGME context.
+ */
+#include "config.h"
+
+#include "mailout.h"
+
+#include <string.h>
+
+#include <gmime/gmime.h>
+#include <gpgme.h>
+
+#include "date.h"
+#include "outbox.h"
+#include "util.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeObject, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMessage, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeTextPart, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMultipartSigned, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeCryptoContext, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(InternetAddressList, g_object_unref)
+
+/* The hash part of a Message-ID: 32 hex digits of SHA-256, then a dot
+ * and 8 hex digits that tie the ID to this committee's list, so that
+ * mailout_is_own_message_id recognises IDs made for CONF only. */
+#define ID_HASH_LEN 32
+#define ID_CHECK_LEN 8
+#define ID_PREFIX "tenure."
+
+/* The domain of ADDRESS ("Name <a@b>" or "a@b"), or NULL. */
+static char *
+address_domain(const char *address)
+{
+	if (address == NULL)
+		return NULL;
+	const char *at = strrchr(address, '@');
+	if (at == NULL || at[1] == '\0')
+		return NULL;
+	g_autofree char *domain = g_strdup(at + 1);
+	char *end = strpbrk(domain, "> \t");
+	if (end)
+		*end = '\0';
+	if (*domain == '\0')
+		return NULL;
+	return g_ascii_strdown(domain, -1);
+}
+
+static char *
+message_id_domain(const Conf *conf)
+{
+	char *domain = address_domain(conf->sink_from);
+	if (domain == NULL)
+		domain = address_domain(conf->list);
+	if (domain == NULL)
+		domain = g_strdup("localhost");
+	return domain;
+}
+
+static char *
+sha256_hex(const char *a, const char *b)
+{
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	g_checksum_update(sum, (const guchar *)a, strlen(a));
+	g_checksum_update(sum, (const guchar *)"\n", 1);
+	g_checksum_update(sum, (const guchar *)b, strlen(b));
+	return g_strdup(g_checksum_get_string(sum));
+}
+
+/* The check digits for HASH under CONF's list address. */
+static char *
+message_id_check(const Conf *conf, const char *hash)
+{
+	g_autofree char *full = sha256_hex(conf->list ? conf->list : "",
+	                                   hash);
+	return g_strndup(full, ID_CHECK_LEN);
+}
+
+char *
+mailout_message_id(const Conf *conf, const char *event_key)
+{
+	g_autofree char *full = sha256_hex(conf->list ? conf->list : "",
+	                                   event_key);
+	g_autofree char *hash = g_strndup(full, ID_HASH_LEN);
+	g_autofree char *check = message_id_check(conf, hash);
+	g_autofree char *domain = message_id_domain(conf);
+	return g_strdup_printf("<" ID_PREFIX "%s.%s@%s>", hash, check, domain);
+}
+
+static gboolean
+all_hex(const char *text, gsize len)
+{
+	for (gsize i = 0; i < len; i++)
+		if (!g_ascii_isxdigit(text[i]) || g_ascii_isupper(text[i]))
+			return FALSE;
+	return TRUE;
+}
+
+gboolean
+mailout_is_own_message_id(const Conf *conf, const char *message_id)
+{
+	if (message_id == NULL)
+		return FALSE;
+	g_autofree char *id = g_strstrip(g_strdup(message_id));
+	gsize len = strlen(id);
+	/* Accept the ID with or without its angle brackets, as GMime
+	 * returns it without them. */
+	const char *start = id;
+	if (len >= 2 && id[0] == '<' && id[len - 1] == '>') {
+		id[len - 1] = '\0';
+		start = id + 1;
+	}
+	if (!g_str_has_prefix(start, ID_PREFIX))
+		return FALSE;
+	const char *hash = start + strlen(ID_PREFIX);
+	if (strlen(hash) < ID_HASH_LEN + 1 + ID_CHECK_LEN + 2 ||
+	    !all_hex(hash, ID_HASH_LEN) || hash[ID_HASH_LEN] != '.')
+		return FALSE;
+	const char *check = hash + ID_HASH_LEN + 1;
+	if (!all_hex(check, ID_CHECK_LEN) || check[ID_CHECK_LEN] != '@')
+		return FALSE;
+	g_autofree char *hash_only = g_strndup(hash, ID_HASH_LEN);
+	g_autofree char *expected = message_id_check(conf, hash_only);
+	if (strncmp(expected, check, ID_CHECK_LEN) != 0)
+		return FALSE;
+	g_autofree char *domain = message_id_domain(conf);
+	return g_ascii_strcasecmp(check + ID_CHECK_LEN + 1, domain) == 0;
+}
+
+/* Template kinds are file names; only lower-case letters and '-' keep a
+ * kind from naming a file outside the templates directory. */
+static gboolean
+kind_valid(const char *kind)
+{
+	if (kind == NULL || *kind == '\0')
+		return FALSE;
+	for (const char *p = kind; *p; p++)
+		if (!g_ascii_islower(*p) && *p != '-')
+			return FALSE;
+	return TRUE;
+}
+
+/* The first existing template file for KIND, or NULL with ERROR set. */
+static char *
+template_find(const Conf *conf, const char *kind, GError **error)
+{
+	if (!kind_valid(kind)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "template kind \"%s\" is not a template name",
+		            kind ? kind : "");
+		return NULL;
+	}
+	const char *dirs[] = {
+		conf->templates_dir,
+		SYSCONFDIR "/tenure/templates",
+		DATADIR "/tenure/templates",
+	};
+	g_autofree char *file = g_strconcat(kind, ".txt", NULL);
+	g_autoptr(GString) tried = g_string_new(NULL);
+	for (gsize i = 0; i < G_N_ELEMENTS(dirs); i++) {
+		if (dirs[i] == NULL)
+			continue;
+		char *path = g_build_filename(dirs[i], file, NULL);
+		if (g_file_test(path, G_FILE_TEST_IS_REGULAR))
+			return path;
+		g_string_append_printf(tried, "%s%s", tried->len ? ", " : "",
+		                       path);
+		g_free(path);
+	}
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+	            "template %s not found (tried %s)", file, tried->str);
+	return NULL;
+}
+
+/* Appends LINE with every {{name}} replaced from VARS.  In headers
+ * (IN_HEADER) a value's line breaks become spaces, so a value can never
+ * add a header of its own. */
+static gboolean
+render_line(const char *path, guint lineno, const char *line,
+            GHashTable *vars, gboolean in_header, GString *out,
+            GError **error)
+{
+	const char *p = line;
+	for (;;) {
+		const char *open = strstr(p, "{{");
+		if (open == NULL) {
+			g_string_append(out, p);
+			return TRUE;
+		}
+		g_string_append_len(out, p, open - p);
+		const char *close = strstr(open + 2, "}}");
+		if (close == NULL) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+			            "%s:%u: \"{{\" without a closing \"}}\"",
+			            path, lineno);
+			return FALSE;
+		}
+		g_autofree char *name = g_strstrip(
+		    g_strndup(open + 2, close - open - 2));
+		const char *value = vars ? g_hash_table_lookup(vars, name)
+		                         : NULL;
+		if (value == NULL) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+			            "%s:%u: unknown placeholder {{%s}}", path,
+			            lineno, name);
+			return FALSE;
+		}
+		if (in_header) {
+			g_autofree char *flat = g_strdup(value);
+			g_strdelimit(flat, "\r\n", ' ');
+			g_string_append(out, flat);
+		} else {
+			g_string_append(out, value);
+		}
+		p = close + 2;
+	}
+}
+
+typedef struct {
+	GPtrArray *header_names;  /* of char*, in template order */
+	GPtrArray *header_values; /* of char*, rendered */
+	GString *body;
+} Rendered;
+
+static void
+rendered_clear(Rendered *r)
+{
+	g_clear_pointer(&r->header_names, g_ptr_array_unref);
+	g_clear_pointer(&r->header_values, g_ptr_array_unref);
+	if (r->body)
+		g_string_free(r->body, TRUE);
+	r->body = NULL;
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Rendered, rendered_clear)
+
+/* Renders the template at PATH: leading '#' lines dropped, then header
+ * lines (continuations start with blanks) up to an empty line, then the
+ * body. */
+static gboolean
+template_render(const char *path, GHashTable *vars, Rendered *out,
+                GError **error)
+{
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	g_autoptr(GError) local = NULL;
+	if (!g_file_get_contents(path, &text, &len, &local)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		return FALSE;
+	}
+	if (!g_utf8_validate(text, len, NULL)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: not valid UTF-8", path);
+		return FALSE;
+	}
+	out->header_names = g_ptr_array_new_with_free_func(g_free);
+	out->header_values = g_ptr_array_new_with_free_func(g_free);
+	out->body = g_string_new(NULL);
+
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	guint n = g_strv_length(lines);
+	/* A final newline leaves an empty last element, not a line. */
+	if (n > 0 && lines[n - 1][0] == '\0')
+		n--;
+	guint i = 0;
+	while (i < n && lines[i][0] == '#')
+		i++;
+	gboolean in_header = TRUE;
+	for (; i < n; i++) {
+		char *line = lines[i];
+		gsize l = strlen(line);
+		if (l > 0 && line[l - 1] == '\r')
+			line[l - 1] = '\0';
+		guint lineno = i + 1;
+		if (in_header && line[0] == '\0') {
+			in_header = FALSE;
+			continue;
+		}
+		g_autoptr(GString) rendered = g_string_new(NULL);
+		if (!render_line(path, lineno, line, vars, in_header, rendered,
+		                 error))
+			return FALSE;
+		if (!in_header) {
+			g_string_append(out->body, rendered->str);
+			g_string_append_c(out->body, '\n');
+			continue;
+		}
+		if (line[0] == ' ' || line[0] == '\t') {
+			if (out->header_values->len == 0) {
+				g_set_error(error, TENURE_ERROR,
+				            TENURE_ERROR_PARSE,
+				            "%s:%u: continuation line before "
+				            "any header",
+				            path, lineno);
+				return FALSE;
+			}
+			char **last = (char **)&out->header_values->pdata
+			                  [out->header_values->len - 1];
+			char *joined = g_strconcat(*last, " ",
+			                           g_strstrip(rendered->str),
+			                           NULL);
+			g_free(*last);
+			*last = joined;
+			continue;
+		}
+		const char *colon = strchr(rendered->str, ':');
+		gboolean name_ok = colon != NULL && colon != rendered->str;
+		for (const char *c = rendered->str; name_ok && c < colon; c++)
+			if (!g_ascii_isalnum(*c) && *c != '-')
+				name_ok = FALSE;
+		if (!name_ok) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+			            "%s:%u: expected a \"Name: value\" header "
+			            "or an empty line before the body",
+			            path, lineno);
+			return FALSE;
+		}
+		g_ptr_array_add(out->header_names,
+		                g_strndup(rendered->str, colon - rendered->str));
+		g_ptr_array_add(out->header_values,
+		                g_strstrip(g_strdup(colon + 1)));
+	}
+	if (in_header) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: no empty line between the headers and the body",
+		            path);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* Headers tenure sets itself; a template may not set them. */
+static gboolean
+header_reserved(const char *name)
+{
+	static const char *const reserved[] = {
+		"Date", "Message-ID", "Auto-Submitted", "MIME-Version",
+		"Content-Type", "Content-Transfer-Encoding", "X-Tenure",
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(reserved); i++)
+		if (g_ascii_strcasecmp(name, reserved[i]) == 0)
+			return TRUE;
+	return FALSE;
+}
+
+static gboolean
+set_header(GMimeMessage *message, const char *path, const char *name,
+           const char *value, GError **error)
+{
+	static const struct {
+		const char *name;
+		GMimeAddressType type;
+	} address_headers[] = {
+		{"From", GMIME_ADDRESS_TYPE_FROM},
+		{"To", GMIME_ADDRESS_TYPE_TO},
+		{"Cc", GMIME_ADDRESS_TYPE_CC},
+		{"Reply-To", GMIME_ADDRESS_TYPE_REPLY_TO},
+	};
+	if (header_reserved(name)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s: header %s is set by tenure, not by templates",
+		            path, name);
+		return FALSE;
+	}
+	for (gsize i = 0; i < G_N_ELEMENTS(address_headers); i++) {
+		if (g_ascii_strcasecmp(name, address_headers[i].name) != 0)
+			continue;
+		g_autoptr(InternetAddressList) list =
+		    internet_address_list_parse(NULL, value);
+		if (list == NULL || internet_address_list_length(list) == 0) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+			            "%s: header %s: \"%s\" is not an address",
+			            path, name, value);
+			return FALSE;
+		}
+		internet_address_list_append(
+		    g_mime_message_get_addresses(message,
+		                                 address_headers[i].type),
+		    list);
+		return TRUE;
+	}
+	/* An optional header whose placeholder is empty (In-Reply-To of a
+	 * mail without a Message-ID) is left out rather than sent empty. */
+	if (*value == '\0')
+		return TRUE;
+	if (g_ascii_strcasecmp(name, "Subject") == 0)
+		g_mime_message_set_subject(message, value, "utf-8");
+	else
+		g_mime_object_append_header(GMIME_OBJECT(message), name, value,
+		                            "utf-8");
+	return TRUE;
+}
+
+/* Signs PART with the bot key from CONF's GNUPGHOME; returns the
+ * multipart/signed to use as the message body. */
+static GMimeObject *
+sign_part(const Conf *conf, GMimeObject *part, GError **error)
+{
+	/* GMime's GPGME context uses the engine's default home; point it
+	 * at tenure's own keys before the context is made. */
+	gpgme_check_version(NULL);
+	if (conf->gnupg_home) {
+		gpgme_error_t gerr = gpgme_set_engine_info(
+		    GPGME_PROTOCOL_OpenPGP, NULL, conf->gnupg_home);
+		if (gerr) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "[keys] gnupg-home %s: %s", conf->gnupg_home,
+			            gpgme_strerror(gerr));
+			return NULL;
+		}
+	}
+	g_autoptr(GMimeCryptoContext) ctx = g_mime_gpg_context_new();
+	g_autoptr(GError) local = NULL;
+	GMimeMultipartSigned *signed_part = g_mime_multipart_signed_sign(
+	    ctx, part, conf->bot_key, &local);
+	if (signed_part == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_VERIFY,
+		            "signing with [keys] bot-key %s: %s", conf->bot_key,
+		            local ? local->message : "unknown error");
+		return NULL;
+	}
+	return GMIME_OBJECT(signed_part);
+}
+
+/* Adds the variables every template may use: committee, list, from. */
+static GHashTable *
+vars_with_defaults(const Conf *conf, GHashTable *vars)
+{
+	GHashTable *all = g_hash_table_new_full(g_str_hash, g_str_equal,
+	                                        g_free, g_free);
+	const struct {
+		const char *name;
+		const char *value;
+	} defaults[] = {
+		{"committee", conf->name},
+		{"list", conf->list},
+		{"from", conf->sink_from},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(defaults); i++)
+		g_hash_table_insert(all, g_strdup(defaults[i].name),
+		                    g_strdup(defaults[i].value
+		                                 ? defaults[i].value
+		                                 : ""));
+	if (vars) {
+		GHashTableIter iter;
+		gpointer key, value;
+		g_hash_table_iter_init(&iter, vars);
+		while (g_hash_table_iter_next(&iter, &key, &value))
+			g_hash_table_insert(all, g_strdup(key),
+			                    g_strdup(value ? value : ""));
+	}
+	return all;
+}
+
+GBytes *
+mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
+                const char *message_id, GError **error)
+{
+	g_autofree char *path = template_find(conf, kind, error);
+	if (path == NULL)
+		return NULL;
+	g_autoptr(GHashTable) all = vars_with_defaults(conf, vars);
+	g_auto(Rendered) rendered = {0};
+	if (!template_render(path, all, &rendered, error))
+		return NULL;
+
+	g_autoptr(GMimeMessage) message = g_mime_message_new(TRUE);
+	for (guint i = 0; i < rendered.header_names->len; i++)
+		if (!set_header(message, path,
+		                rendered.header_names->pdata[i],
+		                rendered.header_values->pdata[i], error))
+			return NULL;
+	if (internet_address_list_length(g_mime_message_get_addresses(
+	        message, GMIME_ADDRESS_TYPE_FROM)) == 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s: no From header", path);
+		return NULL;
+	}
+
+	g_autoptr(GDateTime) now =
+	    g_date_time_new_from_unix_utc(date_now_unix());
+	g_mime_message_set_date(message, now);
+	g_autofree char *bare_id = g_strdup(message_id);
+	g_strdelimit(bare_id, "<>", ' ');
+	g_strstrip(bare_id);
+	g_mime_message_set_message_id(message, bare_id);
+	/* RFC 3834: replies to a person's mail are auto-replied, every
+	 * other mail tenure sends is auto-generated. */
+	g_mime_object_set_header(GMIME_OBJECT(message), "Auto-Submitted",
+	                         strcmp(kind, "reply") == 0 ? "auto-replied"
+	                                                    : "auto-generated",
+	                         NULL);
+	g_mime_object_set_header(GMIME_OBJECT(message), "X-Tenure", kind,
+	                         NULL);
+
+	g_autoptr(GMimeTextPart) text = g_mime_text_part_new_with_subtype(
+	    "plain");
+	g_mime_text_part_set_text(text, rendered.body->str);
+	g_mime_text_part_set_charset(text, "utf-8");
+	/* Quoted-printable where needed keeps the part 7-bit clean, which
+	 * RFC 3156 requires of signed content and which survives any MTA. */
+	g_mime_object_encode(GMIME_OBJECT(text),
+	                     GMIME_ENCODING_CONSTRAINT_7BIT);
+
+	if (conf->bot_key && *conf->bot_key) {
+		g_autoptr(GMimeObject) signed_part =
+		    sign_part(conf, GMIME_OBJECT(text), error);
+		if (signed_part == NULL)
+			return NULL;
+		g_mime_message_set_mime_part(message, signed_part);
+	} else {
+		g_mime_message_set_mime_part(message, GMIME_OBJECT(text));
+	}
+
+	GMimeFormatOptions *options = g_mime_format_options_new();
+	g_mime_format_options_set_newline_format(options,
+	                                         GMIME_NEWLINE_FORMAT_DOS);
+	char *out = g_mime_object_to_string(GMIME_OBJECT(message), options);
+	g_mime_format_options_free(options);
+	return g_bytes_new_take(out, strlen(out));
+}
+
+gboolean
+mailout_queue(const Conf *conf, const char *kind, GHashTable *vars,
+              const char *event_key, const char *const *recipients,
+              GError **error)
+{
+	if (conf->sink_from == NULL || *conf->sink_from == '\0') {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s: [sink] from is not set; tenure cannot send mail",
+		            conf->path ? conf->path : "configuration");
+		return FALSE;
+	}
+	g_autofree char *message_id = mailout_message_id(conf, event_key);
+	if (outbox_known(conf->state_dir, message_id))
+		return TRUE;
+	g_autoptr(GBytes) message =
+	    mailout_compose(conf, kind, vars, message_id, error);
+	if (message == NULL)
+		return FALSE;
+	if (!outbox_add(conf->state_dir, message_id, conf->sink_from,
+	                recipients, message, error))
+		return FALSE;
+	util_log("queued", "kind", kind, "event", event_key, "message-id",
+	         message_id, NULL);
+	return TRUE;
+}

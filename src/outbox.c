@@ -1,0 +1,548 @@
+/* outbox.c: see outbox.h.
+ *
+ * Layout under STATE_DIR/outbox, one file per message, each named by the
+ * first 32 hex digits of the SHA-256 of its Message-ID (so any ID makes
+ * a safe file name and the same ID always the same name):
+ *
+ *   queue/NAME  waiting: an envelope stanza, an empty line, the message
+ *   sent/NAME   the record that NAME was delivered (Message-Id, Sent)
+ *   dead/NAME   a permanent refusal: the queue entry plus Dead-Reason
+ *
+ * The envelope stanza is deb822: Message-Id, Envelope-From, Recipients
+ * (comma-separated), Queued, Attempts, Next-Attempt (Unix seconds) and
+ * Last-Error.  Every file is written whole with util_write_atomic, so a
+ * crash leaves either the old or the new version.  A message is recorded
+ * as sent before its queue entry is removed: a crash in between leaves
+ * both, and the next flush sees the sent record and only drops the queue
+ * entry.  The one unavoidable window, a crash after the server accepted
+ * the message and before the sent record is on disk, resends the same
+ * bytes with the same Message-ID, which receivers deduplicate.
+ */
+#include "config.h"
+
+#include "outbox.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "date.h"
+#include "deb822.h"
+#include "util.h"
+
+#define NAME_LEN 32
+#define BACKOFF_FIRST 60
+#define BACKOFF_MAX 3600
+
+typedef struct {
+	char *name;          /* file name in queue/ */
+	char *message_id;
+	char *envelope_from;
+	char **recipients;   /* NULL-terminated */
+	gint64 queued;
+	guint attempts;
+	gint64 next_attempt;
+	char *last_error;
+	GBytes *message;
+} Entry;
+
+static void
+entry_free(Entry *entry)
+{
+	if (entry == NULL)
+		return;
+	g_free(entry->name);
+	g_free(entry->message_id);
+	g_free(entry->envelope_from);
+	g_strfreev(entry->recipients);
+	g_free(entry->last_error);
+	if (entry->message)
+		g_bytes_unref(entry->message);
+	g_free(entry);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Entry, entry_free)
+
+static char *
+entry_name(const char *message_id)
+{
+	g_autofree char *sum = g_compute_checksum_for_string(
+	    G_CHECKSUM_SHA256, message_id, -1);
+	return g_strndup(sum, NAME_LEN);
+}
+
+static gboolean
+name_valid(const char *name)
+{
+	if (strlen(name) != NAME_LEN)
+		return FALSE;
+	for (const char *p = name; *p; p++)
+		if (!g_ascii_isxdigit(*p) || g_ascii_isupper(*p))
+			return FALSE;
+	return TRUE;
+}
+
+static char *
+outbox_path(const char *state_dir, const char *sub, const char *name)
+{
+	return g_build_filename(state_dir, "outbox", sub, name, NULL);
+}
+
+static gboolean
+outbox_ensure(const char *state_dir, GError **error)
+{
+	static const char *const subs[] = {"queue", "sent", "dead"};
+	for (gsize i = 0; i < G_N_ELEMENTS(subs); i++) {
+		g_autofree char *dir = outbox_path(state_dir, subs[i], NULL);
+		if (!util_mkdir_p(dir, 0700, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* Makes VALUE fit on one deb822 line. */
+static char *
+one_line(const char *value)
+{
+	char *flat = g_strdup(value ? value : "");
+	g_strdelimit(flat, "\r\n", ' ');
+	return g_strstrip(flat);
+}
+
+static char *
+entry_serialize(const Entry *entry, const char *dead_reason, gsize *len)
+{
+	g_autoptr(Deb822Stanza) stanza = deb822_stanza_new();
+	g_autofree char *recipients = g_strjoinv(", ", entry->recipients);
+	g_autofree char *queued = g_strdup_printf("%" G_GINT64_FORMAT,
+	                                          entry->queued);
+	g_autofree char *attempts = g_strdup_printf("%u", entry->attempts);
+	g_autofree char *next = g_strdup_printf("%" G_GINT64_FORMAT,
+	                                        entry->next_attempt);
+	g_autofree char *last_error = one_line(entry->last_error);
+	g_autofree char *reason = one_line(dead_reason);
+	deb822_add(stanza, "Message-Id", entry->message_id);
+	deb822_add(stanza, "Envelope-From", entry->envelope_from);
+	deb822_add(stanza, "Recipients", recipients);
+	deb822_add(stanza, "Queued", queued);
+	deb822_add(stanza, "Attempts", attempts);
+	deb822_add(stanza, "Next-Attempt", next);
+	deb822_add(stanza, "Last-Error", last_error);
+	deb822_add(stanza, "Dead-Reason", reason);
+	GString *out = g_string_new(NULL);
+	deb822_write(stanza, out);
+	g_string_append_c(out, '\n');
+	gsize size = 0;
+	gconstpointer data = g_bytes_get_data(entry->message, &size);
+	g_string_append_len(out, data, size);
+	*len = out->len;
+	return g_string_free(out, FALSE);
+}
+
+static gboolean
+parse_int64(const char *text, gint64 *out)
+{
+	if (text == NULL)
+		return FALSE;
+	char *end = NULL;
+	errno = 0;
+	gint64 value = g_ascii_strtoll(text, &end, 10);
+	if (errno || end == text || *end != '\0')
+		return FALSE;
+	*out = value;
+	return TRUE;
+}
+
+/* Reads the entry at PATH; DEAD_REASON (may be NULL) receives the
+ * Dead-Reason field of a dead letter. */
+static Entry *
+entry_load(const char *path, char **dead_reason, GError **error)
+{
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	g_autoptr(GError) local = NULL;
+	if (!g_file_get_contents(path, &text, &len, &local)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		return NULL;
+	}
+	const char *split = strstr(text, "\n\n");
+	if (split == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: no empty line after the envelope", path);
+		return NULL;
+	}
+	gsize header_len = split - text + 1;
+	g_autoptr(GPtrArray) stanzas =
+	    deb822_parse(path, text, header_len, error);
+	if (stanzas == NULL)
+		return NULL;
+	if (stanzas->len != 1) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: expected one envelope stanza", path);
+		return NULL;
+	}
+	const Deb822Stanza *stanza = stanzas->pdata[0];
+	g_autoptr(Entry) entry = g_new0(Entry, 1);
+	entry->name = g_path_get_basename(path);
+	entry->message_id = g_strdup(deb822_get(stanza, "Message-Id"));
+	entry->envelope_from = g_strdup(deb822_get(stanza, "Envelope-From"));
+	const char *recipients = deb822_get(stanza, "Recipients");
+	gint64 attempts = 0;
+	if (entry->message_id == NULL || entry->envelope_from == NULL ||
+	    recipients == NULL ||
+	    !parse_int64(deb822_get(stanza, "Queued"), &entry->queued) ||
+	    !parse_int64(deb822_get(stanza, "Attempts"), &attempts) ||
+	    !parse_int64(deb822_get(stanza, "Next-Attempt"),
+	                 &entry->next_attempt)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s:%u: envelope lacks Message-Id, Envelope-From, "
+		            "Recipients, Queued, Attempts or Next-Attempt",
+		            path, stanza->line);
+		return NULL;
+	}
+	entry->attempts = (guint)attempts;
+	entry->recipients = g_strsplit(recipients, ",", -1);
+	for (char **r = entry->recipients; *r; r++)
+		g_strstrip(*r);
+	entry->last_error = g_strdup(deb822_get(stanza, "Last-Error"));
+	if (dead_reason)
+		*dead_reason = g_strdup(deb822_get(stanza, "Dead-Reason"));
+	entry->message = g_bytes_new(split + 2, len - header_len - 1);
+	return g_steal_pointer(&entry);
+}
+
+static gboolean
+known_in(const char *state_dir, const char *sub, const char *name)
+{
+	g_autofree char *path = outbox_path(state_dir, sub, name);
+	return g_file_test(path, G_FILE_TEST_EXISTS);
+}
+
+gboolean
+outbox_known(const char *state_dir, const char *message_id)
+{
+	g_autofree char *name = entry_name(message_id);
+	return known_in(state_dir, "queue", name) ||
+	       known_in(state_dir, "sent", name) ||
+	       known_in(state_dir, "dead", name);
+}
+
+/* An envelope address may not carry what would break the envelope
+ * stanza or the SMTP command it becomes. */
+static gboolean
+envelope_address_valid(const char *address)
+{
+	return address && *address && !strpbrk(address, ",<> \t\r\n") &&
+	       strchr(address, '@');
+}
+
+gboolean
+outbox_add(const char *state_dir, const char *message_id,
+           const char *envelope_from, const char *const *recipients,
+           GBytes *message, GError **error)
+{
+	if (!outbox_ensure(state_dir, error))
+		return FALSE;
+	if (outbox_known(state_dir, message_id))
+		return TRUE;
+	if (!envelope_address_valid(envelope_from)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "outbox: %s: envelope sender \"%s\" is not a bare "
+		            "address",
+		            message_id, envelope_from ? envelope_from : "");
+		return FALSE;
+	}
+	if (recipients == NULL || recipients[0] == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "outbox: %s: no recipients", message_id);
+		return FALSE;
+	}
+	for (const char *const *r = recipients; *r; r++) {
+		if (!envelope_address_valid(*r)) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			            "outbox: %s: recipient \"%s\" is not a bare "
+			            "address",
+			            message_id, *r);
+			return FALSE;
+		}
+	}
+	g_autoptr(Entry) entry = g_new0(Entry, 1);
+	entry->name = entry_name(message_id);
+	entry->message_id = g_strdup(message_id);
+	entry->envelope_from = g_strdup(envelope_from);
+	entry->recipients = g_strdupv((char **)recipients);
+	entry->queued = date_now_unix();
+	entry->next_attempt = 0;
+	entry->message = g_bytes_ref(message);
+	gsize len = 0;
+	g_autofree char *text = entry_serialize(entry, NULL, &len);
+	g_autofree char *path = outbox_path(state_dir, "queue", entry->name);
+	return util_write_atomic(path, text, len, error);
+}
+
+static gint
+entry_cmp(gconstpointer a, gconstpointer b)
+{
+	const Entry *x = *(Entry *const *)a;
+	const Entry *y = *(Entry *const *)b;
+	if (x->queued != y->queued)
+		return x->queued < y->queued ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Every valid file name in STATE_DIR/outbox/SUB (temp files left by an
+ * interrupted atomic write are not names). */
+static GPtrArray *
+list_names(const char *state_dir, const char *sub, GError **error)
+{
+	g_autofree char *dir = outbox_path(state_dir, sub, NULL);
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) local = NULL;
+	g_autoptr(GDir) handle = g_dir_open(dir, 0, &local);
+	if (handle == NULL) {
+		if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+			return names;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		g_ptr_array_unref(names);
+		return NULL;
+	}
+	const char *name;
+	while ((name = g_dir_read_name(handle)) != NULL)
+		if (name_valid(name))
+			g_ptr_array_add(names, g_strdup(name));
+	return names;
+}
+
+static gboolean
+remove_file(const char *path, GError **error)
+{
+	if (unlink(path) < 0 && errno != ENOENT) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot remove: %s", path, g_strerror(errno));
+		return FALSE;
+	}
+	return util_fsync_dir(path, error);
+}
+
+static gint64
+backoff(guint attempts)
+{
+	gint64 delay = BACKOFF_FIRST;
+	for (guint i = 1; i < attempts && delay < BACKOFF_MAX; i++)
+		delay *= 2;
+	return MIN(delay, BACKOFF_MAX);
+}
+
+static gboolean
+record_sent(const char *state_dir, const Entry *entry, gint64 now,
+            GError **error)
+{
+	g_autofree char *record = g_strdup_printf(
+	    "Message-Id: %s\nSent: %" G_GINT64_FORMAT "\n", entry->message_id,
+	    now);
+	g_autofree char *sent = outbox_path(state_dir, "sent", entry->name);
+	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
+	return util_write_atomic(sent, record, -1, error) &&
+	       remove_file(queued, error);
+}
+
+static gboolean
+move_dead(const char *state_dir, const Entry *entry, const char *reason,
+          GError **error)
+{
+	gsize len = 0;
+	g_autofree char *text = entry_serialize(entry, reason, &len);
+	g_autofree char *dead = outbox_path(state_dir, "dead", entry->name);
+	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
+	return util_write_atomic(dead, text, len, error) &&
+	       remove_file(queued, error);
+}
+
+static gboolean
+defer_entry(const char *state_dir, Entry *entry, gint64 now,
+            const char *reason, GError **error)
+{
+	entry->attempts++;
+	entry->next_attempt = now + backoff(entry->attempts);
+	g_free(entry->last_error);
+	entry->last_error = g_strdup(reason);
+	gsize len = 0;
+	g_autofree char *text = entry_serialize(entry, NULL, &len);
+	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
+	return util_write_atomic(queued, text, len, error);
+}
+
+/* A queue file that cannot be read as an entry can never be sent; it
+ * goes to dead/ as it is, so the daemon keeps working and `tenure status`
+ * shows it. */
+static gboolean
+bury_unreadable(const char *state_dir, const char *name,
+                const GError *why, GError **error)
+{
+	g_autofree char *queued = outbox_path(state_dir, "queue", name);
+	g_autofree char *dead = outbox_path(state_dir, "dead", name);
+	util_log("outbox-unreadable", "file", queued, "error", why->message,
+	         NULL);
+	if (rename(queued, dead) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot move to %s: %s", queued, dead,
+		            g_strerror(errno));
+		return FALSE;
+	}
+	return util_fsync_dir(dead, error) && util_fsync_dir(queued, error);
+}
+
+/* Loads every queue entry, oldest first.  Unreadable ones are moved to
+ * dead/ and counted in *DEAD. */
+static GPtrArray *
+load_queue(const char *state_dir, guint *dead, GError **error)
+{
+	g_autoptr(GPtrArray) names = list_names(state_dir, "queue", error);
+	if (names == NULL)
+		return NULL;
+	g_autoptr(GPtrArray) entries =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)entry_free);
+	for (guint i = 0; i < names->len; i++) {
+		const char *name = names->pdata[i];
+		g_autofree char *path = outbox_path(state_dir, "queue", name);
+		g_autoptr(GError) local = NULL;
+		Entry *entry = entry_load(path, NULL, &local);
+		if (entry) {
+			g_ptr_array_add(entries, entry);
+			continue;
+		}
+		if (local->code == TENURE_ERROR_IO) {
+			g_propagate_error(error, g_steal_pointer(&local));
+			return NULL;
+		}
+		if (!bury_unreadable(state_dir, name, local, error))
+			return NULL;
+		if (dead)
+			(*dead)++;
+	}
+	g_ptr_array_sort(entries, entry_cmp);
+	return g_steal_pointer(&entries);
+}
+
+gboolean
+outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
+             guint *deferred, guint *dead, GError **error)
+{
+	guint n_sent = 0, n_deferred = 0, n_dead = 0;
+	gboolean ok = FALSE;
+	g_autoptr(GPtrArray) entries = NULL;
+	if (!outbox_ensure(state_dir, error))
+		goto out;
+	entries = load_queue(state_dir, &n_dead, error);
+	if (entries == NULL)
+		goto out;
+	for (guint i = 0; i < entries->len; i++) {
+		Entry *entry = entries->pdata[i];
+		if (entry->next_attempt > now)
+			continue;
+		if (known_in(state_dir, "sent", entry->name)) {
+			g_autofree char *queued =
+			    outbox_path(state_dir, "queue", entry->name);
+			if (!remove_file(queued, error))
+				goto out;
+			continue;
+		}
+		g_autoptr(GError) failure = NULL;
+		if (sink_send(sink, entry->envelope_from,
+		              (const char *const *)entry->recipients,
+		              entry->message, &failure)) {
+			if (!record_sent(state_dir, entry, now, error))
+				goto out;
+			util_log("sent", "message-id", entry->message_id, NULL);
+			n_sent++;
+		} else if (failure->domain == TENURE_ERROR &&
+		           failure->code == TENURE_ERROR_INVALID) {
+			if (!move_dead(state_dir, entry, failure->message,
+			               error))
+				goto out;
+			util_log("dead-letter", "message-id", entry->message_id,
+			         "reason", failure->message, NULL);
+			n_dead++;
+		} else {
+			if (!defer_entry(state_dir, entry, now,
+			                 failure->message, error))
+				goto out;
+			g_autofree char *attempts =
+			    g_strdup_printf("%u", entry->attempts);
+			g_autofree char *retry = g_strdup_printf(
+			    "%" G_GINT64_FORMAT, entry->next_attempt - now);
+			util_log("deferred", "message-id", entry->message_id,
+			         "attempts", attempts, "retry-in", retry,
+			         "reason", failure->message, NULL);
+			n_deferred++;
+		}
+	}
+	ok = TRUE;
+out:
+	if (sent)
+		*sent = n_sent;
+	if (deferred)
+		*deferred = n_deferred;
+	if (dead)
+		*dead = n_dead;
+	return ok;
+}
+
+gint64
+outbox_next_due(const char *state_dir, gint64 now)
+{
+	g_autoptr(GPtrArray) entries = load_queue(state_dir, NULL, NULL);
+	if (entries == NULL || entries->len == 0)
+		return -1;
+	gint64 next = G_MAXINT64;
+	for (guint i = 0; i < entries->len; i++) {
+		const Entry *entry = entries->pdata[i];
+		next = MIN(next, MAX(entry->next_attempt - now, 0));
+	}
+	return next;
+}
+
+guint
+outbox_count_queued(const char *state_dir)
+{
+	g_autoptr(GPtrArray) names = list_names(state_dir, "queue", NULL);
+	return names ? names->len : 0;
+}
+
+static gint
+name_cmp(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+GPtrArray *
+outbox_dead_letters(const char *state_dir)
+{
+	GPtrArray *letters = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) names = list_names(state_dir, "dead", NULL);
+	if (names == NULL)
+		return letters;
+	g_ptr_array_sort(names, name_cmp);
+	for (guint i = 0; i < names->len; i++) {
+		g_autofree char *path =
+		    outbox_path(state_dir, "dead", names->pdata[i]);
+		g_autofree char *reason = NULL;
+		g_autoptr(GError) local = NULL;
+		g_autoptr(Entry) entry = entry_load(path, &reason, &local);
+		if (entry == NULL)
+			g_ptr_array_add(letters,
+			                g_strdup_printf("%s\tunreadable: %s",
+			                                (char *)names->pdata[i],
+			                                local->message));
+		else
+			g_ptr_array_add(letters,
+			                g_strdup_printf("%s\t%s",
+			                                entry->message_id,
+			                                reason ? reason : ""));
+	}
+	return letters;
+}

@@ -1,0 +1,435 @@
+/* schedule.c: see schedule.h.
+ *
+ * What is due on TODAY, in this order:
+ *
+ * 1. Rule-driven expiries.  The rules (term_status) give each member's
+ *    last day of service.  When that day has passed, that is from the
+ *    day after it on, and the ledger still shows the term open, an
+ *    `expire` event is appended with that last day as its Date,
+ *    Source: tenure and the rule's reason as Comment.  Appending on the
+ *    day after keeps the member's last day fully theirs and means the
+ *    ledger never records as past what has not happened yet.
+ *
+ * 2. Announcements to the list of every appoint, resign, remove and
+ *    expire event whose Source is not "import" (it came from signed mail
+ *    or from the rule), event key "announce/KIND/EMAIL/DATE".  Events
+ *    dated more than ANNOUNCE_WINDOW days before TODAY are history (for
+ *    instance mail backfilled by `tenure import`) and are not announced.
+ *
+ * 3. Announcements of scheduled expiries, key
+ *    "announce/scheduled/EMAIL/EXPIRY": as soon as the rule has fixed an
+ *    expiry (the debian rule on 1 January), or, for an expiry that is
+ *    only projected, [reminders] announce-days-before days ahead of it
+ *    when that is set.
+ *
+ * 4. Reminders to the member, key "reminder/EMAIL/EXPIRY/OFFSET", for
+ *    each [reminders] days-before offset.  Only the most recent offset
+ *    that is due is sent: after downtime a member gets one reminder, not
+ *    all the missed ones; and an offset is skipped when a later one (a
+ *    smaller offset) was sent already, which a clock that jumped
+ *    forward and back again could otherwise cause.
+ *
+ * Each mail goes through mailout_queue, which does nothing for a
+ * Message-ID the outbox has seen, so running twice sends nothing twice.
+ */
+#include "config.h"
+
+#include "schedule.h"
+
+#include <string.h>
+
+#include "committee.h"
+#include "ledger.h"
+#include "mailout.h"
+#include "outbox.h"
+#include "plan.h"
+#include "rules/rule.h"
+#include "term.h"
+#include "util.h"
+
+/* Older events are history, not news. */
+#define ANNOUNCE_WINDOW 30
+
+/* How far ahead plan_run looks for the next rule-driven event. */
+#define LOOKAHEAD_DAYS 800
+
+typedef struct {
+	const Conf *conf;
+	Day today;
+	Ledger *ledger;
+	Committee *committee;
+	Rule *rule;            /* the configured (default) rule */
+	GPtrArray *status;     /* of TermInfo*, on TODAY */
+	Day next_due;
+} Schedule;
+
+static void
+schedule_clear(Schedule *s)
+{
+	g_clear_pointer(&s->status, g_ptr_array_unref);
+	g_clear_pointer(&s->committee, committee_free);
+	g_clear_pointer(&s->ledger, ledger_free);
+	g_clear_pointer(&s->rule, rule_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Schedule, schedule_clear)
+
+static void
+want_wakeup(Schedule *s, Day day)
+{
+	if (day > s->today && (s->next_due == DAY_NONE || day < s->next_due))
+		s->next_due = day;
+}
+
+/* (Re)loads the ledger and everything derived from it. */
+static gboolean
+schedule_load(Schedule *s, GError **error)
+{
+	g_clear_pointer(&s->status, g_ptr_array_unref);
+	g_clear_pointer(&s->committee, committee_free);
+	g_clear_pointer(&s->ledger, ledger_free);
+	s->ledger = ledger_load(s->conf->ledger, TRUE, error);
+	if (s->ledger == NULL)
+		return FALSE;
+	s->committee = committee_replay(s->ledger, error);
+	if (s->committee == NULL)
+		return FALSE;
+	s->status = term_status(s->committee, s->rule, s->conf->max_members,
+	                        s->today, error);
+	return s->status != NULL;
+}
+
+static const TermInfo *
+status_find(GPtrArray *status, const char *email)
+{
+	for (guint i = 0; status && i < status->len; i++) {
+		const TermInfo *info = status->pdata[i];
+		if (g_strcmp0(info->person->email, email) == 0)
+			return info;
+	}
+	return NULL;
+}
+
+/* Step 1: records every rule-driven expiry whose last day has passed.
+ * Sets *APPENDED when the ledger changed. */
+static gboolean
+record_expiries(Schedule *s, gboolean *appended, GError **error)
+{
+	*appended = FALSE;
+	for (guint i = 0; i < s->status->len; i++) {
+		const TermInfo *info = s->status->pdata[i];
+		const Term *recorded = person_last_term(info->person);
+		if (info->term_end == DAY_NONE || recorded == NULL ||
+		    recorded->end != DAY_NONE)
+			continue;
+		if (info->term_end >= s->today) {
+			want_wakeup(s, info->term_end + 1);
+			continue;
+		}
+		if (info->term_end < recorded->start)
+			continue;
+		g_autoptr(LedgerEvent) event = ledger_event_new(
+		    EVENT_EXPIRE, info->term_end, info->person->member);
+		event->source = g_strdup("tenure");
+		event->comment = g_strdup(info->term_end_reason);
+		if (!ledger_append(s->conf->ledger, event, error))
+			return FALSE;
+		char last[11];
+		util_log("expired", "member", info->person->member, "last-day",
+		         date_format(info->term_end, last), "reason",
+		         info->term_end_reason, NULL);
+		*appended = TRUE;
+	}
+	return TRUE;
+}
+
+/* "Name" from "Name <email>", or the address when there is no name. */
+static char *
+member_name(const char *member, const char *email)
+{
+	const char *lt = member ? strchr(member, '<') : NULL;
+	if (lt == NULL || lt == member)
+		return g_strdup(email ? email : member);
+	g_autofree char *name = g_strndup(member, lt - member);
+	g_strstrip(name);
+	/* A quoted display name reads better without its quotes. */
+	gsize len = strlen(name);
+	if (len >= 2 && name[0] == '"' && name[len - 1] == '"') {
+		name[len - 1] = '\0';
+		return g_strdup(name + 1);
+	}
+	return g_steal_pointer(&name);
+}
+
+/* The description of the rule in force on DAY: the ledger's rule event
+ * then, else the configured rule. */
+static char *
+rule_on(const Schedule *s, Day day)
+{
+	const LedgerEvent *event = committee_rule_on(s->committee, day);
+	if (event) {
+		g_autoptr(Rule) rule = rule_new_from_string(
+		    event->rule, event->parameters, NULL);
+		if (rule)
+			return rule_describe(rule);
+	}
+	return rule_describe(s->rule);
+}
+
+static char *
+eligible_text(Day eligible)
+{
+	if (eligible == DAY_NONE)
+		return g_strdup("at any time");
+	char buf[11];
+	return g_strdup_printf("from %s", date_format(eligible, buf));
+}
+
+static void
+var(GHashTable *vars, const char *name, const char *value)
+{
+	g_hash_table_insert(vars, g_strdup(name), g_strdup(value ? value : ""));
+}
+
+static void
+var_day(GHashTable *vars, const char *name, Day day)
+{
+	char buf[11];
+	var(vars, name, date_format(day, buf));
+}
+
+/* The variables every mail about PERSON (with TermInfo INFO, may be
+ * NULL) shares. */
+static GHashTable *
+person_vars(const Schedule *s, const char *member, const char *email,
+            const TermInfo *info, Day date)
+{
+	GHashTable *vars = g_hash_table_new_full(g_str_hash, g_str_equal,
+	                                         g_free, g_free);
+	g_autofree char *name = member_name(member, email);
+	g_autofree char *rule = rule_on(s, date);
+	var(vars, "member", member);
+	var(vars, "name", name);
+	var(vars, "email", email);
+	var_day(vars, "date", date);
+	var(vars, "rule", rule);
+	g_autofree char *eligible =
+	    eligible_text(info ? info->eligible_from : DAY_NONE);
+	var(vars, "eligible_from", eligible);
+	if (info && info->member && info->term_end != DAY_NONE)
+		var_day(vars, "term_end", info->term_end);
+	else
+		var(vars, "term_end", "none under the current rule");
+	return vars;
+}
+
+static gboolean
+queue_to(const Schedule *s, const char *kind, GHashTable *vars,
+         const char *key, const char *recipient, GError **error)
+{
+	const char *recipients[] = {recipient, NULL};
+	return mailout_queue(s->conf, kind, vars, key, recipients, error);
+}
+
+/* Step 2: one announcement per recent ledger event from mail or rule. */
+static gboolean
+announce_events(const Schedule *s, GError **error)
+{
+	for (guint i = 0; i < s->ledger->events->len; i++) {
+		const LedgerEvent *event = s->ledger->events->pdata[i];
+		if (event->kind != EVENT_APPOINT && event->kind != EVENT_RESIGN &&
+		    event->kind != EVENT_REMOVE && event->kind != EVENT_EXPIRE)
+			continue;
+		if (event->source == NULL ||
+		    g_ascii_strcasecmp(event->source, "import") == 0)
+			continue;
+		if (event->date + ANNOUNCE_WINDOW < s->today)
+			continue;
+		const char *kind = ledger_event_kind_name(event->kind);
+		char date[11];
+		g_autofree char *key = g_strdup_printf(
+		    "announce/%s/%s/%s", kind, event->email,
+		    date_format(event->date, date));
+		g_autofree char *template = g_strconcat("announce-", kind, NULL);
+		const TermInfo *info = status_find(s->status, event->email);
+		g_autoptr(GHashTable) vars = person_vars(
+		    s, event->member, event->email, info, event->date);
+		var(vars, "reason", event->comment);
+		var(vars, "source", event->source);
+		var(vars, "signed_by",
+		    event->signed_by ? event->signed_by : "(no signature)");
+		if (!queue_to(s, template, vars, key, s->conf->list, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* When may the member of INFO be appointed again after their term ends?
+ * Asks the rules about the day after the last day of service. */
+static gboolean
+eligible_after(const Schedule *s, const TermInfo *info, Day *eligible,
+               GError **error)
+{
+	g_autoptr(GPtrArray) after =
+	    term_status(s->committee, s->rule, s->conf->max_members,
+	                info->term_end + 1, error);
+	if (after == NULL)
+		return FALSE;
+	const TermInfo *later = status_find(after, info->person->email);
+	*eligible = later ? later->eligible_from : DAY_NONE;
+	return TRUE;
+}
+
+static gboolean
+announce_scheduled(Schedule *s, const TermInfo *info, Day eligible,
+                   GError **error)
+{
+	int ahead = s->conf->announce_days_before;
+	gboolean due = info->term_end_scheduled ||
+	               (ahead > 0 && s->today + ahead >= info->term_end);
+	if (!due) {
+		if (ahead > 0)
+			want_wakeup(s, info->term_end - ahead);
+		return TRUE;
+	}
+	char expiry[11];
+	g_autofree char *key =
+	    g_strdup_printf("announce/scheduled/%s/%s", info->person->email,
+	                    date_format(info->term_end, expiry));
+	g_autoptr(GHashTable) vars = person_vars(
+	    s, info->person->member, info->person->email, info, info->term_end);
+	g_autofree char *eligible_from = eligible_text(eligible);
+	var(vars, "eligible_from", eligible_from);
+	var(vars, "reason", info->term_end_reason);
+	return queue_to(s, "announce-scheduled", vars, key, s->conf->list,
+	                error);
+}
+
+static char *
+reminder_key(const TermInfo *info, int offset)
+{
+	char expiry[11];
+	return g_strdup_printf("reminder/%s/%s/%d", info->person->email,
+	                       date_format(info->term_end, expiry), offset);
+}
+
+static gboolean
+remind(Schedule *s, const TermInfo *info, Day eligible, GError **error)
+{
+	/* The most recent reminder day that has come: the smallest offset
+	 * whose day is today or past. */
+	int chosen = -1;
+	for (gsize i = 0; i < s->conf->n_days_before; i++) {
+		int offset = s->conf->days_before[i];
+		Day day = info->term_end - offset;
+		if (day > s->today)
+			want_wakeup(s, day);
+		else if (chosen < 0 || offset < chosen)
+			chosen = offset;
+	}
+	if (chosen < 0)
+		return TRUE;
+	for (gsize i = 0; i < s->conf->n_days_before; i++) {
+		int offset = s->conf->days_before[i];
+		if (offset >= chosen)
+			continue;
+		g_autofree char *later = reminder_key(info, offset);
+		g_autofree char *id = mailout_message_id(s->conf, later);
+		if (outbox_known(s->conf->state_dir, id))
+			return TRUE;
+	}
+	g_autofree char *key = reminder_key(info, chosen);
+	g_autoptr(GHashTable) vars = person_vars(
+	    s, info->person->member, info->person->email, info, info->term_end);
+	g_autofree char *eligible_from = eligible_text(eligible);
+	g_autofree char *days_left =
+	    g_strdup_printf("%d", (int)(info->term_end - s->today));
+	var(vars, "eligible_from", eligible_from);
+	var(vars, "reason", info->term_end_reason);
+	var(vars, "days_left", days_left);
+	return queue_to(s, "reminder", vars, key, info->person->email, error);
+}
+
+/* Steps 3 and 4, for every member whose last day is still ahead. */
+static gboolean
+announce_and_remind(Schedule *s, GError **error)
+{
+	for (guint i = 0; i < s->status->len; i++) {
+		const TermInfo *info = s->status->pdata[i];
+		if (!info->member || info->term_end == DAY_NONE ||
+		    info->term_end < s->today)
+			continue;
+		Day eligible = DAY_NONE;
+		if (!eligible_after(s, info, &eligible, error))
+			return FALSE;
+		if (s->conf->list && !announce_scheduled(s, info, eligible, error))
+			return FALSE;
+		if (!remind(s, info, eligible, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* The next day on which the rules fix or end a term, from the plan. */
+static void
+plan_wakeup(Schedule *s)
+{
+	PlanOptions options = {
+		.default_rule = s->rule,
+		.override = NULL,
+		.max_members = s->conf->max_members,
+		.from = s->today + 1,
+		.until = s->today + LOOKAHEAD_DAYS,
+		.fill_after = 0,
+	};
+	g_autoptr(GError) local = NULL;
+	g_autoptr(GPtrArray) plan = plan_run(s->ledger, &options, &local);
+	if (plan == NULL) {
+		/* Without a plan the daemon still wakes daily, so nothing is
+		 * missed; say why once per run. */
+		util_log("schedule-plan-failed", "error", local->message, NULL);
+		want_wakeup(s, s->today + 1);
+		return;
+	}
+	for (guint i = 0; i < plan->len; i++) {
+		const PlanEvent *event = plan->pdata[i];
+		if (!event->computed)
+			continue;
+		if (event->kind == PLAN_SCHEDULED)
+			want_wakeup(s, event->date);
+		else if (event->kind == PLAN_EXPIRE)
+			want_wakeup(s, event->date + 1);
+	}
+}
+
+gboolean
+schedule_run(const Conf *conf, Day today, Day *next_due, GError **error)
+{
+	g_auto(Schedule) s = {0};
+	s.conf = conf;
+	s.today = today;
+	if (next_due)
+		*next_due = DAY_NONE;
+	s.rule = rule_new(conf->rule_name, conf->rule_params, error);
+	if (s.rule == NULL)
+		return FALSE;
+	if (!schedule_load(&s, error))
+		return FALSE;
+	gboolean appended = FALSE;
+	if (!record_expiries(&s, &appended, error))
+		return FALSE;
+	if (appended && !schedule_load(&s, error))
+		return FALSE;
+	if (conf->list == NULL) {
+		util_log("schedule", "announcements", "off", "why",
+		         "[committee] list is not set", NULL);
+	} else if (!announce_events(&s, error)) {
+		return FALSE;
+	}
+	if (!announce_and_remind(&s, error))
+		return FALSE;
+	plan_wakeup(&s);
+	if (next_due)
+		*next_due = s.next_due;
+	return TRUE;
+}

@@ -1,0 +1,47 @@
+/* sink.c: see sink.h.  Chooses the driver by the URL's scheme. */
+#include "config.h"
+
+#include "sink.h"
+
+#include <string.h>
+
+#include "util.h"
+
+Sink *
+sink_open(const Conf *conf, const char *url, GError **error)
+{
+	const SinkDriver *driver = NULL;
+	if (url == NULL || *url == '\0') {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "[sink] url is not set");
+		return NULL;
+	}
+	if (g_str_has_prefix(url, "smtp://") ||
+	    g_str_has_prefix(url, "smtps://"))
+		driver = &sink_smtp_driver;
+	else if (g_str_has_prefix(url, "maildir:"))
+		driver = &sink_maildir_driver;
+	if (driver == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "[sink] url \"%s\": unknown scheme; expected "
+		            "smtp://, smtps:// or maildir:PATH",
+		            url);
+		return NULL;
+	}
+	return driver->open(conf, url, error);
+}
+
+gboolean
+sink_send(Sink *sink, const char *envelope_from,
+          const char *const *recipients, GBytes *message, GError **error)
+{
+	return sink->driver->send(sink, envelope_from, recipients, message,
+	                          error);
+}
+
+void
+sink_close(Sink *sink)
+{
+	if (sink)
+		sink->driver->close(sink);
+}

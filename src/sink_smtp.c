@@ -1,0 +1,291 @@
+/* sink_smtp.c: delivers outgoing mail by SMTP with libcurl.
+ *
+ * smtps:// is TLS from the first byte.  smtp:// requires STARTTLS
+ * (CURLUSESSL_ALL: a server that does not offer it, or refuses it, is an
+ * error, never a reason to go on in clear text) unless [sink] starttls =
+ * no, which is meant for a local MTA on localhost:25.  Certificates are
+ * always verified, against the system CAs or [sink] ca-file.  AUTH is
+ * used when [sink] user is set, with the password from [sink]
+ * password-file, and never over an unencrypted connection to another
+ * host.
+ *
+ * Each mail is logged on one line, as msmtp logs it:
+ *   smtp host=... tls=... auth=... from=... recipients=... smtpstatus=...
+ *   [errormsg=...]
+ * A 5xx reply to the envelope or the data is a permanent refusal
+ * (TENURE_ERROR_INVALID: dead letter); everything else that fails,
+ * including TLS and authentication problems that an operator must fix,
+ * is temporary (TENURE_ERROR_NETWORK: the outbox retries it).
+ */
+#include "config.h"
+
+#include "sink.h"
+
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "util.h"
+
+typedef struct {
+	Sink base;
+	CURL *curl;
+	char *url;
+	char *host;        /* host:port, for the log */
+	const char *tls;   /* "smtps", "starttls" or "no" */
+	long use_ssl;      /* CURLUSESSL_ALL or CURLUSESSL_NONE */
+	char *user;
+	char *password;
+	char *ca_file;
+	char errbuf[CURL_ERROR_SIZE];
+	GString *last_reply; /* the server's last reply line */
+} SmtpSink;
+
+typedef struct {
+	const char *data;
+	gsize len;
+	gsize offset;
+} Reader;
+
+static size_t
+read_message(char *buffer, size_t size, size_t nitems, void *user_data)
+{
+	Reader *reader = user_data;
+	gsize room = size * nitems;
+	gsize n = MIN(room, reader->len - reader->offset);
+	memcpy(buffer, reader->data + reader->offset, n);
+	reader->offset += n;
+	return n;
+}
+
+/* Keeps the last line the server sent, so errors quote its words
+ * ("550 5.7.1 relaying denied") rather than only curl's summary. */
+static int
+debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
+            void *user_data)
+{
+	SmtpSink *sink = user_data;
+	if (type != CURLINFO_HEADER_IN)
+		return 0;
+	g_autofree char *text = g_strndup(data, size);
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	for (char **line = lines; *line; line++) {
+		g_strstrip(*line);
+		if (**line != '\0')
+			g_string_assign(sink->last_reply, *line);
+	}
+	return 0;
+}
+
+static gboolean
+host_is_loopback(const char *host)
+{
+	return g_strcmp0(host, "localhost") == 0 ||
+	       g_str_has_prefix(host, "127.") ||
+	       g_strcmp0(host, "::1") == 0 || g_strcmp0(host, "[::1]") == 0;
+}
+
+static void smtp_close(Sink *base);
+
+static Sink *
+smtp_open(const Conf *conf, const char *url, GError **error)
+{
+	static gsize curl_initialised = 0;
+	if (g_once_init_enter(&curl_initialised)) {
+		curl_global_init(CURL_GLOBAL_DEFAULT);
+		g_once_init_leave(&curl_initialised, 1);
+	}
+	SmtpSink *sink = g_new0(SmtpSink, 1);
+	sink->base.driver = &sink_smtp_driver;
+	sink->url = g_strdup(url);
+	sink->last_reply = g_string_new(NULL);
+
+	CURLU *parsed = curl_url();
+	char *host = NULL, *port = NULL;
+	CURLUcode uc = curl_url_set(parsed, CURLUPART_URL, url, 0);
+	if (uc == CURLUE_OK)
+		uc = curl_url_get(parsed, CURLUPART_HOST, &host, 0);
+	if (uc == CURLUE_OK)
+		curl_url_get(parsed, CURLUPART_PORT, &port,
+		             CURLU_DEFAULT_PORT);
+	curl_url_cleanup(parsed);
+	if (uc != CURLUE_OK) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "[sink] url \"%s\": %s", url, curl_url_strerror(uc));
+		goto fail;
+	}
+	gboolean loopback = host_is_loopback(host);
+	sink->host = g_strdup_printf("%s:%s", host, port ? port : "");
+	curl_free(host);
+	curl_free(port);
+
+	if (g_str_has_prefix(url, "smtps://")) {
+		sink->tls = "smtps";
+		sink->use_ssl = CURLUSESSL_ALL;
+	} else if (conf->sink_starttls) {
+		sink->tls = "starttls";
+		sink->use_ssl = CURLUSESSL_ALL;
+	} else {
+		sink->tls = "no";
+		sink->use_ssl = CURLUSESSL_NONE;
+	}
+
+	if (conf->sink_user && *conf->sink_user) {
+		if (sink->use_ssl == CURLUSESSL_NONE && !loopback) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			            "[sink] user is set but starttls = no: "
+			            "tenure does not send a password in clear "
+			            "text to %s",
+			            sink->host);
+			goto fail;
+		}
+		if (conf->sink_password_file == NULL) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			            "[sink] user is set but password-file is "
+			            "not");
+			goto fail;
+		}
+		sink->password =
+		    conf_read_password(conf->sink_password_file, error);
+		if (sink->password == NULL)
+			goto fail;
+		sink->user = g_strdup(conf->sink_user);
+	}
+	sink->ca_file = g_strdup(conf->sink_ca_file);
+	sink->curl = curl_easy_init();
+	if (sink->curl == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "libcurl could not make a handle");
+		goto fail;
+	}
+	return &sink->base;
+fail:
+	smtp_close(&sink->base);
+	return NULL;
+}
+
+static void
+smtp_setup(SmtpSink *sink, const char *from, struct curl_slist *rcpt,
+           Reader *reader)
+{
+	CURL *curl = sink->curl;
+	/* A reset keeps the open connection, so a flush of many messages
+	 * uses one SMTP session. */
+	curl_easy_reset(curl);
+	curl_easy_setopt(curl, CURLOPT_URL, sink->url);
+	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	curl_easy_setopt(curl, CURLOPT_USE_SSL, sink->use_ssl);
+	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (sink->ca_file)
+		curl_easy_setopt(curl, CURLOPT_CAINFO, sink->ca_file);
+	if (sink->user) {
+		curl_easy_setopt(curl, CURLOPT_USERNAME, sink->user);
+		curl_easy_setopt(curl, CURLOPT_PASSWORD, sink->password);
+	}
+	curl_easy_setopt(curl, CURLOPT_MAIL_FROM, from);
+	curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, rcpt);
+	curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+	curl_easy_setopt(curl, CURLOPT_READFUNCTION, read_message);
+	curl_easy_setopt(curl, CURLOPT_READDATA, reader);
+	curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE,
+	                 (curl_off_t)reader->len);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT, 300L);
+	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, sink->errbuf);
+	curl_easy_setopt(curl, CURLOPT_VERBOSE, 1L);
+	curl_easy_setopt(curl, CURLOPT_DEBUGFUNCTION, debug_reply);
+	curl_easy_setopt(curl, CURLOPT_DEBUGDATA, sink);
+}
+
+/* Only a 5xx answer to what the server was given (envelope or data) is
+ * permanent; a 5xx to STARTTLS or AUTH is a configuration problem that
+ * must not turn every queued mail into a dead letter. */
+static gboolean
+refusal_is_permanent(CURLcode rc, long status)
+{
+	if (status < 500 || status > 599)
+		return FALSE;
+	switch (rc) {
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_WEIRD_SERVER_REPLY:
+		return TRUE;
+	default:
+		return FALSE;
+	}
+}
+
+static gboolean
+smtp_send(Sink *base, const char *envelope_from,
+          const char *const *recipients, GBytes *message, GError **error)
+{
+	SmtpSink *sink = (SmtpSink *)base;
+	struct curl_slist *rcpt = NULL;
+	for (const char *const *r = recipients; *r; r++) {
+		g_autofree char *address = g_strdup_printf("<%s>", *r);
+		rcpt = curl_slist_append(rcpt, address);
+	}
+	g_autofree char *from = g_strdup_printf("<%s>", envelope_from);
+	Reader reader = {0};
+	reader.data = g_bytes_get_data(message, &reader.len);
+	sink->errbuf[0] = '\0';
+	g_string_truncate(sink->last_reply, 0);
+	smtp_setup(sink, from, rcpt, &reader);
+
+	CURLcode rc = curl_easy_perform(sink->curl);
+	long status = 0;
+	curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+	curl_slist_free_all(rcpt);
+
+	g_autofree char *status_text = g_strdup_printf("%ld", status);
+	g_autofree char *to = g_strjoinv(",", (char **)recipients);
+	const char *auth = sink->user ? "on" : "off";
+	if (rc == CURLE_OK) {
+		util_log("smtp", "host", sink->host, "tls", sink->tls, "auth",
+		         auth, "from", envelope_from, "recipients", to,
+		         "smtpstatus", status_text, NULL);
+		return TRUE;
+	}
+	const char *why = sink->errbuf[0] ? sink->errbuf : curl_easy_strerror(rc);
+	g_autofree char *message_text =
+	    sink->last_reply->len > 0 && status >= 400
+	        ? g_strdup_printf("%s (server said: %s)", why,
+	                          sink->last_reply->str)
+	        : g_strdup(why);
+	util_log("smtp", "host", sink->host, "tls", sink->tls, "auth", auth,
+	         "from", envelope_from, "recipients", to, "smtpstatus",
+	         status_text, "errormsg", message_text, NULL);
+	g_set_error(error, TENURE_ERROR,
+	            refusal_is_permanent(rc, status) ? TENURE_ERROR_INVALID
+	                                             : TENURE_ERROR_NETWORK,
+	            "smtp %s (tls=%s): %s", sink->host, sink->tls,
+	            message_text);
+	return FALSE;
+}
+
+static void
+smtp_close(Sink *base)
+{
+	SmtpSink *sink = (SmtpSink *)base;
+	if (sink->curl)
+		curl_easy_cleanup(sink->curl);
+	g_free(sink->url);
+	g_free(sink->host);
+	g_free(sink->user);
+	if (sink->password) {
+		memset(sink->password, 0, strlen(sink->password));
+		g_free(sink->password);
+	}
+	g_free(sink->ca_file);
+	g_string_free(sink->last_reply, TRUE);
+	g_free(sink);
+}
+
+const SinkDriver sink_smtp_driver = {
+	.scheme = "smtp",
+	.open = smtp_open,
+	.send = smtp_send,
+	.close = smtp_close,
+};
