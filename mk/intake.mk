@@ -1,1 +1,27 @@
-# intake: filled in by its area
+# intake: mail in.  The sources behind one interface (Maildir, mbox; the
+# IMAP driver is the transport's), OpenPGP verification with GMime over
+# GPGME, the pure command parser, the exactly-once and pending state, the
+# archive, intake itself, and the import and audit subcommands.
+src_libtenure_a_SOURCES += \
+	src/source.c src/source.h \
+	src/source_maildir.c \
+	src/source_mbox.c \
+	src/verify.c src/verify.h \
+	src/command.c src/command.h \
+	src/seen.c src/seen.h \
+	src/pending.c src/pending.h \
+	src/archive.c src/archive.h \
+	src/intake.c src/intake.h \
+	src/cmd_import.c \
+	src/cmd_audit.c
+
+check_PROGRAMS += tests/test-command
+tests_test_command_LDADD = $(TEST_LDADD)
+TESTS += tests/test-command tests/t-intake.sh
+dist_check_SCRIPTS += tests/lib-gpg.sh tests/t-intake.sh
+
+# bench/bench-intake times a bare GMime parse and one verification for
+# bench/import.sh; it is built with the tests.
+check_PROGRAMS += bench/bench-intake
+bench_bench_intake_LDADD = $(TEST_LDADD)
+EXTRA_DIST += bench/import.sh bench/gen-maildir.py

@@ -1,0 +1,100 @@
+/* archive.c: see archive.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "archive.h"
+#include "util.h"
+
+static char *
+archive_dir(const char *state_dir)
+{
+	return g_build_filename(state_dir, "archive", NULL);
+}
+
+gboolean
+archive_store(const char *state_dir, GBytes *raw, gint64 arrival,
+              const char *digest, char **path_out, GError **error)
+{
+	g_autofree char *dir = archive_dir(state_dir);
+	if (!util_mkdir_p(dir, 0700, error))
+		return FALSE;
+	g_autofree char *name = g_strdup_printf("%012" G_GINT64_FORMAT ".%s.eml",
+	                                        arrival, digest);
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+	gsize len = 0;
+	const char *data = g_bytes_get_data(raw, &len);
+	if (!util_write_atomic(path, data, len, error))
+		return FALSE;
+	if (path_out)
+		*path_out = g_steal_pointer(&path);
+	return TRUE;
+}
+
+gboolean
+archive_remove(const char *path, GError **error)
+{
+	if (unlink(path) < 0 && errno != ENOENT) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
+		            g_strerror(errno));
+		return FALSE;
+	}
+	return util_fsync_dir(path, error);
+}
+
+static int
+compare_paths(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+GPtrArray *
+archive_list(const char *state_dir, GError **error)
+{
+	g_autofree char *dir = archive_dir(state_dir);
+	GPtrArray *paths = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) local = NULL;
+	g_autoptr(GDir) d = g_dir_open(dir, 0, &local);
+	if (d == NULL) {
+		if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+			return paths;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		g_ptr_array_unref(paths);
+		return NULL;
+	}
+	const char *name;
+	while ((name = g_dir_read_name(d)) != NULL)
+		if (g_str_has_suffix(name, ".eml"))
+			g_ptr_array_add(paths, g_build_filename(dir, name, NULL));
+	g_ptr_array_sort(paths, compare_paths);
+	return paths;
+}
+
+gboolean
+archive_read(const char *path, GBytes **raw, gint64 *arrival,
+             GError **error)
+{
+	g_autofree char *base = g_path_get_basename(path);
+	char *end = NULL;
+	gint64 when = g_ascii_strtoll(base, &end, 10);
+	if (end == base || *end != '.') {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: not an archive name (ARRIVAL.DIGEST.eml)", path);
+		return FALSE;
+	}
+	char *data = NULL;
+	gsize len = 0;
+	g_autoptr(GError) local = NULL;
+	if (!g_file_get_contents(path, &data, &len, &local)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		return FALSE;
+	}
+	*raw = g_bytes_new_take(data, len);
+	*arrival = when;
+	return TRUE;
+}

@@ -1,0 +1,42 @@
+/* archive.h: verbatim copies of the mail that changed the ledger.
+ *
+ * Under STATE_DIR/archive, one file per message acted on, named
+ * ARRIVAL.DIGEST.eml: ARRIVAL is the Unix time the message arrived
+ * (zero-padded, so names sort by arrival) and DIGEST the SHA-256 of its
+ * signed text.  `tenure audit` reads them back in that order, re-checks
+ * every signature as of its arrival and rebuilds the ledger.
+ */
+#ifndef TENURE_ARCHIVE_H
+#define TENURE_ARCHIVE_H
+
+#include <glib.h>
+
+#include "conf.h"
+
+/* Writes RAW durably; *PATH (may be NULL) gets the file's path.  Storing
+ * the same message twice keeps one copy. */
+gboolean archive_store(const char *state_dir, GBytes *raw, gint64 arrival,
+                       const char *digest, char **path, GError **error);
+
+/* Removes an archived copy again (the ledger append it went with
+ * failed). */
+gboolean archive_remove(const char *path, GError **error);
+
+/* Paths of every archived message, by arrival; an empty array when there
+ * is no archive. */
+GPtrArray *archive_list(const char *state_dir, GError **error);
+
+/* Reads one archived message and the arrival time in its name. */
+gboolean archive_read(const char *path, GBytes **raw, gint64 *arrival,
+                      GError **error);
+
+/* For `tenure audit`, implemented in intake.c beside intake_new (whose
+ * header, intake.h, belongs to the contracts): an Intake that re-checks
+ * archived mail into CONF's (scratch) ledger and state directory.  It
+ * verifies in VERIFY_AUDIT mode (a key expired or revoked after the
+ * signature is logged, not refused), queues no replies and archives
+ * nothing. */
+struct Intake;
+struct Intake *intake_new_audit(const Conf *conf, GError **error);
+
+#endif

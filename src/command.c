@@ -1,0 +1,284 @@
+/* command.c: see command.h. */
+#include "config.h"
+
+#include <string.h>
+
+#include "command.h"
+#include "ledger.h"
+
+static const char *const verb_names[] = {
+	[COMMAND_RESIGN] = "resign",
+	[COMMAND_RECOMMEND] = "recommend",
+	[COMMAND_APPOINT] = "appoint",
+	[COMMAND_REMOVE] = "remove",
+	[COMMAND_DEFER] = "defer",
+};
+
+/* Which fields each verb takes: R required, O optional, '-' refused.
+ * Columns: Member, Fingerprint, Project-Joined, Effective, Until, Reason. */
+enum { F_MEMBER, F_FINGERPRINT, F_PROJECT_JOINED, F_EFFECTIVE, F_UNTIL,
+       F_REASON, F_COUNT };
+static const char *const field_names[F_COUNT] = {
+	"Member", "Fingerprint", "Project-Joined", "Effective", "Until",
+	"Reason",
+};
+static const char verb_fields[][F_COUNT + 1] = {
+	[COMMAND_RESIGN] = "---O--",
+	[COMMAND_RECOMMEND] = "RRR---",
+	[COMMAND_APPOINT] = "RRRO--",
+	[COMMAND_REMOVE] = "R--O--",
+	[COMMAND_DEFER] = "R---RR",
+};
+
+const char *
+command_verb_name(CommandVerb verb)
+{
+	return verb_names[verb];
+}
+
+static gboolean
+verb_parse(const char *name, CommandVerb *verb)
+{
+	for (gsize i = 0; i < G_N_ELEMENTS(verb_names); i++) {
+		if (g_ascii_strcasecmp(name, verb_names[i]) == 0) {
+			*verb = (CommandVerb)i;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+void
+command_free(Command *command)
+{
+	if (command == NULL)
+		return;
+	g_free(command->member);
+	g_free(command->email);
+	g_free(command->fingerprint);
+	g_free(command->reason);
+	if (command->lines)
+		g_ptr_array_unref(command->lines);
+	g_free(command);
+}
+
+static gboolean
+is_quoted(const char *line)
+{
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return *line == '>';
+}
+
+static gboolean
+is_blank(const char *line)
+{
+	while (*line == ' ' || *line == '\t' || *line == '\r')
+		line++;
+	return *line == '\0';
+}
+
+gboolean
+command_looks_like(const char *text, gssize len)
+{
+	const char *end = text + (len < 0 ? (gssize)strlen(text) : len);
+	const char *p = text;
+	while (p < end) {
+		const char *q = p;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (end - q >= 7 && g_ascii_strncasecmp(q, "Tenure:", 7) == 0)
+			return TRUE;
+		const char *nl = memchr(p, '\n', end - p);
+		if (nl == NULL)
+			break;
+		p = nl + 1;
+	}
+	return FALSE;
+}
+
+/* Splits "Field: value" into a trimmed name and value; FALSE when LINE
+ * has no colon or an empty name. */
+static gboolean
+split_field(const char *line, char **name, char **value)
+{
+	const char *colon = strchr(line, ':');
+	if (colon == NULL || colon == line)
+		return FALSE;
+	*name = g_strstrip(g_strndup(line, colon - line));
+	*value = g_strstrip(g_strdup(colon + 1));
+	if (**name == '\0' || strpbrk(*name, " \t") != NULL) {
+		g_clear_pointer(name, g_free);
+		g_clear_pointer(value, g_free);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static int
+field_index(const char *name)
+{
+	for (int i = 0; i < F_COUNT; i++)
+		if (g_ascii_strcasecmp(name, field_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* Stores VALUE for field F of COMMAND; FALSE with *REASON when it does
+ * not parse. */
+static gboolean
+set_field(Command *command, int f, const char *value, guint line_no,
+          char **reason)
+{
+	switch (f) {
+	case F_MEMBER:
+		if (!ledger_member_email(value, &command->email)) {
+			*reason = g_strdup_printf("line %u: Member: \"%s\" is not \"Name <address>\"",
+			                          line_no, value);
+			return FALSE;
+		}
+		command->member = g_strdup(value);
+		return TRUE;
+	case F_FINGERPRINT:
+		if (!ledger_fingerprint_normalize(value, &command->fingerprint)) {
+			*reason = g_strdup_printf("line %u: Fingerprint: \"%s\" is not a 40-digit OpenPGP fingerprint",
+			                          line_no, value);
+			return FALSE;
+		}
+		return TRUE;
+	case F_REASON:
+		if (*value == '\0') {
+			*reason = g_strdup_printf("line %u: Reason: is empty", line_no);
+			return FALSE;
+		}
+		command->reason = g_strdup(value);
+		return TRUE;
+	default: {
+		Day day;
+		if (!date_parse(value, &day)) {
+			*reason = g_strdup_printf("line %u: %s: \"%s\" is not a date (YYYY-MM-DD)",
+			                          line_no, field_names[f], value);
+			return FALSE;
+		}
+		if (f == F_PROJECT_JOINED)
+			command->project_joined = day;
+		else if (f == F_EFFECTIVE)
+			command->effective = day;
+		else
+			command->until = day;
+		return TRUE;
+	}
+	}
+}
+
+/* Reads the field lines after the verb line.  LINES[I] is the line after
+ * "Tenure:". */
+static gboolean
+parse_fields(Command *command, char **lines, guint i, guint counted,
+             char **reason)
+{
+	gboolean seen[F_COUNT] = {FALSE};
+	const char *wanted = verb_fields[command->verb];
+	for (; lines[i] != NULL && counted < COMMAND_MAX_LINES; i++) {
+		char *line = lines[i];
+		g_strchomp(line);
+		if (is_quoted(line))
+			continue;
+		counted++;
+		/* "-- " is checked before trimming: it is the separator only
+		 * with its space, and "--" alone is how it looks once a
+		 * mailer has trimmed trailing blanks. */
+		if (strcmp(line, "--") == 0 || g_str_has_prefix(line, "-- "))
+			break;
+		g_strstrip(line);
+		if (*line == '\0' || g_ascii_strcasecmp(line, "thanks") == 0)
+			break;
+		g_ptr_array_add(command->lines, g_strdup(line));
+		g_autofree char *name = NULL;
+		g_autofree char *value = NULL;
+		if (!split_field(line, &name, &value)) {
+			*reason = g_strdup_printf("line %u: \"%s\" is not a \"Field: value\" line "
+			                          "(end the command with a blank line or \"thanks\")",
+			                          i + 1, line);
+			return FALSE;
+		}
+		int f = field_index(name);
+		if (f < 0 || wanted[f] == '-') {
+			*reason = g_strdup_printf("line %u: %s: is not a field of \"Tenure: %s\"",
+			                          i + 1, name, command_verb_name(command->verb));
+			return FALSE;
+		}
+		if (seen[f]) {
+			*reason = g_strdup_printf("line %u: %s: given twice", i + 1,
+			                          field_names[f]);
+			return FALSE;
+		}
+		seen[f] = TRUE;
+		if (!set_field(command, f, value, i + 1, reason))
+			return FALSE;
+	}
+	for (int f = 0; f < F_COUNT; f++) {
+		if (wanted[f] == 'R' && !seen[f]) {
+			*reason = g_strdup_printf("\"Tenure: %s\" needs a %s: field",
+			                          command_verb_name(command->verb),
+			                          field_names[f]);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+CommandParseResult
+command_parse(const char *text, Command **command_out, char **reason_out)
+{
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	g_autofree char *reason = NULL;
+	guint i = 0;
+	guint counted = 0;
+
+	/* The block starts at the first line that is neither blank nor
+	 * quoted; blank lines before it count towards the limit so a
+	 * command buried under a screenful of text is not one. */
+	for (; lines[i] != NULL && counted < COMMAND_MAX_LINES; i++) {
+		g_strchomp(lines[i]);
+		if (is_quoted(lines[i]))
+			continue;
+		if (!is_blank(lines[i]))
+			break;
+		counted++;
+	}
+	if (lines[i] == NULL || counted >= COMMAND_MAX_LINES)
+		return COMMAND_PARSE_NONE;
+	char *first = g_strchug(lines[i]);
+	if (g_ascii_strncasecmp(first, "Tenure:", 7) != 0)
+		return COMMAND_PARSE_NONE;
+
+	g_autoptr(Command) command = g_new0(Command, 1);
+	command->lines = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(command->lines, g_strdup(first));
+	g_autofree char *verb = g_strstrip(g_strdup(first + 7));
+	CommandParseResult result = COMMAND_PARSE_BAD;
+	if (!verb_parse(verb, &command->verb)) {
+		reason = g_strdup_printf("line %u: Tenure: \"%s\" is not a command "
+		                         "(resign, recommend, appoint, remove, defer)",
+		                         i + 1, verb);
+		g_clear_pointer(&command, command_free);
+	} else if (parse_fields(command, lines, i + 1, counted + 1, &reason)) {
+		result = COMMAND_PARSE_OK;
+	}
+	if (command_out)
+		*command_out = g_steal_pointer(&command);
+	if (reason_out)
+		*reason_out = g_steal_pointer(&reason);
+	return result;
+}
+
+char *
+command_transcript(const Command *command)
+{
+	GString *out = g_string_new(NULL);
+	for (guint i = 0; command && i < command->lines->len; i++)
+		g_string_append_printf(out, "> %s\n",
+		                       (const char *)command->lines->pdata[i]);
+	return g_string_free(out, FALSE);
+}

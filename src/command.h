@@ -1,0 +1,72 @@
+/* command.h: the pseudo-header command block of a signed mail.
+ *
+ * Pure: text in, a Command out; no clock, no files, no signature.  The
+ * caller passes only text that was inside a valid signature.  The habits
+ * are debbugs' control@ ones: the block starts at the first line that is
+ * neither blank nor quoted, which must be "Tenure: VERB"; then one
+ * "Field: value" per line, up to a blank line, a line "thanks" or the
+ * signature separator "-- ", and at most COMMAND_MAX_LINES lines in all.
+ * Quoted lines (starting with '>') never count, wherever they are.
+ * Field names are case-insensitive.  Returned memory belongs to the
+ * caller.
+ */
+#ifndef TENURE_COMMAND_H
+#define TENURE_COMMAND_H
+
+#include <glib.h>
+
+#include "date.h"
+
+#define COMMAND_MAX_LINES 20
+
+typedef enum {
+	COMMAND_RESIGN,
+	COMMAND_RECOMMEND,
+	COMMAND_APPOINT,
+	COMMAND_REMOVE,
+	COMMAND_DEFER,
+} CommandVerb;
+
+typedef struct {
+	CommandVerb verb;
+	char *member;        /* Member: "Name <email>", or NULL */
+	char *email;         /* the address in Member, lower-cased */
+	char *fingerprint;   /* Fingerprint, normalised */
+	Day project_joined;  /* Project-Joined */
+	Day effective;       /* Effective, DAY_NONE when not given */
+	Day until;           /* Until (defer) */
+	char *reason;        /* Reason (defer) */
+	GPtrArray *lines;    /* the block's lines as written, for the
+	                        transcript */
+} Command;
+
+typedef enum {
+	COMMAND_PARSE_NONE,  /* the text carries no command block */
+	COMMAND_PARSE_OK,    /* *COMMAND is set */
+	COMMAND_PARSE_BAD,   /* a block was there but is wrong: *REASON */
+} CommandParseResult;
+
+/* "resign", "appoint", ... */
+const char *command_verb_name(CommandVerb verb);
+
+/* Cheap test run before any signature check: TRUE when some line of
+ * TEXT (LEN bytes, or NUL-terminated when -1) starts, after blanks, with
+ * "Tenure:".  Unsigned discussion mail fails it and never reaches gpg. */
+gboolean command_looks_like(const char *text, gssize len);
+
+/* Parses the block at the top of TEXT.  On COMMAND_PARSE_OK sets
+ * *COMMAND; on COMMAND_PARSE_BAD sets *REASON to a sentence naming the
+ * line and field ("line 2: Effective: \"tomorrow\" is not a date") and,
+ * when the verb was read, *COMMAND with the lines seen so far (for the
+ * transcript) — either may be NULL if not wanted. */
+CommandParseResult command_parse(const char *text, Command **command,
+                                 char **reason);
+
+/* The block as a transcript: each line prefixed with "> ". */
+char *command_transcript(const Command *command);
+
+void command_free(Command *command);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Command, command_free)
+
+#endif

@@ -1,0 +1,185 @@
+/* pending.c: see pending.h. */
+#include "config.h"
+
+#include "pending.h"
+#include "util.h"
+
+struct Pending {
+	char *path;
+	GKeyFile *file;
+};
+
+void
+pending_free(Pending *pending)
+{
+	if (pending == NULL)
+		return;
+	g_free(pending->path);
+	g_key_file_unref(pending->file);
+	g_free(pending);
+}
+
+void
+pending_recommendation_free(PendingRecommendation *rec)
+{
+	if (rec == NULL)
+		return;
+	g_free(rec->member);
+	g_free(rec->fingerprint);
+	g_free(rec->signed_by);
+	g_free(rec->message_id);
+	g_free(rec);
+}
+
+void
+pending_removal_free(PendingRemoval *removal)
+{
+	if (removal == NULL)
+		return;
+	g_free(removal->member);
+	g_free(removal->chair);
+	g_free(removal->chair_message);
+	g_free(removal->leader);
+	g_free(removal->leader_message);
+	g_free(removal);
+}
+
+Pending *
+pending_load(const char *state_dir, GError **error)
+{
+	g_autoptr(Pending) pending = g_new0(Pending, 1);
+	pending->path = g_build_filename(state_dir, "pending", NULL);
+	pending->file = g_key_file_new();
+	g_autoptr(GError) local = NULL;
+	if (!g_key_file_load_from_file(pending->file, pending->path,
+	                               G_KEY_FILE_NONE, &local) &&
+	    !g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE, "%s: %s",
+		            pending->path, local->message);
+		return NULL;
+	}
+	return g_steal_pointer(&pending);
+}
+
+static gboolean
+save(Pending *pending, GError **error)
+{
+	gsize len = 0;
+	g_autofree char *data = g_key_file_to_data(pending->file, &len, NULL);
+	return util_write_atomic(pending->path, data, len, error);
+}
+
+static Day
+get_day(GKeyFile *file, const char *group, const char *key)
+{
+	g_autofree char *text = g_key_file_get_string(file, group, key, NULL);
+	Day day = DAY_NONE;
+	if (text)
+		date_parse(text, &day);
+	return day;
+}
+
+static void
+set_string(GKeyFile *file, const char *group, const char *key,
+           const char *value)
+{
+	if (value)
+		g_key_file_set_string(file, group, key, value);
+}
+
+static void
+set_day(GKeyFile *file, const char *group, const char *key, Day day)
+{
+	if (day != DAY_NONE) {
+		char buf[11];
+		g_key_file_set_string(file, group, key, date_format(day, buf));
+	}
+}
+
+PendingRecommendation *
+pending_get_recommendation(const Pending *pending, const char *email)
+{
+	g_autofree char *group = g_strdup_printf("recommend %s", email);
+	if (!g_key_file_has_group(pending->file, group))
+		return NULL;
+	PendingRecommendation *rec = g_new0(PendingRecommendation, 1);
+	GKeyFile *f = pending->file;
+	rec->member = g_key_file_get_string(f, group, "member", NULL);
+	rec->fingerprint = g_key_file_get_string(f, group, "fingerprint", NULL);
+	rec->project_joined = get_day(f, group, "project-joined");
+	rec->signed_by = g_key_file_get_string(f, group, "signed-by", NULL);
+	rec->message_id = g_key_file_get_string(f, group, "message-id", NULL);
+	rec->date = get_day(f, group, "date");
+	return rec;
+}
+
+PendingRemoval *
+pending_get_removal(const Pending *pending, const char *email)
+{
+	g_autofree char *group = g_strdup_printf("remove %s", email);
+	if (!g_key_file_has_group(pending->file, group))
+		return NULL;
+	PendingRemoval *removal = g_new0(PendingRemoval, 1);
+	GKeyFile *f = pending->file;
+	removal->member = g_key_file_get_string(f, group, "member", NULL);
+	removal->effective = get_day(f, group, "effective");
+	removal->chair = g_key_file_get_string(f, group, "chair", NULL);
+	removal->chair_message = g_key_file_get_string(f, group, "chair-message", NULL);
+	removal->leader = g_key_file_get_string(f, group, "leader", NULL);
+	removal->leader_message = g_key_file_get_string(f, group, "leader-message", NULL);
+	return removal;
+}
+
+gboolean
+pending_set_recommendation(Pending *pending, const char *email,
+                           const PendingRecommendation *rec, GError **error)
+{
+	g_autofree char *group = g_strdup_printf("recommend %s", email);
+	GKeyFile *f = pending->file;
+	g_key_file_remove_group(f, group, NULL);
+	set_string(f, group, "member", rec->member);
+	set_string(f, group, "fingerprint", rec->fingerprint);
+	set_day(f, group, "project-joined", rec->project_joined);
+	set_string(f, group, "signed-by", rec->signed_by);
+	set_string(f, group, "message-id", rec->message_id);
+	set_day(f, group, "date", rec->date);
+	return save(pending, error);
+}
+
+gboolean
+pending_set_removal(Pending *pending, const char *email,
+                    const PendingRemoval *removal, GError **error)
+{
+	g_autofree char *group = g_strdup_printf("remove %s", email);
+	GKeyFile *f = pending->file;
+	g_key_file_remove_group(f, group, NULL);
+	set_string(f, group, "member", removal->member);
+	set_day(f, group, "effective", removal->effective);
+	set_string(f, group, "chair", removal->chair);
+	set_string(f, group, "chair-message", removal->chair_message);
+	set_string(f, group, "leader", removal->leader);
+	set_string(f, group, "leader-message", removal->leader_message);
+	return save(pending, error);
+}
+
+static gboolean
+drop(Pending *pending, const char *kind, const char *email, GError **error)
+{
+	g_autofree char *group = g_strdup_printf("%s %s", kind, email);
+	if (!g_key_file_remove_group(pending->file, group, NULL))
+		return TRUE;
+	return save(pending, error);
+}
+
+gboolean
+pending_drop_recommendation(Pending *pending, const char *email,
+                            GError **error)
+{
+	return drop(pending, "recommend", email, error);
+}
+
+gboolean
+pending_drop_removal(Pending *pending, const char *email, GError **error)
+{
+	return drop(pending, "remove", email, error);
+}

@@ -1,0 +1,206 @@
+/* seen.c: see seen.h. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "seen.h"
+#include "util.h"
+
+struct Seen {
+	char *path;
+	GHashTable *messages;   /* Message-ID -> NULL (a set) */
+	GHashTable *signatures; /* "FPR CREATED DIGEST" -> Message-ID */
+	GHashTable *replies;    /* FPR -> "YYYY-MM-DD COUNT" */
+};
+
+void
+seen_free(Seen *seen)
+{
+	if (seen == NULL)
+		return;
+	g_free(seen->path);
+	g_hash_table_unref(seen->messages);
+	g_hash_table_unref(seen->signatures);
+	g_hash_table_unref(seen->replies);
+	g_free(seen);
+}
+
+static char *
+signature_key(const char *fingerprint, gint64 created, const char *digest)
+{
+	return g_strdup_printf("%s %" G_GINT64_FORMAT " %s", fingerprint,
+	                       created, digest);
+}
+
+/* Message-IDs come from mail: keep them to one token on one line. */
+static gboolean
+valid_token(const char *text)
+{
+	return text && *text && strpbrk(text, " \t\r\n") == NULL;
+}
+
+static gboolean
+parse_line(Seen *seen, const char *line, guint line_no, GError **error)
+{
+	g_auto(GStrv) f = g_strsplit(line, " ", -1);
+	guint n = g_strv_length(f);
+	if (n == 5 && strcmp(f[0], "signature") == 0) {
+		g_hash_table_replace(seen->signatures,
+		                     g_strdup_printf("%s %s %s", f[1], f[2], f[3]),
+		                     g_strdup(f[4]));
+	} else if (n == 2 && strcmp(f[0], "message") == 0) {
+		g_hash_table_add(seen->messages, g_strdup(f[1]));
+	} else if (n == 4 && strcmp(f[0], "reply") == 0) {
+		g_hash_table_replace(seen->replies, g_strdup(f[1]),
+		                     g_strdup_printf("%s %s", f[2], f[3]));
+	} else {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s:%u: not a seen record: \"%s\"", seen->path,
+		            line_no, line);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+Seen *
+seen_load(const char *state_dir, GError **error)
+{
+	g_autoptr(Seen) seen = g_new0(Seen, 1);
+	seen->path = g_build_filename(state_dir, "seen", NULL);
+	seen->messages = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	seen->signatures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	seen->replies = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+
+	g_autofree char *text = NULL;
+	g_autoptr(GError) local = NULL;
+	if (!g_file_get_contents(seen->path, &text, NULL, &local)) {
+		if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+			return g_steal_pointer(&seen);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		return NULL;
+	}
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	for (guint i = 0; lines[i]; i++) {
+		if (*lines[i] == '\0' || *lines[i] == '#')
+			continue;
+		if (!parse_line(seen, lines[i], i + 1, error))
+			return NULL;
+	}
+	return g_steal_pointer(&seen);
+}
+
+static int
+compare_keys(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted output keeps the file diffable and stable across runs. */
+static void
+append_sorted(GString *out, GHashTable *table, const char *kind,
+              gboolean with_value)
+{
+	g_autofree gpointer *keys = g_hash_table_get_keys_as_array(table, NULL);
+	guint n = g_hash_table_size(table);
+	qsort(keys, n, sizeof(gpointer), compare_keys);
+	for (guint i = 0; i < n; i++) {
+		if (with_value)
+			g_string_append_printf(out, "%s %s %s\n", kind,
+			                       (const char *)keys[i],
+			                       (const char *)g_hash_table_lookup(table, keys[i]));
+		else
+			g_string_append_printf(out, "%s %s\n", kind,
+			                       (const char *)keys[i]);
+	}
+}
+
+static gboolean
+save(Seen *seen, GError **error)
+{
+	GString *out = g_string_new("# tenure: signatures and messages already handled\n");
+	append_sorted(out, seen->signatures, "signature", TRUE);
+	append_sorted(out, seen->messages, "message", FALSE);
+	append_sorted(out, seen->replies, "reply", TRUE);
+	gboolean ok = util_write_atomic(seen->path, out->str, out->len, error);
+	g_string_free(out, TRUE);
+	return ok;
+}
+
+gboolean
+seen_has_message(const Seen *seen, const char *message_id)
+{
+	return message_id && g_hash_table_contains(seen->messages, message_id);
+}
+
+const char *
+seen_signature_message(const Seen *seen, const char *fingerprint,
+                       gint64 created, const char *digest)
+{
+	g_autofree char *key = signature_key(fingerprint, created, digest);
+	return g_hash_table_lookup(seen->signatures, key);
+}
+
+gboolean
+seen_add_message(Seen *seen, const char *message_id, GError **error)
+{
+	if (!valid_token(message_id) || seen_has_message(seen, message_id))
+		return TRUE;
+	g_hash_table_add(seen->messages, g_strdup(message_id));
+	if (save(seen, error))
+		return TRUE;
+	g_hash_table_remove(seen->messages, message_id);
+	return FALSE;
+}
+
+gboolean
+seen_add_signature(Seen *seen, const char *fingerprint, gint64 created,
+                   const char *digest, const char *message_id,
+                   GError **error)
+{
+	g_autofree char *key = signature_key(fingerprint, created, digest);
+	g_hash_table_replace(seen->signatures, g_strdup(key),
+	                     g_strdup(valid_token(message_id) ? message_id : "-"));
+	if (save(seen, error))
+		return TRUE;
+	g_hash_table_remove(seen->signatures, key);
+	return FALSE;
+}
+
+gboolean
+seen_remove_signature(Seen *seen, const char *fingerprint, gint64 created,
+                      const char *digest, GError **error)
+{
+	g_autofree char *key = signature_key(fingerprint, created, digest);
+	if (!g_hash_table_remove(seen->signatures, key))
+		return TRUE;
+	return save(seen, error);
+}
+
+gboolean
+seen_take_reply(Seen *seen, const char *fingerprint, Day today, int limit,
+                gboolean *allowed, GError **error)
+{
+	char day[11];
+	date_format(today, day);
+	const char *record = g_hash_table_lookup(seen->replies, fingerprint);
+	int count = 0;
+	if (record && g_str_has_prefix(record, day))
+		count = atoi(record + strlen(day));
+	*allowed = count < limit;
+	if (!*allowed)
+		return TRUE;
+	g_autofree char *old = g_strdup(record);
+	g_hash_table_replace(seen->replies, g_strdup(fingerprint),
+	                     g_strdup_printf("%s %d", day, count + 1));
+	if (save(seen, error))
+		return TRUE;
+	if (old)
+		g_hash_table_replace(seen->replies, g_strdup(fingerprint),
+		                     g_steal_pointer(&old));
+	else
+		g_hash_table_remove(seen->replies, fingerprint);
+	*allowed = FALSE;
+	return FALSE;
+}

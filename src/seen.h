@@ -1,0 +1,50 @@
+/* seen.h: what intake has already dealt with, so nothing is done twice.
+ *
+ * One state file, STATE_DIR/seen, replaced whole (util_write_atomic) on
+ * every change, holding three kinds of record:
+ *   signature FPR CREATED SHA256 MESSAGE-ID   a signature acted on
+ *   message MESSAGE-ID                        a command mail handled
+ *   reply FPR YYYY-MM-DD COUNT                refusal replies sent today
+ * A signature is identified by its primary key fingerprint, creation time
+ * and the SHA-256 of the signed text, so a replay, a repost under a new
+ * Message-ID or a second copy of a mail all find it.  Only command mail
+ * is recorded: the file grows with commands, not with list traffic.
+ * Every seen_add_* returns only once the file is on disk; on failure the
+ * record is not kept in memory either.
+ */
+#ifndef TENURE_SEEN_H
+#define TENURE_SEEN_H
+
+#include <glib.h>
+
+#include "date.h"
+
+typedef struct Seen Seen;
+
+/* Loads STATE_DIR/seen (missing: empty). */
+Seen *seen_load(const char *state_dir, GError **error);
+void seen_free(Seen *seen);
+
+gboolean seen_has_message(const Seen *seen, const char *message_id);
+/* The Message-ID under which the signature was acted on, or NULL. */
+const char *seen_signature_message(const Seen *seen, const char *fingerprint,
+                                   gint64 created, const char *digest);
+
+gboolean seen_add_message(Seen *seen, const char *message_id,
+                          GError **error);
+gboolean seen_add_signature(Seen *seen, const char *fingerprint,
+                            gint64 created, const char *digest,
+                            const char *message_id, GError **error);
+/* Undoes seen_add_signature when the ledger append it guarded failed. */
+gboolean seen_remove_signature(Seen *seen, const char *fingerprint,
+                               gint64 created, const char *digest,
+                               GError **error);
+
+/* Counts one refusal reply to FINGERPRINT on TODAY; *ALLOWED is FALSE
+ * (and nothing is counted) once LIMIT replies went out that day. */
+gboolean seen_take_reply(Seen *seen, const char *fingerprint, Day today,
+                         int limit, gboolean *allowed, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Seen, seen_free)
+
+#endif

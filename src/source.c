@@ -1,0 +1,74 @@
+/* source.c: see source.h.  The drivers fill in SourceDriver; this file
+ * only picks one by the URL's scheme and forwards to it. */
+#include "config.h"
+
+#include <string.h>
+
+#include "source.h"
+#include "util.h"
+
+static const SourceDriver *const drivers[] = {
+	&source_maildir_driver,
+	&source_mbox_driver,
+	&source_imap_driver,
+};
+
+static gboolean
+scheme_matches(const SourceDriver *driver, const char *scheme)
+{
+	if (strcmp(driver->scheme, scheme) == 0)
+		return TRUE;
+	/* One IMAP driver serves both the plain and the TLS scheme. */
+	return strcmp(driver->scheme, "imap") == 0 &&
+	       strcmp(scheme, "imaps") == 0;
+}
+
+Source *
+source_open(const Conf *conf, const char *url, GError **error)
+{
+	const char *colon = url ? strchr(url, ':') : NULL;
+	if (colon == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "source \"%s\": not a URL (maildir:PATH, mbox:PATH, imap://, imaps://)",
+		            url ? url : "");
+		return NULL;
+	}
+	g_autofree char *scheme = g_ascii_strdown(url, colon - url);
+	for (gsize i = 0; i < G_N_ELEMENTS(drivers); i++)
+		if (scheme_matches(drivers[i], scheme))
+			return drivers[i]->open(conf, url, error);
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+	            "source \"%s\": unknown scheme \"%s\" (maildir, mbox, imap, imaps)",
+	            url, scheme);
+	return NULL;
+}
+
+gboolean
+source_fetch(Source *source, SourceHandler handler, gpointer user_data,
+             GError **error)
+{
+	return source->driver->fetch(source, handler, user_data, error);
+}
+
+gboolean
+source_wait(Source *source, int timeout, GError **error)
+{
+	if (source->driver->wait == NULL)
+		return TRUE;
+	return source->driver->wait(source, timeout, error);
+}
+
+void
+source_close(Source *source)
+{
+	if (source)
+		source->driver->close(source);
+}
+
+void
+source_message_clear(SourceMessage *message)
+{
+	g_clear_pointer(&message->id, g_free);
+	g_clear_pointer(&message->raw, g_bytes_unref);
+	message->arrival = 0;
+}

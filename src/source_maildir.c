@@ -1,0 +1,234 @@
+/* source_maildir.c: a Maildir as a source.
+ *
+ * The configured source (the list's delivery Maildir) behaves like any
+ * Maildir reader: every message in new/ is handed over in order of
+ * delivery and moved to cur/ once the handler has dealt with it.  Any
+ * other Maildir (an archive given to `tenure import`) is read whole,
+ * cur/ and new/, and left untouched.  The delivery time is the leading
+ * number of the file name (the Maildir convention "TIME.UNIQUE.HOST"),
+ * or the file's modification time when the name has none.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "source.h"
+#include "util.h"
+
+typedef struct {
+	Source base;
+	char *dir;
+	gboolean live; /* the configured source: new/ only, moved to cur/ */
+} MaildirSource;
+
+typedef struct {
+	char *path;
+	char *name;
+	char *subdir; /* "new" or "cur" */
+	gint64 arrival;
+} MaildirEntry;
+
+static void
+entry_free(gpointer data)
+{
+	MaildirEntry *entry = data;
+	g_free(entry->path);
+	g_free(entry->name);
+	g_free(entry->subdir);
+	g_free(entry);
+}
+
+/* "maildir:PATH" (or "maildir://PATH") as an absolute path. */
+static char *
+url_path(const char *url)
+{
+	const char *path = strchr(url, ':') + 1;
+	if (g_str_has_prefix(path, "//"))
+		path += 2;
+	if (*path == '\0')
+		return NULL;
+	g_autofree char *cwd = g_get_current_dir();
+	g_autofree char *abs = g_path_is_absolute(path)
+	                           ? g_strdup(path)
+	                           : g_build_filename(cwd, path, NULL);
+	return g_canonicalize_filename(abs, NULL);
+}
+
+static Source *
+maildir_open(const Conf *conf, const char *url, GError **error)
+{
+	g_autofree char *dir = url_path(url);
+	if (dir == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "source \"%s\": no Maildir path", url);
+		return NULL;
+	}
+	static const char *const subdirs[] = {"new", "cur", "tmp"};
+	for (gsize i = 0; i < G_N_ELEMENTS(subdirs); i++) {
+		g_autofree char *sub = g_build_filename(dir, subdirs[i], NULL);
+		if (!g_file_test(sub, G_FILE_TEST_IS_DIR)) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: not a Maildir (no %s/)", dir, subdirs[i]);
+			return NULL;
+		}
+	}
+	MaildirSource *source = g_new0(MaildirSource, 1);
+	source->base.driver = &source_maildir_driver;
+	source->dir = g_steal_pointer(&dir);
+	if (conf && conf->source_url &&
+	    g_str_has_prefix(conf->source_url, "maildir:")) {
+		g_autofree char *configured = url_path(conf->source_url);
+		source->live = g_strcmp0(configured, source->dir) == 0;
+	}
+	return &source->base;
+}
+
+static gint64
+delivery_time(const char *name, const char *path)
+{
+	char *end = NULL;
+	gint64 t = g_ascii_strtoll(name, &end, 10);
+	if (end != name && *end == '.' && t > 0)
+		return t;
+	struct stat st;
+	return stat(path, &st) == 0 ? (gint64)st.st_mtime : 0;
+}
+
+static gboolean
+list_subdir(MaildirSource *source, const char *subdir, GPtrArray *entries,
+            GError **error)
+{
+	g_autofree char *dir = g_build_filename(source->dir, subdir, NULL);
+	g_autoptr(GError) local = NULL;
+	g_autoptr(GDir) d = g_dir_open(dir, 0, &local);
+	if (d == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		return FALSE;
+	}
+	const char *name;
+	while ((name = g_dir_read_name(d)) != NULL) {
+		if (name[0] == '.')
+			continue;
+		MaildirEntry *entry = g_new0(MaildirEntry, 1);
+		entry->path = g_build_filename(dir, name, NULL);
+		entry->name = g_strdup(name);
+		entry->subdir = g_strdup(subdir);
+		entry->arrival = delivery_time(name, entry->path);
+		g_ptr_array_add(entries, entry);
+	}
+	return TRUE;
+}
+
+static int
+compare_entries(gconstpointer a, gconstpointer b)
+{
+	const MaildirEntry *x = *(MaildirEntry *const *)a;
+	const MaildirEntry *y = *(MaildirEntry *const *)b;
+	if (x->arrival != y->arrival)
+		return x->arrival < y->arrival ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Moves a handled message from new/ to cur/, with the ":2," info suffix
+ * that marks it as seen by a Maildir reader. */
+static gboolean
+mark_seen(MaildirSource *source, const MaildirEntry *entry, GError **error)
+{
+	g_autofree char *name = strchr(entry->name, ':')
+	                            ? g_strdup(entry->name)
+	                            : g_strconcat(entry->name, ":2,", NULL);
+	g_autofree char *target = g_build_filename(source->dir, "cur", name, NULL);
+	if (rename(entry->path, target) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot move to cur/: %s", entry->path,
+		            g_strerror(errno));
+		return FALSE;
+	}
+	return util_fsync_dir(target, error);
+}
+
+static gboolean
+maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
+              GError **error)
+{
+	MaildirSource *source = (MaildirSource *)base;
+	g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func(entry_free);
+	if (!source->live && !list_subdir(source, "cur", entries, error))
+		return FALSE;
+	if (!list_subdir(source, "new", entries, error))
+		return FALSE;
+	g_ptr_array_sort(entries, compare_entries);
+
+	for (guint i = 0; i < entries->len; i++) {
+		const MaildirEntry *entry = entries->pdata[i];
+		char *data = NULL;
+		gsize len = 0;
+		g_autoptr(GError) local = NULL;
+		if (!g_file_get_contents(entry->path, &data, &len, &local)) {
+			/* Another reader may have taken it meanwhile. */
+			if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+				continue;
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+			            local->message);
+			return FALSE;
+		}
+		SourceMessage message = {
+			.id = g_strdup(entry->name),
+			.raw = g_bytes_new_take(data, len),
+			.arrival = entry->arrival,
+		};
+		gboolean handled = handler(&message, user_data, error);
+		source_message_clear(&message);
+		if (!handled)
+			return FALSE;
+		if (source->live && !mark_seen(source, entry, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+new_is_empty(MaildirSource *source)
+{
+	g_autofree char *dir = g_build_filename(source->dir, "new", NULL);
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const char *name;
+	while (d && (name = g_dir_read_name(d)) != NULL)
+		if (name[0] != '.')
+			return FALSE;
+	return TRUE;
+}
+
+/* Polls new/ once a second: a local Maildir needs nothing cleverer. */
+static gboolean
+maildir_wait(Source *base, int timeout, GError **error)
+{
+	MaildirSource *source = (MaildirSource *)base;
+	for (int waited = 0; waited < timeout; waited++) {
+		if (!new_is_empty(source))
+			return TRUE;
+		g_usleep(G_USEC_PER_SEC);
+	}
+	return TRUE;
+}
+
+static void
+maildir_close(Source *base)
+{
+	MaildirSource *source = (MaildirSource *)base;
+	g_free(source->dir);
+	g_free(source);
+}
+
+const SourceDriver source_maildir_driver = {
+	.scheme = "maildir",
+	.open = maildir_open,
+	.fetch = maildir_fetch,
+	.wait = maildir_wait,
+	.close = maildir_close,
+};

@@ -1,0 +1,609 @@
+/* verify.c: see verify.h.
+ *
+ * GMime runs gpg through GPGME; GPGME's default engine home is set to
+ * tenure's GNUPGHOME before any context exists, so GMime's contexts and
+ * ours see the same keys.  gpg itself is told never to fetch keys
+ * (gpg.conf), and nothing here imports a key found in mail.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gpgme.h>
+
+#include "command.h"
+#include "date.h"
+#include "util.h"
+#include "verify.h"
+
+struct Verifier {
+	char *home;
+	int max_age_days;
+	gpgme_ctx_t ctx;
+};
+
+void
+signed_free(Signed *s)
+{
+	if (s == NULL)
+		return;
+	g_free(s->text);
+	g_free(s->fingerprint);
+	g_free(s->signing_key);
+	g_free(s->digest);
+	g_free(s->digest_algo);
+	g_free(s->note);
+	if (s->emails)
+		g_ptr_array_unref(s->emails);
+	g_free(s);
+}
+
+/* One line per keyring: path, size and modification time.  A change in
+ * any of them means the keys must be imported afresh. */
+static char *
+keyring_stamp(const Conf *conf, GError **error)
+{
+	GString *stamp = g_string_new(NULL);
+	for (char **k = conf->keyrings; k && *k; k++) {
+		struct stat st;
+		if (stat(*k, &st) < 0) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "[keys] keyring: %s: %s", *k, g_strerror(errno));
+			g_string_free(stamp, TRUE);
+			return NULL;
+		}
+		g_string_append_printf(stamp, "%s\t%lld\t%lld.%09ld\n", *k,
+		                       (long long)st.st_size,
+		                       (long long)st.st_mtim.tv_sec,
+		                       st.st_mtim.tv_nsec);
+	}
+	return g_string_free(stamp, FALSE);
+}
+
+static gboolean
+gpgme_failed(gpgme_error_t rc, const char *what, GError **error)
+{
+	if (rc == GPG_ERR_NO_ERROR)
+		return FALSE;
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", what,
+	            gpgme_strerror(rc));
+	return TRUE;
+}
+
+/* Imports the configured keyrings, then deletes every other public key
+ * in the home (a key dropped from the keyring must stop counting), except
+ * the bot's own key, which mailout signs with. */
+static gboolean
+import_keyrings(Verifier *verifier, const Conf *conf, GError **error)
+{
+	g_autoptr(GHashTable) wanted = g_hash_table_new_full(g_str_hash,
+	                                                     g_str_equal,
+	                                                     g_free, NULL);
+	for (char **k = conf->keyrings; k && *k; k++) {
+		gpgme_data_t data = NULL;
+		g_autofree char *what = g_strdup_printf("[keys] keyring: %s", *k);
+		if (gpgme_failed(gpgme_data_new_from_file(&data, *k, 1), what,
+		                 error))
+			return FALSE;
+		gpgme_error_t rc = gpgme_op_import(verifier->ctx, data);
+		gpgme_data_release(data);
+		if (gpgme_failed(rc, what, error))
+			return FALSE;
+		gpgme_import_result_t result = gpgme_op_import_result(verifier->ctx);
+		for (gpgme_import_status_t st = result ? result->imports : NULL;
+		     st; st = st->next)
+			if (st->fpr && st->result == GPG_ERR_NO_ERROR)
+				g_hash_table_add(wanted, g_ascii_strup(st->fpr, -1));
+		g_autofree char *keys = g_strdup_printf("%d",
+		                                        result ? result->considered : 0);
+		util_log("keyring", "file", *k, "keys", keys, NULL);
+	}
+
+	g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)gpgme_key_unref);
+	if (gpgme_failed(gpgme_op_keylist_start(verifier->ctx, NULL, 0),
+	                 "gpgme: listing keys", error))
+		return FALSE;
+	gpgme_key_t key = NULL;
+	while (gpgme_op_keylist_next(verifier->ctx, &key) == GPG_ERR_NO_ERROR) {
+		g_autofree char *fpr = g_ascii_strup(key->subkeys->fpr, -1);
+		if (g_hash_table_contains(wanted, fpr) ||
+		    (conf->bot_key && g_ascii_strcasecmp(conf->bot_key, fpr) == 0))
+			gpgme_key_unref(key);
+		else
+			g_ptr_array_add(stale, key);
+	}
+	gpgme_op_keylist_end(verifier->ctx);
+	for (guint i = 0; i < stale->len; i++) {
+		gpgme_key_t old = stale->pdata[i];
+		if (gpgme_failed(gpgme_op_delete_ext(verifier->ctx, old,
+		                                     GPGME_DELETE_FORCE),
+		                 "gpgme: removing a key no keyring holds", error))
+			return FALSE;
+		util_log("keyring-removed", "fingerprint", old->subkeys->fpr, NULL);
+	}
+	return TRUE;
+}
+
+Verifier *
+verify_new(const Conf *conf, GError **error)
+{
+	g_autoptr(Verifier) verifier = g_new0(Verifier, 1);
+	verifier->home = g_strdup(conf->gnupg_home);
+	verifier->max_age_days = conf->max_signature_age;
+
+	if (!util_mkdir_p(verifier->home, 0700, error))
+		return NULL;
+	if (chmod(verifier->home, 0700) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
+		            verifier->home, g_strerror(errno));
+		return NULL;
+	}
+	/* Never fetch a key: the configured keyrings are the whole truth. */
+	g_autofree char *gpg_conf = g_build_filename(verifier->home,
+	                                             "gpg.conf", NULL);
+	static const char gpg_conf_text[] =
+		"# Written by tenure: keys come only from [keys] keyring.\n"
+		"no-auto-key-retrieve\n"
+		"auto-key-locate local\n";
+	g_autofree char *old_conf = NULL;
+	if (!g_file_get_contents(gpg_conf, &old_conf, NULL, NULL) ||
+	    strcmp(old_conf, gpg_conf_text) != 0) {
+		if (!util_write_atomic(gpg_conf, gpg_conf_text, -1, error))
+			return NULL;
+	}
+
+	gpgme_check_version(NULL);
+	g_setenv("GNUPGHOME", verifier->home, TRUE);
+	if (gpgme_failed(gpgme_set_engine_info(GPGME_PROTOCOL_OpenPGP, NULL,
+	                                       verifier->home),
+	                 "gpgme: engine", error))
+		return NULL;
+	if (gpgme_failed(gpgme_new(&verifier->ctx), "gpgme: context", error))
+		return NULL;
+	gpgme_set_protocol(verifier->ctx, GPGME_PROTOCOL_OpenPGP);
+	gpgme_set_keylist_mode(verifier->ctx, GPGME_KEYLIST_MODE_LOCAL);
+	g_mime_crypto_context_register("application/pgp-signature",
+	                               g_mime_gpg_context_new);
+
+	g_autofree char *stamp = keyring_stamp(conf, error);
+	if (stamp == NULL)
+		return NULL;
+	g_autofree char *stamp_path = g_build_filename(verifier->home,
+	                                               "tenure-keyrings", NULL);
+	g_autofree char *old_stamp = NULL;
+	if (!g_file_get_contents(stamp_path, &old_stamp, NULL, NULL) ||
+	    strcmp(old_stamp, stamp) != 0) {
+		if (!import_keyrings(verifier, conf, error))
+			return NULL;
+		if (!util_write_atomic(stamp_path, stamp, -1, error))
+			return NULL;
+	}
+	return g_steal_pointer(&verifier);
+}
+
+void
+verify_free(Verifier *verifier)
+{
+	if (verifier == NULL)
+		return;
+	if (verifier->ctx)
+		gpgme_release(verifier->ctx);
+	g_free(verifier->home);
+	g_free(verifier);
+}
+
+/* GMime reports structural damage through this callback; for a mail
+ * that might carry a command, any critical issue or truncation is
+ * reason enough not to trust what the parser made of it. */
+static void
+parser_warning(gint64 offset, GMimeParserWarning code, const char *item,
+               gpointer user_data)
+{
+	char **reason = user_data;
+	const char *what = NULL;
+	switch (code) {
+	case GMIME_CRIT_INVALID_HEADER_NAME: what = "invalid header name"; break;
+	case GMIME_CRIT_CONFLICTING_HEADER: what = "conflicting header"; break;
+	case GMIME_CRIT_CONFLICTING_PARAMETER: what = "conflicting parameter"; break;
+	case GMIME_CRIT_MULTIPART_WITHOUT_BOUNDARY: what = "multipart without boundary"; break;
+	case GMIME_CRIT_NESTING_OVERFLOW: what = "MIME nesting too deep"; break;
+	case GMIME_CRIT_PART_WITHOUT_HEADERS_OR_CONTENT: what = "part without headers or content"; break;
+	case GMIME_WARN_MALFORMED_MULTIPART: what = "multipart without parts"; break;
+	case GMIME_WARN_TRUNCATED_MESSAGE: what = "truncated message"; break;
+	case GMIME_WARN_MALFORMED_MESSAGE: what = "malformed message"; break;
+	case GMIME_WARN_DUPLICATED_HEADER: what = "duplicated header"; break;
+	default: return;
+	}
+	if (*reason == NULL)
+		*reason = g_strdup_printf("malformed MIME: %s%s%s at byte %lld",
+		                          what, item ? " " : "", item ? item : "",
+		                          (long long)offset);
+}
+
+GMimeMessage *
+verify_parse_message(GBytes *raw, char **reason)
+{
+	gsize len = 0;
+	const char *data = g_bytes_get_data(raw, &len);
+	g_autoptr(GMimeStream) stream = g_mime_stream_mem_new_with_buffer(data, len);
+	g_autoptr(GMimeParser) parser = g_mime_parser_new_with_stream(stream);
+	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
+	GMimeParserOptions *options = g_mime_parser_options_new();
+	char *problem = NULL;
+	g_mime_parser_options_set_warning_callback(options, parser_warning,
+	                                           &problem);
+	GMimeMessage *message = g_mime_parser_construct_message(parser, options);
+	g_mime_parser_options_free(options);
+	if (message == NULL && problem == NULL)
+		problem = g_strdup("malformed MIME: no message headers");
+	if (problem != NULL) {
+		g_clear_object(&message);
+		*reason = problem;
+	}
+	return message;
+}
+
+static gboolean
+is_type(GMimeObject *object, const char *type, const char *subtype)
+{
+	GMimeContentType *ct = g_mime_object_get_content_type(object);
+	return ct && g_mime_content_type_is_type(ct, type, subtype);
+}
+
+char *
+verify_part_text(GMimeObject *object)
+{
+	if (GMIME_IS_MULTIPART(object)) {
+		GMimeMultipart *mp = GMIME_MULTIPART(object);
+		for (int i = 0; i < g_mime_multipart_get_count(mp); i++) {
+			char *text = verify_part_text(g_mime_multipart_get_part(mp, i));
+			if (text)
+				return text;
+		}
+		return NULL;
+	}
+	if (GMIME_IS_TEXT_PART(object) && is_type(object, "text", "plain"))
+		return g_mime_text_part_get_text(GMIME_TEXT_PART(object));
+	return NULL;
+}
+
+/* TRUE when some text/plain part anywhere in OBJECT (forwarded
+ * messages included) has a line starting "Tenure:". */
+static gboolean
+any_command_text(GMimeObject *object)
+{
+	if (GMIME_IS_MESSAGE_PART(object)) {
+		GMimeMessage *inner = g_mime_message_part_get_message(GMIME_MESSAGE_PART(object));
+		return inner && any_command_text(g_mime_message_get_mime_part(inner));
+	}
+	if (GMIME_IS_MULTIPART(object)) {
+		GMimeMultipart *mp = GMIME_MULTIPART(object);
+		for (int i = 0; i < g_mime_multipart_get_count(mp); i++)
+			if (any_command_text(g_mime_multipart_get_part(mp, i)))
+				return TRUE;
+		return FALSE;
+	}
+	if (!GMIME_IS_TEXT_PART(object) || !is_type(object, "text", "*"))
+		return FALSE;
+	g_autofree char *text = g_mime_text_part_get_text(GMIME_TEXT_PART(object));
+	return text && command_looks_like(text, -1);
+}
+
+/* A clearsigned part must be one block and nothing else: text before
+ * the armour or after it would sit outside the signature. */
+static gboolean
+clearsigned_only(const char *text, char **reason)
+{
+	static const char begin[] = "-----BEGIN PGP SIGNED MESSAGE-----";
+	static const char end[] = "-----END PGP SIGNATURE-----";
+	const char *p = text;
+	while (g_ascii_isspace(*p))
+		p++;
+	if (!g_str_has_prefix(p, begin)) {
+		*reason = g_strdup(strstr(text, begin)
+		                       ? "text outside the clearsigned block"
+		                       : "unsigned command");
+		return FALSE;
+	}
+	if (strstr(p + 1, begin) != NULL) {
+		*reason = g_strdup("more than one clearsigned block");
+		return FALSE;
+	}
+	const char *last = strstr(p, end);
+	if (last == NULL) {
+		*reason = g_strdup("clearsigned block without its signature");
+		return FALSE;
+	}
+	for (const char *q = last + strlen(end); *q; q++) {
+		if (!g_ascii_isspace(*q)) {
+			*reason = g_strdup("text outside the clearsigned block");
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* Classifies the one part allowed to carry a command. */
+static SignedKind
+classify(GMimeObject *part, char **reason)
+{
+	if (GMIME_IS_MULTIPART_SIGNED(part)) {
+		GMimeContentType *ct = g_mime_object_get_content_type(part);
+		const char *protocol = g_mime_content_type_get_parameter(ct, "protocol");
+		GMimeMultipart *mp = GMIME_MULTIPART(part);
+		if (protocol == NULL ||
+		    g_ascii_strcasecmp(protocol, "application/pgp-signature") != 0) {
+			*reason = g_strdup_printf("multipart/signed with protocol \"%s\" "
+			                          "(application/pgp-signature required)",
+			                          protocol ? protocol : "");
+			return SIGNED_REFUSED;
+		}
+		if (g_mime_multipart_get_count(mp) != 2) {
+			*reason = g_strdup_printf("multipart/signed with %d parts (exactly 2 required)",
+			                          g_mime_multipart_get_count(mp));
+			return SIGNED_REFUSED;
+		}
+		if (!is_type(g_mime_multipart_get_part(mp, 1), "application",
+		             "pgp-signature")) {
+			*reason = g_strdup("multipart/signed whose second part is not application/pgp-signature");
+			return SIGNED_REFUSED;
+		}
+		g_autofree char *text = verify_part_text(g_mime_multipart_get_part(mp, 0));
+		if (text == NULL || !command_looks_like(text, -1)) {
+			*reason = g_strdup("command outside the signed part");
+			return SIGNED_REFUSED;
+		}
+		return SIGNED_PGP_MIME;
+	}
+	if (GMIME_IS_TEXT_PART(part) && is_type(part, "text", "plain")) {
+		g_autofree char *text = g_mime_text_part_get_text(GMIME_TEXT_PART(part));
+		if (text == NULL || !clearsigned_only(text, reason))
+			return SIGNED_REFUSED;
+		if (!command_looks_like(text, -1)) {
+			*reason = g_strdup("command outside the signed part");
+			return SIGNED_REFUSED;
+		}
+		return SIGNED_CLEARSIGNED;
+	}
+	*reason = g_strdup("command outside the signed part");
+	return SIGNED_REFUSED;
+}
+
+SignedKind
+verify_find_signed(GMimeMessage *message, GMimeObject **part, char **reason)
+{
+	GMimeObject *body = g_mime_message_get_mime_part(message);
+	if (body == NULL || !any_command_text(body))
+		return SIGNED_NONE;
+	/* The signed part is the whole body, or the first part of a
+	 * multipart/mixed (list footers follow it); anything deeper, later
+	 * or forwarded never counts. */
+	GMimeObject *candidate = body;
+	if (GMIME_IS_MULTIPART(body) && !GMIME_IS_MULTIPART_SIGNED(body)) {
+		GMimeMultipart *mp = GMIME_MULTIPART(body);
+		if (!is_type(body, "multipart", "mixed") ||
+		    g_mime_multipart_get_count(mp) < 1) {
+			*reason = g_strdup("command outside the signed part");
+			return SIGNED_REFUSED;
+		}
+		candidate = g_mime_multipart_get_part(mp, 0);
+	}
+	SignedKind kind = classify(candidate, reason);
+	if (kind != SIGNED_REFUSED)
+		*part = candidate;
+	return kind;
+}
+
+/* The first problem gpg reported, as a phrase for the log. */
+static const char *
+status_reason(GMimeSignatureStatus status)
+{
+	if (status & GMIME_SIGNATURE_STATUS_KEY_MISSING)
+		return "unknown key";
+	if (status & GMIME_SIGNATURE_STATUS_RED)
+		return "bad signature";
+	if (status & GMIME_SIGNATURE_STATUS_KEY_REVOKED)
+		return "revoked key";
+	if (status & GMIME_SIGNATURE_STATUS_KEY_EXPIRED)
+		return "expired key";
+	if (status & GMIME_SIGNATURE_STATUS_SIG_EXPIRED)
+		return "expired signature";
+	if (status & GMIME_SIGNATURE_STATUS_SYS_ERROR)
+		return "signature could not be checked";
+	return "signature not valid";
+}
+
+static char *
+format_time(gint64 t)
+{
+	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(t);
+	return dt ? g_date_time_format(dt, "%Y-%m-%d %H:%M:%SZ") : g_strdup("?");
+}
+
+/* Checks the signing key with our own GPGME context: the certificate
+ * names the signing subkey, which must be able to sign and, like its
+ * primary key, be neither revoked nor expired.  Fills in the primary
+ * fingerprint and the key's addresses. */
+static gboolean
+check_key(Verifier *verifier, Signed *s, VerifyMode mode, char **reason)
+{
+	gpgme_key_t key = NULL;
+	gboolean ok = FALSE;
+	if (gpgme_get_key(verifier->ctx, s->signing_key, &key, 0) != 0 ||
+	    key == NULL || key->subkeys == NULL) {
+		*reason = g_strdup("unknown key");
+		goto out;
+	}
+	gpgme_subkey_t sub = key->subkeys;
+	for (; sub; sub = sub->next)
+		if (sub->fpr && g_ascii_strcasecmp(sub->fpr, s->signing_key) == 0)
+			break;
+	if (sub == NULL) {
+		*reason = g_strdup("unknown key");
+		goto out;
+	}
+	if (!sub->can_sign || sub->invalid || key->invalid || key->disabled) {
+		*reason = g_strdup("key may not sign");
+		goto out;
+	}
+	if (s->created < (gint64)sub->timestamp) {
+		*reason = g_strdup("signature older than its key");
+		goto out;
+	}
+	gboolean revoked = sub->revoked || key->revoked;
+	gboolean expired = sub->expired || key->subkeys->expired || key->expired;
+	if (mode == VERIFY_INTAKE && (revoked || expired)) {
+		*reason = g_strdup(revoked ? "revoked key" : "expired key");
+		goto out;
+	}
+	gint64 expires = sub->expires;
+	if (key->subkeys->expires &&
+	    (expires == 0 || key->subkeys->expires < expires))
+		expires = key->subkeys->expires;
+	if (expires && s->created > expires) {
+		*reason = g_strdup("signature made after the key expired");
+		goto out;
+	}
+	if (revoked) {
+		s->revoked_since = TRUE;
+		s->note = g_strdup("key revoked since the signature");
+	} else if (expired) {
+		g_autofree char *when = format_time(expires);
+		s->note = g_strdup_printf("made while the key was valid; the key expired %s, "
+		                          "so the signature stays valid", when);
+	}
+	s->fingerprint = g_ascii_strup(key->subkeys->fpr, -1);
+	s->emails = g_ptr_array_new_with_free_func(g_free);
+	for (gpgme_user_id_t uid = key->uids; uid; uid = uid->next) {
+		if (uid->revoked || uid->invalid || uid->email == NULL ||
+		    *uid->email == '\0')
+			continue;
+		g_ptr_array_add(s->emails, g_ascii_strdown(uid->email, -1));
+	}
+	ok = TRUE;
+out:
+	if (key)
+		gpgme_key_unref(key);
+	return ok;
+}
+
+static gboolean
+check_time(Verifier *verifier, const Signed *s, gint64 arrival,
+           char **reason)
+{
+	gint64 now = date_now_unix();
+	if (s->created > arrival + VERIFY_CLOCK_SKEW ||
+	    s->created > now + VERIFY_CLOCK_SKEW) {
+		g_autofree char *when = format_time(s->created);
+		*reason = g_strdup_printf("signature dated in the future (%s)", when);
+		return FALSE;
+	}
+	gint64 oldest = arrival - (gint64)verifier->max_age_days * 24 * 60 * 60;
+	if (s->created < oldest) {
+		g_autofree char *when = format_time(s->created);
+		*reason = g_strdup_printf("signature made %s, more than %d days before the message arrived",
+		                          when, verifier->max_age_days);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+check_digest(GMimeDigestAlgo algo, char **reason)
+{
+	switch (algo) {
+	case GMIME_DIGEST_ALGO_MD5:
+		*reason = g_strdup("weak digest MD5");
+		return FALSE;
+	case GMIME_DIGEST_ALGO_SHA1:
+		*reason = g_strdup("weak digest SHA-1");
+		return FALSE;
+	case GMIME_DIGEST_ALGO_RIPEMD160:
+		*reason = g_strdup("weak digest RIPEMD-160");
+		return FALSE;
+	case GMIME_DIGEST_ALGO_DEFAULT:
+		*reason = g_strdup("unknown digest algorithm");
+		return FALSE;
+	default:
+		return TRUE;
+	}
+}
+
+gboolean
+verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
+              gint64 arrival, VerifyMode mode, Signed **result,
+              char **reason)
+{
+	g_autoptr(GError) gerror = NULL;
+	g_autoptr(GMimeSignatureList) list = NULL;
+	if (kind == SIGNED_PGP_MIME)
+		list = g_mime_multipart_signed_verify(GMIME_MULTIPART_SIGNED(part),
+		                                      GMIME_VERIFY_NONE, &gerror);
+	else
+		list = g_mime_part_openpgp_verify(GMIME_PART(part),
+		                                  GMIME_VERIFY_NONE, &gerror);
+	if (list == NULL) {
+		*reason = g_strdup_printf("signature could not be checked: %s",
+		                          gerror ? gerror->message : "no signature");
+		return FALSE;
+	}
+	int count = g_mime_signature_list_length(list);
+	if (count != 1) {
+		*reason = g_strdup_printf("%d signatures (exactly one required)",
+		                          count);
+		return FALSE;
+	}
+	GMimeSignature *sig = g_mime_signature_list_get_signature(list, 0);
+	GMimeSignatureStatus status = g_mime_signature_get_status(sig);
+	GMimeSignatureStatus tolerated = GMIME_SIGNATURE_STATUS_VALID |
+	                                 GMIME_SIGNATURE_STATUS_GREEN;
+	/* The audit re-checks old mail: a key that expired or was revoked
+	 * since is judged by check_key against the signature's date. */
+	if (mode == VERIFY_AUDIT)
+		tolerated |= GMIME_SIGNATURE_STATUS_KEY_EXPIRED |
+		             GMIME_SIGNATURE_STATUS_KEY_REVOKED;
+	if ((status & ~tolerated) != 0) {
+		*reason = g_strdup(status_reason(status));
+		return FALSE;
+	}
+	GMimeCertificate *cert = g_mime_signature_get_certificate(sig);
+	const char *fpr = cert ? g_mime_certificate_get_fingerprint(cert) : NULL;
+	if (fpr == NULL || *fpr == '\0') {
+		*reason = g_strdup("unknown key");
+		return FALSE;
+	}
+	if (!check_digest(g_mime_certificate_get_digest_algo(cert), reason))
+		return FALSE;
+
+	g_autoptr(Signed) s = g_new0(Signed, 1);
+	s->signing_key = g_ascii_strup(fpr, -1);
+	s->created = g_mime_signature_get_created64(sig);
+	s->digest_algo = g_strdup(gpgme_hash_algo_name(
+		(gpgme_hash_algo_t)g_mime_certificate_get_digest_algo(cert)));
+	if (s->created <= 0) {
+		*reason = g_strdup("signature without a creation time");
+		return FALSE;
+	}
+	if (!check_time(verifier, s, arrival, reason))
+		return FALSE;
+	if (!check_key(verifier, s, mode, reason))
+		return FALSE;
+
+	/* Only now is the text trusted: for a clearsigned part GMime has
+	 * replaced the armour with what gpg verified. */
+	GMimeObject *content = kind == SIGNED_PGP_MIME
+	                           ? g_mime_multipart_get_part(GMIME_MULTIPART(part), 0)
+	                           : part;
+	s->text = verify_part_text(content);
+	if (s->text == NULL) {
+		*reason = g_strdup("signed part has no text");
+		return FALSE;
+	}
+	s->digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, s->text, -1);
+	*result = g_steal_pointer(&s);
+	return TRUE;
+}

@@ -1,0 +1,97 @@
+/* verify.h: finding and checking the OpenPGP signature of a command mail.
+ *
+ * Two steps, so that unsigned discussion mail never reaches gpg:
+ * verify_find_signed looks at the MIME structure only and picks the one
+ * part that may carry a command (SPEC: the whole body, or the first part
+ * of a multipart/mixed; PGP/MIME with exactly two parts and
+ * protocol="application/pgp-signature", or a text/plain part that is a
+ * single clearsigned block and nothing else).  verify_signed then runs
+ * GPGME, through GMime, in tenure's own GNUPGHOME holding only the
+ * configured keyrings, and accepts the signature only when gpg found
+ * nothing wrong, the signing (sub)key may sign and is neither revoked nor
+ * expired, there is exactly one signature, its digest is not MD5, SHA-1
+ * or RIPEMD-160, and it is neither from the future nor older than
+ * [keys] max-signature-age days at the message's arrival.
+ *
+ * Refusals are normal results: a FALSE return with *REASON set (a short
+ * phrase for logs and transcripts: "unknown key", "bad signature").
+ * GError is kept for failures to do the work at all (the keyrings cannot
+ * be read).  Returned memory belongs to the caller.
+ */
+#ifndef TENURE_VERIFY_H
+#define TENURE_VERIFY_H
+
+#include <glib.h>
+#include <gmime/gmime.h>
+
+#include "conf.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMessage, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeObject, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeParser, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeStream, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeSignatureList, g_object_unref)
+
+/* Signatures dated later than this after the arrival (or now) are from
+ * the future: clocks drift, but not by hours. */
+#define VERIFY_CLOCK_SKEW (2 * 60 * 60)
+
+typedef enum {
+	VERIFY_INTAKE, /* acting on new mail: everything must hold now */
+	VERIFY_AUDIT,  /* re-checking the archive: a key that expired or was
+	                  revoked after the signature is noted, not refused */
+} VerifyMode;
+
+typedef enum {
+	SIGNED_NONE,       /* no text part looks like a command at all */
+	SIGNED_REFUSED,    /* a command is there but not in a part that may
+	                      count: *REASON says why */
+	SIGNED_PGP_MIME,   /* *PART is the multipart/signed */
+	SIGNED_CLEARSIGNED,/* *PART is the text/plain clearsigned part */
+} SignedKind;
+
+typedef struct {
+	char *text;          /* the signed text, UTF-8 */
+	char *fingerprint;   /* the primary key's fingerprint */
+	char *signing_key;   /* the (sub)key that made the signature */
+	gint64 created;      /* signature creation time, Unix seconds */
+	char *digest;        /* SHA-256 (hex) of the signed text */
+	char *digest_algo;   /* "SHA256", ... */
+	GPtrArray *emails;   /* lower-cased addresses of the key's valid UIDs */
+	char *note;          /* audit only: "key expired 2026-01-01, after the
+	                        signature" or NULL */
+	gboolean revoked_since; /* audit only: key revoked after signing */
+} Signed;
+
+typedef struct Verifier Verifier;
+
+/* Creates CONF's GNUPGHOME (mode 0700, no key fetching) and, when the
+ * keyring files changed since last time (or never were), replaces the
+ * keys there with exactly theirs. */
+Verifier *verify_new(const Conf *conf, GError **error);
+void verify_free(Verifier *verifier);
+
+/* Parses RAW as a message; NULL with *REASON ("malformed MIME: ...") when
+ * GMime finds it structurally broken. */
+GMimeMessage *verify_parse_message(GBytes *raw, char **reason);
+
+/* Picks the part that may carry a command, without running gpg. */
+SignedKind verify_find_signed(GMimeMessage *message, GMimeObject **part,
+                              char **reason);
+
+/* Verifies PART (as returned by verify_find_signed with KIND); ARRIVAL is
+ * when the message arrived.  TRUE with *RESULT, or FALSE with *REASON. */
+gboolean verify_signed(Verifier *verifier, GMimeObject *part,
+                       SignedKind kind, gint64 arrival, VerifyMode mode,
+                       Signed **result, char **reason);
+
+void signed_free(Signed *signed_text);
+
+/* The text of the first text/plain part of OBJECT (depth first), decoded
+ * to UTF-8, or NULL. */
+char *verify_part_text(GMimeObject *object);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Signed, signed_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Verifier, verify_free)
+
+#endif
