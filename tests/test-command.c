@@ -1,0 +1,229 @@
+/* test-command.c: the pseudo-header command parser, table-driven. */
+#include "config.h"
+
+#include <string.h>
+
+#include "command.h"
+
+#define FPR "0123456789ABCDEF0123456789ABCDEF01234567"
+
+typedef struct {
+	const char *name;
+	const char *text;
+	CommandParseResult result;
+	CommandVerb verb;
+	const char *member;       /* expected Member, or NULL */
+	const char *effective;    /* expected Effective, or NULL */
+	const char *reason_part;  /* a substring of the refusal, or NULL */
+	guint lines;              /* transcript lines, when OK */
+} ParseCase;
+
+static const ParseCase parse_cases[] = {
+	{"a bare resignation", "Tenure: resign\n", COMMAND_PARSE_OK,
+	 COMMAND_RESIGN, NULL, NULL, NULL, 1},
+	{"a resignation with an effective date",
+	 "Tenure: resign\nEffective: 2026-12-31\n\nThanks for all the fish.\n",
+	 COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
+	{"blank lines before the block are allowed",
+	 "\n\n  \nTenure: Resign\n", COMMAND_PARSE_OK, COMMAND_RESIGN, NULL,
+	 NULL, NULL, 1},
+	{"field names and the verb are case-insensitive",
+	 "tenure: RESIGN\neffective: 2027-01-31\n", COMMAND_PARSE_OK,
+	 COMMAND_RESIGN, NULL, "2027-01-31", NULL, 2},
+	{"a quoted command is not a command", "> Tenure: resign\n",
+	 COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
+	{"a quoted command above prose is not a command",
+	 "> Tenure: resign\n\nI agree with the above.\n", COMMAND_PARSE_NONE,
+	 0, NULL, NULL, NULL, 0},
+	{"a command below prose is not at the top",
+	 "Hello all,\nTenure: resign\n", COMMAND_PARSE_NONE, 0, NULL, NULL,
+	 NULL, 0},
+	{"quoted lines inside the block never count",
+	 "Tenure: resign\n> Effective: 2030-01-01\nEffective: 2026-12-31\n",
+	 COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
+	{"thanks ends the block",
+	 "Tenure: resign\nthanks\nEffective: 2030-01-01\n", COMMAND_PARSE_OK,
+	 COMMAND_RESIGN, NULL, NULL, NULL, 1},
+	{"the signature separator ends the block",
+	 "Tenure: resign\n-- \nEffective: 2030-01-01\n", COMMAND_PARSE_OK,
+	 COMMAND_RESIGN, NULL, NULL, NULL, 1},
+	{"a trimmed signature separator ends the block",
+	 "Tenure: resign\n--\nBob\n", COMMAND_PARSE_OK, COMMAND_RESIGN, NULL,
+	 NULL, NULL, 1},
+	{"an unknown verb is refused", "Tenure: abdicate\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL, "\"abdicate\" is not a command", 0},
+	{"a line that is not a field is refused, not skipped",
+	 "Tenure: resign\nEfective 2026-12-31\n", COMMAND_PARSE_BAD, 0, NULL,
+	 NULL, "line 2: \"Efective 2026-12-31\" is not a \"Field: value\" line",
+	 0},
+	{"a field the verb does not take is refused",
+	 "Tenure: resign\nMember: A <a@example.org>\n", COMMAND_PARSE_BAD, 0,
+	 NULL, NULL, "line 2: Member: is not a field of \"Tenure: resign\"", 0},
+	{"an unknown field is refused", "Tenure: resign\nColour: blue\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL, "Colour: is not a field", 0},
+	{"a field given twice is refused",
+	 "Tenure: resign\nEffective: 2026-12-31\nEffective: 2027-01-01\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL, "line 3: Effective: given twice", 0},
+	{"a bad date is refused", "Tenure: resign\nEffective: tomorrow\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL,
+	 "line 2: Effective: \"tomorrow\" is not a date", 0},
+	{"an impossible date is refused", "Tenure: resign\nEffective: 2026-02-30\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL, "is not a date", 0},
+	{"an appointment needs a fingerprint",
+	 "Tenure: appoint\nMember: Ann Newcomer <ann@example.org>\n"
+	 "Project-Joined: 2001-02-03\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL, "needs a Fingerprint: field", 0},
+	{"a full appointment",
+	 "Tenure: appoint\nMember: Ann Newcomer <Ann@Example.org>\n"
+	 "Fingerprint: 0123 4567 89AB CDEF 0123  4567 89ab cdef 0123 4567\n"
+	 "Project-Joined: 2001-02-03\nEffective: 2027-01-01\n",
+	 COMMAND_PARSE_OK, COMMAND_APPOINT, "Ann Newcomer <Ann@Example.org>",
+	 "2027-01-01", NULL, 5},
+	{"a malformed fingerprint is refused",
+	 "Tenure: recommend\nMember: Ann <ann@example.org>\nFingerprint: 1234\n"
+	 "Project-Joined: 2001-02-03\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL, "is not a 40-digit", 0},
+	{"a malformed member is refused",
+	 "Tenure: remove\nMember: just a name\n", COMMAND_PARSE_BAD, 0, NULL,
+	 NULL, "is not \"Name <address>\"", 0},
+	{"a removal",
+	 "Tenure: remove\nMember: Bob Member <bob@example.org>\n",
+	 COMMAND_PARSE_OK, COMMAND_REMOVE, "Bob Member <bob@example.org>", NULL,
+	 NULL, 2},
+	{"a deferral needs its reason",
+	 "Tenure: defer\nMember: Bob Member <bob@example.org>\nUntil: 2027-06-30\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL, "needs a Reason: field", 0},
+	{"a deferral",
+	 "Tenure: defer\nMember: Bob Member <bob@example.org>\nUntil: 2027-06-30\n"
+	 "Reason: the init system vote is still open\n",
+	 COMMAND_PARSE_OK, COMMAND_DEFER, "Bob Member <bob@example.org>", NULL,
+	 NULL, 4},
+	{"CRLF line endings are accepted",
+	 "Tenure: resign\r\nEffective: 2026-12-31\r\n", COMMAND_PARSE_OK,
+	 COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
+	{"a command below twenty blank lines is too far down",
+	 "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\nTenure: resign\n",
+	 COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
+	{"an empty text has no command", "", COMMAND_PARSE_NONE, 0, NULL, NULL,
+	 NULL, 0},
+};
+
+static void
+test_parse(gconstpointer data)
+{
+	const ParseCase *c = data;
+	g_autoptr(Command) command = NULL;
+	g_autofree char *reason = NULL;
+	CommandParseResult result = command_parse(c->text, &command, &reason);
+	if (result != c->result)
+		g_test_message("expected result %d, got %d (reason: %s)",
+		               c->result, result, reason ? reason : "none");
+	g_assert_cmpint(result, ==, c->result);
+	if (c->reason_part) {
+		g_assert_nonnull(reason);
+		if (strstr(reason, c->reason_part) == NULL)
+			g_test_message("expected a reason containing \"%s\", got \"%s\"",
+			               c->reason_part, reason);
+		g_assert_nonnull(strstr(reason, c->reason_part));
+	}
+	if (result != COMMAND_PARSE_OK)
+		return;
+	g_assert_null(reason);
+	g_assert_cmpstr(command_verb_name(command->verb), ==,
+	                command_verb_name(c->verb));
+	g_assert_cmpstr(command->member, ==, c->member);
+	g_autofree char *effective = command->effective
+	                                 ? date_to_string(command->effective)
+	                                 : NULL;
+	g_assert_cmpstr(effective, ==, c->effective);
+	g_assert_cmpuint(command->lines->len, ==, c->lines);
+}
+
+static void
+test_appoint_fields(void)
+{
+	g_autoptr(Command) command = NULL;
+	g_assert_cmpint(command_parse("Tenure: appoint\n"
+	                              "Member: Ann Newcomer <Ann@Example.org>\n"
+	                              "Fingerprint: " FPR "\n"
+	                              "Project-Joined: 2001-02-03\n",
+	                              &command, NULL),
+	                ==, COMMAND_PARSE_OK);
+	g_assert_cmpstr(command->email, ==, "ann@example.org");
+	g_assert_cmpstr(command->fingerprint, ==, FPR);
+	g_autofree char *joined = date_to_string(command->project_joined);
+	g_assert_cmpstr(joined, ==, "2001-02-03");
+	g_autofree char *transcript = command_transcript(command);
+	g_assert_cmpstr(transcript, ==,
+	                "> Tenure: appoint\n"
+	                "> Member: Ann Newcomer <Ann@Example.org>\n"
+	                "> Fingerprint: " FPR "\n"
+	                "> Project-Joined: 2001-02-03\n");
+}
+
+static void
+test_limit(void)
+{
+	/* Blank lines above the block count towards the twenty: with 17 of
+	 * them, the block's first three lines are read and the fourth is
+	 * not, so the deferral lacks its reason. */
+	GString *text = g_string_new(NULL);
+	for (int i = 0; i < 17; i++)
+		g_string_append(text, "\n");
+	g_string_append(text, "Tenure: defer\n"
+	                      "Member: Bob <bob@example.org>\n"
+	                      "Until: 2027-06-30\n"
+	                      "Reason: past the limit\n");
+	g_autofree char *reason = NULL;
+	g_assert_cmpint(command_parse(text->str, NULL, &reason), ==,
+	                COMMAND_PARSE_BAD);
+	g_assert_nonnull(strstr(reason, "needs a Reason: field"));
+
+	/* With 16, all four are read. */
+	g_autoptr(Command) command = NULL;
+	g_assert_cmpint(command_parse(text->str + 1, &command, NULL), ==,
+	                COMMAND_PARSE_OK);
+	g_assert_cmpstr(command->reason, ==, "past the limit");
+	g_string_free(text, TRUE);
+}
+
+typedef struct {
+	const char *text;
+	gboolean expected;
+} LooksCase;
+
+static const LooksCase looks_cases[] = {
+	{"Tenure: resign\n", TRUE},
+	{"Hello\n  Tenure: resign\n", TRUE},
+	{"Hello\n> Tenure: resign\n", FALSE},
+	{"My tenure: long\n", FALSE},
+	{"Hi all, about tenure limits...\n", FALSE},
+	{"", FALSE},
+};
+
+static void
+test_looks_like(void)
+{
+	for (gsize i = 0; i < G_N_ELEMENTS(looks_cases); i++) {
+		gboolean got = command_looks_like(looks_cases[i].text, -1);
+		if (got != looks_cases[i].expected)
+			g_test_message("\"%s\": expected %d, got %d",
+			               looks_cases[i].text, looks_cases[i].expected, got);
+		g_assert_cmpint(got, ==, looks_cases[i].expected);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	for (gsize i = 0; i < G_N_ELEMENTS(parse_cases); i++) {
+		g_autofree char *path = g_strdup_printf("/command/parse/%s",
+		                                        parse_cases[i].name);
+		g_test_add_data_func(path, &parse_cases[i], test_parse);
+	}
+	g_test_add_func("/command/appoint-fields", test_appoint_fields);
+	g_test_add_func("/command/twenty-line-limit", test_limit);
+	g_test_add_func("/command/looks-like", test_looks_like);
+	return g_test_run();
+}
