@@ -1,1 +1,23 @@
-# transport: filled in by its area
+# transport: the IMAP source (libetpan, with the certificate checked by
+# GnuTLS before login, and the cursor it keeps), the daemon loop of
+# `tenure run`, and the systemd units that run it.
+src_libtenure_a_SOURCES += \
+	src/tls_verify.c src/tls_verify.h \
+	src/imap_cursor.c src/imap_cursor.h \
+	src/source_imap.c \
+	src/cmd_run.c
+
+dist_systemdsystemunit_DATA = \
+	systemd/tenure.service \
+	systemd/tenure-once.service \
+	systemd/tenure.timer
+
+# tests/test-imap is a driver for the scenarios, not a test by itself.
+check_PROGRAMS += tests/test-imap
+tests_test_imap_LDADD = $(TEST_LDADD)
+TESTS += tests/t-imap.sh tests/t-daemon.sh
+dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh
+
+EXTRA_DIST += \
+	bench/idle-latency.sh bench/idle-bytes.sh bench/daemon-memory.sh \
+	bench/idle-watch.py bench/byte-counter.py

@@ -1,0 +1,428 @@
+/* cmd_run.c: `tenure run`, the secretary at work.
+ *
+ * One pass: hand every new list message to the intake (which records
+ * what it commands), run the schedule for today (expiries, announcements,
+ * reminders into the outbox), and send what the outbox has due.  The
+ * daemon repeats the pass whenever the source reports new mail, the
+ * outbox has a retry due, the schedule has a day due, or the poll
+ * interval has passed; `--once` does one pass and exits (for a timer).
+ *
+ * Failures are classified by what they spoil.  The daemon never exits
+ * because a server went away: a failed pass is retried with exponential
+ * backoff (1 s doubling to 5 min), and the schedule and outbox still run
+ * while the mailbox is unreachable.  `--once` exits 1 when any part of
+ * its pass could not be done (mailbox unreachable, mail left in the
+ * outbox, ledger not writable) and 0 otherwise; refusing a command is
+ * normal work.
+ *
+ * Signals: SIGTERM and SIGINT finish the message at hand and exit 0;
+ * SIGHUP reloads the configuration (a broken new one is reported and the
+ * old one kept).  They stay blocked except where the process may sleep:
+ * the IMAP source admits them inside its ppoll() (see source_imap.c), and
+ * the loop admits them between messages and in its own backoff sleeps,
+ * so a signal is never lost between a look at the flags and a sleep.
+ * Other sources sleep without looking, so for them the signals are let
+ * in for the whole wait, and SIGTERM ends the process from the handler:
+ * nothing is being written while a source waits.
+ *
+ * A lock (flock on STATE_DIR/lock) keeps two instances apart.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "cmd.h"
+#include "date.h"
+#include "intake.h"
+#include "outbox.h"
+#include "schedule.h"
+#include "sink.h"
+#include "source.h"
+#include "util.h"
+
+#define NAME "run"
+#define BACKOFF_FIRST 1
+#define BACKOFF_MAX (5 * 60)
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t reload_requested;
+static volatile sig_atomic_t exit_on_stop;
+
+/* What a pass works with; replaced whole on reload. */
+typedef struct {
+	Conf *conf;
+	Intake *intake;
+	Source *source;
+	Sink *sink;
+} Daemon;
+
+typedef struct {
+	gboolean fetch_ok;
+	gboolean work_ok;      /* schedule and outbox */
+	gboolean stopping;
+	guint deferred;
+	Day next_due;
+} Pass;
+
+static void
+on_signal(int signo)
+{
+	if (signo == SIGHUP) {
+		reload_requested = 1;
+		return;
+	}
+	stop_signal = signo;
+	if (exit_on_stop) {
+		static const char line[] = "run-stop reason=signal\n";
+		ssize_t ignored = write(STDERR_FILENO, line, sizeof line - 1);
+		(void)ignored;
+		_exit(CMD_OK);
+	}
+}
+
+static void
+signal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+}
+
+static void
+install_signals(void)
+{
+	struct sigaction action;
+	memset(&action, 0, sizeof action);
+	action.sa_handler = on_signal;
+	sigemptyset(&action.sa_mask);
+	sigaction(SIGTERM, &action, NULL);
+	sigaction(SIGINT, &action, NULL);
+	sigaction(SIGHUP, &action, NULL);
+	sigset_t set;
+	signal_set(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* Lets pending signals run their handler, then blocks them again. */
+static void
+deliver_signals(void)
+{
+	sigset_t set;
+	signal_set(&set);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* Sleeps SECONDS, or less when a signal comes. */
+static void
+sleep_admitting_signals(int seconds)
+{
+	sigset_t mask;
+	sigprocmask(SIG_SETMASK, NULL, &mask);
+	sigdelset(&mask, SIGTERM);
+	sigdelset(&mask, SIGINT);
+	sigdelset(&mask, SIGHUP);
+	struct timespec pause = {.tv_sec = MAX(seconds, 0), .tv_nsec = 0};
+	ppoll(NULL, 0, &pause, &mask);
+}
+
+static int
+take_lock(const char *state_dir, GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, "lock", NULL);
+	if (!util_mkdir_p(state_dir, 0750, error))
+		return -1;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
+		            g_strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int saved = errno;
+		close(fd);
+		if (saved == EWOULDBLOCK)
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
+			            "%s: another tenure run holds the lock", path);
+		else
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: flock: %s", path, g_strerror(saved));
+		return -1;
+	}
+	return fd;
+}
+
+static void
+daemon_clear(Daemon *daemon)
+{
+	g_clear_pointer(&daemon->source, source_close);
+	g_clear_pointer(&daemon->sink, sink_close);
+	g_clear_pointer(&daemon->intake, intake_free);
+	g_clear_pointer(&daemon->conf, conf_free);
+}
+
+/* Opens everything CONF names (taking ownership of CONF).  Opening
+ * connects to nothing: the IMAP source connects on its first fetch, so a
+ * server that is down is a retry, not a configuration error. */
+static gboolean
+daemon_open(Daemon *daemon, Conf *conf, GError **error)
+{
+	memset(daemon, 0, sizeof *daemon);
+	daemon->conf = conf;
+	if (conf->source_url == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s: [source] url: missing (where list mail comes from)",
+		            conf->path ? conf->path : "configuration");
+		goto fail;
+	}
+	if (conf->sink_url == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s: [sink] url: missing (where announcements go)",
+		            conf->path ? conf->path : "configuration");
+		goto fail;
+	}
+	if ((daemon->intake = intake_new(conf, error)) == NULL ||
+	    (daemon->source = source_open(conf, conf->source_url, error)) == NULL ||
+	    (daemon->sink = sink_open(conf, conf->sink_url, error)) == NULL)
+		goto fail;
+	return TRUE;
+fail:
+	daemon_clear(daemon);
+	return FALSE;
+}
+
+static gboolean
+handle_message(const SourceMessage *message, gpointer user_data,
+               GError **error)
+{
+	Daemon *daemon = user_data;
+	deliver_signals();
+	if (stop_signal) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+		            "stopping before %s", message->id);
+		return FALSE;
+	}
+	return intake_handle(message, daemon->intake, error);
+}
+
+static void
+report(gboolean once, const char *what, const GError *error)
+{
+	if (once)
+		cmd_error(NAME, "%s", error->message);
+	else
+		util_log("run-error", "step", what, "error", error->message, NULL);
+}
+
+/* One pass.  Every step runs even when an earlier one failed, so that a
+ * mailbox that is down does not hold up reminders or queued mail. */
+static Pass
+run_pass(Daemon *daemon, gboolean once)
+{
+	Pass pass = {TRUE, TRUE, FALSE, 0, DAY_NONE};
+	g_autoptr(GError) error = NULL;
+
+	if (!source_fetch(daemon->source, handle_message, daemon, &error)) {
+		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+			pass.stopping = TRUE;
+			return pass;
+		}
+		report(once, "fetch", error);
+		pass.fetch_ok = FALSE;
+		g_clear_error(&error);
+	}
+	if (!schedule_run(daemon->conf, date_today(), &pass.next_due, &error)) {
+		report(once, "schedule", error);
+		pass.work_ok = FALSE;
+		g_clear_error(&error);
+	}
+	guint sent = 0, dead = 0;
+	if (!outbox_flush(daemon->conf->state_dir, daemon->sink, date_now_unix(),
+	                  &sent, &pass.deferred, &dead, &error)) {
+		report(once, "outbox", error);
+		pass.work_ok = FALSE;
+		g_clear_error(&error);
+	}
+	if (sent || pass.deferred || dead) {
+		char s[16], d[16], x[16];
+		g_snprintf(s, sizeof s, "%u", sent);
+		g_snprintf(d, sizeof d, "%u", pass.deferred);
+		g_snprintf(x, sizeof x, "%u", dead);
+		util_log("outbox-flush", "sent", s, "deferred", d, "dead", x, NULL);
+	}
+	return pass;
+}
+
+/* Seconds until the next thing is due: the poll interval at most, the
+ * outbox's next retry, the first second of the schedule's next day. */
+static int
+seconds_to_wait(const Daemon *daemon, const Pass *pass)
+{
+	gint64 wait = daemon->conf->poll_interval > 0 ? daemon->conf->poll_interval
+	                                              : 300;
+	gint64 now = date_now_unix();
+	gint64 outbox = outbox_next_due(daemon->conf->state_dir, now);
+	if (outbox >= 0)
+		wait = MIN(wait, outbox);
+	if (pass->next_due != DAY_NONE) {
+		gint64 day_start =
+			(gint64)(pass->next_due - date_from_ymd(1970, 1, 1)) * 86400;
+		wait = MIN(wait, day_start - now);
+	}
+	/* Never spin: something "due now" after a pass waits a second. */
+	return (int)MAX(wait, 1);
+}
+
+static gboolean
+wait_for_work(Daemon *daemon, int timeout, GError **error)
+{
+	if (daemon->source->driver == &source_imap_driver)
+		return source_wait(daemon->source, timeout, error);
+	if (daemon->source->driver->wait == NULL) {
+		sleep_admitting_signals(timeout);
+		return TRUE;
+	}
+	sigset_t set;
+	signal_set(&set);
+	exit_on_stop = 1;
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	gboolean ok = source_wait(daemon->source, timeout, error);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	exit_on_stop = 0;
+	return ok;
+}
+
+/* SIGHUP: a new configuration replaces the old one only if all of it
+ * opens; otherwise the daemon goes on as it was. */
+static void
+reload(Daemon *daemon)
+{
+	g_autoptr(GError) error = NULL;
+	Daemon fresh;
+	reload_requested = 0;
+	Conf *conf = cmd_load_conf(NAME);
+	if (conf == NULL) {
+		util_log("run-reload", "result", "kept the old configuration",
+		         NULL);
+		return;
+	}
+	if (!daemon_open(&fresh, conf, &error)) {
+		util_log("run-reload", "result", "kept the old configuration",
+		         "error", error->message, NULL);
+		return;
+	}
+	if (g_strcmp0(fresh.conf->state_dir, daemon->conf->state_dir) != 0)
+		util_log("run-reload", "warning",
+		         "state-dir changed; the lock stays on the old one until restart",
+		         NULL);
+	daemon_clear(daemon);
+	*daemon = fresh;
+	util_log("run-reload", "result", "loaded", "config", daemon->conf->path,
+	         NULL);
+}
+
+static int
+run_once(Daemon *daemon)
+{
+	Pass pass = run_pass(daemon, TRUE);
+	if (pass.stopping)
+		return CMD_OK;
+	if (pass.deferred > 0)
+		cmd_error(NAME, "%u message(s) could not be sent yet; they stay in the outbox",
+		          pass.deferred);
+	return pass.fetch_ok && pass.work_ok && pass.deferred == 0 ? CMD_OK
+	                                                          : CMD_FAILED;
+}
+
+static int
+run_daemon(Daemon *daemon)
+{
+	int backoff = 0;
+	while (!stop_signal) {
+		if (reload_requested)
+			reload(daemon);
+		Pass pass = run_pass(daemon, FALSE);
+		if (pass.stopping || stop_signal)
+			break;
+		if (!pass.fetch_ok || !pass.work_ok) {
+			backoff = backoff ? MIN(backoff * 2, BACKOFF_MAX) : BACKOFF_FIRST;
+			char seconds[16];
+			g_snprintf(seconds, sizeof seconds, "%d", backoff);
+			util_log("run-retry", "in", seconds, NULL);
+			sleep_admitting_signals(MIN(backoff, seconds_to_wait(daemon, &pass)));
+			continue;
+		}
+		backoff = 0;
+		g_autoptr(GError) error = NULL;
+		deliver_signals();
+		if (stop_signal || reload_requested)
+			continue;
+		if (!wait_for_work(daemon, seconds_to_wait(daemon, &pass), &error)) {
+			util_log("run-error", "step", "wait", "error", error->message,
+			         NULL);
+			backoff = BACKOFF_FIRST;
+			sleep_admitting_signals(backoff);
+		}
+		deliver_signals();
+	}
+	util_log("run-stop", "reason", stop_signal ? "signal" : "done", NULL);
+	return CMD_OK;
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+	gboolean once = FALSE;
+	const GOptionEntry entries[] = {
+		{"once", 0, 0, G_OPTION_ARG_NONE, &once,
+		 "Do one pass (fetch, schedule, send) and exit, for a timer", NULL},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) context = cmd_context_new(
+		NAME, NULL,
+		"Act on list mail, keep the schedule and send mail: as a daemon,\n"
+		"or with --once for one pass from a timer.  SIGHUP reloads the\n"
+		"configuration; SIGTERM finishes the message at hand and exits.",
+		FALSE, entries);
+	if (!cmd_parse(context, NAME, &argc, &argv))
+		return CMD_USAGE;
+	if (argc > 1) {
+		cmd_error(NAME, "unexpected argument \"%s\"", argv[1]);
+		return CMD_USAGE;
+	}
+
+	Conf *conf = cmd_load_conf(NAME);
+	if (conf == NULL)
+		return CMD_FAILED;
+	g_autoptr(GError) error = NULL;
+	int lock = take_lock(conf->state_dir, &error);
+	if (lock < 0) {
+		cmd_error(NAME, "%s", error->message);
+		conf_free(conf);
+		return CMD_FAILED;
+	}
+	install_signals();
+	Daemon daemon;
+	if (!daemon_open(&daemon, conf, &error)) {
+		cmd_error(NAME, "%s", error->message);
+		close(lock);
+		return CMD_FAILED;
+	}
+	util_log("run-start", "mode", once ? "once" : "daemon", "source",
+	         daemon.conf->source_url, "sink", daemon.conf->sink_url, NULL);
+	int status = once ? run_once(&daemon) : run_daemon(&daemon);
+	daemon_clear(&daemon);
+	close(lock);
+	return status;
+}

@@ -1,0 +1,122 @@
+/* imap_cursor.c: see imap_cursor.h.  The file is a GKeyFile:
+ *
+ *   [cursor]
+ *   server=imaps://imap.example.org:993
+ *   user=ctte-bot
+ *   mailbox=INBOX
+ *   uidvalidity=1796283044
+ *   last-uid=4711
+ */
+#include "config.h"
+
+#include "imap_cursor.h"
+
+#include "util.h"
+
+#define GROUP "cursor"
+
+char *
+imap_cursor_path(const char *state_dir)
+{
+	return g_build_filename(state_dir, "imap-cursor", NULL);
+}
+
+void
+imap_cursor_clear(ImapCursor *cursor)
+{
+	g_clear_pointer(&cursor->server, g_free);
+	g_clear_pointer(&cursor->user, g_free);
+	g_clear_pointer(&cursor->mailbox, g_free);
+	cursor->uidvalidity = 0;
+	cursor->last_uid = 0;
+}
+
+static gboolean
+read_string(GKeyFile *file, const char *path, const char *key, char **out,
+            GError **error)
+{
+	g_autoptr(GError) local = NULL;
+	*out = g_key_file_get_string(file, GROUP, key, &local);
+	if (*out == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: [" GROUP "] %s: %s", path, key, local->message);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+read_uid(GKeyFile *file, const char *path, const char *key, guint32 *out,
+         GError **error)
+{
+	g_autofree char *text = NULL;
+	guint64 value;
+	if (!read_string(file, path, key, &text, error))
+		return FALSE;
+	if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT32, &value,
+	                                NULL)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: [" GROUP "] %s: \"%s\" is not a 32-bit unsigned number",
+		            path, key, text);
+		return FALSE;
+	}
+	*out = (guint32)value;
+	return TRUE;
+}
+
+gboolean
+imap_cursor_load(const char *path, ImapCursor *cursor, gboolean *found,
+                 GError **error)
+{
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	g_autoptr(GError) local = NULL;
+
+	imap_cursor_clear(cursor);
+	*found = FALSE;
+	if (!g_key_file_load_from_file(file, path, G_KEY_FILE_NONE, &local)) {
+		if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+			return TRUE;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
+		            local->message);
+		return FALSE;
+	}
+	if (!read_string(file, path, "server", &cursor->server, error) ||
+	    !read_string(file, path, "user", &cursor->user, error) ||
+	    !read_string(file, path, "mailbox", &cursor->mailbox, error) ||
+	    !read_uid(file, path, "uidvalidity", &cursor->uidvalidity, error) ||
+	    !read_uid(file, path, "last-uid", &cursor->last_uid, error)) {
+		imap_cursor_clear(cursor);
+		return FALSE;
+	}
+	*found = TRUE;
+	return TRUE;
+}
+
+gboolean
+imap_cursor_save(const char *path, const ImapCursor *cursor, GError **error)
+{
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	g_autofree char *data = NULL;
+	g_autofree char *dir = g_path_get_dirname(path);
+	gsize length;
+
+	if (!util_mkdir_p(dir, 0750, error))
+		return FALSE;
+
+	g_key_file_set_string(file, GROUP, "server", cursor->server);
+	g_key_file_set_string(file, GROUP, "user", cursor->user);
+	g_key_file_set_string(file, GROUP, "mailbox", cursor->mailbox);
+	g_key_file_set_uint64(file, GROUP, "uidvalidity", cursor->uidvalidity);
+	g_key_file_set_uint64(file, GROUP, "last-uid", cursor->last_uid);
+	data = g_key_file_to_data(file, &length, NULL);
+	return util_write_atomic(path, data, (gssize)length, error);
+}
+
+gboolean
+imap_cursor_matches(const ImapCursor *cursor, const char *server,
+                    const char *user, const char *mailbox)
+{
+	return g_strcmp0(cursor->server, server) == 0 &&
+	       g_strcmp0(cursor->user, user) == 0 &&
+	       g_strcmp0(cursor->mailbox, mailbox) == 0;
+}

@@ -1,0 +1,813 @@
+/* source_imap.c: list mail from an IMAP mailbox (imap:// with STARTTLS,
+ * imaps://), through libetpan.
+ *
+ * Security: every connection is TLS, verified here with GnuTLS before the
+ * password leaves (see tls_verify.h: libetpan itself accepts any
+ * certificate).  imap:// insists on STARTTLS and never falls back to
+ * plain text.
+ *
+ * The cursor (server, user, mailbox, UIDVALIDITY, last UID; see
+ * imap_cursor.h) advances one message at a time, after the handler has
+ * returned TRUE, i.e. after the ledger and outbox writes the message
+ * caused are on disk.  On first contact it starts at the mailbox's
+ * UIDNEXT: old list mail comes in through `tenure import`, never by
+ * accident.  A changed UIDVALIDITY means the server renumbered the
+ * mailbox, so it is read again from the start; the intake's Message-ID
+ * and signature records keep anything from being applied twice.
+ *
+ * Costs: the source talks to the server only when it has reason to
+ * believe there is new mail (UIDNEXT beyond the cursor when the mailbox
+ * is opened, or an EXISTS response since).  An idle cycle is therefore
+ * IDLE ... DONE (or one NOOP when polling) whatever the size of the
+ * mailbox; new mail is listed with UID FETCH LAST+1:* and fetched in
+ * batches.
+ *
+ * Signals: wait() sleeps in ppoll() with SIGTERM, SIGINT and SIGHUP
+ * admitted, so a daemon that keeps them blocked everywhere else (see
+ * cmd_run.c) learns of them at once and without a race: wait() then
+ * returns TRUE early.
+ *
+ * Errors on the connection close it and come back as TENURE_ERROR_NETWORK
+ * (TENURE_ERROR_VERIFY for a certificate refused); the next fetch() or
+ * wait() connects again.  The caller decides how long to back off.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#include <libetpan/libetpan.h>
+
+#include "imap_cursor.h"
+#include "source.h"
+#include "tls_verify.h"
+#include "util.h"
+
+/* RFC 2177: a client re-issues IDLE at least every 29 minutes, or the
+ * server may log it out as inactive. */
+#define IDLE_MAX_SECONDS (28 * 60)
+
+/* Bodies are fetched at most this many, or this many bytes, at a time;
+ * a larger message comes alone.  This bounds the memory a burst of mail
+ * (or re-reading a renumbered mailbox) can take. */
+#define BATCH_MESSAGES 25
+#define BATCH_BYTES (2 * 1024 * 1024)
+
+/* Seconds a single network read or write may take before the connection
+ * counts as broken. */
+#define NETWORK_TIMEOUT 60
+
+typedef struct {
+	Source base;
+	char *server;         /* "imaps://host:port": messages and cursor */
+	char *host;
+	guint16 port;
+	gboolean implicit_tls;
+	char *user;
+	char *password;
+	char *ca_file;
+	char *mailbox;
+	int poll_interval;
+	char *cursor_path;
+	ImapCursor cursor;
+
+	mailimap *imap;         /* NULL while disconnected */
+	gboolean has_idle;
+	gboolean may_have_mail; /* UIDNEXT or an EXISTS says so */
+} ImapSource;
+
+typedef struct {
+	guint32 uid;
+	guint32 size;
+} PendingMessage;
+
+/* What one fetched message came with. */
+typedef struct {
+	guint32 uid;
+	const char *body;
+	gsize length;
+	struct mailimap_date_time *internal_date;
+} FetchedMessage;
+
+static const char *
+etpan_strerror(int rc)
+{
+	switch (rc) {
+	case MAILIMAP_ERROR_STREAM:
+		return "the connection was lost or timed out";
+	case MAILIMAP_ERROR_PARSE:
+		return "the server's response could not be parsed";
+	case MAILIMAP_ERROR_CONNECTION_REFUSED:
+		return "cannot connect";
+	case MAILIMAP_ERROR_DONT_ACCEPT_CONNECTION:
+		return "the server does not accept connections";
+	case MAILIMAP_ERROR_PROTOCOL:
+		return "protocol error";
+	case MAILIMAP_ERROR_LOGIN:
+		return "login refused";
+	case MAILIMAP_ERROR_SASL:
+		return "authentication refused";
+	case MAILIMAP_ERROR_SSL:
+		return "the TLS handshake failed";
+	case MAILIMAP_ERROR_STARTTLS:
+		return "STARTTLS failed";
+	case MAILIMAP_ERROR_EXAMINE:
+	case MAILIMAP_ERROR_SELECT:
+		return "the mailbox cannot be opened";
+	case MAILIMAP_ERROR_UID_FETCH:
+	case MAILIMAP_ERROR_FETCH:
+		return "fetching failed";
+	case MAILIMAP_ERROR_MEMORY:
+		return "out of memory";
+	default:
+		return "IMAP error";
+	}
+}
+
+static void
+disconnect(ImapSource *source, gboolean politely)
+{
+	if (source->imap == NULL)
+		return;
+	if (politely)
+		mailimap_logout(source->imap);
+	mailimap_free(source->imap);
+	source->imap = NULL;
+	source->has_idle = FALSE;
+}
+
+/* Sets ERROR for the failed step WHAT, with the server's own words when
+ * it gave any, and drops the connection: after a failure its state is
+ * unknown, and the next call starts afresh. */
+static gboolean
+fail(ImapSource *source, int rc, const char *what, GError **error)
+{
+	const char *said = source->imap != NULL ? source->imap->imap_response
+	                                        : NULL;
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+	            "%s: %s: %s%s%s%s", source->server, what,
+	            etpan_strerror(rc), said != NULL && *said ? " (server said: \"" : "",
+	            said != NULL && *said ? said : "",
+	            said != NULL && *said ? "\")" : "");
+	disconnect(source, FALSE);
+	return FALSE;
+}
+
+static void
+set_server_name(struct mailstream_ssl_context *context, void *data)
+{
+	ImapSource *source = data;
+	/* SNI carries DNS names only (RFC 6066, section 3). */
+	if (!g_hostname_is_ip_address(source->host))
+		mailstream_ssl_set_server_name(context, source->host);
+}
+
+/* Checks the certificate chain the server presented, before anything
+ * secret is sent. */
+static gboolean
+verify_server(ImapSource *source, GError **error)
+{
+	g_autoptr(GPtrArray) chain = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)g_bytes_unref);
+	g_autoptr(GError) local = NULL;
+	carray *der = mailstream_get_certificate_chain(source->imap->imap_stream);
+	if (der != NULL) {
+		for (unsigned i = 0; i < carray_count(der); i++) {
+			MMAPString *certificate = carray_get(der, i);
+			g_ptr_array_add(chain, g_bytes_new(certificate->str,
+			                                   certificate->len));
+			mmap_string_free(certificate);
+		}
+		carray_free(der);
+	}
+	if (!tls_verify_chain(chain, source->host, source->ca_file, &local)) {
+		g_autofree char *trusting = source->ca_file != NULL
+			? g_strdup_printf("trusting only %s", source->ca_file)
+			: g_strdup("trusting the system's CAs");
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_VERIFY,
+		            "%s: TLS certificate refused, not logging in (%s): %s",
+		            source->server, trusting, local->message);
+		disconnect(source, FALSE);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+refresh_capabilities(ImapSource *source, GError **error)
+{
+	struct mailimap_capability_data *capabilities = NULL;
+	int rc = mailimap_capability(source->imap, &capabilities);
+	if (rc != MAILIMAP_NO_ERROR)
+		return fail(source, rc, "CAPABILITY", error);
+	mailimap_capability_data_free(capabilities);
+	return TRUE;
+}
+
+/* Opens a TCP connection and brings it to verified TLS: TLS from the
+ * first byte for imaps://, STARTTLS (required) for imap://. */
+static gboolean
+connect_tls(ImapSource *source, gboolean *authenticated, GError **error)
+{
+	int rc;
+	if (source->implicit_tls) {
+		rc = mailimap_ssl_connect_with_callback(source->imap, source->host,
+		                                        source->port,
+		                                        set_server_name, source);
+		if (rc != MAILIMAP_NO_ERROR_AUTHENTICATED &&
+		    rc != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
+			return fail(source, rc, "connect", error);
+		*authenticated = rc == MAILIMAP_NO_ERROR_AUTHENTICATED;
+		return verify_server(source, error);
+	}
+
+	rc = mailimap_socket_connect(source->imap, source->host, source->port);
+	if (rc == MAILIMAP_NO_ERROR_AUTHENTICATED) {
+		/* A pre-authenticated plain connection can no longer be
+		 * secured (STARTTLS is only valid before login). */
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+		            "%s: the server pre-authenticated a plain-text connection; "
+		            "refusing to use it (use imaps://)", source->server);
+		disconnect(source, FALSE);
+		return FALSE;
+	}
+	if (rc != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
+		return fail(source, rc, "connect", error);
+	if (!refresh_capabilities(source, error))
+		return FALSE;
+	if (!mailimap_has_extension(source->imap, "STARTTLS")) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+		            "%s: the server does not offer STARTTLS; tenure does not "
+		            "log in over plain text (use imaps:// or enable TLS on the server)",
+		            source->server);
+		disconnect(source, FALSE);
+		return FALSE;
+	}
+	rc = mailimap_socket_starttls_with_callback(source->imap,
+	                                            set_server_name, source);
+	if (rc != MAILIMAP_NO_ERROR)
+		return fail(source, rc, "STARTTLS", error);
+	*authenticated = FALSE;
+	return verify_server(source, error);
+}
+
+static gboolean
+log_in(ImapSource *source, GError **error)
+{
+	int rc;
+	/* What the server said before TLS could have been forged; ask again. */
+	if (!refresh_capabilities(source, error))
+		return FALSE;
+	if (mailimap_has_extension(source->imap, "LOGINDISABLED")) {
+		if (!mailimap_has_authentication(source->imap, "PLAIN")) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+			            "%s: the server allows neither LOGIN nor AUTHENTICATE PLAIN",
+			            source->server);
+			disconnect(source, FALSE);
+			return FALSE;
+		}
+		rc = mailimap_authenticate(source->imap, "PLAIN", source->host,
+		                           NULL, NULL, source->user, source->user,
+		                           source->password, NULL);
+		if (rc != MAILIMAP_NO_ERROR)
+			return fail(source, rc, "AUTHENTICATE PLAIN", error);
+	} else {
+		rc = mailimap_login(source->imap, source->user, source->password);
+		if (rc != MAILIMAP_NO_ERROR)
+			return fail(source, rc, "LOGIN", error);
+	}
+	return TRUE;
+}
+
+/* Compares the mailbox just opened with the cursor and decides where to
+ * go on from, saving the cursor when that changed. */
+static gboolean
+reconcile_cursor(ImapSource *source, guint32 uidvalidity, guint32 uidnext,
+                 GError **error)
+{
+	ImapCursor *cursor = &source->cursor;
+	char validity_text[16], next_text[16], old_text[16];
+	g_snprintf(validity_text, sizeof validity_text, "%u", uidvalidity);
+	g_snprintf(next_text, sizeof next_text, "%u", uidnext);
+
+	if (!imap_cursor_matches(cursor, source->server, source->user,
+	                         source->mailbox)) {
+		/* First contact: start with the mail that arrives from now on. */
+		imap_cursor_clear(cursor);
+		cursor->server = g_strdup(source->server);
+		cursor->user = g_strdup(source->user);
+		cursor->mailbox = g_strdup(source->mailbox);
+		cursor->uidvalidity = uidvalidity;
+		cursor->last_uid = uidnext - 1;
+		util_log("imap-first-contact", "server", source->server, "mailbox",
+		         source->mailbox, "uidvalidity", validity_text, "uidnext",
+		         next_text, NULL);
+		return imap_cursor_save(source->cursor_path, cursor, error);
+	}
+	if (cursor->uidvalidity != uidvalidity) {
+		g_snprintf(old_text, sizeof old_text, "%u", cursor->uidvalidity);
+		util_log("imap-uidvalidity-changed", "server", source->server,
+		         "mailbox", source->mailbox, "old", old_text, "new",
+		         validity_text, NULL);
+		cursor->uidvalidity = uidvalidity;
+		cursor->last_uid = 0;
+		return imap_cursor_save(source->cursor_path, cursor, error);
+	}
+	return TRUE;
+}
+
+static gboolean
+open_mailbox(ImapSource *source, GError **error)
+{
+	int rc = mailimap_examine(source->imap, source->mailbox);
+	if (rc != MAILIMAP_NO_ERROR) {
+		g_autofree char *what = g_strdup_printf("EXAMINE %s", source->mailbox);
+		return fail(source, rc, what, error);
+	}
+	struct mailimap_selection_info *info = source->imap->imap_selection_info;
+	if (info->sel_uidvalidity == 0 || info->sel_uidnext == 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+		            "%s: EXAMINE %s: the server sent no %s (RFC 3501 requires it)",
+		            source->server, source->mailbox,
+		            info->sel_uidvalidity == 0 ? "UIDVALIDITY" : "UIDNEXT");
+		disconnect(source, FALSE);
+		return FALSE;
+	}
+	guint32 uidnext = info->sel_uidnext;
+	if (!reconcile_cursor(source, info->sel_uidvalidity, uidnext, error)) {
+		disconnect(source, FALSE);
+		return FALSE;
+	}
+	source->may_have_mail = uidnext > source->cursor.last_uid + 1;
+	return TRUE;
+}
+
+static gboolean
+imap_connect(ImapSource *source, GError **error)
+{
+	gboolean authenticated = FALSE;
+	source->imap = mailimap_new(0, NULL);
+	if (source->imap == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+		            "%s: out of memory", source->server);
+		return FALSE;
+	}
+	mailimap_set_timeout(source->imap, NETWORK_TIMEOUT);
+	if (!connect_tls(source, &authenticated, error))
+		return FALSE;
+	if (!authenticated && !log_in(source, error))
+		return FALSE;
+	/* Capabilities may grow after login (Dovecot adds IDLE's friends). */
+	if (!refresh_capabilities(source, error))
+		return FALSE;
+	source->has_idle = mailimap_has_idle(source->imap);
+	if (!open_mailbox(source, error))
+		return FALSE;
+	util_log("imap-connected", "server", source->server, "user",
+	         source->user, "mailbox", source->mailbox, "tls",
+	         source->implicit_tls ? "implicit" : "starttls", "idle",
+	         source->has_idle ? "yes" : "no", NULL);
+	return TRUE;
+}
+
+static gboolean
+ensure_connected(ImapSource *source, GError **error)
+{
+	return source->imap != NULL || imap_connect(source, error);
+}
+
+/* Resets the flag libetpan raises when an EXISTS response arrives, so
+ * that a later look tells whether one came in between. */
+static void
+watch_exists(ImapSource *source)
+{
+	source->imap->imap_selection_info->sel_has_exists = 0;
+}
+
+static gboolean
+saw_exists(ImapSource *source)
+{
+	return source->imap->imap_selection_info->sel_has_exists != 0;
+}
+
+static struct mailimap_msg_att_static *
+find_static(struct mailimap_msg_att *message, int type)
+{
+	for (clistiter *it = clist_begin(message->att_list); it != NULL;
+	     it = clist_next(it)) {
+		struct mailimap_msg_att_item *item = clist_content(it);
+		if (item->att_type == MAILIMAP_MSG_ATT_ITEM_STATIC &&
+		    item->att_data.att_static->att_type == type)
+			return item->att_data.att_static;
+	}
+	return NULL;
+}
+
+static int
+compare_pending(gconstpointer a, gconstpointer b)
+{
+	const PendingMessage *x = a, *y = b;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* Lists the UIDs (and sizes) beyond the cursor.  "UID FETCH N:*" also
+ * answers with the last message when no UID is N or above, so the
+ * answer is filtered. */
+static gboolean
+list_new(ImapSource *source, GArray *pending, GError **error)
+{
+	if (source->cursor.last_uid == G_MAXUINT32)
+		return TRUE;
+	struct mailimap_set *set =
+		mailimap_set_new_interval(source->cursor.last_uid + 1, 0);
+	struct mailimap_fetch_type *type =
+		mailimap_fetch_type_new_fetch_att_list_empty();
+	mailimap_fetch_type_new_fetch_att_list_add(type, mailimap_fetch_att_new_uid());
+	mailimap_fetch_type_new_fetch_att_list_add(type,
+	                                           mailimap_fetch_att_new_rfc822_size());
+	clist *answer = NULL;
+	int rc = mailimap_uid_fetch(source->imap, set, type, &answer);
+	mailimap_fetch_type_free(type);
+	mailimap_set_free(set);
+	if (rc != MAILIMAP_NO_ERROR)
+		return fail(source, rc, "UID FETCH (listing new mail)", error);
+	for (clistiter *it = clist_begin(answer); it != NULL; it = clist_next(it)) {
+		struct mailimap_msg_att *message = clist_content(it);
+		struct mailimap_msg_att_static *uid =
+			find_static(message, MAILIMAP_MSG_ATT_UID);
+		struct mailimap_msg_att_static *size =
+			find_static(message, MAILIMAP_MSG_ATT_RFC822_SIZE);
+		if (uid == NULL || uid->att_data.att_uid <= source->cursor.last_uid)
+			continue;
+		PendingMessage entry = {uid->att_data.att_uid,
+		                        size != NULL ? size->att_data.att_rfc822_size : 0};
+		g_array_append_val(pending, entry);
+	}
+	mailimap_fetch_list_free(answer);
+	g_array_sort(pending, compare_pending);
+	return TRUE;
+}
+
+/* INTERNALDATE as Unix time; 0 when the server sent none. */
+static gint64
+internal_date_to_unix(const struct mailimap_date_time *date)
+{
+	if (date == NULL)
+		return 0;
+	/* dt_zone is +HHMM as a number: -0130 is -130. */
+	int zone = date->dt_zone;
+	int sign = zone < 0 ? -1 : 1;
+	zone = ABS(zone);
+	GTimeSpan offset = sign * ((zone / 100) * G_TIME_SPAN_HOUR +
+	                           (zone % 100) * G_TIME_SPAN_MINUTE);
+	g_autoptr(GTimeZone) tz = g_time_zone_new_offset((gint32)(offset / G_TIME_SPAN_SECOND));
+	g_autoptr(GDateTime) when = g_date_time_new(tz, date->dt_year,
+	                                            date->dt_month, date->dt_day,
+	                                            date->dt_hour, date->dt_min,
+	                                            date->dt_sec);
+	return when != NULL ? g_date_time_to_unix(when) : 0;
+}
+
+static int
+compare_fetched(gconstpointer a, gconstpointer b)
+{
+	const FetchedMessage *x = a, *y = b;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* Hands one fetched message over and, once the handler says it is dealt
+ * with, moves the cursor past it. */
+static gboolean
+hand_over(ImapSource *source, const FetchedMessage *fetched,
+          SourceHandler handler, gpointer user_data, GError **error)
+{
+	g_autofree char *id = g_strdup_printf("%s;UIDVALIDITY=%u/;UID=%u",
+	                                      source->mailbox,
+	                                      source->cursor.uidvalidity,
+	                                      fetched->uid);
+	g_autoptr(GBytes) raw = g_bytes_new(fetched->body, fetched->length);
+	SourceMessage message = {
+		.id = id,
+		.raw = raw,
+		.arrival = internal_date_to_unix(fetched->internal_date),
+	};
+	if (!handler(&message, user_data, error))
+		return FALSE;
+	source->cursor.last_uid = fetched->uid;
+	return imap_cursor_save(source->cursor_path, &source->cursor, error);
+}
+
+/* Fetches the bodies of PENDING[FIRST, FIRST+COUNT) and hands them over
+ * in UID order. */
+static gboolean
+fetch_batch(ImapSource *source, const PendingMessage *pending, guint count,
+            SourceHandler handler, gpointer user_data, GError **error)
+{
+	struct mailimap_set *set = mailimap_set_new_empty();
+	for (guint i = 0; i < count; i++)
+		mailimap_set_add_single(set, pending[i].uid);
+	struct mailimap_fetch_type *type =
+		mailimap_fetch_type_new_fetch_att_list_empty();
+	mailimap_fetch_type_new_fetch_att_list_add(type, mailimap_fetch_att_new_uid());
+	mailimap_fetch_type_new_fetch_att_list_add(type,
+	                                           mailimap_fetch_att_new_internaldate());
+	mailimap_fetch_type_new_fetch_att_list_add(
+		type, mailimap_fetch_att_new_body_peek_section(mailimap_section_new(NULL)));
+	clist *answer = NULL;
+	int rc = mailimap_uid_fetch(source->imap, set, type, &answer);
+	mailimap_fetch_type_free(type);
+	mailimap_set_free(set);
+	if (rc != MAILIMAP_NO_ERROR)
+		return fail(source, rc, "UID FETCH (message bodies)", error);
+
+	g_autoptr(GArray) fetched = g_array_new(FALSE, TRUE, sizeof(FetchedMessage));
+	for (clistiter *it = clist_begin(answer); it != NULL; it = clist_next(it)) {
+		struct mailimap_msg_att *message = clist_content(it);
+		struct mailimap_msg_att_static *uid =
+			find_static(message, MAILIMAP_MSG_ATT_UID);
+		struct mailimap_msg_att_static *body =
+			find_static(message, MAILIMAP_MSG_ATT_BODY_SECTION);
+		struct mailimap_msg_att_static *date =
+			find_static(message, MAILIMAP_MSG_ATT_INTERNALDATE);
+		/* Unsolicited FETCH responses (flag changes) carry no body. */
+		if (uid == NULL || body == NULL ||
+		    uid->att_data.att_uid <= source->cursor.last_uid)
+			continue;
+		FetchedMessage entry = {
+			.uid = uid->att_data.att_uid,
+			.body = body->att_data.att_body_section->sec_body_part,
+			.length = body->att_data.att_body_section->sec_length,
+			.internal_date = date != NULL ? date->att_data.att_internal_date : NULL,
+		};
+		if (entry.body == NULL) {
+			char uid_text[16];
+			g_snprintf(uid_text, sizeof uid_text, "%u", entry.uid);
+			util_log("imap-message-skipped", "server", source->server,
+			         "uid", uid_text, "reason", "the server sent no body", NULL);
+			continue;
+		}
+		g_array_append_val(fetched, entry);
+	}
+	g_array_sort(fetched, compare_fetched);
+
+	gboolean ok = TRUE;
+	for (guint i = 0; ok && i < fetched->len; i++)
+		ok = hand_over(source, &g_array_index(fetched, FetchedMessage, i),
+		               handler, user_data, error);
+	mailimap_fetch_list_free(answer);
+	return ok;
+}
+
+static gboolean
+fetch_pending(ImapSource *source, GArray *pending, SourceHandler handler,
+              gpointer user_data, GError **error)
+{
+	guint first = 0;
+	while (first < pending->len) {
+		guint count = 0;
+		guint64 bytes = 0;
+		while (first + count < pending->len && count < BATCH_MESSAGES) {
+			guint32 size = g_array_index(pending, PendingMessage,
+			                             first + count).size;
+			if (count > 0 && bytes + size > BATCH_BYTES)
+				break;
+			bytes += size;
+			count++;
+		}
+		if (!fetch_batch(source, &g_array_index(pending, PendingMessage, first),
+		                 count, handler, user_data, error))
+			return FALSE;
+		first += count;
+	}
+	return TRUE;
+}
+
+static gboolean
+imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
+           GError **error)
+{
+	ImapSource *source = (ImapSource *)base;
+	if (!ensure_connected(source, error))
+		return FALSE;
+	/* Mail that arrives while we fetch shows up as an EXISTS in the
+	 * middle of our commands' responses; go round again then. */
+	while (source->may_have_mail) {
+		g_autoptr(GArray) pending = g_array_new(FALSE, FALSE,
+		                                        sizeof(PendingMessage));
+		watch_exists(source);
+		if (!list_new(source, pending, error))
+			return FALSE;
+		if (pending->len > 0) {
+			char count[16];
+			g_snprintf(count, sizeof count, "%u", pending->len);
+			util_log("imap-new-mail", "server", source->server, "mailbox",
+			         source->mailbox, "messages", count, NULL);
+		}
+		if (!fetch_pending(source, pending, handler, user_data, error))
+			return FALSE;
+		source->may_have_mail = source->imap != NULL && saw_exists(source);
+	}
+	return TRUE;
+}
+
+/* Sleeps up to TIMEOUT_MS until FD is readable (FD < 0: just sleeps),
+ * with the termination and reload signals admitted.  Returns 1 when
+ * readable, 0 on timeout, -1 when a signal arrived. */
+static int
+sleep_admitting_signals(int fd, gint64 timeout_ms)
+{
+	sigset_t mask;
+	pthread_sigmask(SIG_SETMASK, NULL, &mask);
+	sigdelset(&mask, SIGTERM);
+	sigdelset(&mask, SIGINT);
+	sigdelset(&mask, SIGHUP);
+	struct timespec pause = {
+		.tv_sec = timeout_ms / 1000,
+		.tv_nsec = (timeout_ms % 1000) * 1000000,
+	};
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	int n = ppoll(fd >= 0 ? &pfd : NULL, fd >= 0 ? 1 : 0, &pause, &mask);
+	if (n < 0)
+		return errno == EINTR ? -1 : 1;
+	return n > 0;
+}
+
+static gint64
+ms_left(gint64 deadline)
+{
+	gint64 left = (deadline - g_get_monotonic_time()) / 1000;
+	return MAX(left, 0);
+}
+
+static gboolean
+wait_idle(ImapSource *source, gint64 deadline, GError **error)
+{
+	for (;;) {
+		gint64 left = ms_left(deadline);
+		if (left == 0)
+			return TRUE;
+		int rc = mailimap_idle(source->imap);
+		if (rc != MAILIMAP_NO_ERROR)
+			return fail(source, rc, "IDLE", error);
+		int woke = 1;
+		/* Responses that came with the continuation are in libetpan's
+		 * buffer already; the socket would not show them. */
+		if (source->imap->imap_stream->read_buffer_len == 0)
+			woke = sleep_admitting_signals(mailimap_idle_get_fd(source->imap),
+			                               MIN(left, IDLE_MAX_SECONDS * 1000));
+		rc = mailimap_idle_done(source->imap);
+		if (rc != MAILIMAP_NO_ERROR)
+			return fail(source, rc, "IDLE (DONE)", error);
+		if (saw_exists(source)) {
+			source->may_have_mail = TRUE;
+			return TRUE;
+		}
+		/* A signal is the caller's business; a keep-alive ("OK Still
+		 * here") or a flag change is not new mail: idle on. */
+		if (woke < 0)
+			return TRUE;
+	}
+}
+
+static gboolean
+wait_poll(ImapSource *source, gint64 deadline, GError **error)
+{
+	gint64 pause = MIN(ms_left(deadline), (gint64)source->poll_interval * 1000);
+	if (sleep_admitting_signals(-1, pause) < 0)
+		return TRUE;
+	watch_exists(source);
+	int rc = mailimap_noop(source->imap);
+	if (rc != MAILIMAP_NO_ERROR)
+		return fail(source, rc, "NOOP", error);
+	if (saw_exists(source))
+		source->may_have_mail = TRUE;
+	return TRUE;
+}
+
+static gboolean
+imap_wait(Source *base, int timeout, GError **error)
+{
+	ImapSource *source = (ImapSource *)base;
+	if (!ensure_connected(source, error))
+		return FALSE;
+	if (source->may_have_mail)
+		return TRUE;
+	gint64 deadline = g_get_monotonic_time() + (gint64)MAX(timeout, 0) * G_USEC_PER_SEC;
+	return source->has_idle ? wait_idle(source, deadline, error)
+	                        : wait_poll(source, deadline, error);
+}
+
+static void
+imap_close(Source *base)
+{
+	ImapSource *source = (ImapSource *)base;
+	if (source == NULL)
+		return;
+	disconnect(source, TRUE);
+	g_free(source->server);
+	g_free(source->host);
+	g_free(source->user);
+	if (source->password != NULL) {
+		memset(source->password, 0, strlen(source->password));
+		g_free(source->password);
+	}
+	g_free(source->ca_file);
+	g_free(source->mailbox);
+	g_free(source->cursor_path);
+	imap_cursor_clear(&source->cursor);
+	g_free(source);
+}
+
+/* Takes the URL apart: imap[s]://HOST[:PORT][/].  The mailbox is
+ * [source] mailbox, the user [source] user (or the URL's). */
+static gboolean
+parse_url(ImapSource *source, const char *url, const char *conf_user,
+          GError **error)
+{
+	g_autoptr(GError) local = NULL;
+	g_autoptr(GUri) uri = g_uri_parse(url, G_URI_FLAGS_NONE, &local);
+	if (uri == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "[source] url: \"%s\": %s", url, local->message);
+		return FALSE;
+	}
+	const char *scheme = g_uri_get_scheme(uri);
+	if (g_ascii_strcasecmp(scheme, "imaps") == 0)
+		source->implicit_tls = TRUE;
+	else if (g_ascii_strcasecmp(scheme, "imap") != 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "[source] url: \"%s\": not an imap:// or imaps:// URL", url);
+		return FALSE;
+	}
+	const char *host = g_uri_get_host(uri);
+	const char *path = g_uri_get_path(uri);
+	if (host == NULL || *host == '\0') {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "[source] url: \"%s\": no host name", url);
+		return FALSE;
+	}
+	if (path != NULL && *path != '\0' && strcmp(path, "/") != 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "[source] url: \"%s\": the URL names no mailbox; set [source] mailbox",
+		            url);
+		return FALSE;
+	}
+	int port = g_uri_get_port(uri);
+	source->host = g_strdup(host);
+	source->port = port > 0 ? (guint16)port : source->implicit_tls ? 993 : 143;
+	source->server = g_strdup_printf("%s://%s%s%s:%u",
+	                                 source->implicit_tls ? "imaps" : "imap",
+	                                 strchr(host, ':') ? "[" : "", host,
+	                                 strchr(host, ':') ? "]" : "",
+	                                 source->port);
+	const char *user = conf_user != NULL ? conf_user : g_uri_get_user(uri);
+	if (user == NULL || *user == '\0') {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "[source] user: required for %s", source->server);
+		return FALSE;
+	}
+	source->user = g_strdup(user);
+	return TRUE;
+}
+
+static Source *
+imap_open(const Conf *conf, const char *url, GError **error)
+{
+	ImapSource *source = g_new0(ImapSource, 1);
+	gboolean found;
+	source->base.driver = &source_imap_driver;
+	source->mailbox = g_strdup(conf->source_mailbox ? conf->source_mailbox
+	                                                : "INBOX");
+	source->poll_interval = conf->poll_interval > 0 ? conf->poll_interval : 300;
+	source->ca_file = g_strdup(conf->source_ca_file);
+	source->cursor_path = imap_cursor_path(conf->state_dir);
+
+	if (!parse_url(source, url, conf->source_user, error))
+		goto fail;
+	if (conf->source_password_file == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "[source] password-file: required for %s", source->server);
+		goto fail;
+	}
+	source->password = conf_read_password(conf->source_password_file, error);
+	if (source->password == NULL)
+		goto fail;
+	if (!imap_cursor_load(source->cursor_path, &source->cursor, &found, error))
+		goto fail;
+	return &source->base;
+fail:
+	imap_close(&source->base);
+	return NULL;
+}
+
+const SourceDriver source_imap_driver = {
+	.scheme = "imap",
+	.open = imap_open,
+	.fetch = imap_fetch,
+	.wait = imap_wait,
+	.close = imap_close,
+};

@@ -1,0 +1,215 @@
+# tests/lib-dovecot.sh: a private Dovecot for the IMAP scenarios and the
+# benchmarks, sourced after tests/lib.sh.
+#
+#   dovecot_setup             make a test CA, certificates, a passwd-file user
+#                             and a Maildir under $DOVECOT_DIR (no server yet)
+#   dovecot_start [CERT]      start Dovecot on free loopback ports with the
+#                             certificate CERT (default "server": signed by
+#                             the test CA for localhost and 127.0.0.1;
+#                             "wrongname": the test CA, for another name;
+#                             "selfsigned": signed by no CA the client knows)
+#   dovecot_stop, dovecot_restart [CERT]
+#   dovecot_deliver FILE      deliver FILE into the user's INBOX (doveadm save)
+#   dovecot_uidvalidity, dovecot_uidnext   the INBOX's current values
+#   dovecot_reset_uidvalidity  give INBOX a new UIDVALIDITY (UIDs restart)
+#
+# After dovecot_setup: $DOVECOT_CA (the test CA), $DOVECOT_USER and
+# $DOVECOT_PASSWORD_FILE (mode 0600), $DOVECOT_MAILDIR.  After
+# dovecot_start: $DOVECOT_IMAP_PORT (plain, STARTTLS offered) and
+# $DOVECOT_IMAPS_PORT (TLS from the first byte).  The server is stopped at
+# exit through test_cleanup.
+#
+# Dovecot refuses to run its login processes as root, so the instance uses
+# the dovenull and dovecot users and stores mail as the mail user; the
+# test directory is made traversable for them.
+
+DOVECOT_USER=tenure
+DOVECOT_PASSWORD=list-secret
+
+dovecot_setup() {
+	command -v dovecot >/dev/null 2>&1 || test_skip_all "dovecot is not installed (dovecot-imapd)"
+	command -v openssl >/dev/null 2>&1 || test_skip_all "openssl is not installed"
+	[ "$(id -u)" -eq 0 ] || test_skip_all "a private Dovecot needs root (it drops to dovenull and mail)"
+	DOVECOT_DIR=$TEST_DIR/dovecot
+	mkdir -p "$DOVECOT_DIR/run" "$DOVECOT_DIR/state" "$DOVECOT_DIR/home" \
+		"$DOVECOT_DIR/tls"
+	chmod 0711 "$TEST_DIR"
+	chmod 0755 "$DOVECOT_DIR" "$DOVECOT_DIR/run"
+	DOVECOT_MAILDIR=$DOVECOT_DIR/home/$DOVECOT_USER/Maildir
+	mkdir -p "$DOVECOT_MAILDIR/new" "$DOVECOT_MAILDIR/cur" "$DOVECOT_MAILDIR/tmp"
+	chown -R mail:mail "$DOVECOT_DIR/home"
+	chmod -R go-rwx "$DOVECOT_DIR/home"
+
+	printf '%s:{PLAIN}%s::::::\n' "$DOVECOT_USER" "$DOVECOT_PASSWORD" \
+		>"$DOVECOT_DIR/passwd"
+	chown root:dovecot "$DOVECOT_DIR/passwd"
+	chmod 0640 "$DOVECOT_DIR/passwd"
+	DOVECOT_PASSWORD_FILE=$TEST_DIR/imap-password
+	printf '%s\n' "$DOVECOT_PASSWORD" >"$DOVECOT_PASSWORD_FILE"
+	chmod 0600 "$DOVECOT_PASSWORD_FILE"
+
+	_dovecot_make_certificates
+	DOVECOT_CA=$DOVECOT_DIR/tls/ca.crt
+	export DOVECOT_DIR DOVECOT_MAILDIR DOVECOT_CA DOVECOT_USER \
+		DOVECOT_PASSWORD_FILE
+}
+
+# Two CAs: the test CA, which the client is told to trust, and a stranger
+# nobody trusts.  The certificates live only as long as the test.
+_dovecot_make_certificates() {
+	local tls=$DOVECOT_DIR/tls
+	(
+		cd "$tls" || exit 1
+		for ca in ca stranger; do
+			openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
+				-nodes -keyout $ca.key -out $ca.crt -days 2 \
+				-subj "/CN=tenure test $ca" \
+				-addext basicConstraints=critical,CA:TRUE \
+				-addext keyUsage=critical,keyCertSign,cRLSign
+		done
+		_dovecot_issue server ca "DNS:localhost,IP:127.0.0.1"
+		_dovecot_issue wrongname ca "DNS:mail.example.org"
+		_dovecot_issue selfsigned stranger "DNS:localhost,IP:127.0.0.1"
+	) >"$DOVECOT_DIR/tls.log" 2>&1 || {
+		cat "$DOVECOT_DIR/tls.log" >&2
+		test_skip_all "could not make test certificates with openssl"
+	}
+	chmod 0644 "$tls"/*.crt
+}
+
+_dovecot_issue() {
+	local name=$1 ca=$2 san=$3
+	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+		-keyout "$name.key" -out "$name.csr" -subj "/CN=tenure test $name"
+	printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' \
+		"$san" >"$name.ext"
+	openssl x509 -req -in "$name.csr" -CA "$ca.crt" -CAkey "$ca.key" \
+		-CAcreateserial -days 2 -extfile "$name.ext" -out "$name.crt"
+}
+
+_dovecot_write_config() {
+	local cert=$1
+	cat >"$DOVECOT_DIR/dovecot.conf" <<EOF
+base_dir = $DOVECOT_DIR/run
+state_dir = $DOVECOT_DIR/state
+instance_name = tenure-test-$$
+log_path = $DOVECOT_DIR/dovecot.log
+protocols = imap
+listen = 127.0.0.1
+ssl = yes
+ssl_cert = <$DOVECOT_DIR/tls/$cert.crt
+ssl_key = <$DOVECOT_DIR/tls/$cert.key
+disable_plaintext_auth = yes
+auth_mechanisms = plain login
+default_login_user = dovenull
+default_internal_user = dovecot
+first_valid_uid = 8
+first_valid_gid = 8
+mail_location = maildir:~/Maildir
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN $DOVECOT_DIR/passwd
+}
+userdb {
+  driver = static
+  args = uid=mail gid=mail home=$DOVECOT_DIR/home/%u
+}
+service imap-login {
+  inet_listener imap {
+    address = 127.0.0.1
+    port = $DOVECOT_IMAP_PORT
+  }
+  inet_listener imaps {
+    address = 127.0.0.1
+    port = $DOVECOT_IMAPS_PORT
+    ssl = yes
+  }
+}
+service stats {
+  inet_listener http {
+    port = 0
+  }
+}
+EOF
+}
+
+dovecot_start() {
+	local cert=${1:-server}
+	: "${DOVECOT_IMAP_PORT:=$(test_free_port)}"
+	: "${DOVECOT_IMAPS_PORT:=$(test_free_port)}"
+	export DOVECOT_IMAP_PORT DOVECOT_IMAPS_PORT
+	_dovecot_write_config "$cert"
+	if ! dovecot -c "$DOVECOT_DIR/dovecot.conf"; then
+		cat "$DOVECOT_DIR/dovecot.log" >&2 2>/dev/null
+		test_skip_all "dovecot did not start"
+	fi
+	if [ -z "${_dovecot_cleanup_set:-}" ]; then
+		test_cleanup "dovecot_stop"
+		_dovecot_cleanup_set=1
+	fi
+	_dovecot_wait_port "$DOVECOT_IMAP_PORT" && _dovecot_wait_port "$DOVECOT_IMAPS_PORT" ||
+		test_skip_all "dovecot does not listen on 127.0.0.1:$DOVECOT_IMAP_PORT"
+}
+
+_dovecot_wait_port() {
+	local i
+	for i in $(seq 100); do
+		if /usr/bin/python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $1), 1).close()" 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	return 1
+}
+
+dovecot_stop() {
+	[ -f "$DOVECOT_DIR/run/master.pid" ] || return 0
+	local pid
+	pid=$(cat "$DOVECOT_DIR/run/master.pid")
+	doveadm -c "$DOVECOT_DIR/dovecot.conf" stop >/dev/null 2>&1 || kill "$pid" 2>/dev/null
+	# Wait for the master to go, so that its ports are free again.
+	local i
+	for i in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	kill -9 "$pid" 2>/dev/null
+	return 0
+}
+
+dovecot_restart() {
+	dovecot_stop
+	dovecot_start "$@"
+}
+
+dovecot_deliver() {
+	doveadm -c "$DOVECOT_DIR/dovecot.conf" save -u "$DOVECOT_USER" <"$1"
+}
+
+_dovecot_status() {
+	doveadm -c "$DOVECOT_DIR/dovecot.conf" -f tab mailbox status \
+		-u "$DOVECOT_USER" "$1" INBOX | tail -n 1
+}
+
+dovecot_uidvalidity() {
+	_dovecot_status uidvalidity
+}
+
+dovecot_uidnext() {
+	_dovecot_status uidnext
+}
+
+dovecot_messages() {
+	_dovecot_status messages
+}
+
+# A UIDVALIDITY change, as after a server migration: the index and the
+# Maildir's UID list are thrown away and Dovecot renumbers every message.
+dovecot_reset_uidvalidity() {
+	dovecot_stop
+	rm -f "$DOVECOT_MAILDIR"/dovecot-uidlist "$DOVECOT_MAILDIR"/dovecot.index*
+	# Dovecot takes the current time as the new UIDVALIDITY; make sure it
+	# differs from the old one.
+	sleep 1.1
+	dovecot_start "${1:-server}"
+}
