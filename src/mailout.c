@@ -514,7 +514,15 @@ mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
 
 	g_autoptr(GMimeTextPart) text = g_mime_text_part_new_with_subtype(
 	    "plain");
-	g_mime_text_part_set_text(text, rendered.body->str);
+	/* g_mime_text_part_set_text would recode the body to the smallest
+	 * charset that fits (ISO-8859-1 for "é"); tenure's mail is UTF-8. */
+	GMimeStream *stream = g_mime_stream_mem_new_with_buffer(
+	    rendered.body->str, rendered.body->len);
+	GMimeDataWrapper *content = g_mime_data_wrapper_new_with_stream(
+	    stream, GMIME_CONTENT_ENCODING_DEFAULT);
+	g_mime_part_set_content(GMIME_PART(text), content);
+	g_object_unref(content);
+	g_object_unref(stream);
 	g_mime_text_part_set_charset(text, "utf-8");
 	/* Quoted-printable where needed keeps the part 7-bit clean, which
 	 * RFC 3156 requires of signed content and which survives any MTA. */

@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""A test SMTP server for tenure's mail-out tests, built on aiosmtpd.
+
+  smtpd.py certs DIR
+      Makes a test CA (ca.pem), a server certificate for 127.0.0.1 and
+      localhost signed by it (server.pem, server.key), and a second,
+      unrelated CA (other-ca.pem) for "untrusted certificate" tests.
+
+  smtpd.py serve --mode MODE --maildir DIR [--certs DIR] [--auth USER:PASS]
+                 [--control FILE] [--log FILE]
+      Listens on a free loopback port and prints the port on the first
+      line of stdout.  MODE: plain (no STARTTLS offered), starttls, smtps
+      (TLS from the first byte).  Every accepted message is written as is
+      (CRLF kept) into DIR/new, after X-Envelope-From/X-Envelope-To lines.
+      When the control file exists and is not empty, its first line (for
+      example "451 4.3.0 try again later" or "554 5.7.1 refused") is the
+      answer to DATA instead.  The log file gets one line per SMTP event
+      (EHLO, AUTH-OK/AUTH-FAIL, MAIL, RCPT, DATA) with "tls" or "clear"
+      for whether the session was encrypted at that point.
+"""
+
+import argparse
+import asyncio
+import os
+import signal
+import ssl
+import subprocess
+import sys
+import time
+
+from aiosmtpd.smtp import SMTP, AuthResult
+
+
+def run(*args):
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+def make_ca(directory, name):
+    key = os.path.join(directory, name + ".key")
+    pem = os.path.join(directory, name + ".pem")
+    run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+        "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+        "-out", pem, "-days", "2", "-subj", "/CN=tenure test CA " + name,
+        "-addext", "basicConstraints=critical,CA:TRUE",
+        "-addext", "keyUsage=critical,keyCertSign,cRLSign")
+    return key, pem
+
+
+def certs(directory):
+    os.makedirs(directory, exist_ok=True)
+    ca_key, ca_pem = make_ca(directory, "ca")
+    make_ca(directory, "other-ca")
+    key = os.path.join(directory, "server.key")
+    csr = os.path.join(directory, "server.csr")
+    ext = os.path.join(directory, "server.ext")
+    with open(ext, "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                "extendedKeyUsage=serverAuth\n"
+                "basicConstraints=critical,CA:FALSE\n")
+    run("openssl", "req", "-newkey", "ec", "-pkeyopt",
+        "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+        "-out", csr, "-subj", "/CN=localhost")
+    run("openssl", "x509", "-req", "-in", csr, "-CA", ca_pem, "-CAkey",
+        ca_key, "-CAcreateserial", "-out",
+        os.path.join(directory, "server.pem"), "-days", "2",
+        "-extfile", ext)
+
+
+class Handler:
+    def __init__(self, maildir, control, log):
+        self.maildir = maildir
+        self.control = control
+        self.log_path = log
+        self.counter = 0
+        for sub in ("tmp", "new", "cur"):
+            os.makedirs(os.path.join(maildir, sub), exist_ok=True)
+
+    def log(self, session, event):
+        if self.log_path:
+            tls = "tls" if session.ssl else "clear"
+            with open(self.log_path, "a") as f:
+                f.write("%s %s\n" % (event, tls))
+
+    async def handle_EHLO(self, server, session, envelope, hostname,
+                          responses):
+        self.log(session, "EHLO")
+        session.host_name = hostname
+        return responses
+
+    async def handle_MAIL(self, server, session, envelope, address,
+                          options):
+        self.log(session, "MAIL")
+        envelope.mail_from = address
+        envelope.mail_options.extend(options)
+        return "250 OK"
+
+    async def handle_RCPT(self, server, session, envelope, address,
+                          options):
+        self.log(session, "RCPT")
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        self.log(session, "DATA")
+        if self.control and os.path.exists(self.control):
+            with open(self.control) as f:
+                answer = f.readline().strip()
+            if answer:
+                return answer
+        self.counter += 1
+        name = "%d.%d_%d.test" % (time.time(), os.getpid(), self.counter)
+        tmp = os.path.join(self.maildir, "tmp", name)
+        with open(tmp, "wb") as f:
+            f.write(b"X-Envelope-From: " + envelope.mail_from.encode() +
+                    b"\r\n")
+            f.write(b"X-Envelope-To: " +
+                    ", ".join(envelope.rcpt_tos).encode() + b"\r\n")
+            f.write(envelope.original_content)
+        os.rename(tmp, os.path.join(self.maildir, "new", name))
+        return "250 OK delivered"
+
+
+def serve(args):
+    context = None
+    if args.mode in ("starttls", "smtps"):
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(os.path.join(args.certs, "server.pem"),
+                                os.path.join(args.certs, "server.key"))
+    handler = Handler(args.maildir, args.control, args.log)
+    authenticator = None
+    if args.auth:
+        user, password = args.auth.split(":", 1)
+
+        def authenticator(server, session, envelope, mechanism, data):
+            ok = (data.login.decode() == user and
+                  data.password.decode() == password)
+            handler.log(session, "AUTH-OK" if ok else "AUTH-FAIL")
+            return AuthResult(success=ok)
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+
+    def factory():
+        kwargs = dict(hostname="localhost", loop=loop)
+        if args.mode == "starttls":
+            kwargs.update(tls_context=context, require_starttls=True)
+        if authenticator:
+            kwargs.update(authenticator=authenticator, auth_required=True,
+                          auth_require_tls=True)
+        return SMTP(handler, **kwargs)
+
+    server = loop.run_until_complete(loop.create_server(
+        factory, host="127.0.0.1", port=0,
+        ssl=context if args.mode == "smtps" else None))
+    print(server.sockets[0].getsockname()[1], flush=True)
+    loop.add_signal_handler(signal.SIGTERM, loop.stop)
+    loop.run_forever()
+    server.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("certs")
+    c.add_argument("directory")
+    s = sub.add_parser("serve")
+    s.add_argument("--mode", choices=("plain", "starttls", "smtps"),
+                   required=True)
+    s.add_argument("--maildir", required=True)
+    s.add_argument("--certs")
+    s.add_argument("--auth")
+    s.add_argument("--control")
+    s.add_argument("--log")
+    args = parser.parse_args()
+    if args.command == "certs":
+        certs(args.directory)
+    else:
+        serve(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

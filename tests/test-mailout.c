@@ -1,0 +1,538 @@
+/* test-mailout: Message-IDs, template rendering and composition, and
+ * PGP/MIME signing with a bot key made for the run. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <gmime/gmime.h>
+
+#include "conf.h"
+#include "mailout.h"
+#include "outbox.h"
+#include "util.h"
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeSignatureList, g_object_unref)
+
+static char *top_srcdir;
+static char *scratch;
+static guint counter;
+
+static char *
+fresh_dir(const char *what)
+{
+	char *dir = g_strdup_printf("%s/%s-%u", scratch, what, ++counter);
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+	return dir;
+}
+
+static Conf *
+test_conf(void)
+{
+	Conf *conf = conf_new_default();
+	g_free(conf->name);
+	conf->name = g_strdup("Technical Committee");
+	conf->list = g_strdup("debian-ctte@lists.example.org");
+	conf->sink_from = g_strdup("ctte-bot@example.org");
+	conf->templates_dir = g_build_filename(top_srcdir, "templates", NULL);
+	g_free(conf->state_dir);
+	conf->state_dir = fresh_dir("state");
+	return conf;
+}
+
+static GHashTable *
+vars_new(const char *first, ...)
+{
+	GHashTable *vars = g_hash_table_new_full(g_str_hash, g_str_equal,
+	                                         g_free, g_free);
+	va_list ap;
+	va_start(ap, first);
+	for (const char *name = first; name; name = va_arg(ap, const char *))
+		g_hash_table_insert(vars, g_strdup(name),
+		                    g_strdup(va_arg(ap, const char *)));
+	va_end(ap);
+	return vars;
+}
+
+/* The variables the schedule gives every announcement and reminder. */
+static GHashTable *
+person_vars(void)
+{
+	return vars_new("member", "Bdale Garbée <bdale@example.org>", "name",
+	                "Bdale Garbée", "email", "bdale@example.org", "date",
+	                "2026-12-31", "rule", "debian", "eligible_from",
+	                "from 2028-01-01", "term_end", "2026-12-31", "reason",
+	                "more than 42 months and one of the two most senior",
+	                "source", "<resign-1@example.org>", "signed_by",
+	                "0123456789ABCDEF0123456789ABCDEF01234567",
+	                "days_left", "30", NULL);
+}
+
+static GMimeMessage *
+parse_message(GBytes *bytes)
+{
+	gsize len = 0;
+	const char *data = g_bytes_get_data(bytes, &len);
+	GMimeStream *stream = g_mime_stream_mem_new_with_buffer(data, len);
+	GMimeParser *parser = g_mime_parser_new_with_stream(stream);
+	GMimeMessage *message = g_mime_parser_construct_message(parser, NULL);
+	g_object_unref(parser);
+	g_object_unref(stream);
+	g_assert_nonnull(message);
+	return message;
+}
+
+/* Every line ends in CRLF and none in a bare LF or CR. */
+static void
+assert_crlf(GBytes *bytes)
+{
+	gsize len = 0;
+	const char *data = g_bytes_get_data(bytes, &len);
+	g_assert_cmpuint(len, >, 0);
+	g_assert_cmpint(data[len - 1], ==, '\n');
+	for (gsize i = 0; i < len; i++) {
+		if (data[i] == '\n' && (i == 0 || data[i - 1] != '\r'))
+			g_error("bare LF at byte %zu: ...%.40s", i,
+			        data + (i > 20 ? i - 20 : 0));
+		if (data[i] == '\r' && (i + 1 == len || data[i + 1] != '\n'))
+			g_error("bare CR at byte %zu", i);
+	}
+}
+
+static void
+test_message_id(void)
+{
+	g_autoptr(Conf) conf = test_conf();
+	g_autofree char *a = mailout_message_id(conf, "reminder/a@b/2026-12-31/30");
+	g_autofree char *again =
+	    mailout_message_id(conf, "reminder/a@b/2026-12-31/30");
+	g_autofree char *b = mailout_message_id(conf, "reminder/a@b/2026-12-31/7");
+	g_assert_cmpstr(a, ==, again);
+	g_assert_cmpstr(a, !=, b);
+	g_assert_true(g_str_has_prefix(a, "<tenure."));
+	g_assert_true(g_str_has_suffix(a, "@example.org>"));
+	/* "<tenure." + 32 + "." + 8 + "@example.org>" */
+	g_assert_cmpuint(strlen(a), ==, 8 + 32 + 1 + 8 + 13);
+
+	/* Without [sink] from, the list's domain. */
+	g_free(conf->sink_from);
+	conf->sink_from = NULL;
+	g_autofree char *c = mailout_message_id(conf, "x");
+	g_assert_true(g_str_has_suffix(c, "@lists.example.org>"));
+}
+
+static void
+test_is_own_message_id(void)
+{
+	g_autoptr(Conf) conf = test_conf();
+	g_autoptr(Conf) other = test_conf();
+	g_free(other->list);
+	other->list = g_strdup("other-committee@example.org");
+	g_autofree char *own = mailout_message_id(conf, "announce/resign/a@b/2026-12-31");
+	g_autofree char *theirs =
+	    mailout_message_id(other, "announce/resign/a@b/2026-12-31");
+	g_autofree char *bare = g_strndup(own + 1, strlen(own) - 2);
+	g_autofree char *tampered = g_strdup(own);
+	tampered[8 + 32 + 2] = tampered[8 + 32 + 2] == 'a' ? 'b' : 'a';
+	g_autofree char *upper = g_ascii_strup(own, -1);
+	g_autofree char *domain = g_strdup(own);
+	memcpy(strrchr(domain, '@'), "@exbmple.org>", 13);
+	const struct {
+		const char *id;
+		gboolean own;
+	} cases[] = {
+		{own, TRUE},
+		{bare, TRUE},
+		{theirs, FALSE},
+		{tampered, FALSE},
+		{upper, FALSE},
+		{domain, FALSE},
+		{"<tenure.abc@example.org>", FALSE},
+		{"<20261203.123@example.org>", FALSE},
+		{"", FALSE},
+		{NULL, FALSE},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++)
+		if (mailout_is_own_message_id(conf, cases[i].id) != cases[i].own)
+			g_error("case %zu: %s: expected %s", i,
+			        cases[i].id ? cases[i].id : "(null)",
+			        cases[i].own ? "own" : "not own");
+}
+
+static void
+test_compose_every_template(void)
+{
+	static const struct {
+		const char *kind;
+		const char *subject;
+		const char *to;
+		const char *auto_submitted;
+		const char *body_has;
+	} cases[] = {
+		{"announce-appoint", "Technical Committee: Bdale Garbée appointed as of 2026-12-31",
+		 "debian-ctte@lists.example.org", "auto-generated",
+		 "Bdale Garbée <bdale@example.org> is a member"},
+		{"announce-resign", "Technical Committee: Bdale Garbée resigns, last day 2026-12-31",
+		 "debian-ctte@lists.example.org", "auto-generated",
+		 "appointed again\nfrom 2028-01-01"},
+		{"announce-remove", "Technical Committee: Bdale Garbée removed, last day 2026-12-31",
+		 "debian-ctte@lists.example.org", "auto-generated",
+		 "has been removed"},
+		{"announce-expire", "Technical Committee: the term of Bdale Garbée expired on 2026-12-31",
+		 "debian-ctte@lists.example.org", "auto-generated",
+		 "Reason: more than 42 months"},
+		{"announce-scheduled", "Technical Committee: the term of Bdale Garbée will expire on 2026-12-31",
+		 "debian-ctte@lists.example.org", "auto-generated",
+		 "is set to expire"},
+		{"reminder", "Your term on the Technical Committee expires on 2026-12-31",
+		 "Bdale Garbée <bdale@example.org>", "auto-generated",
+		 "(30 days from today)"},
+		{"reply", "Re: Resigning", "Ian Jackson <ijackson@example.org>",
+		 "auto-replied", "> Tenure: resign\nRefused: "},
+	};
+	g_autoptr(Conf) conf = test_conf();
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GHashTable) vars = person_vars();
+		g_hash_table_insert(vars, g_strdup("to"),
+		                    g_strdup("Ian Jackson <ijackson@example.org>"));
+		g_hash_table_insert(vars, g_strdup("subject"),
+		                    g_strdup("Resigning"));
+		g_hash_table_insert(vars, g_strdup("in_reply_to"),
+		                    g_strdup("<cmd-1@example.org>"));
+		g_hash_table_insert(vars, g_strdup("signer"),
+		                    g_strdup("0123456789ABCDEF0123456789ABCDEF01234567"));
+		g_hash_table_insert(vars, g_strdup("transcript"),
+		                    g_strdup("> Tenure: resign\nRefused: the "
+		                             "signer is not a member"));
+		g_autofree char *key = g_strdup_printf("test/%s", cases[i].kind);
+		g_autofree char *id = mailout_message_id(conf, key);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GBytes) bytes =
+		    mailout_compose(conf, cases[i].kind, vars, id, &error);
+		g_assert_no_error(error);
+		assert_crlf(bytes);
+		g_assert_null(g_strstr_len(g_bytes_get_data(bytes, NULL),
+		                           g_bytes_get_size(bytes), "{{"));
+		GMimeMessage *message = parse_message(bytes);
+		GMimeObject *object = GMIME_OBJECT(message);
+		g_assert_cmpstr(g_mime_message_get_subject(message), ==,
+		                cases[i].subject);
+		g_autofree char *to = internet_address_list_to_string(
+		    g_mime_message_get_addresses(message, GMIME_ADDRESS_TYPE_TO),
+		    NULL, FALSE);
+		g_assert_cmpstr(to, ==, cases[i].to);
+		g_autofree char *from = internet_address_list_to_string(
+		    g_mime_message_get_addresses(message,
+		                                 GMIME_ADDRESS_TYPE_FROM),
+		    NULL, FALSE);
+		g_assert_cmpstr(from, ==,
+		                "Technical Committee secretary <ctte-bot@example.org>");
+		g_autofree char *bare = g_strndup(id + 1, strlen(id) - 2);
+		g_assert_cmpstr(g_mime_message_get_message_id(message), ==, bare);
+		g_assert_cmpstr(g_mime_object_get_header(object, "Auto-Submitted"),
+		                ==, cases[i].auto_submitted);
+		g_assert_cmpstr(g_mime_object_get_header(object, "X-Tenure"), ==,
+		                cases[i].kind);
+		g_assert_nonnull(g_mime_message_get_date(message));
+		GMimeObject *body = g_mime_message_get_mime_part(message);
+		g_assert_true(GMIME_IS_TEXT_PART(body));
+		g_assert_cmpstr(g_mime_object_get_content_type_parameter(
+		                    body, "charset"),
+		                ==, "utf-8");
+		g_autofree char *text =
+		    g_mime_text_part_get_text(GMIME_TEXT_PART(body));
+		g_autofree char *lf_text = g_strdup(text);
+		/* Compare the body without its CRs. */
+		char *w = lf_text;
+		for (const char *r = text; *r; r++)
+			if (*r != '\r')
+				*w++ = *r;
+		*w = '\0';
+		if (!strstr(lf_text, cases[i].body_has))
+			g_error("%s: body lacks \"%s\":\n%s", cases[i].kind,
+			        cases[i].body_has, lf_text);
+		/* Template comments never reach the mail. */
+		g_assert_null(strstr(lf_text, "Placeholders:"));
+		g_object_unref(message);
+	}
+}
+
+static char *
+write_template(const char *dir, const char *kind, const char *text)
+{
+	g_autofree char *file = g_strconcat(kind, ".txt", NULL);
+	char *path = g_build_filename(dir, file, NULL);
+	g_assert_true(g_file_set_contents(path, text, -1, NULL));
+	return path;
+}
+
+static void
+test_template_errors(void)
+{
+	static const struct {
+		const char *text;
+		const char *error; /* after "PATH" */
+	} cases[] = {
+		{"# a comment\nFrom: {{from}}\nTo: {{list}}\nSubject: x\n\n"
+		 "Hello {{membr}}.\n",
+		 ":6: unknown placeholder {{membr}}"},
+		{"From: {{from}}\nSubject: {{ nope }}\n\nbody\n",
+		 ":2: unknown placeholder {{nope}}"},
+		{"From: {{from}}\n\nHello {{name\n", ":3: \"{{\" without a closing \"}}\""},
+		{"From: {{from}}\nthis is not a header\n\nbody\n",
+		 ":2: expected a \"Name: value\" header"},
+		{"From: {{from}}\nSubject: only headers\n",
+		 ": no empty line between the headers and the body"},
+		{"From: {{from}}\nMessage-ID: <x@y>\n\nbody\n",
+		 ": header Message-ID is set by tenure"},
+		{"To: {{list}}\n\nbody\n", ": no From header"},
+		{"From: not an address at all\n\nbody\n",
+		 ": header From: \"not an address at all\" is not an address"},
+	};
+	g_autoptr(Conf) conf = test_conf();
+	g_free(conf->templates_dir);
+	conf->templates_dir = fresh_dir("templates");
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *path = write_template(conf->templates_dir,
+		                                       "reminder", cases[i].text);
+		g_autoptr(GHashTable) vars = vars_new("name", "Keith", NULL);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GBytes) bytes =
+		    mailout_compose(conf, "reminder", vars, "<x@example.org>",
+		                    &error);
+		g_assert_null(bytes);
+		g_assert_nonnull(error);
+		g_autofree char *expected =
+		    g_strconcat(path, cases[i].error, NULL);
+		if (!g_str_has_prefix(error->message, expected))
+			g_error("case %zu: expected \"%s...\", got \"%s\"", i,
+			        expected, error->message);
+	}
+}
+
+static void
+test_template_lookup(void)
+{
+	g_autoptr(Conf) conf = test_conf();
+	/* The configured directory wins over the installed templates. */
+	g_free(conf->templates_dir);
+	conf->templates_dir = fresh_dir("templates");
+	g_autofree char *path = write_template(
+	    conf->templates_dir, "reminder",
+	    "From: {{from}}\nTo: {{email}}\nSubject: local {{name}}\n\nhi\n");
+	g_autoptr(GHashTable) vars = vars_new("name", "Keith", "email",
+	                                      "keithp@example.org", NULL);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GBytes) bytes = mailout_compose(conf, "reminder", vars,
+	                                          "<x@example.org>", &error);
+	g_assert_no_error(error);
+	GMimeMessage *message = parse_message(bytes);
+	g_assert_cmpstr(g_mime_message_get_subject(message), ==, "local Keith");
+	g_object_unref(message);
+
+	/* A kind with no template anywhere names where it looked; a kind
+	 * that is not a name is refused before any lookup. */
+	g_clear_pointer(&bytes, g_bytes_unref);
+	g_clear_error(&error);
+	bytes = mailout_compose(conf, "announce-nothing", vars, "<x@e.org>",
+	                        &error);
+	g_assert_null(bytes);
+	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_IO);
+	g_assert_nonnull(strstr(error->message, conf->templates_dir));
+	g_clear_error(&error);
+	bytes = mailout_compose(conf, "../reminder", vars, "<x@e.org>", &error);
+	g_assert_null(bytes);
+	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_INVALID);
+}
+
+static void
+test_header_injection(void)
+{
+	g_autoptr(Conf) conf = test_conf();
+	g_autoptr(GHashTable) vars = person_vars();
+	g_hash_table_insert(vars, g_strdup("name"),
+	                    g_strdup("Mallory\r\nBcc: victim@example.org"));
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GBytes) bytes = mailout_compose(conf, "announce-resign",
+	                                          vars, "<x@example.org>",
+	                                          &error);
+	g_assert_no_error(error);
+	GMimeMessage *message = parse_message(bytes);
+	g_assert_null(g_mime_object_get_header(GMIME_OBJECT(message), "Bcc"));
+	g_assert_cmpuint(internet_address_list_length(
+	                     g_mime_message_get_addresses(
+	                         message, GMIME_ADDRESS_TYPE_BCC)),
+	                 ==, 0);
+	g_object_unref(message);
+}
+
+static void
+test_queue_once(void)
+{
+	g_autoptr(Conf) conf = test_conf();
+	g_autoptr(GHashTable) vars = person_vars();
+	const char *rcpt[] = {"bdale@example.org", NULL};
+	for (int i = 0; i < 3; i++) {
+		g_autoptr(GError) error = NULL;
+		gboolean ok = mailout_queue(conf, "reminder", vars,
+		                            "reminder/bdale@example.org/2026-12-31/30",
+		                            rcpt, &error);
+		g_assert_no_error(error);
+		g_assert_true(ok);
+	}
+	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 1);
+	g_autofree char *id = mailout_message_id(
+	    conf, "reminder/bdale@example.org/2026-12-31/30");
+	g_assert_true(outbox_known(conf->state_dir, id));
+
+	g_free(conf->sink_from);
+	conf->sink_from = NULL;
+	g_autoptr(GError) error = NULL;
+	g_assert_false(mailout_queue(conf, "reminder", vars, "other", rcpt,
+	                             &error));
+	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_INVALID);
+}
+
+static gboolean
+run(const char *const *argv, char **out)
+{
+	int status = 0;
+	g_autoptr(GError) error = NULL;
+	if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH |
+	                  G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, out, NULL,
+	                  &status, &error))
+		return FALSE;
+	return g_spawn_check_wait_status(status, NULL);
+}
+
+static char *gnupg_home;
+static char *bot_fpr;
+
+/* A bot key made for this run, in a short GNUPGHOME (gpg-agent's socket
+ * path must stay short). */
+static void
+make_bot_key(void)
+{
+	gnupg_home = g_dir_make_tmp("tn.XXXXXX", NULL);
+	g_assert_nonnull(gnupg_home);
+	const char *gen[] = {"gpg", "--homedir", gnupg_home, "--batch",
+	                     "--passphrase", "", "--quick-gen-key",
+	                     "Tenure Bot <ctte-bot@example.org>", "ed25519",
+	                     "sign", "never", NULL};
+	g_assert_true(run(gen, NULL));
+	g_autofree char *listing = NULL;
+	const char *list[] = {"gpg", "--homedir", gnupg_home, "--with-colons",
+	                      "--list-secret-keys", NULL};
+	g_assert_true(run(list, &listing));
+	g_auto(GStrv) lines = g_strsplit(listing, "\n", -1);
+	for (char **line = lines; *line && !bot_fpr; line++)
+		if (g_str_has_prefix(*line, "fpr:")) {
+			g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
+			bot_fpr = g_strdup(fields[9]);
+		}
+	g_assert_nonnull(bot_fpr);
+}
+
+static void
+test_signed(void)
+{
+	g_autoptr(Conf) conf = test_conf();
+	g_free(conf->gnupg_home);
+	conf->gnupg_home = g_strdup(gnupg_home);
+	conf->bot_key = g_strdup(bot_fpr);
+	g_autoptr(GHashTable) vars = person_vars();
+	g_autofree char *id = mailout_message_id(conf, "test/signed");
+	g_autoptr(GError) error = NULL;
+	gint64 start = g_get_monotonic_time();
+	g_autoptr(GBytes) bytes =
+	    mailout_compose(conf, "announce-resign", vars, id, &error);
+	gint64 took = g_get_monotonic_time() - start;
+	g_assert_no_error(error);
+	g_test_message("signing one announcement took %" G_GINT64_FORMAT
+	               " ms", took / 1000);
+	assert_crlf(bytes);
+	GMimeMessage *message = parse_message(bytes);
+	GMimeObject *body = g_mime_message_get_mime_part(message);
+	g_assert_true(GMIME_IS_MULTIPART_SIGNED(body));
+	GMimeContentType *type = g_mime_object_get_content_type(body);
+	g_assert_cmpstr(g_mime_content_type_get_parameter(type, "protocol"),
+	                ==, "application/pgp-signature");
+	g_assert_cmpstr(g_mime_object_get_header(GMIME_OBJECT(message),
+	                                         "Auto-Submitted"),
+	                ==, "auto-generated");
+	g_autoptr(GMimeSignatureList) signatures =
+	    g_mime_multipart_signed_verify(GMIME_MULTIPART_SIGNED(body),
+	                                   GMIME_VERIFY_NONE, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(signatures);
+	g_assert_cmpint(g_mime_signature_list_length(signatures), ==, 1);
+	GMimeSignature *signature =
+	    g_mime_signature_list_get_signature(signatures, 0);
+	g_assert_true((g_mime_signature_get_status(signature) &
+	               GMIME_SIGNATURE_STATUS_RED) == 0);
+	GMimeCertificate *cert = g_mime_signature_get_certificate(signature);
+	g_assert_cmpstr(g_mime_certificate_get_fingerprint(cert), ==, bot_fpr);
+	/* The signed part is the text, with non-ASCII in quoted-printable
+	 * (RFC 3156 wants signed content 7-bit clean). */
+	GMimeObject *signed_text = g_mime_multipart_get_part(
+	    GMIME_MULTIPART(body), GMIME_MULTIPART_SIGNED_CONTENT);
+	g_assert_true(GMIME_IS_TEXT_PART(signed_text));
+	g_assert_cmpint(g_mime_part_get_content_encoding(GMIME_PART(signed_text)),
+	                ==, GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
+	g_autofree char *text =
+	    g_mime_text_part_get_text(GMIME_TEXT_PART(signed_text));
+	g_assert_nonnull(strstr(text, "Bdale Garbée <bdale@example.org> has resigned"));
+	g_object_unref(message);
+
+	/* A bot key that is not in the keyring fails the compose; tenure
+	 * never falls back to sending unsigned. */
+	g_free(conf->bot_key);
+	conf->bot_key = g_strdup("0000000000000000000000000000000000000000");
+	g_clear_error(&error);
+	g_autoptr(GBytes) unsigned_bytes =
+	    mailout_compose(conf, "announce-resign", vars, id, &error);
+	g_assert_null(unsigned_bytes);
+	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_VERIFY);
+	g_assert_nonnull(strstr(error->message, "bot-key"));
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_mime_init();
+	util_log_quiet = TRUE;
+	const char *srcdir = g_getenv("top_srcdir");
+	top_srcdir = g_strdup(srcdir ? srcdir : ".");
+	scratch = g_dir_make_tmp("tn.XXXXXX", NULL);
+	make_bot_key();
+
+	g_test_add_func("/mailout/message-id-derived-from-event",
+	                test_message_id);
+	g_test_add_func("/mailout/own-message-id-recognised",
+	                test_is_own_message_id);
+	g_test_add_func("/mailout/every-template-composes",
+	                test_compose_every_template);
+	g_test_add_func("/mailout/template-errors-name-file-and-line",
+	                test_template_errors);
+	g_test_add_func("/mailout/configured-templates-override",
+	                test_template_lookup);
+	g_test_add_func("/mailout/no-header-injection-from-values",
+	                test_header_injection);
+	g_test_add_func("/mailout/queue-is-once-per-event", test_queue_once);
+	g_test_add_func("/mailout/signed-pgp-mime-verifies", test_signed);
+	int result = g_test_run();
+
+	const char *kill_agent[] = {"gpgconf", "--homedir", gnupg_home,
+	                            "--kill", "all", NULL};
+	run(kill_agent, NULL);
+	if (!g_getenv("TEST_KEEP")) {
+		const char *rm1[] = {"rm", "-rf", scratch, NULL};
+		const char *rm2[] = {"rm", "-rf", gnupg_home, NULL};
+		run(rm1, NULL);
+		run(rm2, NULL);
+	}
+	g_mime_shutdown();
+	return result;
+}

@@ -1,0 +1,618 @@
+/* test-outbox: the durable outbox and the sinks, against a real SMTP
+ * server (aiosmtpd, tests/smtpd.py) on a loopback port with a test CA
+ * made for the run, and a real Maildir. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "conf.h"
+#include "outbox.h"
+#include "sink.h"
+#include "util.h"
+
+static char *top_srcdir;
+static char *scratch;   /* this run's directory */
+static char *certs;     /* test CA and server certificate */
+static guint counter;
+
+/* A fresh directory under the scratch directory. */
+static char *
+fresh_dir(const char *what)
+{
+	char *dir = g_strdup_printf("%s/%s-%u", scratch, what, ++counter);
+	g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+	return dir;
+}
+
+typedef struct {
+	GPid pid;
+	int port;
+	char *maildir;
+	char *log;
+	char *control;
+} Server;
+
+static Server *
+server_start(const char *mode, const char *auth)
+{
+	Server *server = g_new0(Server, 1);
+	g_autofree char *dir = fresh_dir("smtp");
+	server->maildir = g_build_filename(dir, "Maildir", NULL);
+	server->log = g_build_filename(dir, "log", NULL);
+	server->control = g_build_filename(dir, "control", NULL);
+	g_autofree char *script =
+	    g_build_filename(top_srcdir, "tests", "smtpd.py", NULL);
+	GPtrArray *argv = g_ptr_array_new();
+	const char *fixed[] = {"/usr/bin/python3", script, "serve", "--mode",
+	                       mode, "--maildir", server->maildir, "--certs",
+	                       certs, "--log", server->log, "--control",
+	                       server->control};
+	for (gsize i = 0; i < G_N_ELEMENTS(fixed); i++)
+		g_ptr_array_add(argv, (char *)fixed[i]);
+	if (auth) {
+		g_ptr_array_add(argv, "--auth");
+		g_ptr_array_add(argv, (char *)auth);
+	}
+	g_ptr_array_add(argv, NULL);
+	int out = -1;
+	g_autoptr(GError) error = NULL;
+	gboolean ok = g_spawn_async_with_pipes(
+	    NULL, (char **)argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+	    NULL, &server->pid, NULL, &out, NULL, &error);
+	g_ptr_array_free(argv, TRUE);
+	g_assert_no_error(error);
+	g_assert_true(ok);
+	/* The server prints its port once it listens. */
+	char line[32] = "";
+	gsize used = 0;
+	while (used < sizeof line - 1) {
+		ssize_t n = read(out, line + used, 1);
+		if (n <= 0 || line[used] == '\n')
+			break;
+		used++;
+	}
+	line[used] = '\0';
+	close(out);
+	server->port = atoi(line);
+	g_assert_cmpint(server->port, >, 0);
+	return server;
+}
+
+static void
+server_stop(Server *server)
+{
+	kill(server->pid, SIGTERM);
+	waitpid(server->pid, NULL, 0);
+	g_spawn_close_pid(server->pid);
+	g_free(server->maildir);
+	g_free(server->log);
+	g_free(server->control);
+	g_free(server);
+}
+
+static char *
+server_url(const Server *server, const char *scheme)
+{
+	return g_strdup_printf("%s://127.0.0.1:%d", scheme, server->port);
+}
+
+/* Files in DIR/new, sorted. */
+static GPtrArray *
+maildir_files(const char *maildir)
+{
+	GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *new_dir = g_build_filename(maildir, "new", NULL);
+	g_autoptr(GDir) dir = g_dir_open(new_dir, 0, NULL);
+	const char *name;
+	while (dir && (name = g_dir_read_name(dir)) != NULL)
+		g_ptr_array_add(files, g_build_filename(new_dir, name, NULL));
+	return files;
+}
+
+static char *
+read_text(const char *path)
+{
+	char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return g_strdup("");
+	return text;
+}
+
+static Conf *
+test_conf(const char *state_dir, const char *url)
+{
+	Conf *conf = conf_new_default();
+	g_free(conf->state_dir);
+	conf->state_dir = g_strdup(state_dir);
+	conf->sink_url = g_strdup(url);
+	conf->sink_from = g_strdup("ctte-bot@example.org");
+	return conf;
+}
+
+static GBytes *
+sample_message(const char *id)
+{
+	char *text = g_strdup_printf(
+	    "From: ctte-bot@example.org\r\nTo: ctte@example.org\r\n"
+	    "Message-ID: %s\r\nSubject: test\r\n\r\nA line.\r\n"
+	    ".A line starting with a dot.\r\n",
+	    id);
+	return g_bytes_new_take(text, strlen(text));
+}
+
+static const char *const list_only[] = {"ctte@example.org", NULL};
+
+static void
+add_sample(const char *state_dir, const char *id)
+{
+	g_autoptr(GBytes) message = sample_message(id);
+	g_autoptr(GError) error = NULL;
+	gboolean ok = outbox_add(state_dir, id, "ctte-bot@example.org",
+	                         list_only, message, &error);
+	g_assert_no_error(error);
+	g_assert_true(ok);
+}
+
+/* Flushes with SINK at NOW and checks the counts. */
+static void
+flush_expect(const char *state_dir, Sink *sink, gint64 now, guint sent,
+             guint deferred, guint dead)
+{
+	guint s = 99, f = 99, d = 99;
+	g_autoptr(GError) error = NULL;
+	gboolean ok = outbox_flush(state_dir, sink, now, &s, &f, &d, &error);
+	g_assert_no_error(error);
+	g_assert_true(ok);
+	g_assert_cmpuint(s, ==, sent);
+	g_assert_cmpuint(f, ==, deferred);
+	g_assert_cmpuint(d, ==, dead);
+}
+
+static Sink *
+open_sink(const Conf *conf)
+{
+	g_autoptr(GError) error = NULL;
+	Sink *sink = sink_open(conf, conf->sink_url, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(sink);
+	return sink;
+}
+
+static void
+test_add_idempotent(void)
+{
+	g_autofree char *state = fresh_dir("state");
+	g_assert_false(outbox_known(state, "<a@example.org>"));
+	add_sample(state, "<a@example.org>");
+	add_sample(state, "<a@example.org>");
+	g_assert_true(outbox_known(state, "<a@example.org>"));
+	g_assert_cmpuint(outbox_count_queued(state), ==, 1);
+	g_assert_cmpint(outbox_next_due(state, 1000), ==, 0);
+	add_sample(state, "<b@example.org>");
+	g_assert_cmpuint(outbox_count_queued(state), ==, 2);
+}
+
+static void
+test_add_refuses_bad_envelope(void)
+{
+	static const struct {
+		const char *from;
+		const char *rcpt;
+	} cases[] = {
+		{"not an address", "ctte@example.org"},
+		{"ctte-bot@example.org", "a@b.org, c@d.org"},
+		{"ctte-bot@example.org", "<ctte@example.org>"},
+		{"ctte-bot@example.org\r\nRCPT TO:<x@y.z>", "ctte@example.org"},
+	};
+	g_autofree char *state = fresh_dir("state");
+	g_autoptr(GBytes) message = sample_message("<c@example.org>");
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		const char *rcpt[] = {cases[i].rcpt, NULL};
+		g_autoptr(GError) error = NULL;
+		g_assert_false(outbox_add(state, "<c@example.org>",
+		                          cases[i].from, rcpt, message, &error));
+		g_assert_error(error, TENURE_ERROR, TENURE_ERROR_INVALID);
+	}
+	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
+}
+
+static void
+test_maildir_sink(void)
+{
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *out = fresh_dir("out");
+	g_autofree char *url = g_strdup_printf("maildir:%s/Maildir", out);
+	g_autoptr(Conf) conf = test_conf(state, url);
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<m1@example.org>");
+	flush_expect(state, sink, 1000, 1, 0, 0);
+	/* Sent once: adding it again and flushing sends nothing. */
+	add_sample(state, "<m1@example.org>");
+	flush_expect(state, sink, 2000, 0, 0, 0);
+	sink_close(sink);
+	g_autofree char *md = g_strdup_printf("%s/Maildir", out);
+	g_autoptr(GPtrArray) files = maildir_files(md);
+	g_assert_cmpuint(files->len, ==, 1);
+	g_autofree char *text = read_text(files->pdata[0]);
+	g_assert_true(g_str_has_prefix(
+	    text, "Return-Path: <ctte-bot@example.org>\n"
+	          "X-Envelope-To: ctte@example.org\n"
+	          "From: ctte-bot@example.org\n"));
+	g_assert_null(strchr(text, '\r'));
+	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
+	g_assert_true(outbox_known(state, "<m1@example.org>"));
+}
+
+static void
+test_smtp_plain(void)
+{
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *url = server_url(server, "smtp");
+	g_autoptr(Conf) conf = test_conf(state, url);
+	conf->sink_starttls = FALSE;
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<p1@example.org>");
+	flush_expect(state, sink, 1000, 1, 0, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 1);
+	g_autofree char *text = read_text(files->pdata[0]);
+	/* CRLF on the wire, dot-stuffing undone by the server, the
+	 * envelope as queued. */
+	g_assert_cmpstr(text, ==,
+	                "X-Envelope-From: ctte-bot@example.org\r\n"
+	                "X-Envelope-To: ctte@example.org\r\n"
+	                "From: ctte-bot@example.org\r\nTo: ctte@example.org\r\n"
+	                "Message-ID: <p1@example.org>\r\nSubject: test\r\n\r\n"
+	                "A line.\r\n.A line starting with a dot.\r\n");
+	server_stop(server);
+}
+
+static char *
+password_file(const char *password)
+{
+	g_autofree char *dir = fresh_dir("secret");
+	char *path = g_build_filename(dir, "password", NULL);
+	g_assert_true(g_file_set_contents(path, password, -1, NULL));
+	g_assert_cmpint(g_chmod(path, 0600), ==, 0);
+	return path;
+}
+
+static void
+test_smtp_starttls_auth(void)
+{
+	Server *server = server_start("starttls", "bot:s3cret");
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *url = server_url(server, "smtp");
+	g_autoptr(Conf) conf = test_conf(state, url);
+	conf->sink_ca_file = g_build_filename(certs, "ca.pem", NULL);
+	conf->sink_user = g_strdup("bot");
+	conf->sink_password_file = password_file("s3cret\n");
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<s1@example.org>");
+	add_sample(state, "<s2@example.org>");
+	flush_expect(state, sink, 1000, 2, 0, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 2);
+	g_autofree char *log = read_text(server->log);
+	/* Authentication and the envelope happen inside TLS only. */
+	g_assert_nonnull(strstr(log, "AUTH-OK tls\n"));
+	g_assert_nonnull(strstr(log, "MAIL tls\n"));
+	g_assert_null(strstr(log, "MAIL clear"));
+	g_assert_null(strstr(log, "AUTH-OK clear"));
+	server_stop(server);
+}
+
+static void
+test_smtps(void)
+{
+	Server *server = server_start("smtps", NULL);
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *url = server_url(server, "smtps");
+	g_autoptr(Conf) conf = test_conf(state, url);
+	conf->sink_ca_file = g_build_filename(certs, "ca.pem", NULL);
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<t1@example.org>");
+	flush_expect(state, sink, 1000, 1, 0, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 1);
+	server_stop(server);
+}
+
+/* Sends one message straight through SINK and returns the error. */
+static GError *
+send_error(Sink *sink)
+{
+	g_autoptr(GBytes) message = sample_message("<direct@example.org>");
+	GError *error = NULL;
+	g_assert_false(sink_send(sink, "ctte-bot@example.org", list_only,
+	                         message, &error));
+	g_assert_nonnull(error);
+	return error;
+}
+
+static void
+test_smtp_untrusted_certificate(void)
+{
+	static const char *const modes[] = {"starttls", "smtps"};
+	for (gsize i = 0; i < G_N_ELEMENTS(modes); i++) {
+		Server *server = server_start(modes[i], NULL);
+		g_autofree char *state = fresh_dir("state");
+		g_autofree char *url = server_url(
+		    server, strcmp(modes[i], "smtps") == 0 ? "smtps" : "smtp");
+		g_autoptr(Conf) conf = test_conf(state, url);
+		conf->sink_ca_file =
+		    g_build_filename(certs, "other-ca.pem", NULL);
+		Sink *sink = open_sink(conf);
+		g_autoptr(GError) error = send_error(sink);
+		g_assert_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK);
+		if (!strstr(error->message, "certificate") &&
+		    !strstr(error->message, "Certificate"))
+			g_error("expected a certificate error, got: %s",
+			        error->message);
+		sink_close(sink);
+		g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+		g_assert_cmpuint(files->len, ==, 0);
+		g_autofree char *log = read_text(server->log);
+		g_assert_null(strstr(log, "MAIL"));
+		server_stop(server);
+	}
+}
+
+static void
+test_smtp_starttls_not_offered(void)
+{
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *url = server_url(server, "smtp");
+	g_autoptr(Conf) conf = test_conf(state, url);
+	g_assert_true(conf->sink_starttls);
+	Sink *sink = open_sink(conf);
+	g_autoptr(GError) error = send_error(sink);
+	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK);
+	if (!strstr(error->message, "STARTTLS"))
+		g_error("expected a STARTTLS error, got: %s", error->message);
+	sink_close(sink);
+	/* Nothing went out in clear text: no envelope, no data. */
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 0);
+	g_autofree char *log = read_text(server->log);
+	g_assert_null(strstr(log, "MAIL"));
+	g_assert_null(strstr(log, "DATA"));
+	server_stop(server);
+}
+
+static void
+test_smtp_password_never_in_clear(void)
+{
+	g_autofree char *state = fresh_dir("state");
+	g_autoptr(Conf) conf = test_conf(state, "smtp://mail.example.org:25");
+	conf->sink_starttls = FALSE;
+	conf->sink_user = g_strdup("bot");
+	conf->sink_password_file = password_file("s3cret\n");
+	g_autoptr(GError) error = NULL;
+	Sink *sink = sink_open(conf, conf->sink_url, &error);
+	g_assert_null(sink);
+	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_INVALID);
+}
+
+static void
+test_smtp_temporary_then_delivered(void)
+{
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *url = server_url(server, "smtp");
+	g_autoptr(Conf) conf = test_conf(state, url);
+	conf->sink_starttls = FALSE;
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<r1@example.org>");
+	g_assert_true(g_file_set_contents(server->control,
+	                                  "451 4.3.0 try again later\n", -1,
+	                                  NULL));
+	flush_expect(state, sink, 1000, 0, 1, 0);
+	/* Backoff: the first retry is a minute later; not before. */
+	g_assert_cmpint(outbox_next_due(state, 1000), ==, 60);
+	flush_expect(state, sink, 1030, 0, 0, 0);
+	flush_expect(state, sink, 1060, 0, 1, 0);
+	g_assert_cmpint(outbox_next_due(state, 1060), ==, 120);
+	g_assert_cmpint(g_unlink(server->control), ==, 0);
+	flush_expect(state, sink, 1180, 1, 0, 0);
+	flush_expect(state, sink, 5000, 0, 0, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 1);
+	g_assert_cmpint(outbox_next_due(state, 5000), ==, -1);
+	server_stop(server);
+}
+
+static void
+test_smtp_down_then_up(void)
+{
+	/* A port nobody listens on: connection refused, a temporary
+	 * failure with growing backoff capped at an hour. */
+	Server *server = server_start("plain", NULL);
+	int port = server->port;
+	server_stop(server);
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *url = g_strdup_printf("smtp://127.0.0.1:%d", port);
+	g_autoptr(Conf) conf = test_conf(state, url);
+	conf->sink_starttls = FALSE;
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<d1@example.org>");
+	static const gint64 delays[] = {60, 120, 240, 480, 960, 1920, 3600,
+	                                3600};
+	gint64 now = 1000;
+	for (gsize i = 0; i < G_N_ELEMENTS(delays); i++) {
+		flush_expect(state, sink, now, 0, 1, 0);
+		g_assert_cmpint(outbox_next_due(state, now), ==, delays[i]);
+		now += delays[i];
+	}
+	sink_close(sink);
+	g_assert_cmpuint(outbox_count_queued(state), ==, 1);
+	g_autoptr(GPtrArray) dead = outbox_dead_letters(state);
+	g_assert_cmpuint(dead->len, ==, 0);
+}
+
+static void
+test_smtp_permanent_dead_letter(void)
+{
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *url = server_url(server, "smtp");
+	g_autoptr(Conf) conf = test_conf(state, url);
+	conf->sink_starttls = FALSE;
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<x1@example.org>");
+	g_assert_true(g_file_set_contents(server->control,
+	                                  "554 5.7.1 message refused\n", -1,
+	                                  NULL));
+	flush_expect(state, sink, 1000, 0, 0, 1);
+	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
+	g_autoptr(GPtrArray) dead = outbox_dead_letters(state);
+	g_assert_cmpuint(dead->len, ==, 1);
+	const char *letter = dead->pdata[0];
+	g_assert_true(g_str_has_prefix(letter, "<x1@example.org>\t"));
+	if (!strstr(letter, "554 5.7.1 message refused"))
+		g_error("expected the server's words in the reason, got: %s",
+		        letter);
+	/* A dead letter is known: queueing it again does not resend it. */
+	add_sample(state, "<x1@example.org>");
+	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
+	g_assert_cmpint(g_unlink(server->control), ==, 0);
+	flush_expect(state, sink, 2000, 0, 0, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 0);
+	server_stop(server);
+}
+
+static void
+test_crash_after_sent_record(void)
+{
+	/* A crash between writing the sent record and removing the queue
+	 * entry leaves both; the next flush only drops the entry. */
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *out = fresh_dir("out");
+	g_autofree char *url = g_strdup_printf("maildir:%s/Maildir", out);
+	g_autoptr(Conf) conf = test_conf(state, url);
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<k1@example.org>");
+	g_autofree char *queue_dir =
+	    g_build_filename(state, "outbox", "queue", NULL);
+	g_autoptr(GDir) dir = g_dir_open(queue_dir, 0, NULL);
+	g_autofree char *name = g_strdup(g_dir_read_name(dir));
+	g_autofree char *queued = g_build_filename(queue_dir, name, NULL);
+	g_autofree char *copy = read_text(queued);
+	flush_expect(state, sink, 1000, 1, 0, 0);
+	g_assert_true(g_file_set_contents(queued, copy, -1, NULL));
+	g_assert_cmpuint(outbox_count_queued(state), ==, 1);
+	flush_expect(state, sink, 2000, 0, 0, 0);
+	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
+	sink_close(sink);
+	g_autofree char *md = g_strdup_printf("%s/Maildir", out);
+	g_autoptr(GPtrArray) files = maildir_files(md);
+	g_assert_cmpuint(files->len, ==, 1);
+}
+
+static void
+test_unreadable_entry_is_buried(void)
+{
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *out = fresh_dir("out");
+	g_autofree char *url = g_strdup_printf("maildir:%s/Maildir", out);
+	g_autoptr(Conf) conf = test_conf(state, url);
+	add_sample(state, "<u1@example.org>");
+	g_autofree char *bad = g_build_filename(
+	    state, "outbox", "queue", "0123456789abcdef0123456789abcdef",
+	    NULL);
+	g_assert_true(g_file_set_contents(bad, "garbage without envelope",
+	                                  -1, NULL));
+	/* A temp file of an interrupted write is not an entry. */
+	g_autofree char *temp = g_build_filename(
+	    state, "outbox", "queue", "0123456789abcdef.XYZ123", NULL);
+	g_assert_true(g_file_set_contents(temp, "partial", -1, NULL));
+	Sink *sink = open_sink(conf);
+	flush_expect(state, sink, 1000, 1, 0, 1);
+	sink_close(sink);
+	g_autoptr(GPtrArray) dead = outbox_dead_letters(state);
+	g_assert_cmpuint(dead->len, ==, 1);
+	g_assert_true(g_str_has_prefix(dead->pdata[0],
+	                               "0123456789abcdef0123456789abcdef\t"));
+}
+
+static void
+test_unknown_sink_scheme(void)
+{
+	g_autoptr(Conf) conf = test_conf("/nonexistent", "lmtp://x");
+	g_autoptr(GError) error = NULL;
+	g_assert_null(sink_open(conf, conf->sink_url, &error));
+	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_INVALID);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	util_log_quiet = TRUE;
+	const char *srcdir = g_getenv("top_srcdir");
+	top_srcdir = g_strdup(srcdir ? srcdir : ".");
+	scratch = g_dir_make_tmp("tn.XXXXXX", NULL);
+	g_assert_nonnull(scratch);
+	certs = g_build_filename(scratch, "certs", NULL);
+	g_autofree char *script =
+	    g_build_filename(top_srcdir, "tests", "smtpd.py", NULL);
+	const char *cert_argv[] = {"/usr/bin/python3", script, "certs", certs,
+	                           NULL};
+	int status = 0;
+	g_autoptr(GError) error = NULL;
+	if (!g_spawn_sync(NULL, (char **)cert_argv, NULL, 0, NULL, NULL, NULL,
+	                  NULL, &status, &error) ||
+	    !g_spawn_check_wait_status(status, &error))
+		g_error("making the test certificates: %s", error->message);
+
+	g_test_add_func("/outbox/add-is-idempotent", test_add_idempotent);
+	g_test_add_func("/outbox/add-refuses-bad-envelope",
+	                test_add_refuses_bad_envelope);
+	g_test_add_func("/outbox/maildir-sink-delivers-once",
+	                test_maildir_sink);
+	g_test_add_func("/outbox/crash-after-sent-record-sends-once",
+	                test_crash_after_sent_record);
+	g_test_add_func("/outbox/unreadable-entry-goes-to-dead",
+	                test_unreadable_entry_is_buried);
+	g_test_add_func("/sink/unknown-scheme-refused",
+	                test_unknown_sink_scheme);
+	g_test_add_func("/smtp/plain-delivers-crlf-and-envelope",
+	                test_smtp_plain);
+	g_test_add_func("/smtp/starttls-with-auth-all-inside-tls",
+	                test_smtp_starttls_auth);
+	g_test_add_func("/smtp/smtps-delivers", test_smtps);
+	g_test_add_func("/smtp/untrusted-certificate-refused",
+	                test_smtp_untrusted_certificate);
+	g_test_add_func("/smtp/starttls-not-offered-nothing-in-clear",
+	                test_smtp_starttls_not_offered);
+	g_test_add_func("/smtp/password-never-in-clear-to-remote",
+	                test_smtp_password_never_in_clear);
+	g_test_add_func("/smtp/4xx-retried-with-backoff-then-delivered-once",
+	                test_smtp_temporary_then_delivered);
+	g_test_add_func("/smtp/down-backoff-doubles-to-an-hour",
+	                test_smtp_down_then_up);
+	g_test_add_func("/smtp/5xx-dead-letter", test_smtp_permanent_dead_letter);
+	int result = g_test_run();
+	const char *rm_argv[] = {"rm", "-rf", scratch, NULL};
+	if (!g_getenv("TEST_KEEP"))
+		g_spawn_sync(NULL, (char **)rm_argv, NULL, G_SPAWN_SEARCH_PATH,
+		             NULL, NULL, NULL, NULL, NULL, NULL);
+	return result;
+}
