@@ -223,11 +223,13 @@ person_vars(const Schedule *s, const char *member, const char *email,
 	return vars;
 }
 
+/* Queues KIND for RECIPIENT and, when not NULL, ALSO. */
 static gboolean
 queue_to(const Schedule *s, const char *kind, GHashTable *vars,
-         const char *key, const char *recipient, GError **error)
+         const char *key, const char *recipient, const char *also,
+         GError **error)
 {
-	const char *recipients[] = {recipient, NULL};
+	const char *recipients[] = {recipient, also, NULL};
 	return mailout_queue(s->conf, kind, vars, key, recipients, error);
 }
 
@@ -258,7 +260,8 @@ announce_events(const Schedule *s, GError **error)
 		var(vars, "source", event->source);
 		var(vars, "signed_by",
 		    event->signed_by ? event->signed_by : "(no signature)");
-		if (!queue_to(s, template, vars, key, s->conf->list, error))
+		if (!queue_to(s, template, vars, key, s->conf->list, NULL,
+		              error))
 			return FALSE;
 	}
 	return TRUE;
@@ -301,8 +304,9 @@ announce_scheduled(Schedule *s, const TermInfo *info, Day eligible,
 	g_autofree char *eligible_from = eligible_text(eligible);
 	var(vars, "eligible_from", eligible_from);
 	var(vars, "reason", info->term_end_reason);
+	/* The member hears it directly too (Cc in the template). */
 	return queue_to(s, "announce-scheduled", vars, key, s->conf->list,
-	                error);
+	                info->person->email, error);
 }
 
 static char *
@@ -347,7 +351,8 @@ remind(Schedule *s, const TermInfo *info, Day eligible, GError **error)
 	var(vars, "eligible_from", eligible_from);
 	var(vars, "reason", info->term_end_reason);
 	var(vars, "days_left", days_left);
-	return queue_to(s, "reminder", vars, key, info->person->email, error);
+	return queue_to(s, "reminder", vars, key, info->person->email, NULL,
+	                error);
 }
 
 /* Steps 3 and 4, for every member whose last day is still ahead. */

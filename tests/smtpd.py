@@ -7,11 +7,12 @@
       unrelated CA (other-ca.pem) for "untrusted certificate" tests.
 
   smtpd.py serve --mode MODE --maildir DIR [--certs DIR] [--auth USER:PASS]
-                 [--control FILE] [--log FILE]
-      Listens on a free loopback port and prints the port on the first
-      line of stdout.  MODE: plain (no STARTTLS offered), starttls, smtps
-      (TLS from the first byte).  Every accepted message is written as is
-      (CRLF kept) into DIR/new, after X-Envelope-From/X-Envelope-To lines.
+                 [--control FILE] [--log FILE] [--port PORT]
+      Listens on PORT (default: a free one) on 127.0.0.1 and prints the
+      port on the first line of stdout.  MODE: plain (no STARTTLS
+      offered), starttls, smtps (TLS from the first byte).  Every
+      accepted message is written as is (CRLF kept) into DIR/new, after
+      X-Envelope-From/X-Envelope-To lines.
       When the control file exists and is not empty, its first line (for
       example "451 4.3.0 try again later" or "554 5.7.1 refused") is the
       answer to DATA instead.  The log file gets one line per SMTP event
@@ -151,7 +152,7 @@ def serve(args):
         return SMTP(handler, **kwargs)
 
     server = loop.run_until_complete(loop.create_server(
-        factory, host="127.0.0.1", port=0,
+        factory, host="127.0.0.1", port=args.port,
         ssl=context if args.mode == "smtps" else None))
     print(server.sockets[0].getsockname()[1], flush=True)
     loop.add_signal_handler(signal.SIGTERM, loop.stop)
@@ -172,6 +173,7 @@ def main():
     s.add_argument("--auth")
     s.add_argument("--control")
     s.add_argument("--log")
+    s.add_argument("--port", type=int, default=0)
     args = parser.parse_args()
     if args.command == "certs":
         certs(args.directory)

@@ -1,0 +1,71 @@
+# tests/lib-smtp.sh: a real SMTP server (aiosmtpd, tests/smtpd.py) on a
+# loopback port for the mail-out scenarios.  Source it after tests/lib.sh.
+#
+#   smtp_start MODE [--auth USER:PASS] [--port PORT]
+#       MODE is plain (no STARTTLS offered), starttls or smtps.  Sets
+#       SMTP_PORT, SMTP_MAILDIR (accepted mail, in new/), SMTP_LOG (one
+#       line per SMTP event: "MAIL tls", "EHLO clear", ...), SMTP_CA (the
+#       test CA that signed the server's certificate) and SMTP_OTHER_CA (a
+#       CA that did not).  The certificates are made once per script.
+#   smtp_stop               stop the server (the Maildir stays)
+#   smtp_answer "451 ..."   answer DATA with this from now on
+#   smtp_answer ""          accept mail again
+#   smtp_count              how many messages the server accepted
+
+SMTP_DIR=$TEST_DIR/smtp
+SMTP_CERTS=$SMTP_DIR/certs
+SMTP_MAILDIR=$SMTP_DIR/Maildir
+SMTP_LOG=$SMTP_DIR/log
+SMTP_CONTROL=$SMTP_DIR/control
+SMTP_CA=$SMTP_CERTS/ca.pem
+SMTP_OTHER_CA=$SMTP_CERTS/other-ca.pem
+SMTP_PID=
+SMTP_PORT=
+
+smtp_start() {
+	local mode=$1
+	shift
+	mkdir -p "$SMTP_DIR"
+	if [ ! -f "$SMTP_CA" ]; then
+		/usr/bin/python3 "$top_srcdir/tests/smtpd.py" certs "$SMTP_CERTS" ||
+			return 1
+	fi
+	: >"$SMTP_DIR/port"
+	/usr/bin/python3 "$top_srcdir/tests/smtpd.py" serve --mode "$mode" \
+		--maildir "$SMTP_MAILDIR" --certs "$SMTP_CERTS" \
+		--log "$SMTP_LOG" --control "$SMTP_CONTROL" "$@" \
+		>"$SMTP_DIR/port" 2>"$SMTP_DIR/stderr" &
+	SMTP_PID=$!
+	test_cleanup "kill $SMTP_PID"
+	local i=0
+	while [ ! -s "$SMTP_DIR/port" ]; do
+		i=$((i + 1))
+		if [ $i -gt 100 ] || ! kill -0 "$SMTP_PID" 2>/dev/null; then
+			echo "# smtpd did not start:" >&2
+			sed 's/^/# /' "$SMTP_DIR/stderr" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+	SMTP_PORT=$(head -n 1 "$SMTP_DIR/port")
+}
+
+smtp_stop() {
+	if [ -n "$SMTP_PID" ]; then
+		kill "$SMTP_PID" 2>/dev/null
+		wait "$SMTP_PID" 2>/dev/null
+		SMTP_PID=
+	fi
+}
+
+smtp_answer() {
+	printf '%s\n' "$1" >"$SMTP_CONTROL"
+}
+
+smtp_count() {
+	if [ -d "$SMTP_MAILDIR/new" ]; then
+		find "$SMTP_MAILDIR/new" -type f | wc -l
+	else
+		echo 0
+	fi
+}
