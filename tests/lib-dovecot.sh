@@ -7,7 +7,11 @@
 #                             certificate CERT (default "server": signed by
 #                             the test CA for localhost and 127.0.0.1;
 #                             "wrongname": the test CA, for another name;
-#                             "selfsigned": signed by no CA the client knows)
+#                             "selfsigned": signed by no CA the client knows;
+#                             "none": no TLS at all, so no STARTTLS and no
+#                             imaps listener).  $DOVECOT_EXTRA, if set, is
+#                             appended to the configuration (e.g. an
+#                             imap_capability without IDLE).
 #   dovecot_stop, dovecot_restart [CERT]
 #   dovecot_deliver FILE      deliver FILE into the user's INBOX (doveadm save)
 #   dovecot_uidvalidity, dovecot_uidnext   the INBOX's current values
@@ -88,7 +92,15 @@ _dovecot_issue() {
 }
 
 _dovecot_write_config() {
-	local cert=$1
+	local cert=$1 tls imaps_ssl=yes
+	if [ "$cert" = none ]; then
+		tls="ssl = no"
+		imaps_ssl=no
+	else
+		tls="ssl = yes
+ssl_cert = <$DOVECOT_DIR/tls/$cert.crt
+ssl_key = <$DOVECOT_DIR/tls/$cert.key"
+	fi
 	cat >"$DOVECOT_DIR/dovecot.conf" <<EOF
 base_dir = $DOVECOT_DIR/run
 state_dir = $DOVECOT_DIR/state
@@ -96,9 +108,7 @@ instance_name = tenure-test-$$
 log_path = $DOVECOT_DIR/dovecot.log
 protocols = imap
 listen = 127.0.0.1
-ssl = yes
-ssl_cert = <$DOVECOT_DIR/tls/$cert.crt
-ssl_key = <$DOVECOT_DIR/tls/$cert.key
+$tls
 disable_plaintext_auth = yes
 auth_mechanisms = plain login
 default_login_user = dovenull
@@ -122,7 +132,7 @@ service imap-login {
   inet_listener imaps {
     address = 127.0.0.1
     port = $DOVECOT_IMAPS_PORT
-    ssl = yes
+    ssl = $imaps_ssl
   }
 }
 service stats {
@@ -130,6 +140,7 @@ service stats {
     port = 0
   }
 }
+${DOVECOT_EXTRA:-}
 EOF
 }
 
@@ -187,8 +198,8 @@ dovecot_deliver() {
 }
 
 _dovecot_status() {
-	doveadm -c "$DOVECOT_DIR/dovecot.conf" -f tab mailbox status \
-		-u "$DOVECOT_USER" "$1" INBOX | tail -n 1
+	doveadm -c "$DOVECOT_DIR/dovecot.conf" -f flow mailbox status \
+		-u "$DOVECOT_USER" "$1" INBOX | sed 's/.*=//'
 }
 
 dovecot_uidvalidity() {

@@ -1,0 +1,243 @@
+#!/bin/sh
+# t-imap.sh: the IMAP source against a private Dovecot: TLS accepted and
+# refused, the cursor, first contact at UIDNEXT, UIDVALIDITY changes,
+# IDLE and polling.  tests/test-imap drives the source and prints what it
+# was handed ("UID<TAB>Message-ID<TAB>arrival" per message).
+
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$top_srcdir/tests/lib-dovecot.sh"
+
+IMAP=$top_builddir/tests/test-imap
+[ -x "$IMAP" ] || test_skip_all "tests/test-imap is not built"
+
+dovecot_setup
+dovecot_start
+
+# make_mail N: a plain list message with Message-ID <mN@test>.
+make_mail() {
+	printf 'From: Member %s <m%s@example.org>\nTo: ctte@lists.example.org\nSubject: message %s\nDate: %s\nMessage-ID: <m%s@test>\n\nbody %s\n' \
+		"$1" "$1" "$1" "$(date -R)" "$1" "$1" >"$TEST_DIR/m$1"
+}
+
+deliver() {
+	for n in "$@"; do
+		make_mail "$n"
+		dovecot_deliver "$TEST_DIR/m$n"
+	done
+}
+
+# write_conf NAME URL [CA-FILE]: a configuration with its own state dir.
+write_conf() {
+	{
+		printf '[committee]\nstate-dir = %s\nledger = %s\n' \
+			"$TEST_DIR/state-$1" "$TEST_DIR/state-$1/ledger"
+		printf '[source]\nurl = %s\nuser = %s\npassword-file = %s\npoll-interval = 1\n' \
+			"$2" "$DOVECOT_USER" "$DOVECOT_PASSWORD_FILE"
+		[ -n "${3:-}" ] && printf 'ca-file = %s\n' "$3"
+	} >"$TEST_DIR/$1.conf"
+}
+
+# imap NAME ARGS...: runs test-imap with NAME's configuration; stdout in
+# $TEST_DIR/out, stderr in $TEST_DIR/err, the status in $rc.
+imap() {
+	local name=$1
+	shift
+	rc=0
+	"$IMAP" "$TEST_DIR/$name.conf" "$@" >"$TEST_DIR/out" 2>"$TEST_DIR/err" || rc=$?
+}
+
+handed() {
+	cut -f 2 "$TEST_DIR/out" | tr '\n' ' ' | sed 's/ $//'
+}
+
+logins() {
+	grep -c "Login: user=<$DOVECOT_USER>" "$DOVECOT_DIR/dovecot.log" || true
+}
+
+expect_refusal() {
+	# $1: what the error must say.
+	if [ "$rc" -ne 0 ] && grep -q "$1" "$TEST_DIR/err" &&
+		[ "$(logins)" = "$logins_before" ]; then
+		test_pass
+	else
+		test_fail "expected: exit 1, no login, an error saying \"$1\"" \
+			"got:      exit $rc, logins $logins_before -> $(logins), stderr: $(cat "$TEST_DIR/err")"
+	fi
+}
+
+IMAPS=imaps://localhost:$DOVECOT_IMAPS_PORT
+write_conf main "$IMAPS" "$DOVECOT_CA"
+
+deliver 1 2
+test_begin "first contact starts at UIDNEXT: mail already in the mailbox is not handed over"
+imap main fetch
+test_expect_equal "0:" "$rc:$(handed)"
+
+test_begin "the cursor file records server, mailbox, UIDVALIDITY and the last UID"
+expected="server=$IMAPS
+user=$DOVECOT_USER
+mailbox=INBOX
+uidvalidity=$(dovecot_uidvalidity)
+last-uid=$(($(dovecot_uidnext) - 1))"
+test_expect_equal "$expected" "$(grep = "$TEST_DIR/state-main/imap-cursor")"
+
+test_begin "the cursor file is private to the service user"
+test_expect_equal "600" "$(stat -c %a "$TEST_DIR/state-main/imap-cursor")"
+
+deliver 3 4
+test_begin "new mail is handed over in UID order"
+imap main fetch
+test_expect_equal "0:<m3@test> <m4@test>" "$rc:$(handed)"
+
+test_begin "INTERNALDATE becomes the message's arrival time"
+now=$(date +%s)
+arrival=$(head -n 1 "$TEST_DIR/out" | cut -f 3)
+if [ -n "$arrival" ] && [ $((now - arrival)) -ge 0 ] && [ $((now - arrival)) -lt 120 ]; then
+	test_pass
+else
+	test_fail "expected: an arrival within 2 minutes before $now" "got:      $arrival"
+fi
+
+test_begin "mail handed over once is not handed over again"
+imap main fetch
+test_expect_equal "0:" "$rc:$(handed)"
+
+test_begin "imap:// upgrades with STARTTLS, verifies the server and fetches"
+write_conf starttls "imap://localhost:$DOVECOT_IMAP_PORT" "$DOVECOT_CA"
+imap starttls fetch
+deliver 5
+imap starttls fetch
+if [ "$rc:$(handed)" = "0:<m5@test>" ] && grep -q "tls=starttls" "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected: 0:<m5@test> over tls=starttls" "got:      $rc:$(handed) $(cat "$TEST_DIR/err")"
+fi
+
+test_begin "an IP address is checked against the certificate's IP entries"
+write_conf byip "imaps://127.0.0.1:$DOVECOT_IMAPS_PORT" "$DOVECOT_CA"
+imap byip fetch
+test_expect_equal "0" "$rc"
+
+test_begin "a certificate from a CA that is not the configured one is refused before login"
+write_conf stranger "$IMAPS" "$DOVECOT_DIR/tls/stranger.crt"
+logins_before=$(logins)
+imap stranger fetch
+expect_refusal "TLS certificate refused, not logging in.*issuer is unknown"
+
+test_begin "without ca-file the system's CAs decide, and the test CA is not one of them"
+write_conf system "$IMAPS"
+logins_before=$(logins)
+imap system fetch
+expect_refusal "trusting the system's CAs.*issuer is unknown"
+
+test_begin "a refused certificate changes no cursor"
+test_expect_equal "no cursor" "$([ -e "$TEST_DIR/state-stranger/imap-cursor" ] && echo cursor || echo no cursor)"
+
+test_begin "a wrong password is refused with the server's words"
+printf 'not-the-password\n' >"$TEST_DIR/bad-password"
+chmod 600 "$TEST_DIR/bad-password"
+sed "s|^password-file = .*|password-file = $TEST_DIR/bad-password|" \
+	"$TEST_DIR/main.conf" >"$TEST_DIR/badpw.conf"
+imap badpw fetch
+if [ "$rc" -ne 0 ] && grep -q "LOGIN: login refused" "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected: LOGIN: login refused" "got:      $rc $(cat "$TEST_DIR/err")"
+fi
+
+test_begin "a password file readable by others is refused before connecting"
+chmod 644 "$TEST_DIR/bad-password"
+imap badpw fetch
+if [ "$rc" -ne 0 ] && grep -q "readable by others" "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected: readable by others" "got:      $rc $(cat "$TEST_DIR/err")"
+fi
+
+test_begin "a handler failure stops the fetch and leaves the cursor on the last message dealt with"
+imap main fetch
+deliver 6 7 8
+rc=0
+"$IMAP" --refuse-after 1 "$TEST_DIR/main.conf" fetch >"$TEST_DIR/out" 2>"$TEST_DIR/err" || rc=$?
+first="$rc:$(handed)"
+imap main fetch
+test_expect_equal "1:<m6@test> then 0:<m7@test> <m8@test>" "$first then $rc:$(handed)"
+
+test_begin "IDLE: mail appended while the source waits is handed over at once"
+rc=0
+"$IMAP" "$TEST_DIR/main.conf" watch 1 20 >"$TEST_DIR/out" 2>"$TEST_DIR/err" &
+watcher=$!
+sleep 1
+start=$(date +%s%N)
+deliver 9
+wait $watcher || rc=$?
+took=$((($(date +%s%N) - start) / 1000000))
+if [ "$rc:$(handed)" = "0:<m9@test>" ] && [ "$took" -lt 5000 ] && grep -q "idle=yes" "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected: 0:<m9@test> within 5 s with idle=yes" "got:      $rc:$(handed) after $took ms; $(cat "$TEST_DIR/err")"
+fi
+
+test_begin "a UIDVALIDITY change reads the whole mailbox again"
+dovecot_reset_uidvalidity
+imap main fetch
+expected=$(for n in 1 2 3 4 5 6 7 8 9; do printf '<m%s@test> ' $n; done | sed 's/ $//')
+if [ "$rc:$(handed)" = "0:$expected" ] && grep -q "imap-uidvalidity-changed" "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected: 0:$expected and imap-uidvalidity-changed" "got:      $rc:$(handed); $(cat "$TEST_DIR/err")"
+fi
+
+test_begin "after the re-read, the cursor holds the new UIDVALIDITY"
+test_expect_equal "uidvalidity=$(dovecot_uidvalidity)" "$(grep uidvalidity= "$TEST_DIR/state-main/imap-cursor")"
+
+test_begin "a malformed cursor file is an error naming the file and the field"
+cp "$TEST_DIR/state-main/imap-cursor" "$TEST_DIR/cursor.saved"
+sed -i 's/^last-uid=.*/last-uid=many/' "$TEST_DIR/state-main/imap-cursor"
+imap main fetch
+if [ "$rc" -ne 0 ] && grep -q "imap-cursor: \[cursor\] last-uid: \"many\"" "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected: an error naming imap-cursor and last-uid" "got:      $rc $(cat "$TEST_DIR/err")"
+fi
+cp "$TEST_DIR/cursor.saved" "$TEST_DIR/state-main/imap-cursor"
+
+test_begin "a certificate for another host name is refused"
+dovecot_restart wrongname
+logins_before=$(logins)
+imap main fetch
+expect_refusal "not trusted.*does not match"
+
+test_begin "a server that offers no STARTTLS is refused: no login over plain text"
+dovecot_restart none
+write_conf plain "imap://localhost:$DOVECOT_IMAP_PORT" "$DOVECOT_CA"
+logins_before=$(logins)
+imap plain fetch
+expect_refusal "does not offer STARTTLS"
+
+test_begin "polling: without IDLE, new mail is found by the next poll"
+DOVECOT_EXTRA="imap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE AUTH=PLAIN"
+dovecot_restart
+unset DOVECOT_EXTRA
+rc=0
+"$IMAP" "$TEST_DIR/main.conf" watch 1 20 >"$TEST_DIR/out" 2>"$TEST_DIR/err" &
+watcher=$!
+sleep 1
+deliver 10
+wait $watcher || rc=$?
+if [ "$rc:$(handed)" = "0:<m10@test>" ] && grep -q "idle=no" "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected: 0:<m10@test> with idle=no" "got:      $rc:$(handed); $(cat "$TEST_DIR/err")"
+fi
+
+test_begin "the server going away is a network error naming the server"
+dovecot_stop
+imap main fetch
+if [ "$rc" -ne 0 ] && grep -q "^test-imap: $IMAPS: connect: cannot connect" "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected: $IMAPS: connect: cannot connect" "got:      $rc $(cat "$TEST_DIR/err")"
+fi
+
+test_done
