@@ -16,18 +16,21 @@
  *    dated more than ANNOUNCE_WINDOW days before TODAY are history (for
  *    instance mail backfilled by `tenure import`) and are not announced.
  *
- * 3. Announcements of scheduled expiries, key
+ * 3. Announcements of scheduled expiries (rule-driven ones: an end the
+ *    ledger records already, such as a resignation dated ahead, was
+ *    announced as that event), key
  *    "announce/scheduled/EMAIL/EXPIRY": as soon as the rule has fixed an
  *    expiry (the debian rule on 1 January), or, for an expiry that is
  *    only projected, [reminders] announce-days-before days ahead of it
  *    when that is set.
  *
- * 4. Reminders to the member, key "reminder/EMAIL/EXPIRY/OFFSET", for
- *    each [reminders] days-before offset.  Only the most recent offset
- *    that is due is sent: after downtime a member gets one reminder, not
- *    all the missed ones; and an offset is skipped when a later one (a
- *    smaller offset) was sent already, which a clock that jumped
- *    forward and back again could otherwise cause.
+ * 4. Reminders to the member of a rule-driven expiry, key
+ *    "reminder/EMAIL/EXPIRY/OFFSET", for each [reminders] days-before
+ *    offset.  Only the most recent offset that is due is sent: after
+ *    downtime a member gets one reminder, not all the missed ones; and an
+ *    offset is skipped when a later one (a smaller offset) was sent
+ *    already, which a clock that jumped forward and back again could
+ *    otherwise cause.
  *
  * Each mail goes through mailout_queue, which does nothing for a
  * Message-ID the outbox has seen, so running twice sends nothing twice.
@@ -363,6 +366,12 @@ announce_and_remind(Schedule *s, GError **error)
 		const TermInfo *info = s->status->pdata[i];
 		if (!info->member || info->term_end == DAY_NONE ||
 		    info->term_end < s->today)
+			continue;
+		/* An end the ledger records already (a resignation or
+		 * removal with a later Date) was announced as such; the
+		 * schedule announces and reminds of the rule's expiries. */
+		const Term *recorded = person_last_term(info->person);
+		if (recorded && recorded->end != DAY_NONE)
 			continue;
 		Day eligible = DAY_NONE;
 		if (!eligible_after(s, info, &eligible, error))
