@@ -113,6 +113,24 @@ status_find(GPtrArray *status, const char *email)
 	return NULL;
 }
 
+/* The rule's reason for ending INFO's term, as it reads on the last day
+ * of service (asked later, the rules add that the expiry is overdue). */
+static gboolean
+expiry_reason(const Schedule *s, const TermInfo *info, char **reason,
+              GError **error)
+{
+	g_autoptr(GPtrArray) then =
+	    term_status(s->committee, s->rule, s->conf->max_members,
+	                info->term_end, error);
+	if (then == NULL)
+		return FALSE;
+	const TermInfo *last_day = status_find(then, info->person->email);
+	*reason = g_strdup(last_day && last_day->term_end_reason
+	                       ? last_day->term_end_reason
+	                       : info->term_end_reason);
+	return TRUE;
+}
+
 /* Step 1: records every rule-driven expiry whose last day has passed.
  * Sets *APPENDED when the ledger changed. */
 static gboolean
@@ -131,16 +149,19 @@ record_expiries(Schedule *s, gboolean *appended, GError **error)
 		}
 		if (info->term_end < recorded->start)
 			continue;
+		g_autofree char *reason = NULL;
+		if (!expiry_reason(s, info, &reason, error))
+			return FALSE;
 		g_autoptr(LedgerEvent) event = ledger_event_new(
 		    EVENT_EXPIRE, info->term_end, info->person->member);
 		event->source = g_strdup("tenure");
-		event->comment = g_strdup(info->term_end_reason);
+		event->comment = g_strdup(reason);
 		if (!ledger_append(s->conf->ledger, event, error))
 			return FALSE;
 		char last[11];
 		util_log("expired", "member", info->person->member, "last-day",
-		         date_format(info->term_end, last), "reason",
-		         info->term_end_reason, NULL);
+		         date_format(info->term_end, last), "reason", reason,
+		         NULL);
 		*appended = TRUE;
 	}
 	return TRUE;

@@ -208,6 +208,10 @@ test_begin "the day after, the expiries are recorded in the ledger with the rule
 run_once 2028-01-01 && run_once 2028-01-01
 test_expect_equal "2 2 2" "$(grep -c '^Event: expire' "$CASE/ledger") $(grep -c '^Source: tenure' "$CASE/ledger") $(grep -A3 '^Event: expire' "$CASE/ledger" | grep -c '^Date: 2027-12-31')"
 
+test_begin "the recorded reason is the rule's, as of the last day"
+test_expect_equal "Comment: more than 42 months on 2027-01-01 (appointed 2023-01-10) and one of the two most senior (debian 6.2.7)" \
+	"$(grep -A6 '^Event: expire' "$CASE/ledger" | grep '^Comment:' | head -n 1)"
+
 test_begin "each expiry is announced to the list once"
 run_once 2028-01-02
 subjects=$(for m in $(mails_of_kind announce-expire); do subject_of "$m"; echo; done | sort)
