@@ -22,8 +22,11 @@ archive_store(const char *state_dir, GBytes *raw, gint64 arrival,
 	g_autofree char *dir = archive_dir(state_dir);
 	if (!util_mkdir_p(dir, 0700, error))
 		return FALSE;
-	g_autofree char *name = g_strdup_printf("%012" G_GINT64_FORMAT ".%s.eml",
-	                                        arrival, digest);
+	/* The first number is when the message was acted on: the audit
+	 * replays in that order, since a message imported late may have
+	 * arrived long before one that it depends on. */
+	g_autofree char *name = g_strdup_printf("%017" G_GINT64_FORMAT ".%012" G_GINT64_FORMAT ".%s.eml",
+	                                        g_get_real_time(), arrival, digest);
 	g_autofree char *path = g_build_filename(dir, name, NULL);
 	gsize len = 0;
 	const char *data = g_bytes_get_data(raw, &len);
@@ -80,10 +83,12 @@ archive_read(const char *path, GBytes **raw, gint64 *arrival,
 {
 	g_autofree char *base = g_path_get_basename(path);
 	char *end = NULL;
-	gint64 when = g_ascii_strtoll(base, &end, 10);
-	if (end == base || *end != '.') {
+	g_ascii_strtoll(base, &end, 10);
+	const char *second = end && *end == '.' ? end + 1 : NULL;
+	gint64 when = second ? g_ascii_strtoll(second, &end, 10) : 0;
+	if (second == NULL || end == second || *end != '.') {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
-		            "%s: not an archive name (ARRIVAL.DIGEST.eml)", path);
+		            "%s: not an archive name (ACTED.ARRIVAL.DIGEST.eml)", path);
 		return FALSE;
 	}
 	char *data = NULL;

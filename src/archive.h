@@ -1,10 +1,12 @@
 /* archive.h: verbatim copies of the mail that changed the ledger.
  *
  * Under STATE_DIR/archive, one file per message acted on, named
- * ARRIVAL.DIGEST.eml: ARRIVAL is the Unix time the message arrived
- * (zero-padded, so names sort by arrival) and DIGEST the SHA-256 of its
- * signed text.  `tenure audit` reads them back in that order, re-checks
- * every signature as of its arrival and rebuilds the ledger.
+ * ACTED.ARRIVAL.DIGEST.eml: ACTED is when tenure acted on it (Unix
+ * microseconds, zero-padded, so names sort in the order the messages
+ * were acted on), ARRIVAL the Unix time the message arrived, DIGEST the
+ * SHA-256 of its signed text.  `tenure audit` reads them back in that
+ * order, re-checks every signature as of its arrival and rebuilds the
+ * ledger.
  */
 #ifndef TENURE_ARCHIVE_H
 #define TENURE_ARCHIVE_H
@@ -22,7 +24,7 @@ gboolean archive_store(const char *state_dir, GBytes *raw, gint64 arrival,
  * failed). */
 gboolean archive_remove(const char *path, GError **error);
 
-/* Paths of every archived message, by arrival; an empty array when there
+/* Paths of every archived message, in the order they were acted on; an empty array when there
  * is no archive. */
 GPtrArray *archive_list(const char *state_dir, GError **error);
 

@@ -6,7 +6,8 @@
  * expired (and the report says so); a key revoked since is reported.
  * Then a scratch ledger is rebuilt: the events that did not come from
  * mail (Source: import, and the rule's own expiries) in date order,
- * interleaved with the archived messages in order of arrival, each run
+ * interleaved with the archived messages in the order they were acted
+ * on, each run
  * through the same intake as live mail.  Every event of the real ledger
  * must come out of the rebuild, and nothing more; each difference is
  * printed.  Exit status 1 when anything failed or differs.

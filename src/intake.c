@@ -191,6 +191,27 @@ effective_day(const Mail *mail, Day *day, char **reason)
 	return TRUE;
 }
 
+/* The term PERSON serves on DAY, or NULL with *REASON set: not serving,
+ * or serving with an end already recorded (the ledger would contradict
+ * itself with a second one). */
+static const Term *
+open_term(const Person *person, const char *who, Day day, char **reason)
+{
+	const Term *term = person ? person_term_on(person, day) : NULL;
+	char buf[11];
+	if (term == NULL) {
+		*reason = g_strdup_printf("%s is not a member of the committee on %s",
+		                          who, date_format(day, buf));
+		return NULL;
+	}
+	if (term->end != DAY_NONE) {
+		*reason = g_strdup_printf("%s's term already ends on %s",
+		                          person->member, date_format(term->end, buf));
+		return NULL;
+	}
+	return term;
+}
+
 static Outcome
 decide_resign(const Mail *mail, const Committee *committee,
               LedgerEvent **event, char **reason)
@@ -199,11 +220,9 @@ decide_resign(const Mail *mail, const Committee *committee,
 	if (!effective_day(mail, &day, reason))
 		return OUTCOME_REFUSE;
 	Person *person = signer_person(committee, mail->sig);
-	if (person == NULL || person_term_on(person, day) == NULL) {
-		*reason = g_strdup_printf("the signer (%s) is not a member of the committee",
-		                          mail->sig->fingerprint);
+	g_autofree char *who = g_strdup_printf("the signer (%s)", mail->sig->fingerprint);
+	if (open_term(person, person ? person->member : who, day, reason) == NULL)
 		return OUTCOME_REFUSE;
-	}
 	*event = mail_event(mail, EVENT_RESIGN, day, person->member);
 	(*event)->fingerprint = g_strdup(mail->sig->fingerprint);
 	return OUTCOME_APPEND;
@@ -291,10 +310,8 @@ decide_remove(Intake *intake, const Mail *mail, const Committee *committee,
 	if (!effective_day(mail, &day, reason))
 		return OUTCOME_REFUSE;
 	Person *person = committee_find(committee, c->email);
-	if (person == NULL || person_term_on(person, day) == NULL) {
-		*reason = g_strdup_printf("%s is not a member of the committee", c->member);
+	if (open_term(person, c->member, day, reason) == NULL)
 		return OUTCOME_REFUSE;
-	}
 	g_autoptr(PendingRemoval) removal = pending_get_removal(intake->pending,
 	                                                        c->email);
 	if (removal == NULL) {
@@ -342,10 +359,8 @@ decide_defer(Intake *intake, const Mail *mail, const Committee *committee,
 		return OUTCOME_REFUSE;
 	}
 	Person *person = committee_find(committee, c->email);
-	if (person == NULL || person_term_on(person, mail->signed_on) == NULL) {
-		*reason = g_strdup_printf("%s is not a member of the committee", c->member);
+	if (open_term(person, c->member, mail->signed_on, reason) == NULL)
 		return OUTCOME_REFUSE;
-	}
 	if (c->until <= mail->signed_on) {
 		*reason = g_strdup("Until: is not after the signature's date");
 		return OUTCOME_REFUSE;
@@ -412,7 +427,7 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
  * pending step).  Any failure undoes what came before it. */
 static gboolean
 commit(Intake *intake, const Mail *mail, const LedgerEvent *event,
-       GError **error)
+       char **refusal, GError **error)
 {
 	const Signed *sig = mail->sig;
 	g_autofree char *archived = NULL;
@@ -426,11 +441,20 @@ commit(Intake *intake, const Mail *mail, const LedgerEvent *event,
 			archive_remove(archived, NULL);
 		return FALSE;
 	}
-	if (event && !ledger_append(intake->conf->ledger, event, error)) {
+	g_autoptr(GError) local = NULL;
+	if (event && !ledger_append(intake->conf->ledger, event, &local)) {
 		seen_remove_signature(intake->seen, sig->fingerprint, sig->created,
 		                      sig->digest, NULL);
 		if (archived)
 			archive_remove(archived, NULL);
+		/* An event the ledger's own checks reject is a refusal, not a
+		 * failure to be retried forever. */
+		if (g_error_matches(local, TENURE_ERROR, TENURE_ERROR_INVALID)) {
+			*refusal = g_strdup_printf("the ledger refuses the event: %s",
+			                           local->message);
+			return TRUE;
+		}
+		g_propagate_error(error, g_steal_pointer(&local));
 		return FALSE;
 	}
 	return seen_add_message(intake->seen, mail->message_id, error);
@@ -480,13 +504,14 @@ act(Intake *intake, Mail *mail, GError **error)
 	}
 	if (failed)
 		return FALSE;
-	if (outcome == OUTCOME_REFUSE) {
+	if (outcome != OUTCOME_REFUSE &&
+	    !commit(intake, mail, event, &reason, error))
+		return FALSE;
+	if (reason != NULL) {
 		log_refused(mail, reason);
 		return reply_refusal(intake, mail, reason, error) &&
 		       seen_add_message(intake->seen, mail->message_id, error);
 	}
-	if (!commit(intake, mail, event, error))
-		return FALSE;
 	if (event && mail->command->verb == COMMAND_APPOINT &&
 	    !pending_drop_recommendation(intake->pending, mail->command->email, error))
 		return FALSE;

@@ -1,0 +1,552 @@
+#!/bin/sh
+# t-intake.sh: signed-mail intake, end to end.  Keys are made for the
+# run, mails are built and signed for the run, and every check looks at
+# the ledger (and the log line or the outbox) after `tenure import`.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$top_srcdir/tests/lib-gpg.sh"
+
+command -v gpg >/dev/null || test_skip_all "gpg is not installed"
+command -v perl >/dev/null || test_skip_all "perl is not installed"
+
+gpg_world_init
+W=$TEST_DIR
+mkdir -p "$W/m"
+
+# The people.  Carol chairs; Leo leads the project and is no member;
+# Dave's key expired 20 days ago; Erin's is revoked below; Frank signs
+# with a subkey; Grace is in the ledger without a fingerprint; Oscar's
+# key is in no keyring; Olga left the committee two months ago.
+CAROL=$(gpg_new_key "Carol Chair" carol@example.org)
+ALICE=$(gpg_new_key "Alice Member" alice@example.org)
+BOB=$(gpg_new_key "Bob Member" bob@example.org)
+DAVE=$(gpg_new_key "Dave Member" dave@example.org 10d)
+ERIN=$(gpg_new_key "Erin Member" erin@example.org)
+FRANK=$(gpg_new_key "Frank Member" frank@example.org)
+FRANK_SUB=$(gpg_add_signing_subkey frank@example.org)
+GRACE=$(gpg_new_key "Grace Member" grace@example.org)
+HEIDI=$(gpg_new_key "Heidi Member" heidi@example.org)
+LEO=$(gpg_new_key "Leo Leader" leo@example.org)
+OSCAR=$(gpg_new_key "Oscar Outsider" oscar@example.org)
+OLGA=$(gpg_new_key "Olga Former" olga@example.org)
+NINA=$(gpg_new_key "Nina Newcomer" nina@example.org)
+# Erin signs before her key is revoked: gpg will not sign after.
+mime_text_part "Tenure: resign" >"$W/m/revoked-key.part"
+pgpmime_entity "$ERIN" "$W/m/revoked-key.part" >"$W/m/revoked-key.entity"
+mail_message erin@example.org revoked-key@example.org "$W/m/revoked-key.entity" \
+	>"$W/m/revoked-key.eml"
+gpg_revoke erin@example.org
+KEYRING_PEOPLE="carol@example.org alice@example.org bob@example.org dave@example.org
+erin@example.org frank@example.org grace@example.org heidi@example.org
+leo@example.org olga@example.org nina@example.org"
+# shellcheck disable=SC2086
+gpg_export_keyring "$W/keyring.gpg" $KEYRING_PEOPLE
+
+year_ago=$(date -u -d '1 year ago' +%Y-%m-%d)
+two_years_ago=$(date -u -d '2 years ago' +%Y-%m-%d)
+left=$(date -u -d '2 months ago' +%Y-%m-%d)
+today=$(date -u +%Y-%m-%d)
+
+cat >"$W/ledger" <<EOF
+Event: rule
+Date: $two_years_ago
+Rule: debian
+Source: import
+
+Event: appoint
+Date: $two_years_ago
+Member: Olga Former <olga@example.org>
+Fingerprint: $OLGA
+Source: import
+
+Event: resign
+Date: $left
+Member: Olga Former <olga@example.org>
+Source: import
+EOF
+for who in "Carol Chair:carol:$CAROL" "Alice Member:alice:$ALICE" \
+	"Bob Member:bob:$BOB" "Dave Member:dave:$DAVE" "Erin Member:erin:$ERIN" \
+	"Frank Member:frank:$FRANK" "Grace Member:grace:" "Heidi Member:heidi:$HEIDI"; do
+	name=${who%%:*}
+	rest=${who#*:}
+	user=${rest%%:*}
+	fpr=${rest#*:}
+	{
+		printf '\nEvent: appoint\nDate: %s\nMember: %s <%s@example.org>\n' \
+			"$year_ago" "$name" "$user"
+		[ -n "$fpr" ] && printf 'Fingerprint: %s\n' "$fpr"
+		printf 'Source: import\n'
+	} >>"$W/ledger"
+done
+
+cat >"$W/tenure.conf" <<EOF
+[committee]
+name = Test Committee
+templates = $top_srcdir/templates
+list = debian-ctte@lists.debian.org
+max-members = 8
+ledger = ledger
+state-dir = state
+
+[rule]
+name = debian
+
+[roles]
+chair = $CAROL
+leader = $LEO
+
+[keys]
+keyring = keyring.gpg
+gnupg-home = g
+max-signature-age = 7
+
+[source]
+url = maildir:inbox
+
+[sink]
+url = maildir:sent
+from = tenure@example.org
+EOF
+mkdir -p "$W/inbox/new" "$W/inbox/cur" "$W/inbox/tmp"
+test_cleanup "gpgconf --homedir '$W/g' --kill all"
+
+n=0
+# run_import FILE [ARRIVAL]: imports one mail from a fresh Maildir; the
+# log goes to $W/log, the exit status to $W/status.
+run_import() {
+	n=$((n + 1))
+	rm -rf "$W/box$n"
+	deliver "$W/box$n" "$1" "${2:-}"
+	"$TENURE" --config "$W/tenure.conf" import "maildir:$W/box$n" \
+		>"$W/out" 2>"$W/log"
+	echo $? >"$W/status"
+}
+
+events() {
+	grep -c '^Event:' "$W/ledger"
+}
+
+# The current members' addresses, one line, sorted.
+members() {
+	"$TENURE" --config "$W/tenure.conf" status --format=tsv 2>/dev/null |
+		awk -F'\t' 'NR > 1 { print $2 }' | sort | tr '\n' ' '
+}
+
+# expect_unchanged DESCRIPTION REASON: the last import changed nothing
+# and logged a refusal containing REASON.
+expect_unchanged() {
+	test_begin "$1"
+	local now_events
+	now_events=$(events)
+	if [ "$now_events" != "$before" ]; then
+		test_fail "expected the ledger to keep $before events, got $now_events" \
+			"$(tail -n 12 "$W/ledger")" "$(cat "$W/log")"
+	elif [ "$(cat "$W/status")" != 0 ]; then
+		test_fail "expected import to exit 0, got $(cat "$W/status")" "$(cat "$W/log")"
+	elif ! grep -q "reason=.*$2" "$W/log"; then
+		test_fail "expected a log line with reason $2" "got: $(cat "$W/log")"
+	else
+		test_pass
+	fi
+}
+
+# expect_event DESCRIPTION PATTERN: the last import appended one event
+# whose stanza matches every line of PATTERN (grep -E, one per line).
+expect_event() {
+	test_begin "$1"
+	local now_events last
+	now_events=$(events)
+	last=$(awk 'BEGIN { RS = "" } { s = $0 } END { print s }' "$W/ledger")
+	if [ "$now_events" != "$((before + 1))" ]; then
+		test_fail "expected $((before + 1)) events, got $now_events" "$(cat "$W/log")"
+		return
+	fi
+	echo "$2" | while IFS= read -r line; do
+		printf '%s\n' "$last" | grep -Eq "$line" || echo "missing: $line"
+	done >"$W/missing"
+	if [ -s "$W/missing" ]; then
+		test_fail "$(cat "$W/missing")" "got:" "$last"
+	else
+		test_pass
+	fi
+}
+
+# pgpmime SIGNER FROM MSGID BODY [gpg args]: a PGP/MIME message file.
+pgpmime() {
+	local signer=$1 from=$2 id=$3 body=$4
+	shift 4
+	mime_text_part "$body" >"$W/m/$id.part"
+	pgpmime_entity "$signer" "$W/m/$id.part" -- "$@" >"$W/m/$id.entity"
+	mail_message "$from" "$id@example.org" "$W/m/$id.entity" >"$W/m/$id.eml"
+	echo "$W/m/$id.eml"
+}
+
+clearsigned() {
+	local signer=$1 from=$2 id=$3 body=$4
+	shift 4
+	clearsigned_entity "$signer" "$body" "$@" >"$W/m/$id.entity"
+	mail_message "$from" "$id@example.org" "$W/m/$id.entity" >"$W/m/$id.eml"
+	echo "$W/m/$id.eml"
+}
+
+# --- A full committee: the ninth member is refused -----------------------
+
+before=$(events)
+run_import "$(pgpmime "$CAROL" carol@example.org rec-nina "Tenure: recommend
+Member: Nina Newcomer <nina@example.org>
+Fingerprint: $NINA
+Project-Joined: 2010-05-01")"
+test_begin "a recommendation by the chair changes no ledger event"
+test_expect_equal "$before" "$(events)"
+test_begin "a recommendation by the chair is pending"
+test_expect_equal "1" "$(grep -c 'recommend nina@example.org' "$W/state/pending")"
+
+run_import "$(pgpmime "$LEO" leo@example.org appoint-nina-full "Tenure: appoint
+Member: Nina Newcomer <nina@example.org>
+Fingerprint: $NINA
+Project-Joined: 2010-05-01")"
+expect_unchanged "a ninth member is refused while eight serve" "8"
+test_begin "a refused signed command gets a private transcript reply"
+if grep -rl "Refused:" "$W/state/outbox" 2>/dev/null | xargs grep -l "To: .*leo@example.org" >/dev/null 2>&1; then
+	test_pass
+else
+	test_fail "expected a reply to leo@example.org in $W/state/outbox" \
+		"$(ls -R "$W/state/outbox" 2>&1 | head)"
+fi
+
+# --- Resignations that count ----------------------------------------------
+
+before=$(events)
+# Signed three days ago, so that the audit below can let the key expire
+# after the signature.
+run_import "$(pgpmime "$ALICE" alice@example.org alice-resign "Tenure: resign
+
+So long, and thanks." "$(gpg_faked '3 days ago')")" "$(date -d '3 days ago + 1 hour' +%s)"
+expect_event "a valid PGP/MIME resignation is recorded" "^Event: resign
+^Date: $(date -u -d '3 days ago' +%Y-%m-%d)
+^Member: Alice Member <alice@example.org>
+^Source: <alice-resign@example.org>
+^Signed-By: $ALICE
+^Comment: signature $ALICE .* sha256:"
+test_begin "the message that changed the ledger is archived verbatim"
+archived=$(grep -l '^Message-ID: <alice-resign@' "$W"/state/archive/*.eml 2>/dev/null | head -n 1)
+if [ -n "$archived" ] && cmp -s "$archived" "$W/m/alice-resign.eml"; then
+	test_pass
+else
+	test_fail "expected a verbatim copy of alice-resign.eml in state/archive" \
+		"got: $(ls "$W/state/archive" 2>&1)"
+fi
+
+before=$(events)
+run_import "$W/m/alice-resign.eml"
+test_begin "the same message twice changes nothing"
+test_expect_equal "$before" "$(events)"
+
+sed 's/^Message-ID: <alice-resign@/Message-ID: <alice-repost@/' \
+	"$W/m/alice-resign.eml" >"$W/m/alice-repost.eml"
+run_import "$W/m/alice-repost.eml"
+test_begin "the same signed part under a new Message-ID changes nothing"
+if [ "$(events)" = "$before" ] && grep -q 'signature already acted on' "$W/log"; then
+	test_pass
+else
+	test_fail "expected $before events and 'signature already acted on'" \
+		"got $(events) events" "$(cat "$W/log")"
+fi
+
+run_import "$(clearsigned "$BOB" bob@example.org bob-resign "Tenure: resign
+Effective: $(date -u -d '+10 days' +%Y-%m-%d)")"
+expect_event "a valid clearsigned resignation is recorded with its date" \
+	"^Event: resign
+^Date: $(date -u -d '+10 days' +%Y-%m-%d)
+^Member: Bob Member <bob@example.org>
+^Signed-By: $BOB"
+
+before=$(events)
+run_import "$(pgpmime "$GRACE" heidi@example.org forged-from "Tenure: resign")"
+expect_event "a forged From: counts for nothing: the signer (found by keyring address) resigns" \
+	"^Member: Grace Member <grace@example.org>
+^Fingerprint: $GRACE
+^Signed-By: $GRACE"
+
+# --- Mail that must change nothing ------------------------------------------
+
+before=$(events)
+mime_text_part "Tenure: resign" >"$W/m/unsigned.entity"
+mail_message heidi@example.org unsigned@example.org "$W/m/unsigned.entity" >"$W/m/unsigned.eml"
+run_import "$W/m/unsigned.eml"
+expect_unchanged "an unsigned command is refused" "unsigned command"
+test_begin "unsigned mail gets no reply (no backscatter)"
+if grep -rl "heidi@example.org" "$W/state/outbox" >/dev/null 2>&1; then
+	test_fail "found a reply to heidi in the outbox"
+else
+	test_pass
+fi
+
+pgpmime "$HEIDI" heidi@example.org tampered "Tenure: resign
+Effective: 2099-01-01" >/dev/null
+sed 's/^Effective: 2099-01-01/Effective: 2098-01-01/' "$W/m/tampered.eml" >"$W/m/tampered2.eml"
+run_import "$W/m/tampered2.eml"
+expect_unchanged "a tampered body is refused" "bad signature"
+
+run_import "$(pgpmime "$OSCAR" heidi@example.org unknown-key "Tenure: resign")"
+expect_unchanged "a key in no configured keyring is refused" "unknown key"
+
+run_import "$(pgpmime "$DAVE" dave@example.org expired-key "Tenure: resign" \
+	"$(gpg_faked '25 days ago')")" "$(date -d '25 days ago + 1 hour' +%s)"
+expect_unchanged "an expired key is refused" "expired key"
+
+run_import "$W/m/revoked-key.eml"
+expect_unchanged "a revoked key is refused" "revoked key"
+
+run_import "$(pgpmime "$HEIDI" heidi@example.org sha1 "Tenure: resign" --digest-algo SHA1)"
+expect_unchanged "a SHA-1 signature is refused" "SHA-1"
+
+run_import "$(pgpmime "$HEIDI" heidi@example.org future "Tenure: resign" \
+	"$(gpg_faked '1 year')")"
+expect_unchanged "a signature dated next year is refused" "future"
+
+run_import "$(pgpmime "$HEIDI" heidi@example.org too-old "Tenure: resign" \
+	"$(gpg_faked '9 days ago')")"
+expect_unchanged "a signature older than max-signature-age at arrival is refused" \
+	"more than 7 days before the message arrived"
+
+mime_text_part "Tenure: resign" >"$W/m/third.part"
+mime_text_part "Unsigned extra words." >"$W/m/third.extra"
+pgpmime_entity "$HEIDI" "$W/m/third.part" application/pgp-signature "$W/m/third.extra" \
+	>"$W/m/third.entity"
+mail_message heidi@example.org third@example.org "$W/m/third.entity" >"$W/m/third.eml"
+run_import "$W/m/third.eml"
+expect_unchanged "a third unsigned part in multipart/signed is refused" "exactly 2 required"
+
+mime_text_part "Tenure: resign" >"$W/m/before.part"
+pgpmime_entity "$HEIDI" "$W/m/before.part" >"$W/m/before.signed"
+mime_text_part "Tenure: resign" >"$W/m/before.unsigned"
+mixed_entity "$W/m/before.unsigned" "$W/m/before.signed" >"$W/m/before.entity"
+mail_message heidi@example.org before@example.org "$W/m/before.entity" >"$W/m/before.eml"
+run_import "$W/m/before.eml"
+expect_unchanged "unsigned text before the signed part in multipart/mixed is refused" \
+	"unsigned command"
+
+run_import "$(pgpmime "$HEIDI" heidi@example.org quoted "Alice wrote:
+> Tenure: resign
+
+I do not agree.")"
+test_begin "a command in a quoted block is not one (and never reaches gpg)"
+if [ "$(events)" = "$before" ] && [ "$(cat "$W/status")" = 0 ] && [ ! -s "$W/log" ]; then
+	test_pass
+else
+	test_fail "expected no change and nothing logged" "$(cat "$W/log")"
+fi
+
+rfc822_entity "$(pgpmime "$HEIDI" heidi@example.org inner "Tenure: resign")" >"$W/m/fwd.entity"
+mail_message carol@example.org fwd@example.org "$W/m/fwd.entity" >"$W/m/fwd.eml"
+run_import "$W/m/fwd.eml"
+expect_unchanged "a signed command forwarded as message/rfc822 is refused" \
+	"command outside the signed part"
+
+run_import "$(pgpmime "$HEIDI $CAROL" heidi@example.org two-sigs "Tenure: resign")"
+expect_unchanged "two signatures are refused" "2 signatures"
+
+mime_text_part "Tenure: resign" >"$W/m/proto.part"
+pgpmime_entity "$HEIDI" "$W/m/proto.part" application/pkcs7-signature >"$W/m/proto.entity"
+mail_message heidi@example.org proto@example.org "$W/m/proto.entity" >"$W/m/proto.eml"
+run_import "$W/m/proto.eml"
+expect_unchanged "a wrong protocol parameter is refused" "application/pgp-signature required"
+
+clearsigned_entity "$HEIDI" "Tenure: resign" >"$W/m/outside.block"
+{
+	printf 'Content-Type: text/plain; charset=us-ascii\n\nTenure: resign\n\n'
+	sed '1,/^$/d' "$W/m/outside.block"
+} >"$W/m/outside.entity"
+mail_message heidi@example.org outside@example.org "$W/m/outside.entity" >"$W/m/outside.eml"
+run_import "$W/m/outside.eml"
+expect_unchanged "text outside a clearsigned block is refused" "outside the clearsigned block"
+
+run_import "$(pgpmime "$HEIDI" heidi@example.org no-role "Tenure: appoint
+Member: Nina Newcomer <nina@example.org>
+Fingerprint: $NINA
+Project-Joined: 2010-05-01")"
+expect_unchanged "an appointment signed by someone without the role is refused" \
+	"only the leader"
+
+run_import "$(pgpmime "$LEO" leo@example.org non-member "Tenure: resign")"
+expect_unchanged "a resignation by a non-member is refused" "not a member"
+
+before=$(events)
+pgpmime "$HEIDI" heidi@example.org auto "Tenure: resign" >/dev/null
+sed 's/^MIME-Version: 1.0/Auto-Submitted: auto-replied\nMIME-Version: 1.0/' \
+	"$W/m/auto.eml" >"$W/m/auto2.eml"
+run_import "$W/m/auto2.eml"
+test_begin "mail marked Auto-Submitted is never a command"
+if [ "$(events)" = "$before" ] && grep -q 'reason="Auto-Submitted mail"' "$W/log"; then
+	test_pass
+else
+	test_fail "expected no change and an Auto-Submitted log line" "$(cat "$W/log")"
+fi
+
+printf 'From: heidi@example.org\nMessage-ID: <broken@example.org>\nMIME-Version: 1.0\nContent-Type: multipart/signed; protocol="application/pgp-signature"\n\nTenure: resign\n' >"$W/m/broken.eml"
+run_import "$W/m/broken.eml"
+expect_unchanged "malformed MIME is refused with a clear log line" "malformed MIME"
+
+# --- A 50 MB message is refused; the mail after it is still handled ------
+
+before=$(events)
+rm -rf "$W/big"
+{
+	printf 'From: heidi@example.org\nMessage-ID: <big@example.org>\nSubject: big\n\nTenure: resign\n'
+	head -c 52428800 /dev/zero | tr '\0' 'x' | fold -w 76
+} >"$W/m/big.eml"
+deliver "$W/big" "$W/m/big.eml" "$(date -d '1 minute ago' +%s)"
+mime_text_part "Tenure: resign" >"$W/m/footer.part"
+pgpmime_entity "$FRANK_SUB!" "$W/m/footer.part" >"$W/m/footer.signed"
+mime_text_part "_______________________________________________
+debian-ctte mailing list" >"$W/m/footer.footer"
+mixed_entity "$W/m/footer.signed" "$W/m/footer.footer" >"$W/m/footer.entity"
+mail_message frank@example.org footer@example.org "$W/m/footer.entity" >"$W/m/footer.eml"
+deliver "$W/big" "$W/m/footer.eml"
+"$TENURE" --config "$W/tenure.conf" import "maildir:$W/big" >"$W/out" 2>"$W/log"
+echo $? >"$W/status"
+rm -f "$W/m/big.eml" "$W/big/new/"*
+test_begin "a 50 MB message is refused with a clear log line"
+if grep -q 'reason="message too large ([0-9]* bytes, limit 10485760)"' "$W/log"; then
+	test_pass
+else
+	test_fail "expected a 'message too large' refusal" "$(cat "$W/log")"
+fi
+expect_event "a list footer after the signed part is ignored; a subkey signature counts for its primary key" \
+	"^Event: resign
+^Member: Frank Member <frank@example.org>
+^Source: <footer@example.org>
+^Signed-By: $FRANK"
+
+# --- Appointments by the chair alone, and removal by chair and leader -----
+
+later=$(date -u -d '+12 days' +%Y-%m-%d)
+before=$(events)
+run_import "$(pgpmime "$CAROL" carol@example.org appoint-olga "Tenure: appoint
+Member: Olga Former <olga@example.org>
+Fingerprint: $OLGA
+Project-Joined: 2003-03-03
+Effective: $later")"
+expect_unchanged "an appointment of an ineligible person is refused" \
+	"may not be appointed"
+
+run_import "$(pgpmime "$CAROL" carol@example.org appoint-nina "Tenure: appoint
+Member: Nina Newcomer <nina@example.org>
+Fingerprint: $NINA
+Project-Joined: 2010-05-01
+Effective: $later")"
+expect_event "the chair alone appoints while the committee has 5 members or fewer" \
+	"^Event: appoint
+^Date: $later
+^Member: Nina Newcomer <nina@example.org>
+^Fingerprint: $NINA
+^Project-Joined: 2010-05-01
+^Signed-By: $CAROL"
+
+before=$(events)
+run_import "$(pgpmime "$CAROL" carol@example.org remove-heidi-1 "Tenure: remove
+Member: Heidi Member <heidi@example.org>
+Effective: $later")"
+test_begin "a removal signed by the chair alone is only pending"
+test_expect_equal "$before" "$(events)"
+
+before=$(events)
+run_import "$(pgpmime "$LEO" leo@example.org remove-heidi-2 "Tenure: remove
+Member: Heidi Member <heidi@example.org>")"
+expect_event "a removal signed by the chair and then the leader is recorded" \
+	"^Event: remove
+^Date: $later
+^Member: Heidi Member <heidi@example.org>
+^Source: <remove-heidi-2@example.org>
+^Signed-By: $CAROL $LEO"
+
+# --- Fail closed: no signature record, no ledger change -------------------
+
+before=$(events)
+mv "$W/state/seen" "$W/seen.saved"
+mkdir "$W/state/seen"
+run_import "$(pgpmime "$CAROL" carol@example.org carol-closed "Tenure: resign")"
+test_begin "when the signature records cannot be kept nothing is applied"
+if [ "$(cat "$W/status")" != 0 ] && [ "$(events)" = "$before" ]; then
+	test_pass
+else
+	test_fail "expected a failing import and $before events" \
+		"got status $(cat "$W/status"), $(events) events" "$(cat "$W/log")"
+fi
+rmdir "$W/state/seen"
+mv "$W/seen.saved" "$W/state/seen"
+
+# --- mbox import judges old mail by its arrival ---------------------------
+
+# Signed nine days ago: too old for live mail (see above), but the mbox
+# says it arrived an hour after it was signed.
+before=$(events)
+much_later=$(date -u -d '+20 days' +%Y-%m-%d)
+pgpmime "$NINA" nina@example.org nina-resign "Tenure: resign
+Effective: $much_later" "$(gpg_faked '9 days ago')" >/dev/null
+{
+	printf 'From nina@example.org %s\n' "$(LC_ALL=C date -u -d '9 days ago + 1 hour' '+%a %b %e %H:%M:%S %Y')"
+	sed 's/^From />From /' "$W/m/nina-resign.eml"
+	printf '\n'
+} >"$W/m/archive.mbox"
+"$TENURE" --config "$W/tenure.conf" import "mbox:$W/m/archive.mbox" >"$W/out" 2>"$W/log"
+echo $? >"$W/status"
+expect_event "an mbox import judges a signature's age by the mbox From_ line" \
+	"^Event: resign
+^Date: $much_later
+^Member: Nina Newcomer <nina@example.org>
+^Signed-By: $NINA"
+
+# --- The audit ------------------------------------------------------------
+
+"$TENURE" --config "$W/tenure.conf" audit >"$W/audit" 2>"$W/audit.err"
+status=$?
+test_begin "audit re-verifies the archive and rebuilds the same ledger"
+if [ "$status" = 0 ] && grep -q '0 problems, 0 differences' "$W/audit"; then
+	test_pass
+else
+	test_fail "expected a clean audit (status $status)" "$(cat "$W/audit" "$W/audit.err")"
+fi
+
+# An event typed into the ledger by hand with a mail source is a difference.
+cp "$W/ledger" "$W/ledger.saved"
+printf '\nEvent: resign\nDate: %s\nMember: Carol Chair <carol@example.org>\nSource: <forged@example.org>\nSigned-By: %s\n' \
+	"$(date -u -d '+30 days' +%Y-%m-%d)" "$CAROL" >>"$W/ledger"
+"$TENURE" --config "$W/tenure.conf" audit >"$W/audit" 2>"$W/audit.err"
+status=$?
+test_begin "audit reports a ledger event no archived mail supports"
+if [ "$status" != 0 ] && grep -q 'forged@example.org' "$W/audit"; then
+	test_pass
+else
+	test_fail "expected the forged event to be reported" "$(cat "$W/audit" "$W/audit.err")"
+fi
+cp "$W/ledger.saved" "$W/ledger"
+
+# Alice's key expires after her resignation was signed: still valid.
+gpg_set_expire alice@example.org '2 days ago' 1
+# shellcheck disable=SC2086
+gpg_export_keyring "$W/keyring.gpg" $KEYRING_PEOPLE
+"$TENURE" --config "$W/tenure.conf" audit >"$W/audit" 2>"$W/audit.err"
+status=$?
+test_begin "a signature made while its key was valid stays valid after the key expires"
+if [ "$status" = 0 ] && grep -q "alice-resign@example.org.*stays valid" "$W/audit"; then
+	test_pass
+else
+	test_fail "expected alice's resignation to stay valid, and said so" \
+		"$(cat "$W/audit" "$W/audit.err")"
+fi
+
+gpg_revoke carol@example.org
+# shellcheck disable=SC2086
+gpg_export_keyring "$W/keyring.gpg" $KEYRING_PEOPLE
+"$TENURE" --config "$W/tenure.conf" audit >"$W/audit" 2>"$W/audit.err"
+status=$?
+test_begin "audit reports a key revoked since it signed"
+if [ "$status" != 0 ] && grep -q "^REVOKED <appoint-nina@example.org>" "$W/audit"; then
+	test_pass
+else
+	test_fail "expected carol's signatures to be reported as revoked" \
+		"$(cat "$W/audit" "$W/audit.err")"
+fi
+
+test_done
