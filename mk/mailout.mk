@@ -21,7 +21,8 @@ dist_templates_DATA = \
 	templates/reply.txt
 
 check_PROGRAMS += tests/test-mailout tests/test-outbox
-tests_test_mailout_LDADD = $(TEST_LDADD)
+# test-mailout runs the schedule, which asks the plan (libm) for dates.
+tests_test_mailout_LDADD = $(TEST_LDADD) -lm
 tests_test_outbox_LDADD = $(TEST_LDADD)
 TESTS += tests/test-mailout tests/test-outbox tests/t-mailout.sh
 dist_check_SCRIPTS += tests/lib-smtp.sh tests/smtpd.py tests/t-mailout.sh

@@ -18,11 +18,10 @@
  *
  * 3. Announcements of scheduled expiries (rule-driven ones: an end the
  *    ledger records already, such as a resignation dated ahead, was
- *    announced as that event), key
- *    "announce/scheduled/EMAIL/EXPIRY": as soon as the rule has fixed an
- *    expiry (the debian rule on 1 January), or, for an expiry that is
- *    only projected, [reminders] announce-days-before days ahead of it
- *    when that is set.
+ *    announced as that event), key "announce/scheduled/EMAIL/EXPIRY",
+ *    to the list and the member: on the day the rule fixes the expiry
+ *    (the debian rule on 1 January), or, when [reminders]
+ *    announce-days-before is set, that many days ahead of the expiry.
  *
  * 4. Reminders to the member of a rule-driven expiry, key
  *    "reminder/EMAIL/EXPIRY/OFFSET", for each [reminders] days-before
@@ -311,9 +310,13 @@ static gboolean
 announce_scheduled(Schedule *s, const TermInfo *info, Day eligible,
                    GError **error)
 {
+	/* Without announce-days-before, an expiry is announced the day the
+	 * rule fixes it; with it, that many days ahead of the expiry, so a
+	 * rule that fixes every expiry at appointment (fixed-term) does not
+	 * announce years ahead, and a projected one is announced in time. */
 	int ahead = s->conf->announce_days_before;
-	gboolean due = info->term_end_scheduled ||
-	               (ahead > 0 && s->today + ahead >= info->term_end);
+	gboolean due = ahead > 0 ? s->today + ahead >= info->term_end
+	                         : info->term_end_scheduled;
 	if (!due) {
 		if (ahead > 0)
 			want_wakeup(s, info->term_end - ahead);

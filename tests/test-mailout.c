@@ -8,9 +8,14 @@
 #include <glib/gstdio.h>
 #include <gmime/gmime.h>
 
+#include "committee.h"
 #include "conf.h"
+#include "date.h"
+#include "ledger.h"
 #include "mailout.h"
 #include "outbox.h"
+#include "schedule.h"
+#include "term.h"
 #include "util.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeSignatureList, g_object_unref)
@@ -497,6 +502,186 @@ test_signed(void)
 	g_assert_nonnull(strstr(error->message, "bot-key"));
 }
 
+
+/* The schedule, run directly on a ledger and a state directory. */
+
+static const char debian_ledger[] =
+    "Event: rule\nDate: 2015-01-01\nRule: debian\nSource: import\n\n"
+    "Event: appoint\nDate: 2023-01-10\n"
+    "Member: Alice Senior <alice@example.org>\nSource: import\n\n"
+    "Event: appoint\nDate: 2023-03-01\n"
+    "Member: Bob Second <bob@example.org>\nSource: import\n\n"
+    "Event: appoint\nDate: 2025-06-01\n"
+    "Member: Carol Junior <carol@example.org>\nSource: import\n";
+
+static Conf *
+schedule_conf(const char *ledger_text)
+{
+	Conf *conf = test_conf();
+	g_free(conf->ledger);
+	conf->ledger = g_build_filename(conf->state_dir, "ledger", NULL);
+	g_assert_true(g_file_set_contents(conf->ledger, ledger_text, -1, NULL));
+	return conf;
+}
+
+static Day
+day(const char *text)
+{
+	Day d = DAY_NONE;
+	g_assert_true(date_parse(text, &d));
+	return d;
+}
+
+/* Runs the schedule on TODAY and checks the next day it asks for. */
+static void
+run_expect_next(const Conf *conf, const char *today, const char *next)
+{
+	Day next_due = DAY_NONE;
+	g_autoptr(GError) error = NULL;
+	gboolean ok = schedule_run(conf, day(today), &next_due, &error);
+	g_assert_no_error(error);
+	g_assert_true(ok);
+	g_autofree char *got = date_to_string(next_due);
+	if (g_strcmp0(got, next) != 0)
+		g_error("on %s: expected the next due day %s, got %s", today,
+		        next, got);
+}
+
+static gboolean
+queued(const Conf *conf, const char *key)
+{
+	g_autofree char *id = mailout_message_id(conf, key);
+	return outbox_known(conf->state_dir, id);
+}
+
+static void
+assert_queued(const Conf *conf, const char *key, gboolean expected)
+{
+	if (queued(conf, key) != expected)
+		g_error("%s: expected %s", key,
+		        expected ? "queued" : "not queued");
+}
+
+static void
+test_schedule_calendar(void)
+{
+	g_autoptr(Conf) conf = schedule_conf(debian_ledger);
+	g_free(conf->rule_name);
+	conf->rule_name = g_strdup("debian");
+	run_expect_next(conf, "2026-12-31", "2027-01-01");
+	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 0);
+
+	run_expect_next(conf, "2027-01-01", "2027-10-02");
+	assert_queued(conf, "announce/scheduled/alice@example.org/2027-12-31", TRUE);
+	assert_queued(conf, "announce/scheduled/bob@example.org/2027-12-31", TRUE);
+	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 2);
+
+	run_expect_next(conf, "2027-10-02", "2027-12-01");
+	assert_queued(conf, "reminder/alice@example.org/2027-12-31/90", TRUE);
+	assert_queued(conf, "reminder/bob@example.org/2027-12-31/90", TRUE);
+
+	/* Downtime over the 30-day mark: only the 7-day reminder. */
+	run_expect_next(conf, "2027-12-24", "2028-01-01");
+	assert_queued(conf, "reminder/alice@example.org/2027-12-31/7", TRUE);
+	assert_queued(conf, "reminder/alice@example.org/2027-12-31/30", FALSE);
+	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 6);
+
+	/* The clock jumps back: the skipped reminder stays skipped. */
+	run_expect_next(conf, "2027-12-02", "2027-12-24");
+	assert_queued(conf, "reminder/alice@example.org/2027-12-31/30", FALSE);
+
+	run_expect_next(conf, "2027-12-31", "2028-01-01");
+	g_autoptr(Ledger) before = ledger_load(conf->ledger, FALSE, NULL);
+	g_assert_cmpuint(before->events->len, ==, 4);
+
+	/* The day after the last day: recorded, then announced. */
+	Day next_due = DAY_NONE;
+	g_autoptr(GError) error = NULL;
+	g_assert_true(schedule_run(conf, day("2028-01-01"), &next_due, &error));
+	g_assert_no_error(error);
+	g_autoptr(Ledger) after = ledger_load(conf->ledger, FALSE, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(after->events->len, ==, 6);
+	for (guint i = 4; i < 6; i++) {
+		const LedgerEvent *event = after->events->pdata[i];
+		g_assert_cmpint(event->kind, ==, EVENT_EXPIRE);
+		g_assert_cmpuint(event->date, ==, day("2027-12-31"));
+		g_assert_cmpstr(event->source, ==, "tenure");
+		g_assert_nonnull(event->comment);
+	}
+	assert_queued(conf, "announce/expire/alice@example.org/2027-12-31", TRUE);
+	assert_queued(conf, "announce/expire/bob@example.org/2027-12-31", TRUE);
+	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 8);
+
+	/* Running again records and queues nothing more. */
+	g_assert_true(schedule_run(conf, day("2028-01-01"), &next_due, &error));
+	g_autoptr(Ledger) again = ledger_load(conf->ledger, FALSE, NULL);
+	g_assert_cmpuint(again->events->len, ==, 6);
+	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 8);
+}
+
+static void
+test_schedule_history_not_announced(void)
+{
+	static const char ledger[] =
+	    "Event: appoint\nDate: 2019-01-10\n"
+	    "Member: Ian Jackson <ijackson@example.org>\nSource: import\n\n"
+	    "Event: resign\nDate: 2020-05-01\n"
+	    "Member: Ian Jackson <ijackson@example.org>\n"
+	    "Source: <old-resignation@example.org>\n\n"
+	    "Event: appoint\nDate: 2020-06-01\n"
+	    "Member: Keith Packard <keithp@example.org>\n"
+	    "Source: <appoint-keith@example.org>\n";
+	g_autoptr(Conf) announced = schedule_conf(ledger);
+	run_expect_next(announced, "2020-05-25", "-");
+	assert_queued(announced, "announce/resign/ijackson@example.org/2020-05-01", TRUE);
+	assert_queued(announced, "announce/appoint/keithp@example.org/2020-06-01", TRUE);
+	assert_queued(announced, "announce/appoint/ijackson@example.org/2019-01-10", FALSE);
+
+	/* Years later (say, a ledger backfilled from the archive), the
+	 * same events are history and nothing is sent. */
+	g_autoptr(Conf) later = schedule_conf(ledger);
+	run_expect_next(later, "2026-12-31", "-");
+	g_assert_cmpuint(outbox_count_queued(later->state_dir), ==, 0);
+}
+
+static void
+test_schedule_announce_days_before(void)
+{
+	static const char ledger[] =
+	    "Event: appoint\nDate: 2023-01-10\n"
+	    "Member: Russ Allbery <rra@example.org>\nSource: import\n";
+	g_autoptr(Conf) conf = schedule_conf(ledger);
+	g_free(conf->rule_name);
+	conf->rule_name = g_strdup("fixed-term");
+	conf->announce_days_before = 100;
+	/* The expiry as the rules compute it. */
+	g_autoptr(Ledger) parsed = ledger_load(conf->ledger, FALSE, NULL);
+	g_autoptr(Committee) committee = committee_replay(parsed, NULL);
+	g_autoptr(Rule) rule = rule_new("fixed-term", NULL, NULL);
+	g_autoptr(GPtrArray) status =
+	    term_status(committee, rule, 8, day("2023-02-01"), NULL);
+	g_assert_nonnull(status);
+	const TermInfo *info = status->pdata[0];
+	g_assert_cmpuint(info->term_end, !=, DAY_NONE);
+	char buf[11];
+	g_autofree char *key = g_strdup_printf(
+	    "announce/scheduled/rra@example.org/%s",
+	    date_format(info->term_end, buf));
+	g_autofree char *announce_day = date_to_string(info->term_end - 100);
+	g_autofree char *day_before = date_to_string(info->term_end - 101);
+
+	run_expect_next(conf, "2023-02-01", announce_day);
+	assert_queued(conf, key, FALSE);
+	run_expect_next(conf, day_before, announce_day);
+	assert_queued(conf, key, FALSE);
+	Day next_due = DAY_NONE;
+	g_autoptr(GError) error = NULL;
+	g_assert_true(schedule_run(conf, info->term_end - 100, &next_due, &error));
+	g_assert_no_error(error);
+	assert_queued(conf, key, TRUE);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -522,6 +707,12 @@ main(int argc, char **argv)
 	                test_header_injection);
 	g_test_add_func("/mailout/queue-is-once-per-event", test_queue_once);
 	g_test_add_func("/mailout/signed-pgp-mime-verifies", test_signed);
+	g_test_add_func("/schedule/calendar-of-a-debian-expiry",
+	                test_schedule_calendar);
+	g_test_add_func("/schedule/history-is-not-announced",
+	                test_schedule_history_not_announced);
+	g_test_add_func("/schedule/announce-days-before-the-expiry",
+	                test_schedule_announce_days_before);
 	int result = g_test_run();
 
 	const char *kill_agent[] = {"gpgconf", "--homedir", gnupg_home,
