@@ -61,9 +61,9 @@ check_message(Verifier *verifier, const char *path, guint *problems)
 	g_autoptr(Signed) sig = NULL;
 	if (kind == SIGNED_NONE || kind == SIGNED_REFUSED ||
 	    !verify_signed(verifier, part, kind, arrival, VERIFY_AUDIT, &sig,
-	                   &reason)) {
+	                   &reason, &error)) {
 		printf("FAILED %s: %s\n", base,
-		       reason ? reason : "no command in the message");
+		       reason ? reason : error ? error->message : "no command in the message");
 		(*problems)++;
 		return FALSE;
 	}

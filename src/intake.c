@@ -615,9 +615,14 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		return TRUE;
 	}
 	g_autoptr(Signed) sig = NULL;
+	g_autoptr(GError) local = NULL;
 	if (!verify_signed(intake->verifier, part, kind, message->arrival,
 	                   intake->audit ? VERIFY_AUDIT : VERIFY_INTAKE, &sig,
-	                   &reason)) {
+	                   &reason, &local)) {
+		if (reason == NULL) {
+			g_propagate_error(error, g_steal_pointer(&local));
+			return FALSE;
+		}
 		/* Unsigned or badly signed mail is only logged: a reply would
 		 * be backscatter to whoever the From: names. */
 		log_refused(&mail, reason);

@@ -25,21 +25,19 @@ typedef struct {
 	gboolean live; /* the configured source: new/ only, moved to cur/ */
 } MaildirSource;
 
+/* One listed message.  Kept small, since a large mailbox is listed
+ * whole before the first message is handled: the name is stored inline
+ * and the path is built when the message is read. */
 typedef struct {
-	char *path;
-	char *name;
-	char *subdir; /* "new" or "cur" */
 	gint64 arrival;
+	const char *subdir; /* "new" or "cur" (static) */
+	char name[];
 } MaildirEntry;
 
-static void
-entry_free(gpointer data)
+static char *
+entry_path(const MaildirSource *source, const MaildirEntry *entry)
 {
-	MaildirEntry *entry = data;
-	g_free(entry->path);
-	g_free(entry->name);
-	g_free(entry->subdir);
-	g_free(entry);
+	return g_build_filename(source->dir, entry->subdir, entry->name, NULL);
 }
 
 /* "maildir:PATH" (or "maildir://PATH") as an absolute path. */
@@ -114,11 +112,12 @@ list_subdir(MaildirSource *source, const char *subdir, GPtrArray *entries,
 	while ((name = g_dir_read_name(d)) != NULL) {
 		if (name[0] == '.')
 			continue;
-		MaildirEntry *entry = g_new0(MaildirEntry, 1);
-		entry->path = g_build_filename(dir, name, NULL);
-		entry->name = g_strdup(name);
-		entry->subdir = g_strdup(subdir);
-		entry->arrival = delivery_time(name, entry->path);
+		gsize len = strlen(name) + 1;
+		MaildirEntry *entry = g_malloc(sizeof(MaildirEntry) + len);
+		memcpy(entry->name, name, len);
+		entry->subdir = subdir;
+		g_autofree char *path = g_build_filename(dir, name, NULL);
+		entry->arrival = delivery_time(name, path);
 		g_ptr_array_add(entries, entry);
 	}
 	return TRUE;
@@ -143,10 +142,10 @@ mark_seen(MaildirSource *source, const MaildirEntry *entry, GError **error)
 	                            ? g_strdup(entry->name)
 	                            : g_strconcat(entry->name, ":2,", NULL);
 	g_autofree char *target = g_build_filename(source->dir, "cur", name, NULL);
-	if (rename(entry->path, target) < 0) {
+	g_autofree char *path = entry_path(source, entry);
+	if (rename(path, target) < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-		            "%s: cannot move to cur/: %s", entry->path,
-		            g_strerror(errno));
+		            "%s: cannot move to cur/: %s", path, g_strerror(errno));
 		return FALSE;
 	}
 	return util_fsync_dir(target, error);
@@ -157,7 +156,7 @@ maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
               GError **error)
 {
 	MaildirSource *source = (MaildirSource *)base;
-	g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func(entry_free);
+	g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func(g_free);
 	if (!source->live && !list_subdir(source, "cur", entries, error))
 		return FALSE;
 	if (!list_subdir(source, "new", entries, error))
@@ -169,7 +168,8 @@ maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		char *data = NULL;
 		gsize len = 0;
 		g_autoptr(GError) local = NULL;
-		if (!g_file_get_contents(entry->path, &data, &len, &local)) {
+		g_autofree char *path = entry_path(source, entry);
+		if (!g_file_get_contents(path, &data, &len, &local)) {
 			/* Another reader may have taken it meanwhile. */
 			if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
 				continue;

@@ -20,7 +20,9 @@
 #include "verify.h"
 
 struct Verifier {
+	const Conf *conf;
 	char *home;
+	char *stamp;       /* the keyrings' stamp when last imported */
 	int max_age_days;
 	gpgme_ctx_t ctx;
 };
@@ -128,6 +130,27 @@ import_keyrings(Verifier *verifier, const Conf *conf, GError **error)
 	return TRUE;
 }
 
+/* Re-imports the keyrings when their stamp changed since the last import
+ * (by this process or an earlier one): a key added, revoked or dropped in
+ * the keyring counts from the next message on, without a restart. */
+static gboolean
+refresh_keys(Verifier *verifier, GError **error)
+{
+	g_autofree char *stamp = keyring_stamp(verifier->conf, error);
+	if (stamp == NULL)
+		return FALSE;
+	if (verifier->stamp && strcmp(verifier->stamp, stamp) == 0)
+		return TRUE;
+	g_autofree char *stamp_path = g_build_filename(verifier->home,
+	                                               "tenure-keyrings", NULL);
+	if (!import_keyrings(verifier, verifier->conf, error) ||
+	    !util_write_atomic(stamp_path, stamp, -1, error))
+		return FALSE;
+	g_free(verifier->stamp);
+	verifier->stamp = g_steal_pointer(&stamp);
+	return TRUE;
+}
+
 Verifier *
 verify_new(const Conf *conf, GError **error)
 {
@@ -169,19 +192,12 @@ verify_new(const Conf *conf, GError **error)
 	g_mime_crypto_context_register("application/pgp-signature",
 	                               g_mime_gpg_context_new);
 
-	g_autofree char *stamp = keyring_stamp(conf, error);
-	if (stamp == NULL)
-		return NULL;
+	verifier->conf = conf;
 	g_autofree char *stamp_path = g_build_filename(verifier->home,
 	                                               "tenure-keyrings", NULL);
-	g_autofree char *old_stamp = NULL;
-	if (!g_file_get_contents(stamp_path, &old_stamp, NULL, NULL) ||
-	    strcmp(old_stamp, stamp) != 0) {
-		if (!import_keyrings(verifier, conf, error))
-			return NULL;
-		if (!util_write_atomic(stamp_path, stamp, -1, error))
-			return NULL;
-	}
+	g_file_get_contents(stamp_path, &verifier->stamp, NULL, NULL);
+	if (!refresh_keys(verifier, error))
+		return NULL;
 	return g_steal_pointer(&verifier);
 }
 
@@ -193,6 +209,7 @@ verify_free(Verifier *verifier)
 	if (verifier->ctx)
 		gpgme_release(verifier->ctx);
 	g_free(verifier->home);
+	g_free(verifier->stamp);
 	g_free(verifier);
 }
 
@@ -536,10 +553,12 @@ check_digest(GMimeDigestAlgo algo, char **reason)
 gboolean
 verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
               gint64 arrival, VerifyMode mode, Signed **result,
-              char **reason)
+              char **reason, GError **error)
 {
 	g_autoptr(GError) gerror = NULL;
 	g_autoptr(GMimeSignatureList) list = NULL;
+	if (!refresh_keys(verifier, error))
+		return FALSE;
 	if (kind == SIGNED_PGP_MIME)
 		list = g_mime_multipart_signed_verify(GMIME_MULTIPART_SIGNED(part),
 		                                      GMIME_VERIFY_NONE, &gerror);

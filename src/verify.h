@@ -80,10 +80,12 @@ SignedKind verify_find_signed(GMimeMessage *message, GMimeObject **part,
                               char **reason);
 
 /* Verifies PART (as returned by verify_find_signed with KIND); ARRIVAL is
- * when the message arrived.  TRUE with *RESULT, or FALSE with *REASON. */
+ * when the message arrived.  First re-imports the keyrings if they
+ * changed.  TRUE with *RESULT; FALSE with *REASON for a refusal, or with
+ * ERROR (and no reason) when the keyrings could not be read. */
 gboolean verify_signed(Verifier *verifier, GMimeObject *part,
                        SignedKind kind, gint64 arrival, VerifyMode mode,
-                       Signed **result, char **reason);
+                       Signed **result, char **reason, GError **error);
 
 void signed_free(Signed *signed_text);
 
