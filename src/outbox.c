@@ -17,6 +17,12 @@
  * entry.  The one unavoidable window, a crash after the server accepted
  * the message and before the sent record is on disk, resends the same
  * bytes with the same Message-ID, which receivers deduplicate.
+ *
+ * Backoff is per message: 1 minute after the first temporary failure,
+ * doubling to at most an hour.  Within one flush, a temporary failure
+ * holds the messages after it until the same time, untried and without
+ * counting an attempt, so a server that is down costs one connection
+ * attempt per flush, not one per queued message.
  */
 #include "config.h"
 
@@ -376,6 +382,22 @@ defer_entry(const char *state_dir, Entry *entry, gint64 now,
 	return util_write_atomic(queued, text, len, error);
 }
 
+/* Holds ENTRY, not tried, until UNTIL: its attempt count and backoff
+ * stay as they were. */
+static gboolean
+hold_entry(const char *state_dir, Entry *entry, gint64 until,
+           const char *reason, GError **error)
+{
+	entry->next_attempt = until;
+	g_free(entry->last_error);
+	entry->last_error =
+	    g_strdup_printf("not tried after an earlier failure: %s", reason);
+	gsize len = 0;
+	g_autofree char *text = entry_serialize(entry, NULL, &len);
+	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
+	return util_write_atomic(queued, text, len, error);
+}
+
 /* A queue file that cannot be read as an entry can never be sent; it
  * goes to dead/ as it is, so the daemon keeps working and `tenure status`
  * shows it. */
@@ -435,6 +457,11 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 	guint n_sent = 0, n_deferred = 0, n_dead = 0;
 	gboolean ok = FALSE;
 	g_autoptr(GPtrArray) entries = NULL;
+	/* After a temporary failure the rest of the queue waits with that
+	 * message rather than be tried one by one against a server that is
+	 * down (each try can take the whole connect timeout). */
+	gint64 hold_until = 0;
+	char *hold_reason = NULL;
 	if (!outbox_ensure(state_dir, error))
 		goto out;
 	entries = load_queue(state_dir, &n_dead, error);
@@ -449,6 +476,13 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 			    outbox_path(state_dir, "queue", entry->name);
 			if (!remove_file(queued, error))
 				goto out;
+			continue;
+		}
+		if (hold_until > 0) {
+			if (!hold_entry(state_dir, entry, hold_until,
+			                hold_reason, error))
+				goto out;
+			n_deferred++;
 			continue;
 		}
 		g_autoptr(GError) failure = NULL;
@@ -479,10 +513,13 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 			         "attempts", attempts, "retry-in", retry,
 			         "reason", failure->message, NULL);
 			n_deferred++;
+			hold_until = entry->next_attempt;
+			hold_reason = g_strdup(failure->message);
 		}
 	}
 	ok = TRUE;
 out:
+	g_free(hold_reason);
 	if (sent)
 		*sent = n_sent;
 	if (deferred)

@@ -438,6 +438,36 @@ test_smtp_temporary_then_delivered(void)
 }
 
 static void
+test_smtp_failure_holds_the_queue(void)
+{
+	/* Three queued mails and a server answering 451: one is tried, the
+	 * other two wait with it instead of being tried one by one. */
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *url = server_url(server, "smtp");
+	g_autoptr(Conf) conf = test_conf(state, url);
+	conf->sink_starttls = FALSE;
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<h1@example.org>");
+	add_sample(state, "<h2@example.org>");
+	add_sample(state, "<h3@example.org>");
+	g_assert_true(g_file_set_contents(server->control,
+	                                  "451 4.3.0 try again later\n", -1,
+	                                  NULL));
+	flush_expect(state, sink, 1000, 0, 3, 0);
+	g_autofree char *log = read_text(server->log);
+	g_auto(GStrv) lines = g_strsplit(log, "DATA", -1);
+	g_assert_cmpuint(g_strv_length(lines) - 1, ==, 1);
+	g_assert_cmpint(outbox_next_due(state, 1000), ==, 60);
+	g_assert_cmpint(g_unlink(server->control), ==, 0);
+	flush_expect(state, sink, 1060, 3, 0, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 3);
+	server_stop(server);
+}
+
+static void
 test_smtp_down_then_up(void)
 {
 	/* A port nobody listens on: connection refused, a temporary
@@ -606,6 +636,8 @@ main(int argc, char **argv)
 	                test_smtp_password_never_in_clear);
 	g_test_add_func("/smtp/4xx-retried-with-backoff-then-delivered-once",
 	                test_smtp_temporary_then_delivered);
+	g_test_add_func("/smtp/temporary-failure-holds-the-rest-of-the-queue",
+	                test_smtp_failure_holds_the_queue);
 	g_test_add_func("/smtp/down-backoff-doubles-to-an-hour",
 	                test_smtp_down_then_up);
 	g_test_add_func("/smtp/5xx-dead-letter", test_smtp_permanent_dead_letter);
