@@ -14,6 +14,7 @@
 #                             imap_capability without IDLE).
 #   dovecot_stop, dovecot_restart [CERT]
 #   dovecot_deliver FILE      deliver FILE into the user's INBOX (doveadm save)
+#   dovecot_append FILE       append FILE to INBOX over IMAP (python imaplib)
 #   dovecot_uidvalidity, dovecot_uidnext   the INBOX's current values
 #   dovecot_reset_uidvalidity  give INBOX a new UIDVALIDITY (UIDs restart)
 #
@@ -175,16 +176,27 @@ _dovecot_wait_port() {
 
 dovecot_stop() {
 	[ -f "$DOVECOT_DIR/run/master.pid" ] || return 0
-	local pid
+	local pid children
 	pid=$(cat "$DOVECOT_DIR/run/master.pid")
+	# Logged-in imap processes outlive their master for a while; a real
+	# restart (systemd kills the whole control group) ends them too.
+	children=$(pgrep -P "$pid" 2>/dev/null | tr '\n' ' ')
 	doveadm -c "$DOVECOT_DIR/dovecot.conf" stop >/dev/null 2>&1 || kill "$pid" 2>/dev/null
-	# Wait for the master to go, so that its ports are free again.
-	local i
+	# shellcheck disable=SC2086
+	[ -n "$children" ] && kill $children 2>/dev/null
+	# Wait for them all to go, so that the ports are free again.
+	local i p
 	for i in $(seq 100); do
-		kill -0 "$pid" 2>/dev/null || return 0
+		local alive=
+		for p in $pid $children; do
+			kill -0 "$p" 2>/dev/null && alive=1
+		done
+		[ -z "$alive" ] && break
 		sleep 0.05
 	done
-	kill -9 "$pid" 2>/dev/null
+	# shellcheck disable=SC2086
+	kill -9 $pid $children 2>/dev/null
+	rm -f "$DOVECOT_DIR/run/master.pid"
 	return 0
 }
 
@@ -223,4 +235,20 @@ dovecot_reset_uidvalidity() {
 	# differs from the old one.
 	sleep 1.1
 	dovecot_start "${1:-server}"
+}
+
+# dovecot_append FILE: appends FILE to INBOX over IMAP (APPEND on an
+# imaps connection), as a list server or a mail client would.
+dovecot_append() {
+	/usr/bin/python3 - "$DOVECOT_IMAPS_PORT" "$DOVECOT_CA" "$DOVECOT_USER" \
+		"$DOVECOT_PASSWORD_FILE" "$1" <<'PY'
+import imaplib, ssl, sys
+port, ca, user, password_file, message = sys.argv[1:]
+imap = imaplib.IMAP4_SSL("localhost", int(port),
+                         ssl_context=ssl.create_default_context(cafile=ca))
+imap.login(user, open(password_file).read().strip())
+status, _ = imap.append("INBOX", None, None, open(message, "rb").read())
+imap.logout()
+sys.exit(0 if status == "OK" else 1)
+PY
 }
