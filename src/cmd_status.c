@@ -154,22 +154,27 @@ print_text(const Conf *conf, const char *rule, GPtrArray *infos, Day on,
 {
 	char d[11], a[11], e[11];
 	guint members = 0;
-	for (guint i = 0; i < infos->len; i++)
-		members += ((TermInfo *)infos->pdata[i])->member;
+	int width = 6; /* "Member" */
+	for (guint i = 0; i < infos->len; i++) {
+		const TermInfo *info = infos->pdata[i];
+		members += info->member;
+		width = MAX(width, (int)g_utf8_strlen(info->person->member, -1));
+	}
 	printf("%s on %s: %u of %d seats filled; rule: %s\n", conf->name,
 	       date_format(on, d), members, conf->max_members, rule);
 	if ((int)members < conf->min_members)
 		printf("warning: fewer than %d members\n", conf->min_members);
-	printf("\n%3s  %-40s %-10s %-7s %-10s %s\n", "#", "Member", "Appointed",
-	       "Served", "Term ends", "Why");
+	printf("\n%3s  %-*s  %-10s %-7s %-10s %s\n", "#", width, "Member",
+	       "Appointed", "Served", "Term ends", "Why");
 	for (guint i = 0; i < infos->len; i++) {
 		const TermInfo *info = infos->pdata[i];
 		if (!info->member)
 			continue;
 		g_autofree char *served = date_span_to_string(
 		    MAX(0, date_months_between(info->appointed, on)));
-		printf("%3d  %-40s %-10s %-7s %-10s %s%s\n", info->seniority,
-		       info->person->member, date_format(info->appointed, a),
+		printf("%3d  %-*s  %-10s %-7s %-10s %s%s\n", info->seniority,
+		       width, info->person->member,
+		       date_format(info->appointed, a),
 		       served, date_format(info->term_end, e),
 		       info->term_end_scheduled ? "(scheduled) " : "",
 		       info->term_end_reason ? info->term_end_reason : "");
@@ -180,15 +185,17 @@ print_text(const Conf *conf, const char *rule, GPtrArray *infos, Day on,
 		if (info->member)
 			continue;
 		if (!header) {
-			printf("\nFormer members:\n%-40s %-10s %-8s %-10s %s\n",
-			       "Member", "Last day", "How", "Eligible", "Why");
+			printf("\nFormer members:\n%-*s  %-10s %-8s %-10s %s\n",
+			       width, "Member", "Last day", "How", "Eligible",
+			       "Why");
 			header = TRUE;
 		}
 		const Term *last = person_last_term(info->person);
 		g_autofree char *eligible = info->eligible_from
 		                                ? date_to_string(info->eligible_from)
 		                                : g_strdup("now");
-		printf("%-40s %-10s %-8s %-10s %s\n", info->person->member,
+		printf("%-*s  %-10s %-8s %-10s %s\n", width,
+		       info->person->member,
 		       date_format(last ? last->end : DAY_NONE, e),
 		       ended_by_name(info), eligible,
 		       info->eligible_reason ? info->eligible_reason : "");
