@@ -1,1 +1,27 @@
-# rules: filled in by its area
+# rules: the term rules (one file each behind rules/rules-private.h), the
+# engine that walks time under them (plan.c), the term facts status and
+# intake ask for (term.c), the randomised comparison (simulate.c), the
+# published status page, and the plan and simulate subcommands.
+src_libtenure_a_SOURCES += \
+	src/rules/rule.h src/rules/rules-private.h src/rules/rule.c \
+	src/rules/none.c \
+	src/rules/fixed_term.c \
+	src/rules/rotation.c \
+	src/rules/senior_rolling.c \
+	src/rules/annual_expiry.c \
+	src/rules/debian.c \
+	src/plan.c src/plan.h \
+	src/term.c src/term.h \
+	src/simulate.c src/simulate.h \
+	src/status_html.c src/status_html.h \
+	src/cmd_plan.c src/cmd_simulate.c
+
+check_PROGRAMS += tests/test-rules
+tests_test_rules_LDADD = $(TEST_LDADD)
+TESTS += tests/test-rules tests/t-plan.sh
+dist_check_SCRIPTS += tests/t-plan.sh
+EXTRA_DIST += tests/data/ctte-2014.ledger bench/simulate.sh
+
+# simulate.c draws resignations with log1p.
+tenure_LDADD += -lm
+tests_test_rules_LDADD += -lm

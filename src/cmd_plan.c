@@ -1,0 +1,332 @@
+/* cmd_plan.c: tenure plan, "what happens when, under this rule". */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "committee.h"
+#include "plan.h"
+#include "rules/rule.h"
+
+static char *opt_rule = NULL;
+static char **opt_params = NULL;
+static char *opt_from = NULL;
+static char *opt_until = NULL;
+static int opt_fill_after = 0;
+static char *opt_format = NULL;
+
+static const GOptionEntry entries[] = {
+	{"rule", 0, 0, G_OPTION_ARG_STRING, &opt_rule,
+	 "Apply rule NAME from --from on instead of the ledger's", "NAME"},
+	{"param", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_params,
+	 "A parameter of the rule (repeatable)", "KEY=VALUE"},
+	{"from", 0, 0, G_OPTION_ARG_STRING, &opt_from,
+	 "First day to plan; recorded expiries from it on are recomputed "
+	 "(default: today)", "DATE"},
+	{"until", 0, 0, G_OPTION_ARG_STRING, &opt_until,
+	 "Last day to plan (default: ten years after --from)", "DATE"},
+	{"fill-after", 0, 0, G_OPTION_ARG_INT, &opt_fill_after,
+	 "Fill each vacancy with a placeholder newcomer DAYS later", "DAYS"},
+	{"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
+	 "Output: text (default), tsv or ics", "FORMAT"},
+	{NULL},
+};
+
+/* The what-if rule of --rule and --param, or NULL when neither is
+ * given.  --param alone changes the parameters of the rule in force on
+ * FROM. */
+static gboolean
+override_rule(const Conf *conf, const Committee *committee, Day from,
+              Rule **out)
+{
+	*out = NULL;
+	if (opt_rule == NULL && opt_params == NULL)
+		return TRUE;
+	g_autoptr(GHashTable) params =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	const char *name = opt_rule;
+	if (name == NULL) {
+		const LedgerEvent *event = committee_rule_on(committee, from);
+		if (event) {
+			name = event->rule;
+			g_auto(GStrv) words = g_strsplit_set(
+			    event->parameters ? event->parameters : "", " \t,;", -1);
+			for (char **word = words; *word; word++) {
+				const char *eq = strchr(*word, '=');
+				if (eq)
+					g_hash_table_insert(
+					    params, g_strndup(*word, eq - *word),
+					    g_strdup(eq + 1));
+			}
+		} else {
+			name = conf->rule_name;
+			if (conf->rule_params) {
+				GHashTableIter iter;
+				gpointer key, value;
+				g_hash_table_iter_init(&iter, conf->rule_params);
+				while (g_hash_table_iter_next(&iter, &key, &value))
+					g_hash_table_insert(params, g_strdup(key),
+					                    g_strdup(value));
+			}
+		}
+	}
+	for (char **param = opt_params; param && *param; param++) {
+		const char *eq = strchr(*param, '=');
+		if (eq == NULL || eq == *param) {
+			cmd_error("plan", "--param: \"%s\" is not KEY=VALUE",
+			          *param);
+			return FALSE;
+		}
+		g_hash_table_insert(params, g_strndup(*param, eq - *param),
+		                    g_strdup(eq + 1));
+	}
+	g_autoptr(GError) error = NULL;
+	*out = rule_new(name, params, &error);
+	if (*out == NULL) {
+		cmd_error("plan", "%s: %s",
+		          g_str_has_prefix(error->message, "unknown rule")
+		              ? "--rule"
+		              : "--param",
+		          error->message);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The six kinds a script sees; decisions and disputes go elsewhere. */
+static gboolean
+tsv_kind(PlanKind kind)
+{
+	return kind != PLAN_SCHEDULED && kind != PLAN_MISMATCH;
+}
+
+static void
+print_tsv(GPtrArray *events)
+{
+	for (guint i = 0; i < events->len; i++) {
+		const PlanEvent *event = events->pdata[i];
+		char d[11];
+		if (!tsv_kind(event->kind))
+			continue;
+		printf("%s\t%s\t%s\t%s\n", date_format(event->date, d),
+		       plan_kind_name(event->kind), event->member, event->detail);
+	}
+}
+
+static void
+print_text(GPtrArray *events, const char *rule_text, Day from, Day until)
+{
+	char f[11], u[11], d[11];
+	printf("Plan from %s to %s under %s\n\n", date_format(from, f),
+	       date_format(until, u), rule_text);
+	for (guint i = 0; i < events->len; i++) {
+		const PlanEvent *event = events->pdata[i];
+		printf("%s  %-9s %-42s %s\n", date_format(event->date, d),
+		       event->kind == PLAN_MISMATCH ? "MISMATCH"
+		                                    : plan_kind_name(event->kind),
+		       event->member, event->detail);
+	}
+	if (events->len == 0)
+		printf("Nothing happens.\n");
+}
+
+/* Appends an iCalendar content line, escaped (RFC 5545 3.3.11) and
+ * folded at 75 octets, with CRLF. */
+static void
+ics_line(GString *out, const char *name, const char *value, gboolean text)
+{
+	GString *line = g_string_new(name);
+	g_string_append_c(line, ':');
+	for (const char *p = value; *p; p++) {
+		if (text && (*p == '\\' || *p == ';' || *p == ','))
+			g_string_append_c(line, '\\');
+		if (text && *p == '\n') {
+			g_string_append(line, "\\n");
+			continue;
+		}
+		g_string_append_c(line, *p);
+	}
+	gsize column = 0;
+	for (gsize i = 0; i < line->len; i++) {
+		/* Fold between UTF-8 characters, never inside one. */
+		if (column >= 74 && ((guchar)line->str[i] & 0xC0) != 0x80) {
+			g_string_append(out, "\r\n ");
+			column = 1;
+		}
+		g_string_append_c(out, line->str[i]);
+		column++;
+	}
+	g_string_append(out, "\r\n");
+	g_string_free(line, TRUE);
+}
+
+static void
+print_ics(GPtrArray *events, const char *rule_text)
+{
+	GString *out = g_string_new(NULL);
+	g_autoptr(GDateTime) now = g_date_time_new_from_unix_utc(date_now_unix());
+	g_autofree char *stamp = g_date_time_format(now, "%Y%m%dT%H%M%SZ");
+	ics_line(out, "BEGIN", "VCALENDAR", FALSE);
+	ics_line(out, "VERSION", "2.0", FALSE);
+	ics_line(out, "PRODID", "-//tenure//tenure " PACKAGE_VERSION "//EN",
+	         FALSE);
+	ics_line(out, "CALSCALE", "GREGORIAN", FALSE);
+	g_autofree char *calname = g_strdup_printf("Committee terms (%s)",
+	                                           rule_text);
+	ics_line(out, "X-WR-CALNAME", calname, TRUE);
+	for (guint i = 0; i < events->len; i++) {
+		const PlanEvent *event = events->pdata[i];
+		const char *what;
+		if (event->kind == PLAN_EXPIRE)
+			what = "term expires";
+		else if (event->kind == PLAN_ELIGIBLE)
+			what = "may be appointed again";
+		else
+			continue;
+		int y, m, d;
+		date_to_ymd(event->date, &y, &m, &d);
+		Day next = event->date + 1;
+		int ny, nm, nd;
+		date_to_ymd(next, &ny, &nm, &nd);
+		g_autofree char *start = g_strdup_printf("%04d%02d%02d", y, m, d);
+		g_autofree char *end = g_strdup_printf("%04d%02d%02d", ny, nm, nd);
+		/* A UID from the event itself, so that a calendar refreshed
+		 * from a new plan updates events instead of duplicating
+		 * them. */
+		g_autofree char *key = g_strdup_printf("%s %s %s", start,
+		                                       plan_kind_name(event->kind),
+		                                       event->member);
+		g_autofree char *hash =
+		    g_compute_checksum_for_string(G_CHECKSUM_SHA256, key, -1);
+		g_autofree char *uid = g_strdup_printf("%.32s@tenure", hash);
+		g_autofree char *summary =
+		    g_strdup_printf("%s: %s", event->member, what);
+		ics_line(out, "BEGIN", "VEVENT", FALSE);
+		ics_line(out, "UID", uid, FALSE);
+		ics_line(out, "DTSTAMP", stamp, FALSE);
+		ics_line(out, "DTSTART;VALUE=DATE", start, FALSE);
+		ics_line(out, "DTEND;VALUE=DATE", end, FALSE);
+		ics_line(out, "SUMMARY", summary, TRUE);
+		ics_line(out, "DESCRIPTION", event->detail, TRUE);
+		ics_line(out, "TRANSP", "TRANSPARENT", FALSE);
+		ics_line(out, "END", "VEVENT", FALSE);
+	}
+	ics_line(out, "END", "VCALENDAR", FALSE);
+	fwrite(out->str, 1, out->len, stdout);
+	g_string_free(out, TRUE);
+}
+
+int
+cmd_plan(int argc, char **argv)
+{
+	g_autoptr(GOptionContext) context = cmd_context_new(
+	    "plan", NULL,
+	    "Shows what happens when under a term rule: the ledger's "
+	    "appointments,\nresignations, removals and deferrals as recorded, "
+	    "every rule-driven\nexpiry and re-eligibility from --from to "
+	    "--until, and each recorded\nexpiry the rule does not give.  TSV: "
+	    "DATE, EVENT, MEMBER, DETAIL.",
+	    TRUE, entries);
+	if (!cmd_parse(context, "plan", &argc, &argv))
+		return CMD_USAGE;
+	if (argc > 1) {
+		cmd_error("plan", "unexpected argument '%s'", argv[1]);
+		return CMD_USAGE;
+	}
+	const char *format = opt_format ? opt_format : "text";
+	if (strcmp(format, "text") && strcmp(format, "tsv") &&
+	    strcmp(format, "ics")) {
+		cmd_error("plan", "--format: \"%s\" is not text, tsv or ics",
+		          format);
+		return CMD_USAGE;
+	}
+	Day from = date_today(), until;
+	if (opt_from && !date_parse(opt_from, &from)) {
+		cmd_error("plan", "--from: \"%s\" is not a date (YYYY-MM-DD)",
+		          opt_from);
+		return CMD_USAGE;
+	}
+	until = date_add_months(from, 120);
+	if (opt_until && !date_parse(opt_until, &until)) {
+		cmd_error("plan", "--until: \"%s\" is not a date (YYYY-MM-DD)",
+		          opt_until);
+		return CMD_USAGE;
+	}
+	if (until < from) {
+		cmd_error("plan", "--until: %s is before --from", opt_until);
+		return CMD_USAGE;
+	}
+	if (opt_fill_after < 0) {
+		cmd_error("plan", "--fill-after: %d is negative", opt_fill_after);
+		return CMD_USAGE;
+	}
+
+	g_autoptr(Conf) conf = cmd_load_conf("plan");
+	if (conf == NULL)
+		return CMD_FAILED;
+	g_autoptr(Ledger) ledger = cmd_load_ledger("plan", conf, FALSE);
+	if (ledger == NULL)
+		return CMD_FAILED;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Committee) committee = committee_replay(ledger, &error);
+	if (committee == NULL) {
+		cmd_error("plan", "%s", error->message);
+		return CMD_FAILED;
+	}
+	g_autoptr(Rule) configured =
+	    rule_new(conf->rule_name, conf->rule_params, &error);
+	if (configured == NULL) {
+		cmd_error("plan", "%s: [rule]: %s", conf->path ? conf->path : "configuration",
+		          error->message);
+		return CMD_FAILED;
+	}
+	g_autoptr(Rule) override = NULL;
+	if (!override_rule(conf, committee, from, &override))
+		return CMD_USAGE;
+
+	PlanOptions options = {
+		.default_rule = configured,
+		.override = override,
+		.max_members = conf->max_members,
+		.from = from,
+		.until = until,
+		.fill_after = opt_fill_after,
+	};
+	g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
+	if (events == NULL) {
+		cmd_error("plan", "%s", error->message);
+		return CMD_FAILED;
+	}
+
+	g_autofree char *rule_text = NULL;
+	if (override) {
+		rule_text = rule_describe(override);
+	} else {
+		const LedgerEvent *event = committee_rule_on(committee, from);
+		rule_text = event ? g_strstrip(g_strjoin(" ", event->rule,
+		                                         event->parameters
+		                                             ? event->parameters
+		                                             : "",
+		                                         NULL))
+		                  : rule_describe(configured);
+	}
+	if (strcmp(format, "tsv") == 0)
+		print_tsv(events);
+	else if (strcmp(format, "ics") == 0)
+		print_ics(events, rule_text);
+	else
+		print_text(events, rule_text, from, until);
+	/* Machine formats carry only events; disputes go to stderr so that
+	 * an audit by script still sees them. */
+	if (strcmp(format, "text") != 0)
+		for (guint i = 0; i < events->len; i++) {
+			const PlanEvent *event = events->pdata[i];
+			char d[11];
+			if (event->kind == PLAN_MISMATCH)
+				cmd_error("plan", "%s %s: %s",
+				          date_format(event->date, d), event->member,
+				          event->detail);
+		}
+	return CMD_OK;
+}

@@ -1,0 +1,295 @@
+/* rules-private.h: the interface every term rule fills in, and the board
+ * the rules decide on.
+ *
+ * The engine (plan.c) walks time from event to event.  Between events
+ * the committee does not change, so each rule says when it next needs to
+ * decide something (next_decision) and what it decides on that day
+ * (decide); rules that fix an expiry at appointment do so in the
+ * appointed and adopt hooks instead.  A decision sets a seat's expiry
+ * with rule_board_expire, which applies deferrals and never touches an
+ * ending the ledger has made history.  Nothing here allocates while the
+ * engine runs: reasons are small codes turned into sentences (explain)
+ * only when someone reads them.
+ *
+ * Everything declared here is private to src/rules/, plan.c, term.c and
+ * simulate.c.  Returned strings belong to the caller.
+ */
+#ifndef TENURE_RULES_PRIVATE_H
+#define TENURE_RULES_PRIVATE_H
+
+#include <glib.h>
+
+#include "date.h"
+#include "committee.h"
+#include "ledger.h"
+#include "rules/rule.h"
+
+/* A day later than any real date: "no such day yet". */
+#define DAY_NEVER ((Day)G_MAXUINT32)
+
+/* One sitting member, as the rules see them. */
+typedef struct {
+	guint term;             /* index of the term in the engine's list */
+	guint person;           /* index of the person in the engine's list */
+	Day start;              /* first day of the current term */
+	Day service_start;      /* first day of continuous service */
+	Day rule_start;         /* start for term arithmetic (rotation's
+	                           transition moves it back) */
+	Day project_joined;     /* DAY_NONE when unknown */
+	guint order;            /* ledger order of the appointment */
+	Day pinned_end;         /* an ending the ledger made history: the
+	                           rule cannot change it; DAY_NONE if none */
+	Day planned_end;        /* a recorded (or simulated) future ending
+	                           the rule may pre-empt; DAY_NONE if none */
+	EventKind planned_kind;
+	Day deferred_until;     /* latest defer Until, or DAY_NONE */
+	Day expiry;             /* last day the rule decided, or DAY_NONE */
+	Day decided;            /* when the rule decided it */
+	Day reason_day;         /* a date the reason refers to */
+	int reason;             /* the deciding rule's reason code */
+	const struct Rule *decided_by;
+} Seat;
+
+/* The committee on the engine's current day. */
+typedef struct {
+	Seat *seats;            /* sitting members, most senior first */
+	guint n_seats, cap_seats;
+	Day *ended;             /* last days of ended terms, ascending */
+	guint n_ended, cap_ended;
+	Day today;              /* the day being decided */
+	const struct Rule *rule; /* the rule in force, or NULL */
+	Day rule_since;         /* its adoption day */
+	int max_members;
+} Board;
+
+/* Why a person may not be appointed before some day. */
+typedef enum {
+	BAR_NONE,
+	BAR_COOLDOWN,           /* rotation: cooldown after the term */
+	BAR_RECENT_MEMBER,      /* annual-expiry, debian: member in the last
+	                           12 months */
+	BAR_FOUR_OF_FIVE,       /* senior-rolling */
+	BAR_ANTI_CABAL,         /* fixed-term with anti-cabal */
+} BarKind;
+
+/* A person's history, for eligibility: the terms that ended before the
+ * day asked about, oldest first, and the appointments of everyone (for
+ * the anti-cabal measure). */
+typedef struct {
+	const Day *starts;
+	const Day *ends;
+	guint n_terms;
+	guint person;
+	/* Every appointment, ascending by day: days and people. */
+	const Day *appointed_days;
+	const guint *appointed_people;
+	guint n_appointed;
+} History;
+
+typedef enum {
+	PARAM_SPAN,             /* months, more than zero */
+	PARAM_SPAN_OR_ZERO,     /* months, zero allowed */
+	PARAM_COUNT,            /* a whole number, at least 1 */
+	PARAM_BOOL,             /* true/false, yes/no, 1/0 */
+	PARAM_MONTH_DAY,        /* MM-DD */
+} ParamKind;
+
+typedef struct {
+	const char *name;
+	ParamKind kind;
+	gsize offset;           /* of the int or gboolean in Rule */
+	const char *fallback;   /* default, as text */
+} ParamSpec;
+
+typedef struct Rule Rule;
+
+typedef struct {
+	const char *name;
+	const char *summary;
+	const ParamSpec *params; /* terminated by a NULL name */
+	/* Called when the rule takes effect on DAY, after every earlier
+	 * decision has been cleared. */
+	void (*adopt)(const Rule *rule, Board *board, Day day);
+	/* Called when SEAT is appointed on DAY while the rule is in force. */
+	void (*appointed)(const Rule *rule, Board *board, Seat *seat, Day day);
+	/* The first day from AFTER on when the rule may decide something,
+	 * assuming nothing else happens first; DAY_NEVER if none. */
+	Day (*next_decision)(const Rule *rule, const Board *board, Day after);
+	/* Decides on board->today. */
+	void (*decide)(const Rule *rule, Board *board);
+	/* The first day from DAY on when a person with HISTORY may be
+	 * appointed; DAY_NEVER when no date can be known yet.  Sets *BAR and
+	 * *BAR_DAY (the day the bar refers to) when later than DAY. */
+	Day (*eligible_from)(const Rule *rule, const History *history, Day day,
+	                     BarKind *bar, Day *bar_day);
+	/* A sentence saying why a seat's expiry was decided as it was. */
+	char *(*explain)(const Rule *rule, int reason, Day decided,
+	                 Day reason_day, Day expiry);
+} RuleClass;
+
+struct Rule {
+	const RuleClass *klass;
+	int term;               /* months */
+	int cooldown;           /* months */
+	int spread;             /* months */
+	int min_turnover;
+	int max_service;        /* months */
+	int day;                /* month * 100 + day of month: 816 */
+	gboolean anti_cabal;
+};
+
+extern const RuleClass rule_none_class;
+extern const RuleClass rule_fixed_term_class;
+extern const RuleClass rule_rotation_class;
+extern const RuleClass rule_senior_rolling_class;
+extern const RuleClass rule_annual_expiry_class;
+extern const RuleClass rule_debian_class;
+
+/* The last day a seat serves as things stand: a pinned ending, else the
+ * earlier of a planned ending and the rule's expiry; DAY_NEVER if none. */
+static inline Day
+rule_seat_end(const Seat *seat)
+{
+	if (seat->pinned_end != DAY_NONE)
+		return seat->pinned_end;
+	Day end = DAY_NEVER;
+	if (seat->planned_end != DAY_NONE)
+		end = seat->planned_end;
+	if (seat->expiry != DAY_NONE && seat->expiry < end)
+		end = seat->expiry;
+	return end;
+}
+
+/* Sets SEAT's rule-driven last day to EXPIRY (decided on board->today),
+ * moved to its deferral's Until when that is later.  Does nothing to a
+ * seat whose ending is pinned.  Returns TRUE when the expiry was set. */
+gboolean rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
+                           Day reason_day);
+
+/* Terms that ended in (LO, HI], counting seats whose last day is today
+ * as ended today. */
+guint rule_board_ended_between(const Board *board, Day lo, Day hi);
+
+/* The first day D with date_add_months(D, -MONTHS) >= DAY: the day a
+ * window of MONTHS reaching back from D no longer contains DAY - 1. */
+Day rule_window_exit(Day day, int months);
+
+/* The first day on or after AFTER that falls on month*100+mday MD (29
+ * February is 28 February in other years). */
+Day rule_next_month_day(Day after, int md);
+
+/* Describes a bar as a sentence: "a member within the 12 months before
+ * 2026-05-01". */
+char *rule_explain_bar(const Rule *rule, BarKind bar, Day bar_day,
+                       Day eligible);
+
+/* The engine (plan.c): replays terms and walks time under the rules.
+ *
+ * Input terms come from the ledger (or, in simulations, the sitting
+ * committee), sorted by start and ledger order.  An ending the ledger
+ * recorded before HISTORY_BEFORE is history and pinned; a recorded
+ * expiry on or after RECOMPUTE_FROM is ignored and recomputed; any other
+ * recorded ending is planned, and an earlier rule-driven expiry pre-empts
+ * it.  With FILL_AFTER > 0 every vacancy from FILL_FROM on is filled by a
+ * placeholder newcomer that many days later, while there is room.  With
+ * DRAW_RESIGNATION (simulations), every term without a recorded ending
+ * gets the resignation day it returns (DAY_NONE: none) for its first day
+ * from HISTORY_BEFORE on. */
+typedef struct {
+	guint person;           /* index of the person */
+	Day start;
+	Day recorded_end;       /* DAY_NONE when the ledger leaves it open */
+	EventKind recorded_kind;
+	Day deferred_until;
+	guint order;            /* ledger order of the appointment */
+} EngineTerm;
+
+typedef struct {
+	Day day;                /* in force from this day (DAY_NONE: always) */
+	const Rule *rule;
+} EngineRuleSpan;
+
+typedef struct {
+	const EngineTerm *terms;
+	guint n_terms;
+	const Day *project_joined; /* per person; DAY_NONE when unknown */
+	guint n_people;
+	const EngineRuleSpan *rules; /* ascending by day */
+	guint n_rules;
+	Day history_before;
+	Day recompute_from;     /* DAY_NEVER: recompute nothing */
+	Day horizon;            /* last day looked at */
+	int max_members;
+	int fill_after;         /* days; 0 = no placeholders */
+	Day fill_from;
+	Day (*draw_resignation)(gpointer data, Day from);
+	gpointer draw_data;
+} EngineSetup;
+
+/* One term as it came out: recorded, computed or a placeholder's. */
+typedef struct {
+	guint input;            /* index into the setup's terms, or
+	                           G_MAXUINT for a placeholder */
+	guint person;           /* placeholders: n_people + their number - 1 */
+	Day start;
+	Day service_start;      /* start of continuous service */
+	Day end;                /* last day; DAY_NONE while open at horizon */
+	EventKind ended_by;
+	gboolean computed;      /* ended by the rule */
+	gboolean planned;       /* ended as the ledger planned (not history) */
+	gboolean over_cap;      /* appointed with the committee full */
+	/* The rule's decision about the term, if any (even when a planned
+	 * ending came first): */
+	Day expiry;
+	Day decided;
+	Day reason_day;
+	int reason;
+	const Rule *decided_by;
+} EngineOutcome;
+
+typedef struct {
+	GArray *outcomes;       /* of EngineOutcome, in order of appointment */
+	GArray *skipped;        /* of guint: inputs not applied, because the
+	                           person was still serving under the rule */
+	guint n_placeholders;
+} EngineResult;
+
+void engine_result_init(EngineResult *result);
+void engine_result_clear(EngineResult *result);
+
+/* Runs SETUP, appending to RESULT (which is emptied first). */
+void engine_run(const EngineSetup *setup, EngineResult *result);
+
+/* The rule in force on DAY among SPANS, or NULL. */
+const Rule *engine_rule_on(const EngineRuleSpan *spans, guint n_spans,
+                           Day day);
+
+/* The first day from DAY on when PERSON may be appointed under RULE,
+ * given the terms in RESULT that ended before DAY; sets *BAR and
+ * *BAR_DAY as RuleClass.eligible_from does. */
+Day engine_eligible_from(const Rule *rule, const EngineResult *result,
+                         guint person, Day day, BarKind *bar,
+                         Day *bar_day);
+
+/* The reason for OUTCOME's expiry decision, as a sentence, or NULL. */
+char *engine_explain(const EngineOutcome *outcome);
+
+/* The engine's input built from a replayed committee: every term, sorted
+ * by start and ledger order (people are the committee's, by index), and
+ * the rule spans: DEFAULT_RULE from the start, then each rule event's
+ * rule from its date.  Rule events that do not parse are an error naming
+ * the ledger line. */
+typedef struct {
+	GArray *terms;          /* of EngineTerm */
+	GPtrArray *sources;     /* of const Term*, parallel to terms */
+	GArray *project_joined; /* of Day, per person */
+	GArray *spans;          /* of EngineRuleSpan */
+	GPtrArray *owned_rules; /* of Rule*, parsed from rule events */
+	const Committee *committee;
+} EngineInput;
+
+gboolean engine_input_build(EngineInput *input, const Committee *committee,
+                            const Rule *default_rule, GError **error);
+void engine_input_clear(EngineInput *input);
+
+#endif

@@ -1,0 +1,135 @@
+#!/bin/sh
+# t-plan: tenure plan and tenure simulate from the command line.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+CTTE=$top_srcdir/tests/data/ctte-2014.ledger
+
+# Only the named members' expiries: the placeholders' names are ours.
+expiries() {
+	awk -F '\t' '$2 == "expire" && $3 !~ /^Newcomer/ { print $1 " " $3 }'
+}
+
+test_begin "annual-expiry, six years: mail 004's schedule year by year"
+cat >"$TEST_DIR/six.expected" <<'END'
+2014-08-16 Ian Jackson <iwj@debian.org>
+2014-08-16 Bdale Garbee <bdale@debian.org>
+2015-08-16 Andreas Barth <aba@debian.org>
+2015-08-16 Steve Langasek <vorlon@debian.org>
+2016-08-16 Russ Allbery <rra@debian.org>
+2016-08-16 Don Armstrong <don@debian.org>
+2017-08-16 Colin Watson <cjwatson@debian.org>
+2020-08-16 Keith Packard <keithp@debian.org>
+END
+"$TENURE" plan --ledger "$CTTE" --rule annual-expiry --param max-service=6y \
+	--from 2014-06-01 --until 2020-12-31 --fill-after 14 --format=tsv \
+	>"$TEST_DIR/six.tsv" 2>"$TEST_DIR/six.err"
+expiries <"$TEST_DIR/six.tsv" >"$TEST_DIR/six.got"
+test_expect_equal_file "$TEST_DIR/six.expected" "$TEST_DIR/six.got"
+
+test_begin "annual-expiry, six years: a newcomer two weeks after each vacancy (Alice to Henry)"
+test_expect_equal "2014-08-30 2
+2015-08-30 2
+2016-08-30 2
+2017-08-30 1
+2020-08-30 1" "$(awk -F '\t' '$2 == "appoint" { print $1 }' "$TEST_DIR/six.tsv" | uniq -c | awk '{ print $2 " " $1 }')"
+
+test_begin "annual-expiry, 4.5 years: mail 004's second schedule, to 2018"
+cat >"$TEST_DIR/four.expected" <<'END'
+2014-08-16 Ian Jackson <iwj@debian.org>
+2014-08-16 Bdale Garbee <bdale@debian.org>
+2015-08-16 Andreas Barth <aba@debian.org>
+2015-08-16 Steve Langasek <vorlon@debian.org>
+2016-08-16 Russ Allbery <rra@debian.org>
+2016-08-16 Don Armstrong <don@debian.org>
+2017-08-16 Colin Watson <cjwatson@debian.org>
+2018-08-16 Keith Packard <keithp@debian.org>
+END
+"$TENURE" plan --ledger "$CTTE" --rule annual-expiry --param max-service=4.5 \
+	--from 2014-06-01 --until 2018-12-31 --fill-after 14 --format=tsv |
+	expiries >"$TEST_DIR/four.got"
+test_expect_equal_file "$TEST_DIR/four.expected" "$TEST_DIR/four.got"
+
+test_begin "the TSV has four tab-separated fields and known events, sorted by date"
+bad=$(awk -F '\t' 'NF != 4 || $2 !~ /^(appoint|resign|remove|expire|defer|eligible)$/' "$TEST_DIR/six.tsv")
+sorted=$(cut -f1 "$TEST_DIR/six.tsv" | sort -c 2>&1)
+test_expect_equal "" "$bad$sorted"
+
+test_begin "senior-rolling pushes Keith out after three years and eight months"
+"$TENURE" plan --ledger "$CTTE" --rule senior-rolling --from 2014-07-01 \
+	--until 2017-12-31 --fill-after 14 --format=tsv | expiries | tail -n 2 >"$TEST_DIR/sr.got"
+test_expect_equal "2017-07-01 Colin Watson <cjwatson@debian.org>
+2017-07-01 Keith Packard <keithp@debian.org>" "$(cat "$TEST_DIR/sr.got")"
+
+# Every invalid parameter is a usage error naming it.
+for bad in "--rule annual-expiry --param max-service=banana:max-service" \
+	"--rule fixed-term --param term=-4y:term" \
+	"--rule rotation --param cooldown=:cooldown" \
+	"--rule debian --param term=4y:term" \
+	"--rule lifetime:lifetime" \
+	"--rule annual-expiry --param day=13-01:day"; do
+	args=${bad%:*}
+	name=${bad##*:}
+	test_begin "plan $args is refused, naming $name"
+	# shellcheck disable=SC2086
+	"$TENURE" plan --ledger "$CTTE" $args --from 2014-06-01 >"$TEST_DIR/out" 2>"$TEST_DIR/err"
+	status=$?
+	if [ $status -eq 2 ] && grep -q "$name" "$TEST_DIR/err" && [ ! -s "$TEST_DIR/out" ]; then
+		test_pass
+	else
+		test_fail "expected exit 2 and an error naming $name" \
+			"got exit $status: $(cat "$TEST_DIR/err")"
+	fi
+done
+
+test_begin "a recorded expiry the rule does not give is reported"
+cat "$CTTE" - >"$TEST_DIR/audit.ledger" <<'END'
+
+Event: rule
+Date: 2014-06-01
+Rule: annual-expiry
+
+Event: expire
+Date: 2014-09-01
+Member: Ian Jackson <iwj@debian.org>
+END
+"$TENURE" plan --ledger "$TEST_DIR/audit.ledger" --from 2014-06-01 \
+	--until 2014-12-31 --format=tsv >"$TEST_DIR/audit.tsv" 2>"$TEST_DIR/audit.err"
+test_expect_equal "tenure plan: 2014-09-01 Ian Jackson <iwj@debian.org>: recorded expire 2014-09-01; the rule gives 2014-08-16" \
+	"$(cat "$TEST_DIR/audit.err")"
+
+test_begin "the iCalendar file has an event per expiry and re-eligibility, CRLF-terminated"
+"$TENURE" --now 2026-01-01 plan --ledger "$CTTE" --rule debian --from 2015-01-01 \
+	--until 2016-12-31 --format=ics >"$TEST_DIR/plan.ics"
+events=$(grep -c '^BEGIN:VEVENT' "$TEST_DIR/plan.ics")
+expire=$(awk -F '\t' '$2 == "expire" || $2 == "eligible"' "$TEST_DIR/six.tsv" >/dev/null;
+	"$TENURE" plan --ledger "$CTTE" --rule debian --from 2015-01-01 --until 2016-12-31 --format=tsv |
+	awk -F '\t' '$2 == "expire" || $2 == "eligible"' | wc -l)
+crlf=$(grep -vc "$(printf '\r')\$" "$TEST_DIR/plan.ics")
+first=$(head -n 1 "$TEST_DIR/plan.ics" | tr -d '\r')
+test_expect_equal "BEGIN:VCALENDAR 4 4 0" "$first $events $expire $crlf"
+
+test_begin "simulate: the same seed gives the same table, another seed another"
+sim() {
+	"$TENURE" simulate --years 20 --runs 200 --seed "$1" --format=tsv | cut -f1-8
+}
+sim 7 >"$TEST_DIR/a"
+sim 7 >"$TEST_DIR/b"
+sim 8 >"$TEST_DIR/c"
+if cmp -s "$TEST_DIR/a" "$TEST_DIR/b" && ! cmp -s "$TEST_DIR/a" "$TEST_DIR/c" &&
+	[ "$(wc -l <"$TEST_DIR/a")" -eq 7 ]; then
+	test_pass
+else
+	test_fail "$(diff "$TEST_DIR/a" "$TEST_DIR/b")" "$(cat "$TEST_DIR/a")"
+fi
+
+test_begin "simulate: without resignations, none never forces anyone out and debian at most two a year"
+"$TENURE" simulate --rule none --rule debian --years 30 --runs 20 --resign-rate 0 \
+	--format=tsv >"$TEST_DIR/sim.tsv"
+test_expect_equal "none 0 0
+debian 1 2" "$(awk -F '\t' 'NR > 1 { print $1, ($4 > 1 && $4 <= 2) ? 1 : $4 + 0, $5 }' "$TEST_DIR/sim.tsv")"
+
+test_begin "simulate: a --param before any --rule is refused"
+test_expect_failure "simulate --param term=4y" \
+	'"$TENURE" simulate --param term=4y --runs 1'
+
+test_done

@@ -1,0 +1,872 @@
+/* test-rules: the term rules, term facts and plan, table-driven, and
+ * property tests over random ledgers built the way the secretary builds
+ * them (appointments only when term_may_appoint allows). */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib.h>
+
+#include "committee.h"
+#include "ledger.h"
+#include "plan.h"
+#include "rules/rule.h"
+#include "term.h"
+
+static Day
+D(const char *text)
+{
+	Day day = DAY_NONE;
+	if (!date_parse(text, &day))
+		g_error("bad date in test: %s", text);
+	return day;
+}
+
+static char *
+S(Day day)
+{
+	return date_to_string(day);
+}
+
+static Ledger *
+ledger_from(const char *text)
+{
+	g_autoptr(GError) error = NULL;
+	Ledger *ledger = ledger_parse("test.ledger", text, -1, &error);
+	g_assert_no_error(error);
+	return ledger;
+}
+
+static Ledger *
+ledger_from_file(const char *name)
+{
+	/* make check exports top_srcdir; by hand, G_TEST_SRCDIR works. */
+	const char *top = g_getenv("top_srcdir");
+	g_autofree char *path =
+	    top ? g_build_filename(top, "tests", "data", name, NULL)
+	        : g_test_build_filename(G_TEST_DIST, "data", name, NULL);
+	g_autoptr(GError) error = NULL;
+	Ledger *ledger = ledger_load(path, FALSE, &error);
+	g_assert_no_error(error);
+	return ledger;
+}
+
+static Rule *
+rule_of(const char *name, const char *params)
+{
+	g_autoptr(GError) error = NULL;
+	Rule *rule = rule_new_from_string(name, params, &error);
+	g_assert_no_error(error);
+	return rule;
+}
+
+static GPtrArray *
+plan_of(const Ledger *ledger, const Rule *rule, const char *from,
+        const char *until, int fill_after)
+{
+	g_autoptr(Rule) none = rule_of("none", "");
+	PlanOptions options = {
+		.default_rule = none,
+		.override = rule,
+		.max_members = 8,
+		.from = D(from),
+		.until = D(until),
+		.fill_after = fill_after,
+	};
+	g_autoptr(GError) error = NULL;
+	GPtrArray *events = plan_run(ledger, &options, &error);
+	g_assert_no_error(error);
+	return events;
+}
+
+/* "DATE KIND FIRSTNAME" lines for the events of KIND. */
+static char *
+summarise(GPtrArray *events, PlanKind kind)
+{
+	GString *out = g_string_new(NULL);
+	for (guint i = 0; i < events->len; i++) {
+		const PlanEvent *event = events->pdata[i];
+		if (event->kind != kind)
+			continue;
+		char d[11];
+		g_autofree char *first = g_strndup(event->member,
+		                                   strcspn(event->member, " "));
+		g_string_append_printf(out, "%s %s %s\n",
+		                       date_format(event->date, d),
+		                       plan_kind_name(kind), first);
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* ---- Parameters ---- */
+
+static void
+test_parameters(void)
+{
+	static const struct {
+		const char *rule;
+		const char *params;
+		const char *described; /* NULL: an error containing ERROR */
+		const char *error;
+	} cases[] = {
+		{"none", "", "none", NULL},
+		{"fixed-term", "", "fixed-term term=4y anti-cabal=false", NULL},
+		{"fixed-term", "term=3y anti-cabal=yes",
+		 "fixed-term term=3y anti-cabal=true", NULL},
+		{"rotation", "", "rotation term=4y cooldown=2y spread=0y", NULL},
+		{"rotation", "spread=3y", "rotation term=4y cooldown=2y spread=3y",
+		 NULL},
+		{"senior-rolling", "", "senior-rolling min-turnover=2", NULL},
+		{"annual-expiry", "",
+		 "annual-expiry day=08-16 max-service=6y cooldown=1y", NULL},
+		{"annual-expiry", "max-service=5y6m",
+		 "annual-expiry day=08-16 max-service=5y6m cooldown=1y", NULL},
+		{"annual-expiry", "max-service=4.5",
+		 "annual-expiry day=08-16 max-service=4y6m cooldown=1y", NULL},
+		{"debian", "", "debian", NULL},
+		{"annual-expiry", "max-service=banana", NULL,
+		 "rule annual-expiry: parameter max-service: \"banana\" is not a "
+		 "duration"},
+		{"fixed-term", "term=-4y", NULL,
+		 "rule fixed-term: parameter term: \"-4y\" is not a duration"},
+		{"rotation", "term=0", NULL,
+		 "rule rotation: parameter term: \"0\" must be longer than zero"},
+		{"rotation", "cooldown=2x", NULL,
+		 "rule rotation: parameter cooldown: \"2x\""},
+		{"annual-expiry", "day=02-30", NULL,
+		 "rule annual-expiry: parameter day: \"02-30\" is not a day"},
+		{"senior-rolling", "min-turnover=0", NULL,
+		 "rule senior-rolling: parameter min-turnover: \"0\""},
+		{"fixed-term", "anti-cabal=maybe", NULL,
+		 "rule fixed-term: parameter anti-cabal: \"maybe\""},
+		{"fixed-term", "colour=red", NULL,
+		 "rule fixed-term: unknown parameter \"colour\""},
+		{"debian", "term=4y", NULL, "rule debian: unknown parameter \"term\""},
+		{"fixed-term", "term", NULL, "\"term\" is not KEY=VALUE"},
+		{"lifetime", "", NULL, "unknown rule \"lifetime\" (known rules: "
+		                       "none, fixed-term, rotation, senior-rolling, "
+		                       "annual-expiry, debian)"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_test_message("rule %s, parameters \"%s\"", cases[i].rule,
+		               cases[i].params);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(Rule) rule = rule_new_from_string(
+		    cases[i].rule, cases[i].params, &error);
+		if (cases[i].described) {
+			g_assert_no_error(error);
+			g_autofree char *described = rule_describe(rule);
+			g_assert_cmpstr(described, ==, cases[i].described);
+		} else {
+			g_assert_null(rule);
+			g_assert_nonnull(error);
+			if (strstr(error->message, cases[i].error) == NULL)
+				g_assert_cmpstr(error->message, ==, cases[i].error);
+		}
+	}
+}
+
+/* ---- Mail 004's schedules (SPEC "Acceptance") ---- */
+
+static const char six_years[] =
+    "2014-08-16 expire Ian\n2014-08-16 expire Bdale\n"
+    "2015-08-16 expire Andreas\n2015-08-16 expire Steve\n"
+    "2016-08-16 expire Russ\n2016-08-16 expire Don\n"
+    "2017-08-16 expire Colin\n"
+    "2020-08-16 expire Keith\n";
+
+static const char four_and_a_half_years[] =
+    "2014-08-16 expire Ian\n2014-08-16 expire Bdale\n"
+    "2015-08-16 expire Andreas\n2015-08-16 expire Steve\n"
+    "2016-08-16 expire Russ\n2016-08-16 expire Don\n"
+    "2017-08-16 expire Colin\n"
+    "2018-08-16 expire Keith\n";
+
+static void
+test_annual_expiry_mail_004(void)
+{
+	static const struct {
+		const char *params;
+		const char *until;
+		const char *expected;
+		guint newcomers;
+	} cases[] = {
+		/* "Aug 16 2014 - Ian (16y), Bdale (14y) out; Alice, Bob in"
+		 * ... "Aug 16 2020 - Keith (7y) out, Henry in" */
+		{"max-service=6y", "2020-12-31", six_years, 8},
+		/* "4.5 years would get to Stefano's suggestion" ...
+		 * "Aug 16 2018 - Keith (5y) out, Henry in" */
+		{"max-service=4.5", "2018-12-31", four_and_a_half_years, 8},
+	};
+	g_autoptr(Ledger) ledger = ledger_from_file("ctte-2014.ledger");
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_test_message("annual-expiry %s", cases[i].params);
+		g_autoptr(Rule) rule = rule_of("annual-expiry", cases[i].params);
+		g_autoptr(GPtrArray) events =
+		    plan_of(ledger, rule, "2014-06-01", cases[i].until, 14);
+		g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+		g_assert_cmpstr(expired, ==, cases[i].expected);
+		g_autofree char *appointed = summarise(events, PLAN_APPOINT);
+		g_auto(GStrv) lines = g_strsplit(appointed, "\n", -1);
+		g_assert_cmpuint(g_strv_length(lines) - 1, ==,
+		                 cases[i].newcomers);
+	}
+}
+
+static void
+test_senior_rolling_keith(void)
+{
+	g_autoptr(Ledger) ledger = ledger_from_file("ctte-2014.ledger");
+	g_autoptr(Rule) rule = rule_of("senior-rolling", "");
+	g_autoptr(GPtrArray) events =
+	    plan_of(ledger, rule, "2014-07-01", "2017-12-31", 14);
+	g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+	/* The two most senior go on the first day, then two a year; Keith
+	 * (appointed 2013-11-01) is out after three years and eight
+	 * months, "3 and a bit years". */
+	g_assert_cmpstr(expired, ==,
+	                "2014-07-01 expire Ian\n2014-07-01 expire Bdale\n"
+	                "2015-07-01 expire Andreas\n2015-07-01 expire Steve\n"
+	                "2016-07-01 expire Russ\n2016-07-01 expire Don\n"
+	                "2017-07-01 expire Colin\n2017-07-01 expire Keith\n");
+	/* With those expiries recorded: Keith, out after less than four
+	 * years, may be reappointed at once ("get reappointed, and would
+	 * then have to resign a few months later"); Colin, a member for all
+	 * of the five years before, may not. */
+	g_autofree char *ledger_text = ledger_to_text(ledger);
+	GString *text = g_string_new(ledger_text);
+	g_string_append(text, "\nEvent: rule\nDate: 2014-07-01\n"
+	                      "Rule: senior-rolling\n");
+	static const char *const expiries[][2] = {
+		{"2014-07-01", "Ian Jackson <iwj@debian.org>"},
+		{"2014-07-01", "Bdale Garbee <bdale@debian.org>"},
+		{"2015-07-01", "Andreas Barth <aba@debian.org>"},
+		{"2015-07-01", "Steve Langasek <vorlon@debian.org>"},
+		{"2016-07-01", "Russ Allbery <rra@debian.org>"},
+		{"2016-07-01", "Don Armstrong <don@debian.org>"},
+		{"2017-07-01", "Colin Watson <cjwatson@debian.org>"},
+		{"2017-07-01", "Keith Packard <keithp@debian.org>"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(expiries); i++)
+		g_string_append_printf(text, "\nEvent: expire\nDate: %s\n"
+		                             "Member: %s\n",
+		                       expiries[i][0], expiries[i][1]);
+	g_autofree char *recorded = g_string_free(text, FALSE);
+	g_autoptr(Ledger) with_rule = ledger_from(recorded);
+	g_autoptr(Committee) replayed = committee_replay(with_rule, NULL);
+	g_assert_nonnull(replayed);
+	g_autoptr(Rule) none = rule_of("none", "");
+	g_autofree char *keith = NULL, *colin = NULL;
+	g_assert_true(term_may_appoint(replayed, none, 8, "keithp@debian.org",
+	                               D("2017-07-02"), &keith));
+	g_assert_false(term_may_appoint(replayed, none, 8,
+	                                "cjwatson@debian.org", D("2017-07-02"),
+	                                &colin));
+	g_assert_nonnull(strstr(colin, "4 of the 5 years"));
+	g_assert_nonnull(strstr(colin, "before 2018-07-02"));
+	/* The recorded history agrees with the rule: no mismatch. */
+	PlanOptions options = {
+		.default_rule = none,
+		.max_members = 8,
+		.from = D("2014-01-01"),
+		.until = D("2017-12-31"),
+	};
+	g_autoptr(GPtrArray) audit = plan_run(with_rule, &options, NULL);
+	g_assert_nonnull(audit);
+	g_autofree char *mismatches = summarise(audit, PLAN_MISMATCH);
+	g_assert_cmpstr(mismatches, ==, "");
+}
+
+/* ---- debian ---- */
+
+static const char debian_ledger[] =
+    "Event: rule\nDate: 2015-01-01\nRule: debian\n\n"
+    "Event: appoint\nDate: 2008-03-01\nMember: Oldest <oldest@d.o>\n\n"
+    /* Same day: Project-Joined breaks the tie, whatever the ledger
+     * order. */
+    "Event: appoint\nDate: 2009-01-01\nMember: Later Joiner <later@d.o>\n"
+    "Project-Joined: 2005-01-01\n\n"
+    "Event: appoint\nDate: 2009-01-01\nMember: Earlier Joiner <earlier@d.o>\n"
+    "Project-Joined: 2001-01-01\n\n"
+    /* Served 2000 to 2010, reappointed 2014: only the last counts. */
+    "Event: appoint\nDate: 2000-01-01\nMember: Returner <ret@d.o>\n\n"
+    "Event: resign\nDate: 2010-06-30\nMember: Returner <ret@d.o>\n\n"
+    "Event: appoint\nDate: 2014-06-01\nMember: Returner <ret@d.o>\n\n"
+    /* Exactly 42 months on 2016-01-01: not "more than". */
+    "Event: appoint\nDate: 2012-07-01\nMember: Exactly <exactly@d.o>\n\n"
+    "Event: appoint\nDate: 2012-06-30\nMember: Just Over <justover@d.o>\n";
+
+static void
+test_debian(void)
+{
+	g_autoptr(Ledger) ledger = ledger_from(debian_ledger);
+	g_autoptr(Rule) none = rule_of("none", "");
+	PlanOptions options = {
+		.default_rule = none,
+		.max_members = 8,
+		.from = D("2014-01-01"),
+		.until = D("2019-12-31"),
+	};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
+	g_assert_no_error(error);
+	g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+	/* 2015: Oldest and Earlier Joiner (Project-Joined 2001) are the two
+	 * most senior.  2016: Later Joiner and Just Over (42 months and a
+	 * day); Exactly had exactly 42 months and waits a year, and the
+	 * Returner's 2000 appointment does not count. */
+	g_assert_cmpstr(expired, ==,
+	                "2015-12-31 expire Oldest\n"
+	                "2015-12-31 expire Earlier\n"
+	                "2016-12-31 expire Later\n"
+	                "2016-12-31 expire Just\n"
+	                "2017-12-31 expire Exactly\n"
+	                "2018-12-31 expire Returner\n");
+	g_autofree char *scheduled = summarise(events, PLAN_SCHEDULED);
+	g_assert_cmpstr(scheduled, ==,
+	                "2015-01-01 scheduled Oldest\n"
+	                "2015-01-01 scheduled Earlier\n"
+	                "2016-01-01 scheduled Later\n"
+	                "2016-01-01 scheduled Just\n"
+	                "2017-01-01 scheduled Exactly\n"
+	                "2018-01-01 scheduled Returner\n");
+
+	/* Until the secretary records the expiries, the ledger still has
+	 * Oldest as a member, whose term ended under the rule: overdue. */
+	g_autoptr(Committee) unrecorded = committee_replay(ledger, &error);
+	g_assert_no_error(error);
+	g_autoptr(GPtrArray) overdue =
+	    term_status(unrecorded, none, 8, D("2016-06-01"), &error);
+	g_assert_no_error(error);
+	const TermInfo *first = overdue->pdata[0];
+	g_assert_cmpstr(first->person->email, ==, "oldest@d.o");
+	g_assert_true(first->member);
+	g_autofree char *overdue_end = S(first->term_end);
+	g_assert_cmpstr(overdue_end, ==, "2015-12-31");
+	g_assert_nonnull(strstr(first->term_end_reason, "overdue"));
+
+	/* Term facts on 2016-06-01 once recorded: fixed ends for the two
+	 * scheduled, and no reappointment within 12 months of the last
+	 * day. */
+	g_autofree char *text = g_strconcat(
+	    debian_ledger,
+	    "\nEvent: expire\nDate: 2015-12-31\nMember: Oldest <oldest@d.o>\n"
+	    "\nEvent: expire\nDate: 2015-12-31\n"
+	    "Member: Earlier Joiner <earlier@d.o>\n",
+	    NULL);
+	g_autoptr(Ledger) recorded = ledger_from(text);
+	g_autoptr(Committee) committee = committee_replay(recorded, &error);
+	g_assert_no_error(error);
+	g_autoptr(GPtrArray) infos =
+	    term_status(committee, none, 8, D("2016-06-01"), &error);
+	g_assert_no_error(error);
+	static const struct {
+		const char *email;
+		gboolean member;
+		int seniority;
+		const char *term_end;
+		gboolean scheduled;
+		const char *eligible_from;
+	} expected[] = {
+		{"later@d.o", TRUE, 1, "2016-12-31", TRUE, "2018-01-01"},
+		{"justover@d.o", TRUE, 2, "2016-12-31", TRUE, "2018-01-01"},
+		{"exactly@d.o", TRUE, 3, "2017-12-31", FALSE, "2019-01-01"},
+		{"ret@d.o", TRUE, 4, "2018-12-31", FALSE, "2020-01-01"},
+		{"earlier@d.o", FALSE, 0, "2015-12-31", TRUE, "2017-01-01"},
+		{"oldest@d.o", FALSE, 0, "2015-12-31", TRUE, "2017-01-01"},
+	};
+	g_assert_cmpuint(infos->len, ==, G_N_ELEMENTS(expected));
+	for (gsize i = 0; i < G_N_ELEMENTS(expected); i++) {
+		const TermInfo *info = infos->pdata[i];
+		g_test_message("term facts #%zu: %s", i, expected[i].email);
+		g_assert_cmpstr(info->person->email, ==, expected[i].email);
+		g_assert_cmpint(info->member, ==, expected[i].member);
+		g_assert_cmpint(info->seniority, ==, expected[i].seniority);
+		g_autofree char *end = S(info->term_end);
+		g_assert_cmpstr(end, ==, expected[i].term_end);
+		g_assert_cmpint(info->term_end_scheduled, ==,
+		                expected[i].scheduled);
+		g_autofree char *eligible = S(info->eligible_from);
+		g_assert_cmpstr(eligible, ==, expected[i].eligible_from);
+	}
+
+	static const struct {
+		const char *email;
+		const char *day;
+		gboolean ok;
+		const char *reason;
+	} appoint[] = {
+		{"oldest@d.o", "2016-12-31", FALSE, "before 2017-01-01"},
+		{"oldest@d.o", "2017-01-01", TRUE, NULL},
+		{"later@d.o", "2016-06-01", FALSE, "already a member"},
+		{"earlier@d.o", "2016-01-01", FALSE, "within the previous 12 "
+		                                     "months (debian 6.2.5)"},
+		{"earlier@d.o", "2017-01-01", TRUE, NULL},
+		{"new@d.o", "2016-06-01", TRUE, NULL},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(appoint); i++) {
+		g_test_message("appoint %s on %s", appoint[i].email,
+		               appoint[i].day);
+		g_autofree char *reason = NULL;
+		gboolean ok = term_may_appoint(committee, none, 8,
+		                               appoint[i].email,
+		                               D(appoint[i].day), &reason);
+		g_assert_cmpint(ok, ==, appoint[i].ok);
+		if (appoint[i].reason) {
+			g_assert_nonnull(reason);
+			if (strstr(reason, appoint[i].reason) == NULL)
+				g_assert_cmpstr(reason, ==, appoint[i].reason);
+		}
+	}
+}
+
+static void
+test_debian_resigns_first(void)
+{
+	g_autoptr(Ledger) ledger = ledger_from(
+	    "Event: rule\nDate: 2015-01-01\nRule: debian\n\n"
+	    "Event: appoint\nDate: 2006-01-01\nMember: A <a@d.o>\n\n"
+	    "Event: appoint\nDate: 2007-01-01\nMember: B <b@d.o>\n\n"
+	    "Event: appoint\nDate: 2008-01-01\nMember: C <c@d.o>\n\n"
+	    "Event: resign\nDate: 2015-06-30\nMember: A <a@d.o>\n");
+	g_autoptr(Rule) none = rule_of("none", "");
+	PlanOptions options = {
+		.default_rule = none,
+		.max_members = 8,
+		.from = D("2015-01-01"),
+		.until = D("2016-12-31"),
+	};
+	g_autoptr(GPtrArray) events = plan_run(ledger, &options, NULL);
+	g_assert_nonnull(events);
+	g_autofree char *resigned = summarise(events, PLAN_RESIGN);
+	g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+	g_autofree char *ended = g_strconcat(resigned, expired, NULL);
+	/* A resigns before 31 December and is not expired again; the
+	 * seat A left does not make C one of the two most senior before
+	 * the next 1 January. */
+	g_assert_cmpstr(ended, ==,
+	                "2015-06-30 resign A\n"
+	                "2015-12-31 expire B\n2016-12-31 expire C\n");
+}
+
+/* ---- The other rules ---- */
+
+static const char small_ledger[] =
+    "Event: appoint\nDate: 2005-01-01\nMember: Alice <alice@d.o>\n\n"
+    "Event: appoint\nDate: 2008-01-01\nMember: Bob <bob@d.o>\n\n"
+    "Event: appoint\nDate: 2010-01-01\nMember: Carol <carol@d.o>\n\n"
+    "Event: appoint\nDate: 2013-06-01\nMember: Dave <dave@d.o>\n";
+
+static void
+test_rules_table(void)
+{
+	static const struct {
+		const char *rule;
+		const char *params;
+		int fill_after;
+		const char *expired;
+		const char *eligible;
+	} cases[] = {
+		{"none", "", 30, "", ""},
+		/* Over the term at adoption: out on the day the rule takes
+		 * effect; the others on the day before the anniversary. */
+		{"fixed-term", "term=4y", 0,
+		 "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
+		 "2014-01-01 expire Carol\n2017-05-31 expire Dave\n",
+		 ""},
+		/* Anti-cabal: Alice may return once a newcomer came in. */
+		{"fixed-term", "term=4y anti-cabal=true", 10,
+		 "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
+		 "2014-01-01 expire Carol\n2017-05-31 expire Dave\n",
+		 "2014-01-11 eligible Alice\n2014-01-11 eligible Bob\n"
+		 "2014-01-11 eligible Carol\n2017-06-10 eligible Dave\n"},
+		{"rotation", "term=4y cooldown=2y", 0,
+		 "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
+		 "2014-01-01 expire Carol\n2017-05-31 expire Dave\n",
+		 "2016-01-02 eligible Alice\n2016-01-02 eligible Bob\n"
+		 "2016-01-02 eligible Carol\n"},
+		/* The transition: Alice, Bob and Carol (past the term) get
+		 * artificial starts 3y, 2y and 1y before adoption. */
+		{"rotation", "term=4y cooldown=2y spread=3y", 0,
+		 "2014-12-31 expire Alice\n2015-12-31 expire Bob\n"
+		 "2016-12-31 expire Carol\n2017-05-31 expire Dave\n",
+		 "2017-01-01 eligible Alice\n"},
+		{"annual-expiry", "max-service=6y", 0,
+		 "2014-08-16 expire Alice\n2014-08-16 expire Bob\n"
+		 "2016-08-16 expire Carol\n",
+		 "2015-08-17 eligible Alice\n2015-08-17 eligible Bob\n"},
+		{"senior-rolling", "", 0,
+		 "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
+		 "2015-01-01 expire Carol\n2015-01-01 expire Dave\n",
+		 /* More than 4 of the 5 years before: a year and a day
+		  * after the last day (Dave served less). */
+		 "2015-01-02 eligible Alice\n2015-01-02 eligible Bob\n"
+		 "2016-01-02 eligible Carol\n"},
+	};
+	g_autoptr(Ledger) ledger = ledger_from(small_ledger);
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_test_message("%s %s", cases[i].rule, cases[i].params);
+		g_autoptr(Rule) rule = rule_of(cases[i].rule, cases[i].params);
+		g_autoptr(GPtrArray) events = plan_of(
+		    ledger, rule, "2014-01-01", "2017-06-30", cases[i].fill_after);
+		g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+		g_autofree char *only_named = NULL;
+		/* Placeholders are left out of the comparison. */
+		GString *named = g_string_new(NULL);
+		g_auto(GStrv) lines = g_strsplit(expired, "\n", -1);
+		for (char **line = lines; *line; line++)
+			if (**line && !strstr(*line, "Newcomer"))
+				g_string_append_printf(named, "%s\n", *line);
+		only_named = g_string_free(named, FALSE);
+		g_assert_cmpstr(only_named, ==, cases[i].expired);
+		g_autofree char *eligible = summarise(events, PLAN_ELIGIBLE);
+		GString *named_eligible = g_string_new(NULL);
+		g_auto(GStrv) eligible_lines = g_strsplit(eligible, "\n", -1);
+		for (char **line = eligible_lines; *line; line++)
+			if (**line && !strstr(*line, "Newcomer"))
+				g_string_append_printf(named_eligible, "%s\n", *line);
+		g_autofree char *eligible_named =
+		    g_string_free(named_eligible, FALSE);
+		g_assert_cmpstr(eligible_named, ==, cases[i].eligible);
+	}
+}
+
+static void
+test_rule_event_and_defer(void)
+{
+	/* History before the rule event is not reinterpreted; a deferral
+	 * postpones the rule-driven expiry to its Until; a recorded expiry
+	 * the rule disagrees with is reported. */
+	g_autoptr(Ledger) ledger = ledger_from(
+	    "Event: appoint\nDate: 2001-01-01\nMember: Alice <alice@d.o>\n\n"
+	    "Event: appoint\nDate: 2002-01-01\nMember: Bob <bob@d.o>\n\n"
+	    "Event: appoint\nDate: 2003-01-01\nMember: Carol <carol@d.o>\n\n"
+	    "Event: rule\nDate: 2010-01-01\nRule: fixed-term\n"
+	    "Parameters: term=4y\n\n"
+	    "Event: defer\nDate: 2009-12-01\nMember: Bob <bob@d.o>\n"
+	    "Until: 2010-03-31\n\n"
+	    "Event: expire\nDate: 2010-02-01\nMember: Carol <carol@d.o>\n");
+	g_autoptr(Rule) none = rule_of("none", "");
+	PlanOptions options = {
+		.default_rule = none,
+		.max_members = 8,
+		.from = D("2009-01-01"),
+		.until = D("2012-12-31"),
+	};
+	g_autoptr(GPtrArray) events = plan_run(ledger, &options, NULL);
+	g_assert_nonnull(events);
+	g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+	g_assert_cmpstr(expired, ==,
+	                "2010-01-01 expire Alice\n2010-01-01 expire Carol\n"
+	                "2010-03-31 expire Bob\n");
+	g_autofree char *mismatch = summarise(events, PLAN_MISMATCH);
+	g_assert_cmpstr(mismatch, ==, "2010-02-01 mismatch Carol\n");
+	g_autofree char *deferred = summarise(events, PLAN_DEFER);
+	g_assert_cmpstr(deferred, ==, "2009-12-01 defer Bob\n");
+}
+
+/* ---- Properties over random ledgers ---- */
+
+typedef struct {
+	const char *rule;
+	const char *params;
+} RuleCase;
+
+static const RuleCase property_rules[] = {
+	{"none", ""},
+	{"fixed-term", "term=3y anti-cabal=true"},
+	{"rotation", "term=3y cooldown=1y spread=2y"},
+	{"senior-rolling", ""},
+	{"annual-expiry", "max-service=4y6m"},
+	{"debian", ""},
+};
+
+static void
+append(Ledger *ledger, LedgerEvent *event)
+{
+	event->line = ledger->events->len + 1;
+	g_ptr_array_add(ledger->events, event);
+}
+
+/* Builds a ledger as the secretary would: members resign at random,
+ * the committee appoints at random (former members as often as new
+ * people), and an appointment is recorded only when term_may_appoint
+ * allows it. */
+static Ledger *
+random_ledger(GRand *rand, const RuleCase *rc, const Rule *none)
+{
+	Ledger *ledger = g_new0(Ledger, 1);
+	ledger->path = g_strdup("random");
+	ledger->events = g_ptr_array_new_with_free_func(
+	    (GDestroyNotify)ledger_event_free);
+	guint people = 0;
+	int initial = g_rand_int_range(rand, 3, 9);
+	for (int i = 0; i < initial; i++) {
+		Day day = D("1995-01-01") + g_rand_int_range(rand, 0, 3650);
+		g_autofree char *member =
+		    g_strdup_printf("P%u <p%u@d.o>", people, people);
+		people++;
+		LedgerEvent *event = ledger_event_new(EVENT_APPOINT, day, member);
+		if (g_rand_boolean(rand))
+			event->project_joined =
+			    D("1990-01-01") + g_rand_int_range(rand, 0, 2000);
+		append(ledger, event);
+	}
+	LedgerEvent *rule = ledger_event_new(EVENT_RULE, D("2005-01-01"), NULL);
+	rule->rule = g_strdup(rc->rule);
+	rule->parameters = g_strdup(rc->params);
+	append(ledger, rule);
+
+	for (Day day = D("2005-01-01") + g_rand_int_range(rand, 1, 120);
+	     day < D("2020-01-01"); day += g_rand_int_range(rand, 20, 160)) {
+		g_autoptr(Committee) committee = committee_replay(ledger, NULL);
+		g_assert_nonnull(committee);
+		int action = g_rand_int_range(rand, 0, 100);
+		if (action < 25) {
+			g_autoptr(GPtrArray) infos =
+			    term_status(committee, none, 8, day, NULL);
+			g_autoptr(GPtrArray) sitting = g_ptr_array_new();
+			for (guint i = 0; i < infos->len; i++) {
+				const TermInfo *info = infos->pdata[i];
+				if (info->member && (info->term_end == DAY_NONE ||
+				                     info->term_end >= day))
+					g_ptr_array_add(sitting, (gpointer)info);
+			}
+			if (sitting->len == 0)
+				continue;
+			const TermInfo *info = sitting->pdata[g_rand_int_range(
+			    rand, 0, (gint32)sitting->len)];
+			EventKind kind = action < 20   ? EVENT_RESIGN
+			                 : action < 22 ? EVENT_REMOVE
+			                               : EVENT_DEFER;
+			if (kind == EVENT_DEFER && info->term_end != DAY_NONE &&
+			    info->term_end <= day)
+				continue;
+			LedgerEvent *event =
+			    ledger_event_new(kind, day, info->person->member);
+			if (kind == EVENT_DEFER)
+				event->until = day + g_rand_int_range(rand, 30, 300);
+			append(ledger, event);
+		} else if (action < 70) {
+			guint who = g_rand_boolean(rand) || people == 0
+			                ? people
+			                : (guint)g_rand_int_range(rand, 0,
+			                                          (gint32)people);
+			g_autofree char *member =
+			    g_strdup_printf("P%u <p%u@d.o>", who, who);
+			g_autofree char *email = g_strdup_printf("p%u@d.o", who);
+			g_autofree char *reason = NULL;
+			if (!term_may_appoint(committee, none, 8, email, day,
+			                      &reason))
+				continue;
+			if (who == people)
+				people++;
+			append(ledger,
+			       ledger_event_new(EVENT_APPOINT, day, member));
+		}
+	}
+	return ledger;
+}
+
+/* A deliberately separate reading of each reappointment bar, to check
+ * the rules against. */
+static gboolean
+reappointment_allowed(const RuleCase *rc, GArray *starts, GArray *ends,
+                      Day day, GPtrArray *events, const char *member)
+{
+	if (ends->len == 0)
+		return TRUE;
+	Day last = g_array_index(ends, Day, ends->len - 1);
+	if (strcmp(rc->rule, "rotation") == 0)
+		return day >= date_add_months(last + 1, 12);
+	if (strcmp(rc->rule, "annual-expiry") == 0 ||
+	    strcmp(rc->rule, "debian") == 0)
+		return date_add_months(day, -12) > last;
+	if (strcmp(rc->rule, "senior-rolling") == 0) {
+		Day five = date_add_months(day, -60);
+		Day one = date_add_months(day, -12);
+		gint64 served = 0;
+		for (guint i = 0; i < ends->len; i++) {
+			Day lo = MAX(g_array_index(starts, Day, i), five);
+			Day hi = MIN(g_array_index(ends, Day, i) + 1, day);
+			if (hi > lo)
+				served += hi - lo;
+		}
+		return served <= (gint64)(one - five);
+	}
+	if (strcmp(rc->rule, "fixed-term") == 0) {
+		for (guint i = 0; i < events->len; i++) {
+			const PlanEvent *event = events->pdata[i];
+			if (event->kind == PLAN_APPOINT && event->date > last &&
+			    event->date <= day &&
+			    strcmp(event->member, member) != 0)
+				return TRUE;
+		}
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* What the random ledgers exercised, so that a property that held
+ * only because nothing happened shows up. */
+typedef struct {
+	guint appointments;
+	guint reappointments;
+	guint forced;
+	guint placeholders;
+} Exercised;
+
+static void
+check_properties(const RuleCase *rc, const Ledger *ledger, GPtrArray *events,
+                 guint ledger_number, Exercised *exercised)
+{
+	/* Per member: the open term's start, and the past terms. */
+	g_autoptr(GHashTable) open = g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GHashTable) starts = g_hash_table_new_full(
+	    g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
+	g_autoptr(GHashTable) ends = g_hash_table_new_full(
+	    g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
+	g_autoptr(GHashTable) forced = g_hash_table_new(NULL, NULL);
+	int sitting = 0;
+	for (guint i = 0; i < events->len; i++) {
+		const PlanEvent *event = events->pdata[i];
+		char d[11];
+		date_format(event->date, d);
+		if (event->kind == PLAN_MISMATCH)
+			g_error("ledger %u under %s: %s %s: %s", ledger_number,
+			        rc->rule, d, event->member, event->detail);
+		if (event->kind == PLAN_APPOINT) {
+			if (g_hash_table_contains(open, event->member))
+				g_error("ledger %u under %s: %s appointed on %s while "
+				        "serving",
+				        ledger_number, rc->rule, event->member, d);
+			GArray *s = g_hash_table_lookup(starts, event->member);
+			GArray *e = g_hash_table_lookup(ends, event->member);
+			if (s && !reappointment_allowed(rc, s, e, event->date, events,
+			                                event->member))
+				g_error("ledger %u under %s: %s reappointed on %s while "
+				        "the rule bars it",
+				        ledger_number, rc->rule, event->member, d);
+			exercised->appointments++;
+			exercised->reappointments += s != NULL;
+			exercised->placeholders += event->computed;
+			g_hash_table_insert(open, event->member,
+			                    GUINT_TO_POINTER(event->date));
+			if (++sitting > 8)
+				g_error("ledger %u under %s: %d members on %s",
+				        ledger_number, rc->rule, sitting, d);
+			continue;
+		}
+		if (event->kind != PLAN_RESIGN && event->kind != PLAN_REMOVE &&
+		    event->kind != PLAN_EXPIRE)
+			continue;
+		gpointer start;
+		if (!g_hash_table_lookup_extended(open, event->member, NULL,
+		                                  &start))
+			g_error("ledger %u under %s: %s's term ends on %s but no "
+			        "term is open (ended twice?)",
+			        ledger_number, rc->rule, event->member, d);
+		if (event->date < GPOINTER_TO_UINT(start))
+			g_error("ledger %u under %s: %s's term ends on %s, before "
+			        "it began",
+			        ledger_number, rc->rule, event->member, d);
+		g_hash_table_remove(open, event->member);
+		sitting--;
+		GArray *s = g_hash_table_lookup(starts, event->member);
+		if (s == NULL) {
+			s = g_array_new(FALSE, FALSE, sizeof(Day));
+			g_hash_table_insert(starts, event->member, s);
+			g_hash_table_insert(ends, event->member,
+			                    g_array_new(FALSE, FALSE, sizeof(Day)));
+		}
+		Day begun = GPOINTER_TO_UINT(start);
+		g_array_append_val(s, begun);
+		g_array_append_val(g_hash_table_lookup(ends, event->member),
+		                   event->date);
+		if (event->kind == PLAN_EXPIRE && event->computed) {
+			exercised->forced++;
+			/* Count the expiry in the year it was decided. */
+			Day decided = event->date;
+			for (guint j = 0; j < i; j++) {
+				const PlanEvent *s2 = events->pdata[j];
+				if (s2->kind == PLAN_SCHEDULED &&
+				    s2->expiry == event->date &&
+				    strcmp(s2->member, event->member) == 0)
+					decided = s2->date;
+			}
+			int year;
+			date_to_ymd(decided, &year, NULL, NULL);
+			guint count = GPOINTER_TO_UINT(
+			    g_hash_table_lookup(forced, GINT_TO_POINTER(year)));
+			g_hash_table_insert(forced, GINT_TO_POINTER(year),
+			                    GUINT_TO_POINTER(count + 1));
+			if ((strcmp(rc->rule, "annual-expiry") == 0 ||
+			     strcmp(rc->rule, "debian") == 0) &&
+			    count + 1 > 2)
+				g_error("ledger %u under %s: %u members forced out "
+				        "in %d",
+				        ledger_number, rc->rule, count + 1, year);
+		}
+	}
+}
+
+static void
+test_properties(gconstpointer data)
+{
+	const RuleCase *rc = data;
+	int ledgers = g_test_thorough() ? 2000 : 400;
+	g_autoptr(Rule) none = rule_of("none", "");
+	GRand *rand = g_rand_new_with_seed(20140619);
+	Exercised exercised = {0};
+	for (int n = 0; n < ledgers; n++) {
+		g_autoptr(Ledger) ledger = random_ledger(rand, rc, none);
+		PlanOptions options = {
+			.default_rule = none,
+			.max_members = 8,
+			.from = D("1995-01-01"),
+			.until = D("2030-12-31"),
+			.fill_after = g_rand_int_range(rand, 0, 90),
+		};
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
+		if (events == NULL)
+			g_error("ledger %d under %s: %s", n, rc->rule,
+			        error->message);
+		check_properties(rc, ledger, events, n, &exercised);
+	}
+	g_rand_free(rand);
+	g_test_message("%d ledgers under %s: %u appointments, %u of them "
+	               "reappointments, %u placeholders, %u forced expiries",
+	               ledgers, rc->rule, exercised.appointments,
+	               exercised.reappointments, exercised.placeholders,
+	               exercised.forced);
+	g_assert_cmpuint(exercised.reappointments, >, (guint)ledgers / 10);
+	g_assert_cmpuint(exercised.placeholders, >, (guint)ledgers / 10);
+	if (strcmp(rc->rule, "none") != 0)
+		g_assert_cmpuint(exercised.forced, >, (guint)ledgers);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/rules/parameters", test_parameters);
+	g_test_add_func("/rules/annual-expiry/mail-004-schedules",
+	                test_annual_expiry_mail_004);
+	g_test_add_func("/rules/senior-rolling/keith-out-after-three-years",
+	                test_senior_rolling_keith);
+	g_test_add_func("/rules/debian/two-most-senior-over-42-months",
+	                test_debian);
+	g_test_add_func("/rules/debian/resigned-member-not-expired-again",
+	                test_debian_resigns_first);
+	g_test_add_func("/rules/each-rule-on-a-small-committee",
+	                test_rules_table);
+	g_test_add_func("/rules/rule-event-defer-and-recorded-expiry",
+	                test_rule_event_and_defer);
+	for (gsize i = 0; i < G_N_ELEMENTS(property_rules); i++) {
+		g_autofree char *path = g_strdup_printf(
+		    "/rules/properties/%s", property_rules[i].rule);
+		g_test_add_data_func(path, &property_rules[i], test_properties);
+	}
+	return g_test_run();
+}
