@@ -11,7 +11,9 @@
  *
  * Each mail is logged on one line, as msmtp logs it:
  *   smtp host=... tls=... auth=... from=... recipients=... smtpstatus=...
- *   [errormsg=...]
+ * with errormsg=... when it failed, and refused=... when some recipients
+ * were refused and the others took the mail.
+ *
  * A 5xx reply to the envelope or the data is a permanent refusal
  * (TENURE_ERROR_INVALID: dead letter); everything else that fails,
  * including TLS and authentication problems that an operator must fix,
@@ -27,6 +29,13 @@
 
 #include "util.h"
 
+/* libcurl before 8.2 spells the option with three L's. */
+#if LIBCURL_VERSION_NUM >= 0x080200
+#define RCPT_ALLOWFAILS CURLOPT_MAIL_RCPT_ALLOWFAILS
+#else
+#define RCPT_ALLOWFAILS CURLOPT_MAIL_RCPT_ALLLOWFAILS
+#endif
+
 typedef struct {
 	Sink base;
 	CURL *curl;
@@ -39,6 +48,7 @@ typedef struct {
 	char *ca_file;
 	char errbuf[CURL_ERROR_SIZE];
 	GString *last_reply; /* the server's last reply line */
+	GString *refusals;   /* every 4xx/5xx reply of this mail, "; "-joined */
 } SmtpSink;
 
 typedef struct {
@@ -71,8 +81,13 @@ debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
 	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
 	for (char **line = lines; *line; line++) {
 		g_strstrip(*line);
-		if (**line != '\0')
-			g_string_assign(sink->last_reply, *line);
+		if (**line == '\0')
+			continue;
+		g_string_assign(sink->last_reply, *line);
+		if (**line == '4' || **line == '5')
+			g_string_append_printf(sink->refusals, "%s%s",
+			                       sink->refusals->len ? "; " : "",
+			                       *line);
 	}
 	return 0;
 }
@@ -99,6 +114,7 @@ smtp_open(const Conf *conf, const char *url, GError **error)
 	sink->base.driver = &sink_smtp_driver;
 	sink->url = g_strdup(url);
 	sink->last_reply = g_string_new(NULL);
+	sink->refusals = g_string_new(NULL);
 
 	CURLU *parsed = curl_url();
 	char *host = NULL, *port = NULL;
@@ -185,6 +201,11 @@ smtp_setup(SmtpSink *sink, const char *from, struct curl_slist *rcpt,
 	}
 	curl_easy_setopt(curl, CURLOPT_MAIL_FROM, from);
 	curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, rcpt);
+	/* One refused recipient (a member's address that no longer
+	 * exists) must not keep an announcement from the list; the mail
+	 * fails only when every recipient is refused, and the refusals are
+	 * logged. */
+	curl_easy_setopt(curl, RCPT_ALLOWFAILS, 1L);
 	curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
 	curl_easy_setopt(curl, CURLOPT_READFUNCTION, read_message);
 	curl_easy_setopt(curl, CURLOPT_READDATA, reader);
@@ -232,6 +253,7 @@ smtp_send(Sink *base, const char *envelope_from,
 	reader.data = g_bytes_get_data(message, &reader.len);
 	sink->errbuf[0] = '\0';
 	g_string_truncate(sink->last_reply, 0);
+	g_string_truncate(sink->refusals, 0);
 	smtp_setup(sink, from, rcpt, &reader);
 
 	CURLcode rc = curl_easy_perform(sink->curl);
@@ -245,7 +267,9 @@ smtp_send(Sink *base, const char *envelope_from,
 	if (rc == CURLE_OK) {
 		util_log("smtp", "host", sink->host, "tls", sink->tls, "auth",
 		         auth, "from", envelope_from, "recipients", to,
-		         "smtpstatus", status_text, NULL);
+		         "smtpstatus", status_text,
+		         sink->refusals->len ? "refused" : NULL,
+		         sink->refusals->str, NULL);
 		return TRUE;
 	}
 	const char *why = sink->errbuf[0] ? sink->errbuf : curl_easy_strerror(rc);
@@ -280,6 +304,7 @@ smtp_close(Sink *base)
 	}
 	g_free(sink->ca_file);
 	g_string_free(sink->last_reply, TRUE);
+	g_string_free(sink->refusals, TRUE);
 	g_free(sink);
 }
 

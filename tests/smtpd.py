@@ -15,7 +15,8 @@
       X-Envelope-From/X-Envelope-To lines.
       When the control file exists and is not empty, its first line (for
       example "451 4.3.0 try again later" or "554 5.7.1 refused") is the
-      answer to DATA instead.  The log file gets one line per SMTP event
+      answer to DATA instead.  Lines "ADDRESS ANSWER" in FILE.rcpt
+      refuse that recipient with that answer.  The log file gets one line per SMTP event
       (EHLO, AUTH-OK/AUTH-FAIL, MAIL, RCPT, DATA) with "tls" or "clear"
       for whether the session was encrypted at that point.
 """
@@ -99,6 +100,12 @@ class Handler:
     async def handle_RCPT(self, server, session, envelope, address,
                           options):
         self.log(session, "RCPT")
+        if self.control and os.path.exists(self.control + ".rcpt"):
+            with open(self.control + ".rcpt") as f:
+                for line in f:
+                    rejected, _, answer = line.strip().partition(" ")
+                    if rejected == address and answer:
+                        return answer
         envelope.rcpt_tos.append(address)
         return "250 OK"
 

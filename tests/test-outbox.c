@@ -468,6 +468,65 @@ test_smtp_failure_holds_the_queue(void)
 }
 
 static void
+test_smtp_one_recipient_refused(void)
+{
+	/* The list takes the mail, the member's old address is refused:
+	 * the mail is sent (to the list), not a dead letter. */
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *url = server_url(server, "smtp");
+	g_autoptr(Conf) conf = test_conf(state, url);
+	conf->sink_starttls = FALSE;
+	g_autofree char *reject = g_strconcat(server->control, ".rcpt", NULL);
+	g_assert_true(g_file_set_contents(
+	    reject, "gone@example.org 550 5.1.1 no such user\n", -1, NULL));
+	Sink *sink = open_sink(conf);
+	g_autoptr(GBytes) message = sample_message("<o1@example.org>");
+	const char *both[] = {"ctte@example.org", "gone@example.org", NULL};
+	g_autoptr(GError) error = NULL;
+	g_assert_true(outbox_add(state, "<o1@example.org>",
+	                         "ctte-bot@example.org", both, message, &error));
+	g_assert_no_error(error);
+	flush_expect(state, sink, 1000, 1, 0, 0);
+
+	/* Every recipient refused: permanent, a dead letter. */
+	const char *gone[] = {"gone@example.org", NULL};
+	g_assert_true(outbox_add(state, "<o2@example.org>",
+	                         "ctte-bot@example.org", gone, message, &error));
+	flush_expect(state, sink, 1000, 0, 0, 1);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 1);
+	g_autofree char *text = read_text(files->pdata[0]);
+	g_assert_true(g_str_has_prefix(
+	    text, "X-Envelope-From: ctte-bot@example.org\r\n"
+	          "X-Envelope-To: ctte@example.org\r\n"));
+	server_stop(server);
+}
+
+static void
+test_smtp_wrong_password_is_retried(void)
+{
+	/* A rejected login is the operator's to fix; the mail waits. */
+	Server *server = server_start("starttls", "bot:s3cret");
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *url = server_url(server, "smtp");
+	g_autoptr(Conf) conf = test_conf(state, url);
+	conf->sink_ca_file = g_build_filename(certs, "ca.pem", NULL);
+	conf->sink_user = g_strdup("bot");
+	conf->sink_password_file = password_file("wrong\n");
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<w1@example.org>");
+	flush_expect(state, sink, 1000, 0, 1, 0);
+	sink_close(sink);
+	g_assert_cmpuint(outbox_count_queued(state), ==, 1);
+	g_autofree char *log = read_text(server->log);
+	g_assert_nonnull(strstr(log, "AUTH-FAIL tls"));
+	g_assert_null(strstr(log, "MAIL"));
+	server_stop(server);
+}
+
+static void
 test_smtp_down_then_up(void)
 {
 	/* A port nobody listens on: connection refused, a temporary
@@ -638,6 +697,10 @@ main(int argc, char **argv)
 	                test_smtp_temporary_then_delivered);
 	g_test_add_func("/smtp/temporary-failure-holds-the-rest-of-the-queue",
 	                test_smtp_failure_holds_the_queue);
+	g_test_add_func("/smtp/one-refused-recipient-does-not-stop-the-rest",
+	                test_smtp_one_recipient_refused);
+	g_test_add_func("/smtp/wrong-password-is-retried-not-dead",
+	                test_smtp_wrong_password_is_retried);
 	g_test_add_func("/smtp/down-backoff-doubles-to-an-hour",
 	                test_smtp_down_then_up);
 	g_test_add_func("/smtp/5xx-dead-letter", test_smtp_permanent_dead_letter);
