@@ -423,6 +423,15 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	return mailout_queue(intake->conf, "reply", vars, key, recipients, error);
 }
 
+static void
+log_refused(const Mail *mail, const char *reason)
+{
+	util_log("refused", "id", mail->source->id, "msgid",
+	         mail->message_id ? mail->message_id : "-", "from",
+	         mail->from ? mail->from : "-", "signer",
+	         mail->sig ? mail->sig->fingerprint : "-", "reason", reason, NULL);
+}
+
 /* Archives, records the signature, then appends (or only records, for a
  * pending step).  Any failure undoes what came before it. */
 static gboolean
@@ -457,16 +466,20 @@ commit(Intake *intake, const Mail *mail, const LedgerEvent *event,
 		g_propagate_error(error, g_steal_pointer(&local));
 		return FALSE;
 	}
-	return seen_add_message(intake->seen, mail->message_id, error);
+	return TRUE;
 }
 
-static void
-log_refused(const Mail *mail, const char *reason)
+/* A refusal of a verified command is final: the reply goes out, then
+ * the signature is recorded like an accepted one, so a repost under a
+ * new Message-ID is not decided again once circumstances change. */
+static gboolean
+refuse(Intake *intake, const Mail *mail, const char *reason, GError **error)
 {
-	util_log("refused", "id", mail->source->id, "msgid",
-	         mail->message_id ? mail->message_id : "-", "from",
-	         mail->from ? mail->from : "-", "signer",
-	         mail->sig ? mail->sig->fingerprint : "-", "reason", reason, NULL);
+	log_refused(mail, reason);
+	return reply_refusal(intake, mail, reason, error) &&
+	       seen_add_signature(intake->seen, mail->sig->fingerprint,
+	                          mail->sig->created, mail->sig->digest,
+	                          mail->message_id, error);
 }
 
 /* Applies a verified command: decides, then commits or refuses. */
@@ -507,11 +520,8 @@ act(Intake *intake, Mail *mail, GError **error)
 	if (outcome != OUTCOME_REFUSE &&
 	    !commit(intake, mail, event, &reason, error))
 		return FALSE;
-	if (reason != NULL) {
-		log_refused(mail, reason);
-		return reply_refusal(intake, mail, reason, error) &&
-		       seen_add_message(intake->seen, mail->message_id, error);
-	}
+	if (reason != NULL)
+		return refuse(intake, mail, reason, error);
 	if (event && mail->command->verb == COMMAND_APPOINT &&
 	    !pending_drop_recommendation(intake->pending, mail->command->email, error))
 		return FALSE;
@@ -565,6 +575,25 @@ first_from_address(GMimeMessage *message)
 	return NULL;
 }
 
+/* The cheapest test of all, on the raw bytes: a command needs the word
+ * "Tenure:" somewhere, unless a part is base64-encoded and could hide
+ * it.  Mail failing this (most list traffic) is not even parsed. */
+static gboolean
+may_carry_command(GBytes *raw)
+{
+	gsize len = 0;
+	const char *data = g_bytes_get_data(raw, &len);
+	for (gsize i = 0; i + 6 <= len; i++) {
+		char c = data[i] | 0x20;
+		if (c == 't' && i + 7 <= len &&
+		    g_ascii_strncasecmp(data + i, "tenure:", 7) == 0)
+			return TRUE;
+		if (c == 'b' && g_ascii_strncasecmp(data + i, "base64", 6) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
 gboolean
 intake_handle(const SourceMessage *message, gpointer user_data,
               GError **error)
@@ -578,6 +607,8 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		log_refused(&mail, reason);
 		return TRUE;
 	}
+	if (!may_carry_command(message->raw))
+		return TRUE;
 	g_autofree char *reason = NULL;
 	g_autoptr(GMimeMessage) parsed = verify_parse_message(message->raw, &reason);
 	if (parsed == NULL) {
@@ -634,7 +665,7 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	                                          sig->created, sig->digest);
 	if (done) {
 		util_log("ignored", "id", message->id, "msgid", message_id,
-		         "reason", "signature already acted on", "first", done, NULL);
+		         "reason", "signature already handled", "first", done, NULL);
 		return seen_add_message(intake->seen, message_id, error);
 	}
 	g_autoptr(Command) command = NULL;
@@ -644,10 +675,7 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		log_refused(&mail, "no command at the top of the signed text");
 		return TRUE;
 	}
-	if (parsed_command == COMMAND_PARSE_BAD) {
-		log_refused(&mail, reason);
-		return reply_refusal(intake, &mail, reason, error) &&
-		       seen_add_message(intake->seen, message_id, error);
-	}
+	if (parsed_command == COMMAND_PARSE_BAD)
+		return refuse(intake, &mail, reason, error);
 	return act(intake, &mail, error);
 }

@@ -160,11 +160,17 @@ seen_add_signature(Seen *seen, const char *fingerprint, gint64 created,
                    GError **error)
 {
 	g_autofree char *key = signature_key(fingerprint, created, digest);
+	gboolean new_message = valid_token(message_id) &&
+	                       !seen_has_message(seen, message_id);
 	g_hash_table_replace(seen->signatures, g_strdup(key),
 	                     g_strdup(valid_token(message_id) ? message_id : "-"));
+	if (new_message)
+		g_hash_table_add(seen->messages, g_strdup(message_id));
 	if (save(seen, error))
 		return TRUE;
 	g_hash_table_remove(seen->signatures, key);
+	if (new_message)
+		g_hash_table_remove(seen->messages, message_id);
 	return FALSE;
 }
 
@@ -173,8 +179,11 @@ seen_remove_signature(Seen *seen, const char *fingerprint, gint64 created,
                       const char *digest, GError **error)
 {
 	g_autofree char *key = signature_key(fingerprint, created, digest);
+	g_autofree char *message_id = g_strdup(g_hash_table_lookup(seen->signatures, key));
 	if (!g_hash_table_remove(seen->signatures, key))
 		return TRUE;
+	if (message_id)
+		g_hash_table_remove(seen->messages, message_id);
 	return save(seen, error);
 }
 

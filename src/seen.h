@@ -2,7 +2,8 @@
  *
  * One state file, STATE_DIR/seen, replaced whole (util_write_atomic) on
  * every change, holding three kinds of record:
- *   signature FPR CREATED SHA256 MESSAGE-ID   a signature acted on
+ *   signature FPR CREATED SHA256 MESSAGE-ID   a signature decided on
+ *                                             (acted on, or refused)
  *   message MESSAGE-ID                        a command mail handled
  *   reply FPR YYYY-MM-DD COUNT                refusal replies sent today
  * A signature is identified by its primary key fingerprint, creation time
@@ -32,10 +33,12 @@ const char *seen_signature_message(const Seen *seen, const char *fingerprint,
 
 gboolean seen_add_message(Seen *seen, const char *message_id,
                           GError **error);
+/* Records the signature and, in the same write, MESSAGE_ID. */
 gboolean seen_add_signature(Seen *seen, const char *fingerprint,
                             gint64 created, const char *digest,
                             const char *message_id, GError **error);
-/* Undoes seen_add_signature when the ledger append it guarded failed. */
+/* Undoes seen_add_signature (signature and Message-ID) when the ledger
+ * append it guarded failed. */
 gboolean seen_remove_signature(Seen *seen, const char *fingerprint,
                                gint64 created, const char *digest,
                                GError **error);

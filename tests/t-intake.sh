@@ -245,10 +245,10 @@ sed 's/^Message-ID: <alice-resign@/Message-ID: <alice-repost@/' \
 	"$W/m/alice-resign.eml" >"$W/m/alice-repost.eml"
 run_import "$W/m/alice-repost.eml"
 test_begin "the same signed part under a new Message-ID changes nothing"
-if [ "$(events)" = "$before" ] && grep -q 'signature already acted on' "$W/log"; then
+if [ "$(events)" = "$before" ] && grep -q 'signature already handled' "$W/log"; then
 	test_pass
 else
-	test_fail "expected $before events and 'signature already acted on'" \
+	test_fail "expected $before events and 'signature already handled'" \
 		"got $(events) events" "$(cat "$W/log")"
 fi
 
