@@ -273,11 +273,21 @@ smtp_send(Sink *base, const char *envelope_from,
 		return TRUE;
 	}
 	const char *why = sink->errbuf[0] ? sink->errbuf : curl_easy_strerror(rc);
+	const char *hint = "";
+	if (rc == CURLE_USE_SSL_FAILED)
+		hint = "; [sink] starttls = required, so nothing was sent "
+		       "(starttls = no is only for a local MTA)";
+	else if (rc == CURLE_PEER_FAILED_VERIFICATION ||
+	         rc == CURLE_SSL_CACERT_BADFILE)
+		hint = "; the server's certificate must verify against the "
+		       "system CAs or [sink] ca-file";
+	else if (rc == CURLE_LOGIN_DENIED)
+		hint = "; check [sink] user and password-file";
 	g_autofree char *message_text =
 	    sink->last_reply->len > 0 && status >= 400
-	        ? g_strdup_printf("%s (server said: %s)", why,
-	                          sink->last_reply->str)
-	        : g_strdup(why);
+	        ? g_strdup_printf("%s (server said: %s)%s", why,
+	                          sink->last_reply->str, hint)
+	        : g_strdup_printf("%s%s", why, hint);
 	util_log("smtp", "host", sink->host, "tls", sink->tls, "auth", auth,
 	         "from", envelope_from, "recipients", to, "smtpstatus",
 	         status_text, "errormsg", message_text, NULL);
