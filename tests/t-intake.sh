@@ -549,4 +549,19 @@ else
 		"$(cat "$W/audit" "$W/audit.err")"
 fi
 
+# --- The quick start's demo -------------------------------------------------
+
+TENURE="$TENURE" sh "$top_srcdir/examples/demo.sh" >"$W/demo" 2>&1
+status=$?
+test_begin "the quick-start demo records the resignation and the appointment and refuses the forgery"
+if [ "$status" = 0 ] &&
+	grep -q '^   Member: Russ Allbery <rra@debian.org>' "$W/demo" &&
+	grep -q '^   Member: Sam Hartman <hartmans@debian.org>' "$W/demo" &&
+	grep -q 'msgid=<4-forged.demo@example.org> .*reason="unknown key"' "$W/demo" &&
+	[ "$(grep -c '^   to debian-ctte@lists.debian.org: ' "$W/demo")" -ge 2 ]; then
+	test_pass
+else
+	test_fail "the demo did not show what it should (status $status)" "$(cat "$W/demo")"
+fi
+
 test_done
