@@ -42,9 +42,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(InternetAddressList, g_object_unref)
 /* The hash part of a Message-ID: 32 hex digits of SHA-256, then a dot
  * and 8 hex digits that tie the ID to this committee's list, so that
  * mailout_is_own_message_id recognises IDs made for CONF only. */
-#define ID_HASH_LEN 32
+#define ID_HASH_LEN  32
 #define ID_CHECK_LEN 8
-#define ID_PREFIX "tenure."
+#define ID_PREFIX    "tenure."
 
 /* The domain of ADDRESS ("Name <a@b>" or "a@b"), or NULL. */
 static char *
@@ -89,16 +89,15 @@ sha256_hex(const char *a, const char *b)
 static char *
 message_id_check(const Conf *conf, const char *hash)
 {
-	g_autofree char *full = sha256_hex(conf->list ? conf->list : "",
-	                                   hash);
+	g_autofree char *full = sha256_hex(conf->list ? conf->list : "", hash);
 	return g_strndup(full, ID_CHECK_LEN);
 }
 
 char *
 mailout_message_id(const Conf *conf, const char *event_key)
 {
-	g_autofree char *full = sha256_hex(conf->list ? conf->list : "",
-	                                   event_key);
+	g_autofree char *full =
+	    sha256_hex(conf->list ? conf->list : "", event_key);
 	g_autofree char *hash = g_strndup(full, ID_HASH_LEN);
 	g_autofree char *check = message_id_check(conf, hash);
 	g_autofree char *domain = message_id_domain(conf);
@@ -169,9 +168,9 @@ template_find(const Conf *conf, const char *kind, GError **error)
 		return NULL;
 	}
 	const char *dirs[] = {
-		conf->templates_dir,
-		SYSCONFDIR "/tenure/templates",
-		DATADIR "/tenure/templates",
+	    conf->templates_dir,
+	    SYSCONFDIR "/tenure/templates",
+	    DATADIR "/tenure/templates",
 	};
 	g_autofree char *file = g_strconcat(kind, ".txt", NULL);
 	g_autoptr(GString) tried = g_string_new(NULL);
@@ -194,9 +193,8 @@ template_find(const Conf *conf, const char *kind, GError **error)
  * (IN_HEADER) a value's line breaks become spaces, so a value can never
  * add a header of its own. */
 static gboolean
-render_line(const char *path, guint lineno, const char *line,
-            GHashTable *vars, gboolean in_header, GString *out,
-            GError **error)
+render_line(const char *path, guint lineno, const char *line, GHashTable *vars,
+            gboolean in_header, GString *out, GError **error)
 {
 	const char *p = line;
 	for (;;) {
@@ -213,10 +211,10 @@ render_line(const char *path, guint lineno, const char *line,
 			            path, lineno);
 			return FALSE;
 		}
-		g_autofree char *name = g_strstrip(
-		    g_strndup(open + 2, close - open - 2));
-		const char *value = vars ? g_hash_table_lookup(vars, name)
-		                         : NULL;
+		g_autofree char *name =
+		    g_strstrip(g_strndup(open + 2, close - open - 2));
+		const char *value =
+		    vars ? g_hash_table_lookup(vars, name) : NULL;
 		if (value == NULL) {
 			g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
 			            "%s:%u: unknown placeholder {{%s}}", path,
@@ -313,11 +311,10 @@ template_render(const char *path, GHashTable *vars, Rendered *out,
 				            path, lineno);
 				return FALSE;
 			}
-			char **last = (char **)&out->header_values->pdata
-			                  [out->header_values->len - 1];
-			char *joined = g_strconcat(*last, " ",
-			                           g_strstrip(rendered->str),
-			                           NULL);
+			char **last = (char **)&out->header_values
+			                  ->pdata[out->header_values->len - 1];
+			char *joined = g_strconcat(
+			    *last, " ", g_strstrip(rendered->str), NULL);
 			g_free(*last);
 			*last = joined;
 			continue;
@@ -334,15 +331,16 @@ template_render(const char *path, GHashTable *vars, Rendered *out,
 			            path, lineno);
 			return FALSE;
 		}
-		g_ptr_array_add(out->header_names,
-		                g_strndup(rendered->str, colon - rendered->str));
+		g_ptr_array_add(
+		    out->header_names,
+		    g_strndup(rendered->str, colon - rendered->str));
 		g_ptr_array_add(out->header_values,
 		                g_strstrip(g_strdup(colon + 1)));
 	}
 	if (in_header) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
-		            "%s: no empty line between the headers and the body",
-		            path);
+		g_set_error(
+		    error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		    "%s: no empty line between the headers and the body", path);
 		return FALSE;
 	}
 	return TRUE;
@@ -353,8 +351,9 @@ static gboolean
 header_reserved(const char *name)
 {
 	static const char *const reserved[] = {
-		"Date", "Message-ID", "Auto-Submitted", "MIME-Version",
-		"Content-Type", "Content-Transfer-Encoding", "X-Tenure",
+	    "Date",         "Message-ID",   "Auto-Submitted",
+	    "MIME-Version", "Content-Type", "Content-Transfer-Encoding",
+	    "X-Tenure",
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(reserved); i++)
 		if (g_ascii_strcasecmp(name, reserved[i]) == 0)
@@ -370,10 +369,10 @@ set_header(GMimeMessage *message, const char *path, const char *name,
 		const char *name;
 		GMimeAddressType type;
 	} address_headers[] = {
-		{"From", GMIME_ADDRESS_TYPE_FROM},
-		{"To", GMIME_ADDRESS_TYPE_TO},
-		{"Cc", GMIME_ADDRESS_TYPE_CC},
-		{"Reply-To", GMIME_ADDRESS_TYPE_REPLY_TO},
+	    {"From", GMIME_ADDRESS_TYPE_FROM},
+	    {"To", GMIME_ADDRESS_TYPE_TO},
+	    {"Cc", GMIME_ADDRESS_TYPE_CC},
+	    {"Reply-To", GMIME_ADDRESS_TYPE_REPLY_TO},
 	};
 	if (header_reserved(name)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
@@ -423,15 +422,15 @@ sign_part(const Conf *conf, GMimeObject *part, GError **error)
 		    GPGME_PROTOCOL_OpenPGP, NULL, conf->gnupg_home);
 		if (gerr) {
 			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-			            "[keys] gnupg-home %s: %s", conf->gnupg_home,
-			            gpgme_strerror(gerr));
+			            "[keys] gnupg-home %s: %s",
+			            conf->gnupg_home, gpgme_strerror(gerr));
 			return NULL;
 		}
 	}
 	g_autoptr(GMimeCryptoContext) ctx = g_mime_gpg_context_new();
 	g_autoptr(GError) local = NULL;
-	GMimeMultipartSigned *signed_part = g_mime_multipart_signed_sign(
-	    ctx, part, conf->bot_key, &local);
+	GMimeMultipartSigned *signed_part =
+	    g_mime_multipart_signed_sign(ctx, part, conf->bot_key, &local);
 	if (signed_part == NULL) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_VERIFY,
 		            "signing with [keys] bot-key %s: %s", conf->bot_key,
@@ -445,21 +444,20 @@ sign_part(const Conf *conf, GMimeObject *part, GError **error)
 static GHashTable *
 vars_with_defaults(const Conf *conf, GHashTable *vars)
 {
-	GHashTable *all = g_hash_table_new_full(g_str_hash, g_str_equal,
-	                                        g_free, g_free);
+	GHashTable *all =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	const struct {
 		const char *name;
 		const char *value;
 	} defaults[] = {
-		{"committee", conf->name},
-		{"list", conf->list},
-		{"from", conf->sink_from},
+	    {"committee", conf->name},
+	    {"list", conf->list},
+	    {"from", conf->sink_from},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(defaults); i++)
-		g_hash_table_insert(all, g_strdup(defaults[i].name),
-		                    g_strdup(defaults[i].value
-		                                 ? defaults[i].value
-		                                 : ""));
+		g_hash_table_insert(
+		    all, g_strdup(defaults[i].name),
+		    g_strdup(defaults[i].value ? defaults[i].value : ""));
 	if (vars) {
 		GHashTableIter iter;
 		gpointer key, value;
@@ -485,8 +483,7 @@ mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
 
 	g_autoptr(GMimeMessage) message = g_mime_message_new(TRUE);
 	for (guint i = 0; i < rendered.header_names->len; i++)
-		if (!set_header(message, path,
-		                rendered.header_names->pdata[i],
+		if (!set_header(message, path, rendered.header_names->pdata[i],
 		                rendered.header_values->pdata[i], error))
 			return NULL;
 	if (internet_address_list_length(g_mime_message_get_addresses(
@@ -509,11 +506,10 @@ mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
 	                         strcmp(kind, "reply") == 0 ? "auto-replied"
 	                                                    : "auto-generated",
 	                         NULL);
-	g_mime_object_set_header(GMIME_OBJECT(message), "X-Tenure", kind,
-	                         NULL);
+	g_mime_object_set_header(GMIME_OBJECT(message), "X-Tenure", kind, NULL);
 
-	g_autoptr(GMimeTextPart) text = g_mime_text_part_new_with_subtype(
-	    "plain");
+	g_autoptr(GMimeTextPart) text =
+	    g_mime_text_part_new_with_subtype("plain");
 	/* g_mime_text_part_set_text would recode the body to the smallest
 	 * charset that fits (ISO-8859-1 for "é"); tenure's mail is UTF-8. */
 	GMimeStream *stream = g_mime_stream_mem_new_with_buffer(
@@ -553,9 +549,10 @@ mailout_queue(const Conf *conf, const char *kind, GHashTable *vars,
               GError **error)
 {
 	if (conf->sink_from == NULL || *conf->sink_from == '\0') {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-		            "%s: [sink] from is not set; tenure cannot send mail",
-		            conf->path ? conf->path : "configuration");
+		g_set_error(
+		    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		    "%s: [sink] from is not set; tenure cannot send mail",
+		    conf->path ? conf->path : "configuration");
 		return FALSE;
 	}
 	g_autofree char *message_id = mailout_message_id(conf, event_key);

@@ -38,15 +38,15 @@
 #include "deb822.h"
 #include "util.h"
 
-#define NAME_LEN 32
+#define NAME_LEN      32
 #define BACKOFF_FIRST 60
-#define BACKOFF_MAX 3600
+#define BACKOFF_MAX   3600
 
 typedef struct {
-	char *name;          /* file name in queue/ */
+	char *name; /* file name in queue/ */
 	char *message_id;
 	char *envelope_from;
-	char **recipients;   /* NULL-terminated */
+	char **recipients; /* NULL-terminated */
 	gint64 queued;
 	guint attempts;
 	gint64 next_attempt;
@@ -74,8 +74,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(Entry, entry_free)
 static char *
 entry_name(const char *message_id)
 {
-	g_autofree char *sum = g_compute_checksum_for_string(
-	    G_CHECKSUM_SHA256, message_id, -1);
+	g_autofree char *sum =
+	    g_compute_checksum_for_string(G_CHECKSUM_SHA256, message_id, -1);
 	return g_strndup(sum, NAME_LEN);
 }
 
@@ -122,11 +122,11 @@ entry_serialize(const Entry *entry, const char *dead_reason, gsize *len)
 {
 	g_autoptr(Deb822Stanza) stanza = deb822_stanza_new();
 	g_autofree char *recipients = g_strjoinv(", ", entry->recipients);
-	g_autofree char *queued = g_strdup_printf("%" G_GINT64_FORMAT,
-	                                          entry->queued);
+	g_autofree char *queued =
+	    g_strdup_printf("%" G_GINT64_FORMAT, entry->queued);
 	g_autofree char *attempts = g_strdup_printf("%u", entry->attempts);
-	g_autofree char *next = g_strdup_printf("%" G_GINT64_FORMAT,
-	                                        entry->next_attempt);
+	g_autofree char *next =
+	    g_strdup_printf("%" G_GINT64_FORMAT, entry->next_attempt);
 	g_autofree char *last_error = one_line(entry->last_error);
 	g_autofree char *reason = one_line(dead_reason);
 	deb822_add(stanza, "Message-Id", entry->message_id);
@@ -268,10 +268,11 @@ outbox_add(const char *state_dir, const char *message_id,
 	}
 	for (const char *const *r = recipients; *r; r++) {
 		if (!envelope_address_valid(*r)) {
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-			            "outbox: %s: recipient \"%s\" is not a bare "
-			            "address",
-			            message_id, *r);
+			g_set_error(
+			    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			    "outbox: %s: recipient \"%s\" is not a bare "
+			    "address",
+			    message_id, *r);
 			return FALSE;
 		}
 	}
@@ -347,9 +348,9 @@ static gboolean
 record_sent(const char *state_dir, const Entry *entry, gint64 now,
             GError **error)
 {
-	g_autofree char *record = g_strdup_printf(
-	    "Message-Id: %s\nSent: %" G_GINT64_FORMAT "\n", entry->message_id,
-	    now);
+	g_autofree char *record =
+	    g_strdup_printf("Message-Id: %s\nSent: %" G_GINT64_FORMAT "\n",
+	                    entry->message_id, now);
 	g_autofree char *sent = outbox_path(state_dir, "sent", entry->name);
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
 	return util_write_atomic(sent, record, -1, error) &&
@@ -369,8 +370,8 @@ move_dead(const char *state_dir, const Entry *entry, const char *reason,
 }
 
 static gboolean
-defer_entry(const char *state_dir, Entry *entry, gint64 now,
-            const char *reason, GError **error)
+defer_entry(const char *state_dir, Entry *entry, gint64 now, const char *reason,
+            GError **error)
 {
 	entry->attempts++;
 	entry->next_attempt = now + backoff(entry->attempts);
@@ -402,8 +403,8 @@ hold_entry(const char *state_dir, Entry *entry, gint64 until,
  * goes to dead/ as it is, so the daemon keeps working and `tenure status`
  * shows it. */
 static gboolean
-bury_unreadable(const char *state_dir, const char *name,
-                const GError *why, GError **error)
+bury_unreadable(const char *state_dir, const char *name, const GError *why,
+                GError **error)
 {
 	g_autofree char *queued = outbox_path(state_dir, "queue", name);
 	g_autofree char *dead = outbox_path(state_dir, "dead", name);

@@ -60,8 +60,8 @@ typedef struct {
 	Day today;
 	Ledger *ledger;
 	Committee *committee;
-	Rule *rule;            /* the configured (default) rule */
-	GPtrArray *status;     /* of TermInfo*, on TODAY */
+	Rule *rule;        /* the configured (default) rule */
+	GPtrArray *status; /* of TermInfo*, on TODAY */
 	Day next_due;
 } Schedule;
 
@@ -118,9 +118,8 @@ static gboolean
 expiry_reason(const Schedule *s, const TermInfo *info, char **reason,
               GError **error)
 {
-	g_autoptr(GPtrArray) then =
-	    term_status(s->committee, s->rule, s->conf->max_members,
-	                info->term_end, error);
+	g_autoptr(GPtrArray) then = term_status(
+	    s->committee, s->rule, s->conf->max_members, info->term_end, error);
 	if (then == NULL)
 		return FALSE;
 	const TermInfo *last_day = status_find(then, info->person->email);
@@ -191,8 +190,8 @@ rule_on(const Schedule *s, Day day)
 {
 	const LedgerEvent *event = committee_rule_on(s->committee, day);
 	if (event) {
-		g_autoptr(Rule) rule = rule_new_from_string(
-		    event->rule, event->parameters, NULL);
+		g_autoptr(Rule) rule =
+		    rule_new_from_string(event->rule, event->parameters, NULL);
 		if (rule)
 			return rule_describe(rule);
 	}
@@ -227,8 +226,8 @@ static GHashTable *
 person_vars(const Schedule *s, const char *member, const char *email,
             const TermInfo *info, Day date)
 {
-	GHashTable *vars = g_hash_table_new_full(g_str_hash, g_str_equal,
-	                                         g_free, g_free);
+	GHashTable *vars =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	g_autofree char *name = member_name(member, email);
 	g_autofree char *rule = rule_on(s, date);
 	var(vars, "member", member);
@@ -248,9 +247,8 @@ person_vars(const Schedule *s, const char *member, const char *email,
 
 /* Queues KIND for RECIPIENT and, when not NULL, ALSO. */
 static gboolean
-queue_to(const Schedule *s, const char *kind, GHashTable *vars,
-         const char *key, const char *recipient, const char *also,
-         GError **error)
+queue_to(const Schedule *s, const char *kind, GHashTable *vars, const char *key,
+         const char *recipient, const char *also, GError **error)
 {
 	const char *recipients[] = {recipient, also, NULL};
 	return mailout_queue(s->conf, kind, vars, key, recipients, error);
@@ -262,7 +260,8 @@ announce_events(const Schedule *s, GError **error)
 {
 	for (guint i = 0; i < s->ledger->events->len; i++) {
 		const LedgerEvent *event = s->ledger->events->pdata[i];
-		if (event->kind != EVENT_APPOINT && event->kind != EVENT_RESIGN &&
+		if (event->kind != EVENT_APPOINT &&
+		    event->kind != EVENT_RESIGN &&
 		    event->kind != EVENT_REMOVE && event->kind != EVENT_EXPIRE)
 			continue;
 		if (event->source == NULL ||
@@ -272,10 +271,11 @@ announce_events(const Schedule *s, GError **error)
 			continue;
 		const char *kind = ledger_event_kind_name(event->kind);
 		char date[11];
-		g_autofree char *key = g_strdup_printf(
-		    "announce/%s/%s/%s", kind, event->email,
-		    date_format(event->date, date));
-		g_autofree char *template = g_strconcat("announce-", kind, NULL);
+		g_autofree char *key =
+		    g_strdup_printf("announce/%s/%s/%s", kind, event->email,
+		                    date_format(event->date, date));
+		g_autofree char *template =
+		    g_strconcat("announce-", kind, NULL);
 		const TermInfo *info = status_find(s->status, event->email);
 		g_autoptr(GHashTable) vars = person_vars(
 		    s, event->member, event->email, info, event->date);
@@ -400,7 +400,8 @@ announce_and_remind(Schedule *s, GError **error)
 		Day eligible = DAY_NONE;
 		if (!eligible_after(s, info, &eligible, error))
 			return FALSE;
-		if (s->conf->list && !announce_scheduled(s, info, eligible, error))
+		if (s->conf->list &&
+		    !announce_scheduled(s, info, eligible, error))
 			return FALSE;
 		if (!remind(s, info, eligible, error))
 			return FALSE;
@@ -413,12 +414,12 @@ static void
 plan_wakeup(Schedule *s)
 {
 	PlanOptions options = {
-		.default_rule = s->rule,
-		.override = NULL,
-		.max_members = s->conf->max_members,
-		.from = s->today + 1,
-		.until = s->today + LOOKAHEAD_DAYS,
-		.fill_after = 0,
+	    .default_rule = s->rule,
+	    .override = NULL,
+	    .max_members = s->conf->max_members,
+	    .from = s->today + 1,
+	    .until = s->today + LOOKAHEAD_DAYS,
+	    .fill_after = 0,
 	};
 	g_autoptr(GError) local = NULL;
 	g_autoptr(GPtrArray) plan = plan_run(s->ledger, &options, &local);

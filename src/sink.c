@@ -32,8 +32,8 @@ sink_open(const Conf *conf, const char *url, GError **error)
 }
 
 gboolean
-sink_send(Sink *sink, const char *envelope_from,
-          const char *const *recipients, GBytes *message, GError **error)
+sink_send(Sink *sink, const char *envelope_from, const char *const *recipients,
+          GBytes *message, GError **error)
 {
 	return sink->driver->send(sink, envelope_from, recipients, message,
 	                          error);

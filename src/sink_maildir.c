@@ -63,8 +63,7 @@ maildir_text(const char *envelope_from, const char *const *recipients,
 }
 
 static gboolean
-write_all(int fd, const char *path, const char *data, gsize len,
-          GError **error)
+write_all(int fd, const char *path, const char *data, gsize len, GError **error)
 {
 	while (len > 0) {
 		ssize_t n = write(fd, data, len);
@@ -96,13 +95,14 @@ maildir_send(Sink *base, const char *envelope_from,
 	char host[256] = "localhost";
 	gethostname(host, sizeof host - 1);
 	g_strdelimit(host, "/:", '_');
-	g_autofree char *name = g_strdup_printf(
-	    "%" G_GINT64_FORMAT ".P%dQ%u.%s", g_get_real_time() / G_USEC_PER_SEC,
-	    (int)getpid(), ++sink->counter, host);
+	g_autofree char *name =
+	    g_strdup_printf("%" G_GINT64_FORMAT ".P%dQ%u.%s",
+	                    g_get_real_time() / G_USEC_PER_SEC, (int)getpid(),
+	                    ++sink->counter, host);
 	g_autofree char *tmp = g_build_filename(sink->path, "tmp", name, NULL);
 	g_autofree char *dest = g_build_filename(sink->path, "new", name, NULL);
-	g_autoptr(GString) text = maildir_text(envelope_from, recipients,
-	                                       message);
+	g_autoptr(GString) text =
+	    maildir_text(envelope_from, recipients, message);
 	g_autofree char *to = g_strjoinv(",", (char **)recipients);
 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -148,8 +148,8 @@ maildir_close(Sink *base)
 }
 
 const SinkDriver sink_maildir_driver = {
-	.scheme = "maildir",
-	.open = maildir_open,
-	.send = maildir_send,
-	.close = maildir_close,
+    .scheme = "maildir",
+    .open = maildir_open,
+    .send = maildir_send,
+    .close = maildir_close,
 };

@@ -40,9 +40,9 @@ typedef struct {
 	Sink base;
 	CURL *curl;
 	char *url;
-	char *host;        /* host:port, for the log */
-	const char *tls;   /* "smtps", "starttls" or "no" */
-	long use_ssl;      /* CURLUSESSL_ALL or CURLUSESSL_NONE */
+	char *host;      /* host:port, for the log */
+	const char *tls; /* "smtps", "starttls" or "no" */
+	long use_ssl;    /* CURLUSESSL_ALL or CURLUSESSL_NONE */
 	char *user;
 	char *password;
 	char *ca_file;
@@ -96,8 +96,8 @@ static gboolean
 host_is_loopback(const char *host)
 {
 	return g_strcmp0(host, "localhost") == 0 ||
-	       g_str_has_prefix(host, "127.") ||
-	       g_strcmp0(host, "::1") == 0 || g_strcmp0(host, "[::1]") == 0;
+	       g_str_has_prefix(host, "127.") || g_strcmp0(host, "::1") == 0 ||
+	       g_strcmp0(host, "[::1]") == 0;
 }
 
 static void smtp_close(Sink *base);
@@ -122,12 +122,12 @@ smtp_open(const Conf *conf, const char *url, GError **error)
 	if (uc == CURLUE_OK)
 		uc = curl_url_get(parsed, CURLUPART_HOST, &host, 0);
 	if (uc == CURLUE_OK)
-		curl_url_get(parsed, CURLUPART_PORT, &port,
-		             CURLU_DEFAULT_PORT);
+		curl_url_get(parsed, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT);
 	curl_url_cleanup(parsed);
 	if (uc != CURLUE_OK) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-		            "[sink] url \"%s\": %s", url, curl_url_strerror(uc));
+		            "[sink] url \"%s\": %s", url,
+		            curl_url_strerror(uc));
 		goto fail;
 	}
 	gboolean loopback = host_is_loopback(host);
@@ -239,8 +239,8 @@ refusal_is_permanent(CURLcode rc, long status)
 }
 
 static gboolean
-smtp_send(Sink *base, const char *envelope_from,
-          const char *const *recipients, GBytes *message, GError **error)
+smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
+          GBytes *message, GError **error)
 {
 	SmtpSink *sink = (SmtpSink *)base;
 	struct curl_slist *rcpt = NULL;
@@ -272,7 +272,8 @@ smtp_send(Sink *base, const char *envelope_from,
 		         sink->refusals->str, NULL);
 		return TRUE;
 	}
-	const char *why = sink->errbuf[0] ? sink->errbuf : curl_easy_strerror(rc);
+	const char *why =
+	    sink->errbuf[0] ? sink->errbuf : curl_easy_strerror(rc);
 	const char *hint = "";
 	if (rc == CURLE_USE_SSL_FAILED)
 		hint = "; [sink] starttls = required, so nothing was sent "
@@ -319,8 +320,8 @@ smtp_close(Sink *base)
 }
 
 const SinkDriver sink_smtp_driver = {
-	.scheme = "smtp",
-	.open = smtp_open,
-	.send = smtp_send,
-	.close = smtp_close,
+    .scheme = "smtp",
+    .open = smtp_open,
+    .send = smtp_send,
+    .close = smtp_close,
 };

@@ -12,7 +12,7 @@ command -v gpg >/dev/null || test_skip_all "no gpg"
 command -v openssl >/dev/null || test_skip_all "no openssl for the test CA"
 
 # The bot's key, in a short GNUPGHOME (gpg-agent's socket path).
-GNUPG_HOME=$(mktemp -d /tmp/tn.XXXXXX)
+GNUPG_HOME=$(mktemp -d -p /tmp)
 test_cleanup "gpgconf --homedir $GNUPG_HOME --kill all; rm -rf $GNUPG_HOME"
 gpg --homedir "$GNUPG_HOME" --batch --passphrase '' --quick-gen-key \
 	'Tenure Bot <ctte-bot@example.org>' ed25519 sign never 2>/dev/null

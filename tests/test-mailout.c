@@ -49,8 +49,8 @@ test_conf(void)
 static GHashTable *
 vars_new(const char *first, ...)
 {
-	GHashTable *vars = g_hash_table_new_full(g_str_hash, g_str_equal,
-	                                         g_free, g_free);
+	GHashTable *vars =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	va_list ap;
 	va_start(ap, first);
 	for (const char *name = first; name; name = va_arg(ap, const char *))
@@ -70,8 +70,8 @@ person_vars(void)
 	                "from 2028-01-01", "term_end", "2026-12-31", "reason",
 	                "more than 42 months and one of the two most senior",
 	                "source", "<resign-1@example.org>", "signed_by",
-	                "0123456789ABCDEF0123456789ABCDEF01234567",
-	                "days_left", "30", NULL);
+	                "0123456789ABCDEF0123456789ABCDEF01234567", "days_left",
+	                "30", NULL);
 }
 
 static GMimeMessage *
@@ -109,10 +109,12 @@ static void
 test_message_id(void)
 {
 	g_autoptr(Conf) conf = test_conf();
-	g_autofree char *a = mailout_message_id(conf, "reminder/a@b/2026-12-31/30");
+	g_autofree char *a =
+	    mailout_message_id(conf, "reminder/a@b/2026-12-31/30");
 	g_autofree char *again =
 	    mailout_message_id(conf, "reminder/a@b/2026-12-31/30");
-	g_autofree char *b = mailout_message_id(conf, "reminder/a@b/2026-12-31/7");
+	g_autofree char *b =
+	    mailout_message_id(conf, "reminder/a@b/2026-12-31/7");
 	g_assert_cmpstr(a, ==, again);
 	g_assert_cmpstr(a, !=, b);
 	g_assert_true(g_str_has_prefix(a, "<tenure."));
@@ -134,7 +136,8 @@ test_is_own_message_id(void)
 	g_autoptr(Conf) other = test_conf();
 	g_free(other->list);
 	other->list = g_strdup("other-committee@example.org");
-	g_autofree char *own = mailout_message_id(conf, "announce/resign/a@b/2026-12-31");
+	g_autofree char *own =
+	    mailout_message_id(conf, "announce/resign/a@b/2026-12-31");
 	g_autofree char *theirs =
 	    mailout_message_id(other, "announce/resign/a@b/2026-12-31");
 	g_autofree char *bare = g_strndup(own + 1, strlen(own) - 2);
@@ -147,19 +150,20 @@ test_is_own_message_id(void)
 		const char *id;
 		gboolean own;
 	} cases[] = {
-		{own, TRUE},
-		{bare, TRUE},
-		{theirs, FALSE},
-		{tampered, FALSE},
-		{upper, FALSE},
-		{domain, FALSE},
-		{"<tenure.abc@example.org>", FALSE},
-		{"<20261203.123@example.org>", FALSE},
-		{"", FALSE},
-		{NULL, FALSE},
+	    {own, TRUE},
+	    {bare, TRUE},
+	    {theirs, FALSE},
+	    {tampered, FALSE},
+	    {upper, FALSE},
+	    {domain, FALSE},
+	    {"<tenure.abc@example.org>", FALSE},
+	    {"<20261203.123@example.org>", FALSE},
+	    {"", FALSE},
+	    {NULL, FALSE},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++)
-		if (mailout_is_own_message_id(conf, cases[i].id) != cases[i].own)
+		if (mailout_is_own_message_id(conf, cases[i].id) !=
+		    cases[i].own)
 			g_error("case %zu: %s: expected %s", i,
 			        cases[i].id ? cases[i].id : "(null)",
 			        cases[i].own ? "own" : "not own");
@@ -175,42 +179,53 @@ test_compose_every_template(void)
 		const char *auto_submitted;
 		const char *body_has;
 	} cases[] = {
-		{"announce-appoint", "Technical Committee: Bdale Garbée appointed as of 2026-12-31",
-		 "debian-ctte@lists.example.org", "auto-generated",
-		 "Bdale Garbée <bdale@example.org> is a member"},
-		{"announce-resign", "Technical Committee: Bdale Garbée resigns, last day 2026-12-31",
-		 "debian-ctte@lists.example.org", "auto-generated",
-		 "appointed again\nfrom 2028-01-01"},
-		{"announce-remove", "Technical Committee: Bdale Garbée removed, last day 2026-12-31",
-		 "debian-ctte@lists.example.org", "auto-generated",
-		 "has been removed"},
-		{"announce-expire", "Technical Committee: the term of Bdale Garbée expired on 2026-12-31",
-		 "debian-ctte@lists.example.org", "auto-generated",
-		 "Reason: more than 42 months"},
-		{"announce-scheduled", "Technical Committee: the term of Bdale Garbée will expire on 2026-12-31",
-		 "debian-ctte@lists.example.org", "auto-generated",
-		 "is set to expire"},
-		{"reminder", "Your term on the Technical Committee expires on 2026-12-31",
-		 "Bdale Garbée <bdale@example.org>", "auto-generated",
-		 "(30 days from today)"},
-		{"reply", "Re: Resigning", "Ian Jackson <ijackson@example.org>",
-		 "auto-replied", "> Tenure: resign\nRefused: "},
+	    {"announce-appoint",
+	     "Technical Committee: Bdale Garbée appointed as of 2026-12-31",
+	     "debian-ctte@lists.example.org", "auto-generated",
+	     "Bdale Garbée <bdale@example.org> is a member"},
+	    {"announce-resign",
+	     "Technical Committee: Bdale Garbée resigns, last day 2026-12-31",
+	     "debian-ctte@lists.example.org", "auto-generated",
+	     "appointed again\nfrom 2028-01-01"},
+	    {"announce-remove",
+	     "Technical Committee: Bdale Garbée removed, last day 2026-12-31",
+	     "debian-ctte@lists.example.org", "auto-generated",
+	     "has been removed"},
+	    {"announce-expire",
+	     "Technical Committee: the term of Bdale Garbée expired on "
+	     "2026-12-31",
+	     "debian-ctte@lists.example.org", "auto-generated",
+	     "Reason: more than 42 months"},
+	    {"announce-scheduled",
+	     "Technical Committee: the term of Bdale Garbée will expire on "
+	     "2026-12-31",
+	     "debian-ctte@lists.example.org", "auto-generated",
+	     "is set to expire"},
+	    {"reminder",
+	     "Your term on the Technical Committee expires on 2026-12-31",
+	     "Bdale Garbée <bdale@example.org>", "auto-generated",
+	     "(30 days from today)"},
+	    {"reply", "Re: Resigning", "Ian Jackson <ijackson@example.org>",
+	     "auto-replied", "> Tenure: resign\nRefused: "},
 	};
 	g_autoptr(Conf) conf = test_conf();
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autoptr(GHashTable) vars = person_vars();
-		g_hash_table_insert(vars, g_strdup("to"),
-		                    g_strdup("Ian Jackson <ijackson@example.org>"));
+		g_hash_table_insert(
+		    vars, g_strdup("to"),
+		    g_strdup("Ian Jackson <ijackson@example.org>"));
 		g_hash_table_insert(vars, g_strdup("subject"),
 		                    g_strdup("Resigning"));
 		g_hash_table_insert(vars, g_strdup("in_reply_to"),
 		                    g_strdup("<cmd-1@example.org>"));
-		g_hash_table_insert(vars, g_strdup("signer"),
-		                    g_strdup("0123456789ABCDEF0123456789ABCDEF01234567"));
+		g_hash_table_insert(
+		    vars, g_strdup("signer"),
+		    g_strdup("0123456789ABCDEF0123456789ABCDEF01234567"));
 		g_hash_table_insert(vars, g_strdup("transcript"),
 		                    g_strdup("> Tenure: resign\nRefused: the "
 		                             "signer is not a member"));
-		g_autofree char *key = g_strdup_printf("test/%s", cases[i].kind);
+		g_autofree char *key =
+		    g_strdup_printf("test/%s", cases[i].kind);
 		g_autofree char *id = mailout_message_id(conf, key);
 		g_autoptr(GError) error = NULL;
 		g_autoptr(GBytes) bytes =
@@ -224,27 +239,31 @@ test_compose_every_template(void)
 		g_assert_cmpstr(g_mime_message_get_subject(message), ==,
 		                cases[i].subject);
 		g_autofree char *to = internet_address_list_to_string(
-		    g_mime_message_get_addresses(message, GMIME_ADDRESS_TYPE_TO),
+		    g_mime_message_get_addresses(message,
+		                                 GMIME_ADDRESS_TYPE_TO),
 		    NULL, FALSE);
 		g_assert_cmpstr(to, ==, cases[i].to);
 		g_autofree char *from = internet_address_list_to_string(
 		    g_mime_message_get_addresses(message,
 		                                 GMIME_ADDRESS_TYPE_FROM),
 		    NULL, FALSE);
-		g_assert_cmpstr(from, ==,
-		                "Technical Committee secretary <ctte-bot@example.org>");
+		g_assert_cmpstr(
+		    from, ==,
+		    "Technical Committee secretary <ctte-bot@example.org>");
 		g_autofree char *bare = g_strndup(id + 1, strlen(id) - 2);
-		g_assert_cmpstr(g_mime_message_get_message_id(message), ==, bare);
-		g_assert_cmpstr(g_mime_object_get_header(object, "Auto-Submitted"),
-		                ==, cases[i].auto_submitted);
-		g_assert_cmpstr(g_mime_object_get_header(object, "X-Tenure"), ==,
-		                cases[i].kind);
+		g_assert_cmpstr(g_mime_message_get_message_id(message), ==,
+		                bare);
+		g_assert_cmpstr(
+		    g_mime_object_get_header(object, "Auto-Submitted"), ==,
+		    cases[i].auto_submitted);
+		g_assert_cmpstr(g_mime_object_get_header(object, "X-Tenure"),
+		                ==, cases[i].kind);
 		g_assert_nonnull(g_mime_message_get_date(message));
 		GMimeObject *body = g_mime_message_get_mime_part(message);
 		g_assert_true(GMIME_IS_TEXT_PART(body));
-		g_assert_cmpstr(g_mime_object_get_content_type_parameter(
-		                    body, "charset"),
-		                ==, "utf-8");
+		g_assert_cmpstr(
+		    g_mime_object_get_content_type_parameter(body, "charset"),
+		    ==, "utf-8");
 		g_autofree char *text =
 		    g_mime_text_part_get_text(GMIME_TEXT_PART(body));
 		g_autofree char *lf_text = g_strdup(text);
@@ -279,33 +298,33 @@ test_template_errors(void)
 		const char *text;
 		const char *error; /* after "PATH" */
 	} cases[] = {
-		{"# a comment\nFrom: {{from}}\nTo: {{list}}\nSubject: x\n\n"
-		 "Hello {{membr}}.\n",
-		 ":6: unknown placeholder {{membr}}"},
-		{"From: {{from}}\nSubject: {{ nope }}\n\nbody\n",
-		 ":2: unknown placeholder {{nope}}"},
-		{"From: {{from}}\n\nHello {{name\n", ":3: \"{{\" without a closing \"}}\""},
-		{"From: {{from}}\nthis is not a header\n\nbody\n",
-		 ":2: expected a \"Name: value\" header"},
-		{"From: {{from}}\nSubject: only headers\n",
-		 ": no empty line between the headers and the body"},
-		{"From: {{from}}\nMessage-ID: <x@y>\n\nbody\n",
-		 ": header Message-ID is set by tenure"},
-		{"To: {{list}}\n\nbody\n", ": no From header"},
-		{"From: not an address at all\n\nbody\n",
-		 ": header From: \"not an address at all\" is not an address"},
+	    {"# a comment\nFrom: {{from}}\nTo: {{list}}\nSubject: x\n\n"
+	     "Hello {{membr}}.\n",
+	     ":6: unknown placeholder {{membr}}"},
+	    {"From: {{from}}\nSubject: {{ nope }}\n\nbody\n",
+	     ":2: unknown placeholder {{nope}}"},
+	    {"From: {{from}}\n\nHello {{name\n",
+	     ":3: \"{{\" without a closing \"}}\""},
+	    {"From: {{from}}\nthis is not a header\n\nbody\n",
+	     ":2: expected a \"Name: value\" header"},
+	    {"From: {{from}}\nSubject: only headers\n",
+	     ": no empty line between the headers and the body"},
+	    {"From: {{from}}\nMessage-ID: <x@y>\n\nbody\n",
+	     ": header Message-ID is set by tenure"},
+	    {"To: {{list}}\n\nbody\n", ": no From header"},
+	    {"From: not an address at all\n\nbody\n",
+	     ": header From: \"not an address at all\" is not an address"},
 	};
 	g_autoptr(Conf) conf = test_conf();
 	g_free(conf->templates_dir);
 	conf->templates_dir = fresh_dir("templates");
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autofree char *path = write_template(conf->templates_dir,
-		                                       "reminder", cases[i].text);
+		g_autofree char *path = write_template(
+		    conf->templates_dir, "reminder", cases[i].text);
 		g_autoptr(GHashTable) vars = vars_new("name", "Keith", NULL);
 		g_autoptr(GError) error = NULL;
-		g_autoptr(GBytes) bytes =
-		    mailout_compose(conf, "reminder", vars, "<x@example.org>",
-		                    &error);
+		g_autoptr(GBytes) bytes = mailout_compose(
+		    conf, "reminder", vars, "<x@example.org>", &error);
 		g_assert_null(bytes);
 		g_assert_nonnull(error);
 		g_autofree char *expected =
@@ -326,11 +345,11 @@ test_template_lookup(void)
 	g_autofree char *path = write_template(
 	    conf->templates_dir, "reminder",
 	    "From: {{from}}\nTo: {{email}}\nSubject: local {{name}}\n\nhi\n");
-	g_autoptr(GHashTable) vars = vars_new("name", "Keith", "email",
-	                                      "keithp@example.org", NULL);
+	g_autoptr(GHashTable) vars =
+	    vars_new("name", "Keith", "email", "keithp@example.org", NULL);
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GBytes) bytes = mailout_compose(conf, "reminder", vars,
-	                                          "<x@example.org>", &error);
+	g_autoptr(GBytes) bytes =
+	    mailout_compose(conf, "reminder", vars, "<x@example.org>", &error);
 	g_assert_no_error(error);
 	GMimeMessage *message = parse_message(bytes);
 	g_assert_cmpstr(g_mime_message_get_subject(message), ==, "local Keith");
@@ -359,16 +378,15 @@ test_header_injection(void)
 	g_hash_table_insert(vars, g_strdup("name"),
 	                    g_strdup("Mallory\r\nBcc: victim@example.org"));
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GBytes) bytes = mailout_compose(conf, "announce-resign",
-	                                          vars, "<x@example.org>",
-	                                          &error);
+	g_autoptr(GBytes) bytes = mailout_compose(conf, "announce-resign", vars,
+	                                          "<x@example.org>", &error);
 	g_assert_no_error(error);
 	GMimeMessage *message = parse_message(bytes);
 	g_assert_null(g_mime_object_get_header(GMIME_OBJECT(message), "Bcc"));
-	g_assert_cmpuint(internet_address_list_length(
-	                     g_mime_message_get_addresses(
-	                         message, GMIME_ADDRESS_TYPE_BCC)),
-	                 ==, 0);
+	g_assert_cmpuint(
+	    internet_address_list_length(
+	        g_mime_message_get_addresses(message, GMIME_ADDRESS_TYPE_BCC)),
+	    ==, 0);
 	g_object_unref(message);
 }
 
@@ -380,9 +398,9 @@ test_queue_once(void)
 	const char *rcpt[] = {"bdale@example.org", NULL};
 	for (int i = 0; i < 3; i++) {
 		g_autoptr(GError) error = NULL;
-		gboolean ok = mailout_queue(conf, "reminder", vars,
-		                            "reminder/bdale@example.org/2026-12-31/30",
-		                            rcpt, &error);
+		gboolean ok = mailout_queue(
+		    conf, "reminder", vars,
+		    "reminder/bdale@example.org/2026-12-31/30", rcpt, &error);
 		g_assert_no_error(error);
 		g_assert_true(ok);
 	}
@@ -394,8 +412,8 @@ test_queue_once(void)
 	g_free(conf->sink_from);
 	conf->sink_from = NULL;
 	g_autoptr(GError) error = NULL;
-	g_assert_false(mailout_queue(conf, "reminder", vars, "other", rcpt,
-	                             &error));
+	g_assert_false(
+	    mailout_queue(conf, "reminder", vars, "other", rcpt, &error));
 	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_INVALID);
 }
 
@@ -404,9 +422,9 @@ run(const char *const *argv, char **out)
 {
 	int status = 0;
 	g_autoptr(GError) error = NULL;
-	if (!g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_SEARCH_PATH |
-	                  G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, out, NULL,
-	                  &status, &error))
+	if (!g_spawn_sync(NULL, (char **)argv, NULL,
+	                  G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+	                  NULL, NULL, out, NULL, &status, &error))
 		return FALSE;
 	return g_spawn_check_wait_status(status, NULL);
 }
@@ -419,16 +437,24 @@ static char *bot_fpr;
 static void
 make_bot_key(void)
 {
-	gnupg_home = g_dir_make_tmp("tn.XXXXXX", NULL);
+	gnupg_home = g_dir_make_tmp(NULL, NULL);
 	g_assert_nonnull(gnupg_home);
-	const char *gen[] = {"gpg", "--homedir", gnupg_home, "--batch",
-	                     "--passphrase", "", "--quick-gen-key",
-	                     "Tenure Bot <ctte-bot@example.org>", "ed25519",
-	                     "sign", "never", NULL};
+	const char *gen[] = {"gpg",
+	                     "--homedir",
+	                     gnupg_home,
+	                     "--batch",
+	                     "--passphrase",
+	                     "",
+	                     "--quick-gen-key",
+	                     "Tenure Bot <ctte-bot@example.org>",
+	                     "ed25519",
+	                     "sign",
+	                     "never",
+	                     NULL};
 	g_assert_true(run(gen, NULL));
 	g_autofree char *listing = NULL;
-	const char *list[] = {"gpg", "--homedir", gnupg_home, "--with-colons",
-	                      "--list-secret-keys", NULL};
+	const char *list[] = {"gpg",           "--homedir",          gnupg_home,
+	                      "--with-colons", "--list-secret-keys", NULL};
 	g_assert_true(run(list, &listing));
 	g_auto(GStrv) lines = g_strsplit(listing, "\n", -1);
 	for (char **line = lines; *line && !bot_fpr; line++)
@@ -454,18 +480,18 @@ test_signed(void)
 	    mailout_compose(conf, "announce-resign", vars, id, &error);
 	gint64 took = g_get_monotonic_time() - start;
 	g_assert_no_error(error);
-	g_test_message("signing one announcement took %" G_GINT64_FORMAT
-	               " ms", took / 1000);
+	g_test_message("signing one announcement took %" G_GINT64_FORMAT " ms",
+	               took / 1000);
 	assert_crlf(bytes);
 	GMimeMessage *message = parse_message(bytes);
 	GMimeObject *body = g_mime_message_get_mime_part(message);
 	g_assert_true(GMIME_IS_MULTIPART_SIGNED(body));
 	GMimeContentType *type = g_mime_object_get_content_type(body);
-	g_assert_cmpstr(g_mime_content_type_get_parameter(type, "protocol"),
-	                ==, "application/pgp-signature");
-	g_assert_cmpstr(g_mime_object_get_header(GMIME_OBJECT(message),
-	                                         "Auto-Submitted"),
-	                ==, "auto-generated");
+	g_assert_cmpstr(g_mime_content_type_get_parameter(type, "protocol"), ==,
+	                "application/pgp-signature");
+	g_assert_cmpstr(
+	    g_mime_object_get_header(GMIME_OBJECT(message), "Auto-Submitted"),
+	    ==, "auto-generated");
 	g_autoptr(GMimeSignatureList) signatures =
 	    g_mime_multipart_signed_verify(GMIME_MULTIPART_SIGNED(body),
 	                                   GMIME_VERIFY_NONE, &error);
@@ -483,11 +509,13 @@ test_signed(void)
 	GMimeObject *signed_text = g_mime_multipart_get_part(
 	    GMIME_MULTIPART(body), GMIME_MULTIPART_SIGNED_CONTENT);
 	g_assert_true(GMIME_IS_TEXT_PART(signed_text));
-	g_assert_cmpint(g_mime_part_get_content_encoding(GMIME_PART(signed_text)),
-	                ==, GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
+	g_assert_cmpint(
+	    g_mime_part_get_content_encoding(GMIME_PART(signed_text)), ==,
+	    GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
 	g_autofree char *text =
 	    g_mime_text_part_get_text(GMIME_TEXT_PART(signed_text));
-	g_assert_nonnull(strstr(text, "Bdale Garbée <bdale@example.org> has resigned"));
+	g_assert_nonnull(
+	    strstr(text, "Bdale Garbée <bdale@example.org> has resigned"));
 	g_object_unref(message);
 
 	/* A bot key that is not in the keyring fails the compose; tenure
@@ -501,7 +529,6 @@ test_signed(void)
 	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_VERIFY);
 	g_assert_nonnull(strstr(error->message, "bot-key"));
 }
-
 
 /* The schedule, run directly on a ledger and a state directory. */
 
@@ -572,8 +599,10 @@ test_schedule_calendar(void)
 	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 0);
 
 	run_expect_next(conf, "2027-01-01", "2027-10-02");
-	assert_queued(conf, "announce/scheduled/alice@example.org/2027-12-31", TRUE);
-	assert_queued(conf, "announce/scheduled/bob@example.org/2027-12-31", TRUE);
+	assert_queued(conf, "announce/scheduled/alice@example.org/2027-12-31",
+	              TRUE);
+	assert_queued(conf, "announce/scheduled/bob@example.org/2027-12-31",
+	              TRUE);
 	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 2);
 
 	run_expect_next(conf, "2027-10-02", "2027-12-01");
@@ -609,7 +638,8 @@ test_schedule_calendar(void)
 		g_assert_cmpstr(event->source, ==, "tenure");
 		g_assert_nonnull(event->comment);
 	}
-	assert_queued(conf, "announce/expire/alice@example.org/2027-12-31", TRUE);
+	assert_queued(conf, "announce/expire/alice@example.org/2027-12-31",
+	              TRUE);
 	assert_queued(conf, "announce/expire/bob@example.org/2027-12-31", TRUE);
 	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 8);
 
@@ -634,9 +664,13 @@ test_schedule_history_not_announced(void)
 	    "Source: <appoint-keith@example.org>\n";
 	g_autoptr(Conf) announced = schedule_conf(ledger);
 	run_expect_next(announced, "2020-05-25", "-");
-	assert_queued(announced, "announce/resign/ijackson@example.org/2020-05-01", TRUE);
-	assert_queued(announced, "announce/appoint/keithp@example.org/2020-06-01", TRUE);
-	assert_queued(announced, "announce/appoint/ijackson@example.org/2019-01-10", FALSE);
+	assert_queued(announced,
+	              "announce/resign/ijackson@example.org/2020-05-01", TRUE);
+	assert_queued(announced,
+	              "announce/appoint/keithp@example.org/2020-06-01", TRUE);
+	assert_queued(announced,
+	              "announce/appoint/ijackson@example.org/2019-01-10",
+	              FALSE);
 
 	/* Years later (say, a ledger backfilled from the archive), the
 	 * same events are history and nothing is sent. */
@@ -665,9 +699,9 @@ test_schedule_announce_days_before(void)
 	const TermInfo *info = status->pdata[0];
 	g_assert_cmpuint(info->term_end, !=, DAY_NONE);
 	char buf[11];
-	g_autofree char *key = g_strdup_printf(
-	    "announce/scheduled/rra@example.org/%s",
-	    date_format(info->term_end, buf));
+	g_autofree char *key =
+	    g_strdup_printf("announce/scheduled/rra@example.org/%s",
+	                    date_format(info->term_end, buf));
 	g_autofree char *announce_day = date_to_string(info->term_end - 100);
 	g_autofree char *day_before = date_to_string(info->term_end - 101);
 
@@ -677,7 +711,8 @@ test_schedule_announce_days_before(void)
 	assert_queued(conf, key, FALSE);
 	Day next_due = DAY_NONE;
 	g_autoptr(GError) error = NULL;
-	g_assert_true(schedule_run(conf, info->term_end - 100, &next_due, &error));
+	g_assert_true(
+	    schedule_run(conf, info->term_end - 100, &next_due, &error));
 	g_assert_no_error(error);
 	assert_queued(conf, key, TRUE);
 }
@@ -690,7 +725,7 @@ main(int argc, char **argv)
 	util_log_quiet = TRUE;
 	const char *srcdir = g_getenv("top_srcdir");
 	top_srcdir = g_strdup(srcdir ? srcdir : ".");
-	scratch = g_dir_make_tmp("tn.XXXXXX", NULL);
+	scratch = g_dir_make_tmp(NULL, NULL);
 	make_bot_key();
 
 	g_test_add_func("/mailout/message-id-derived-from-event",
@@ -716,7 +751,7 @@ main(int argc, char **argv)
 	int result = g_test_run();
 
 	const char *kill_agent[] = {"gpgconf", "--homedir", gnupg_home,
-	                            "--kill", "all", NULL};
+	                            "--kill",  "all",       NULL};
 	run(kill_agent, NULL);
 	if (!g_getenv("TEST_KEEP")) {
 		const char *rm1[] = {"rm", "-rf", scratch, NULL};

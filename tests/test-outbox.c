@@ -20,8 +20,8 @@
 #include "util.h"
 
 static char *top_srcdir;
-static char *scratch;   /* this run's directory */
-static char *certs;     /* test CA and server certificate */
+static char *scratch; /* this run's directory */
+static char *certs;   /* test CA and server certificate */
 static guint counter;
 
 /* A fresh directory under the scratch directory. */
@@ -52,9 +52,18 @@ server_start(const char *mode, const char *auth)
 	g_autofree char *script =
 	    g_build_filename(top_srcdir, "tests", "smtpd.py", NULL);
 	GPtrArray *argv = g_ptr_array_new();
-	const char *fixed[] = {"/usr/bin/python3", script, "serve", "--mode",
-	                       mode, "--maildir", server->maildir, "--certs",
-	                       certs, "--log", server->log, "--control",
+	const char *fixed[] = {"/usr/bin/python3",
+	                       script,
+	                       "serve",
+	                       "--mode",
+	                       mode,
+	                       "--maildir",
+	                       server->maildir,
+	                       "--certs",
+	                       certs,
+	                       "--log",
+	                       server->log,
+	                       "--control",
 	                       server->control};
 	for (gsize i = 0; i < G_N_ELEMENTS(fixed); i++)
 		g_ptr_array_add(argv, (char *)fixed[i]);
@@ -66,8 +75,9 @@ server_start(const char *mode, const char *auth)
 	int out = -1;
 	g_autoptr(GError) error = NULL;
 	gboolean ok = g_spawn_async_with_pipes(
-	    NULL, (char **)argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL, NULL,
-	    NULL, &server->pid, NULL, &out, NULL, &error);
+	    NULL, (char **)argv->pdata, NULL,
+	    G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+	    &server->pid, NULL, &out, NULL, &error);
 	g_ptr_array_free(argv, TRUE);
 	g_assert_no_error(error);
 	g_assert_true(ok);
@@ -208,10 +218,10 @@ test_add_refuses_bad_envelope(void)
 		const char *from;
 		const char *rcpt;
 	} cases[] = {
-		{"not an address", "ctte@example.org"},
-		{"ctte-bot@example.org", "a@b.org, c@d.org"},
-		{"ctte-bot@example.org", "<ctte@example.org>"},
-		{"ctte-bot@example.org\r\nRCPT TO:<x@y.z>", "ctte@example.org"},
+	    {"not an address", "ctte@example.org"},
+	    {"ctte-bot@example.org", "a@b.org, c@d.org"},
+	    {"ctte-bot@example.org", "<ctte@example.org>"},
+	    {"ctte-bot@example.org\r\nRCPT TO:<x@y.z>", "ctte@example.org"},
 	};
 	g_autofree char *state = fresh_dir("state");
 	g_autoptr(GBytes) message = sample_message("<c@example.org>");
@@ -219,7 +229,8 @@ test_add_refuses_bad_envelope(void)
 		const char *rcpt[] = {cases[i].rcpt, NULL};
 		g_autoptr(GError) error = NULL;
 		g_assert_false(outbox_add(state, "<c@example.org>",
-		                          cases[i].from, rcpt, message, &error));
+		                          cases[i].from, rcpt, message,
+		                          &error));
 		g_assert_error(error, TENURE_ERROR, TENURE_ERROR_INVALID);
 	}
 	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
@@ -243,10 +254,10 @@ test_maildir_sink(void)
 	g_autoptr(GPtrArray) files = maildir_files(md);
 	g_assert_cmpuint(files->len, ==, 1);
 	g_autofree char *text = read_text(files->pdata[0]);
-	g_assert_true(g_str_has_prefix(
-	    text, "Return-Path: <ctte-bot@example.org>\n"
-	          "X-Envelope-To: ctte@example.org\n"
-	          "From: ctte-bot@example.org\n"));
+	g_assert_true(g_str_has_prefix(text,
+	                               "Return-Path: <ctte-bot@example.org>\n"
+	                               "X-Envelope-To: ctte@example.org\n"
+	                               "From: ctte-bot@example.org\n"));
 	g_assert_null(strchr(text, '\r'));
 	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
 	g_assert_true(outbox_known(state, "<m1@example.org>"));
@@ -418,9 +429,8 @@ test_smtp_temporary_then_delivered(void)
 	conf->sink_starttls = FALSE;
 	Sink *sink = open_sink(conf);
 	add_sample(state, "<r1@example.org>");
-	g_assert_true(g_file_set_contents(server->control,
-	                                  "451 4.3.0 try again later\n", -1,
-	                                  NULL));
+	g_assert_true(g_file_set_contents(
+	    server->control, "451 4.3.0 try again later\n", -1, NULL));
 	flush_expect(state, sink, 1000, 0, 1, 0);
 	/* Backoff: the first retry is a minute later; not before. */
 	g_assert_cmpint(outbox_next_due(state, 1000), ==, 60);
@@ -451,9 +461,8 @@ test_smtp_failure_holds_the_queue(void)
 	add_sample(state, "<h1@example.org>");
 	add_sample(state, "<h2@example.org>");
 	add_sample(state, "<h3@example.org>");
-	g_assert_true(g_file_set_contents(server->control,
-	                                  "451 4.3.0 try again later\n", -1,
-	                                  NULL));
+	g_assert_true(g_file_set_contents(
+	    server->control, "451 4.3.0 try again later\n", -1, NULL));
 	flush_expect(state, sink, 1000, 0, 3, 0);
 	g_autofree char *log = read_text(server->log);
 	g_auto(GStrv) lines = g_strsplit(log, "DATA", -1);
@@ -485,22 +494,24 @@ test_smtp_one_recipient_refused(void)
 	const char *both[] = {"ctte@example.org", "gone@example.org", NULL};
 	g_autoptr(GError) error = NULL;
 	g_assert_true(outbox_add(state, "<o1@example.org>",
-	                         "ctte-bot@example.org", both, message, &error));
+	                         "ctte-bot@example.org", both, message,
+	                         &error));
 	g_assert_no_error(error);
 	flush_expect(state, sink, 1000, 1, 0, 0);
 
 	/* Every recipient refused: permanent, a dead letter. */
 	const char *gone[] = {"gone@example.org", NULL};
 	g_assert_true(outbox_add(state, "<o2@example.org>",
-	                         "ctte-bot@example.org", gone, message, &error));
+	                         "ctte-bot@example.org", gone, message,
+	                         &error));
 	flush_expect(state, sink, 1000, 0, 0, 1);
 	sink_close(sink);
 	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
 	g_assert_cmpuint(files->len, ==, 1);
 	g_autofree char *text = read_text(files->pdata[0]);
-	g_assert_true(g_str_has_prefix(
-	    text, "X-Envelope-From: ctte-bot@example.org\r\n"
-	          "X-Envelope-To: ctte@example.org\r\n"));
+	g_assert_true(
+	    g_str_has_prefix(text, "X-Envelope-From: ctte-bot@example.org\r\n"
+	                           "X-Envelope-To: ctte@example.org\r\n"));
 	server_stop(server);
 }
 
@@ -540,8 +551,8 @@ test_smtp_down_then_up(void)
 	conf->sink_starttls = FALSE;
 	Sink *sink = open_sink(conf);
 	add_sample(state, "<d1@example.org>");
-	static const gint64 delays[] = {60, 120, 240, 480, 960, 1920, 3600,
-	                                3600};
+	static const gint64 delays[] = {60,  120,  240,  480,
+	                                960, 1920, 3600, 3600};
 	gint64 now = 1000;
 	for (gsize i = 0; i < G_N_ELEMENTS(delays); i++) {
 		flush_expect(state, sink, now, 0, 1, 0);
@@ -564,9 +575,8 @@ test_smtp_permanent_dead_letter(void)
 	conf->sink_starttls = FALSE;
 	Sink *sink = open_sink(conf);
 	add_sample(state, "<x1@example.org>");
-	g_assert_true(g_file_set_contents(server->control,
-	                                  "554 5.7.1 message refused\n", -1,
-	                                  NULL));
+	g_assert_true(g_file_set_contents(
+	    server->control, "554 5.7.1 message refused\n", -1, NULL));
 	flush_expect(state, sink, 1000, 0, 0, 1);
 	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
 	g_autoptr(GPtrArray) dead = outbox_dead_letters(state);
@@ -624,10 +634,9 @@ test_unreadable_entry_is_buried(void)
 	g_autoptr(Conf) conf = test_conf(state, url);
 	add_sample(state, "<u1@example.org>");
 	g_autofree char *bad = g_build_filename(
-	    state, "outbox", "queue", "0123456789abcdef0123456789abcdef",
-	    NULL);
-	g_assert_true(g_file_set_contents(bad, "garbage without envelope",
-	                                  -1, NULL));
+	    state, "outbox", "queue", "0123456789abcdef0123456789abcdef", NULL);
+	g_assert_true(
+	    g_file_set_contents(bad, "garbage without envelope", -1, NULL));
 	/* A temp file of an interrupted write is not an entry. */
 	g_autofree char *temp = g_build_filename(
 	    state, "outbox", "queue", "0123456789abcdef.XYZ123", NULL);
@@ -657,7 +666,7 @@ main(int argc, char **argv)
 	util_log_quiet = TRUE;
 	const char *srcdir = g_getenv("top_srcdir");
 	top_srcdir = g_strdup(srcdir ? srcdir : ".");
-	scratch = g_dir_make_tmp("tn.XXXXXX", NULL);
+	scratch = g_dir_make_tmp(NULL, NULL);
 	g_assert_nonnull(scratch);
 	certs = g_build_filename(scratch, "certs", NULL);
 	g_autofree char *script =
@@ -703,7 +712,8 @@ main(int argc, char **argv)
 	                test_smtp_wrong_password_is_retried);
 	g_test_add_func("/smtp/down-backoff-doubles-to-an-hour",
 	                test_smtp_down_then_up);
-	g_test_add_func("/smtp/5xx-dead-letter", test_smtp_permanent_dead_letter);
+	g_test_add_func("/smtp/5xx-dead-letter",
+	                test_smtp_permanent_dead_letter);
 	int result = g_test_run();
 	const char *rm_argv[] = {"rm", "-rf", scratch, NULL};
 	if (!g_getenv("TEST_KEEP"))
