@@ -4,7 +4,8 @@
   smtpd.py certs DIR
       Makes a test CA (ca.pem), a server certificate for 127.0.0.1 and
       localhost signed by it (server.pem, server.key), and a second,
-      unrelated CA (other-ca.pem) for "untrusted certificate" tests.
+      unrelated CA (other-ca.pem) for "untrusted certificate" tests, with
+      certtool (GnuTLS) or, where that is missing, openssl.
 
   smtpd.py serve --mode MODE --maildir DIR [--certs DIR] [--auth USER:PASS]
                  [--control FILE] [--log FILE] [--port PORT]
@@ -24,6 +25,7 @@
 import argparse
 import asyncio
 import os
+import shutil
 import signal
 import ssl
 import subprocess
@@ -38,7 +40,7 @@ def run(*args):
                    stderr=subprocess.DEVNULL)
 
 
-def make_ca(directory, name):
+def openssl_ca(directory, name):
     key = os.path.join(directory, name + ".key")
     pem = os.path.join(directory, name + ".pem")
     run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
@@ -49,10 +51,9 @@ def make_ca(directory, name):
     return key, pem
 
 
-def certs(directory):
-    os.makedirs(directory, exist_ok=True)
-    ca_key, ca_pem = make_ca(directory, "ca")
-    make_ca(directory, "other-ca")
+def openssl_certs(directory):
+    ca_key, ca_pem = openssl_ca(directory, "ca")
+    openssl_ca(directory, "other-ca")
     key = os.path.join(directory, "server.key")
     csr = os.path.join(directory, "server.csr")
     ext = os.path.join(directory, "server.ext")
@@ -67,6 +68,56 @@ def certs(directory):
         ca_key, "-CAcreateserial", "-out",
         os.path.join(directory, "server.pem"), "-days", "2",
         "-extfile", ext)
+
+
+def certtool_key(path):
+    run("certtool", "--generate-privkey", "--key-type", "ecdsa",
+        "--outfile", path)
+
+
+def certtool_template(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def certtool_ca(directory, name):
+    key = os.path.join(directory, name + ".key")
+    pem = os.path.join(directory, name + ".pem")
+    certtool_key(key)
+    template = certtool_template(
+        os.path.join(directory, name + ".tmpl"),
+        'cn = "tenure test CA %s"\nca\ncert_signing_key\n'
+        'expiration_days = 2\n' % name)
+    run("certtool", "--generate-self-signed", "--load-privkey", key,
+        "--template", template, "--outfile", pem)
+    return key, pem
+
+
+def certtool_certs(directory):
+    ca_key, ca_pem = certtool_ca(directory, "ca")
+    certtool_ca(directory, "other-ca")
+    key = os.path.join(directory, "server.key")
+    certtool_key(key)
+    template = certtool_template(
+        os.path.join(directory, "server.tmpl"),
+        'cn = "localhost"\ndns_name = "localhost"\n'
+        'ip_address = "127.0.0.1"\ntls_www_server\nsigning_key\n'
+        'expiration_days = 2\n')
+    run("certtool", "--generate-certificate", "--load-privkey", key,
+        "--load-ca-certificate", ca_pem, "--load-ca-privkey", ca_key,
+        "--template", template, "--outfile",
+        os.path.join(directory, "server.pem"))
+
+
+def certs(directory):
+    """GnuTLS's certtool (gnutls-bin, a build dependency) when present,
+    else openssl."""
+    os.makedirs(directory, exist_ok=True)
+    if shutil.which("certtool"):
+        certtool_certs(directory)
+    else:
+        openssl_certs(directory)
 
 
 class Handler:

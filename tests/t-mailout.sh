@@ -9,7 +9,8 @@
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
 command -v gpg >/dev/null || test_skip_all "no gpg"
-command -v openssl >/dev/null || test_skip_all "no openssl for the test CA"
+command -v certtool >/dev/null || command -v openssl >/dev/null ||
+	test_skip_all "neither certtool nor openssl for the test CA"
 
 # The bot's key, in a short GNUPGHOME (gpg-agent's socket path).
 GNUPG_HOME=$(mktemp -d -p /tmp)
