@@ -146,6 +146,10 @@ engine_appoint(Engine *engine, guint input, const EngineTerm *term,
 	        (board->n_seats - at) * sizeof(Seat));
 	board->seats[at] = seat;
 	board->n_seats++;
+	board->version++;
+	if (setup->account)
+		board->seats[at].seasoned =
+		    rule_add_months(seat.service_start, 24) + 1;
 	if (board->rule && board->rule->klass->appointed)
 		board->rule->klass->appointed(board->rule, board,
 		                              &board->seats[at], day);
@@ -157,6 +161,7 @@ engine_adopt(Engine *engine, const Rule *rule, Day day)
 	Board *board = &engine->board;
 	board->rule = rule;
 	board->rule_since = day;
+	board->version++;
 	/* The new rule decides afresh from its first day on; decisions of
 	 * the rule it replaces do not outlive it. */
 	for (guint i = 0; i < board->n_seats; i++) {
@@ -205,7 +210,9 @@ engine_end_day(Engine *engine, Day day)
 	for (guint i = 0; i < board->n_seats; i++) {
 		Seat *seat = &board->seats[i];
 		if (rule_seat_end(seat) != day) {
-			board->seats[kept++] = *seat;
+			if (kept != i)
+				board->seats[kept] = *seat;
+			kept++;
 			continue;
 		}
 		EngineOutcome *outcome = &g_array_index(
@@ -231,6 +238,7 @@ engine_end_day(Engine *engine, Day day)
 			    g_renew(Day, board->ended, board->cap_ended);
 		}
 		board->ended[board->n_ended++] = day;
+		board->version++;
 		if (setup->fill_after > 0 && day >= setup->fill_from)
 			queue_fill(engine, day + (Day)setup->fill_after);
 	}
@@ -270,6 +278,8 @@ engine_day(Engine *engine, Day day, guint *next_input, guint *next_rule)
 	}
 	if (board->rule && board->rule->klass->decide)
 		board->rule->klass->decide(board->rule, board);
+	if (setup->account)
+		setup->account(setup->account_data, board, day, day);
 	engine_end_day(engine, day);
 }
 
@@ -290,6 +300,11 @@ engine_run(const EngineSetup *setup, EngineResult *result)
 	g_array_set_size(engine.last_outcome, setup->n_people + 16);
 
 	guint next_input = 0, next_rule = 0;
+	/* The rule's next decision day stays valid until the board changes:
+	 * it is the first day from some day on, and the engine only moves
+	 * forward. */
+	guint decision_version = G_MAXUINT, ends_version = G_MAXUINT;
+	Day decision = DAY_NEVER, first_end = DAY_NEVER;
 	Day cur = DAY_NEVER;
 	if (setup->n_terms > 0)
 		cur = setup->terms[0].start;
@@ -303,19 +318,36 @@ engine_run(const EngineSetup *setup, EngineResult *result)
 			next = MIN(next, setup->terms[next_input].start);
 		if (next_rule < setup->n_rules)
 			next = MIN(next, MAX(setup->rules[next_rule].day, cur));
-		for (guint i = 0; i < board->n_seats; i++)
-			next = MIN(next, rule_seat_end(&board->seats[i]));
+		if (ends_version != board->version) {
+			first_end = DAY_NEVER;
+			for (guint i = 0; i < board->n_seats; i++)
+				first_end = MIN(first_end,
+				                rule_seat_end(&board->seats[i]));
+			ends_version = board->version;
+		}
+		next = MIN(next, first_end);
 		if (engine.n_fills > 0)
 			next = MIN(next, engine.fills[0]);
 		if (board->rule && board->rule->klass->next_decision &&
-		    board->n_seats > 0)
-			next = MIN(next, board->rule->klass->next_decision(
-			                     board->rule, board, cur));
+		    board->n_seats > 0) {
+			if (decision_version != board->version || decision < cur) {
+				decision = board->rule->klass->next_decision(
+				    board->rule, board, cur);
+				decision_version = board->version;
+			}
+			next = MIN(next, decision);
+		}
 		if (next == DAY_NEVER || next > setup->horizon)
 			break;
-		engine_day(&engine, MAX(next, cur), &next_input, &next_rule);
-		cur = MAX(next, cur) + 1;
+		next = MAX(next, cur);
+		if (setup->account && next > cur)
+			setup->account(setup->account_data, board, cur, next - 1);
+		engine_day(&engine, next, &next_input, &next_rule);
+		cur = next + 1;
 	}
+	if (setup->account && cur != DAY_NEVER && cur <= setup->horizon)
+		setup->account(setup->account_data, &engine.board, cur,
+		               setup->horizon);
 	/* Terms still open at the horizon keep the rule's decision. */
 	for (guint i = 0; i < engine.board.n_seats; i++) {
 		const Seat *seat = &engine.board.seats[i];

@@ -18,12 +18,6 @@
 #define DAYS_PER_YEAR 365.2425
 
 typedef struct {
-	Day day;
-	int members;
-	int experienced;
-} Step;
-
-typedef struct {
 	/* Shared, read-only. */
 	const SimulateOptions *options;
 	const EngineTerm *terms;
@@ -31,12 +25,9 @@ typedef struct {
 	const Day *project_joined;
 	guint n_people;
 	Day horizon;
-	/* This rule's. */
-	const Rule *rule;
-	SimulateResult *result;
-} Job;
+} World;
 
-/* Totals over the runs of one rule. */
+/* Totals over runs of one rule. */
 typedef struct {
 	double tenure_days;
 	guint64 terms;
@@ -47,30 +38,65 @@ typedef struct {
 	guint64 inexperienced_days;
 	double member_days;
 	guint64 days;
+	double seconds;
 } Totals;
 
-static gint
-step_cmp(const void *a, const void *b)
+/* A share of the work: runs FIRST to FIRST + COUNT - 1 of one rule. */
+typedef struct {
+	const World *world;
+	const Rule *rule;
+	int first;
+	int count;
+	Totals totals;
+} Job;
+
+/* Runs per job: small enough to share the work evenly between threads,
+ * large enough that seeding the generator once per job costs nothing. */
+#define RUNS_PER_JOB 250
+
+typedef struct {
+	const SimulateOptions *options;
+	Totals *totals;
+} Accounting;
+
+/* The engine's hook: FROM to TO with the same members sitting. */
+static void
+account_days(gpointer data, const Board *board, Day from, Day to)
 {
-	const Step *x = a, *y = b;
-	return x->day < y->day ? -1 : x->day > y->day ? 1 : 0;
+	const Accounting *accounting = data;
+	Totals *totals = accounting->totals;
+	from = MAX(from, accounting->options->start);
+	if (from > to)
+		return;
+	guint64 span = to - from + 1;
+	if ((int)board->n_seats < accounting->options->min_members)
+		totals->below_days += span;
+	totals->member_days += (double)board->n_seats * (double)span;
+	totals->days += span;
+	/* Fewer than two seasoned members until the second seat becomes
+	 * seasoned. */
+	Day first = DAY_NEVER, second = DAY_NEVER;
+	for (guint i = 0; i < board->n_seats; i++) {
+		Day seasoned = board->seats[i].seasoned;
+		if (seasoned < first) {
+			second = first;
+			first = seasoned;
+		} else if (seasoned < second) {
+			second = seasoned;
+		}
+	}
+	if (second > from)
+		totals->inexperienced_days +=
+		    (second == DAY_NEVER || second > to ? to + 1 : second) - from;
 }
 
+/* Adds one run's terms to TOTALS. */
 static void
-add_step(GArray *steps, Day day, int members, int experienced)
+account_run(const World *world, const EngineResult *result, int *per_year,
+            Totals *totals)
 {
-	Step step = {day, members, experienced};
-	g_array_append_val(steps, step);
-}
-
-/* Adds one run's figures to TOTALS. */
-static void
-account_run(const Job *job, const EngineResult *result, GArray *steps,
-            int *per_year, Totals *totals)
-{
-	const SimulateOptions *options = job->options;
-	Day start = options->start, horizon = job->horizon;
-	g_array_set_size(steps, 0);
+	const SimulateOptions *options = world->options;
+	Day start = options->start, horizon = world->horizon;
 	memset(per_year, 0, sizeof(int) * (gsize)options->years);
 	for (guint i = 0; i < result->outcomes->len; i++) {
 		const EngineOutcome *o =
@@ -86,45 +112,9 @@ account_run(const Job *job, const EngineResult *result, GArray *steps,
 				per_year[year]++;
 			totals->expiries++;
 		}
-		Day from = MAX(o->start, start);
-		if (from > last)
-			continue;
-		add_step(steps, from, 1, 0);
-		add_step(steps, last + 1, -1, 0);
-		/* "More than two years" of continuous service. */
-		Day seasoned = date_add_months(o->service_start, 24) + 1;
-		if (MAX(seasoned, start) <= last) {
-			add_step(steps, MAX(seasoned, start), 0, 1);
-			add_step(steps, last + 1, 0, -1);
-		}
 	}
 	for (int y = 0; y < options->years; y++)
 		totals->worst_year = MAX(totals->worst_year, per_year[y]);
-
-	qsort(steps->data, steps->len, sizeof(Step), step_cmp);
-	int members = 0, experienced = 0;
-	Day previous = start;
-	for (guint i = 0; i <= steps->len; i++) {
-		Day day = i < steps->len
-		              ? g_array_index(steps, Step, i).day
-		              : horizon + 1;
-		if (day > horizon + 1)
-			day = horizon + 1;
-		if (day > previous) {
-			guint64 span = day - previous;
-			if (members < options->min_members)
-				totals->below_days += span;
-			if (experienced < 2)
-				totals->inexperienced_days += span;
-			totals->member_days += (double)members * (double)span;
-			previous = day;
-		}
-		if (i < steps->len) {
-			members += g_array_index(steps, Step, i).members;
-			experienced += g_array_index(steps, Step, i).experienced;
-		}
-	}
-	totals->days += horizon + 1 - start;
 }
 
 typedef struct {
@@ -150,54 +140,78 @@ draw_resignation(gpointer data, Day from)
 static void
 run_job(Job *job)
 {
-	const SimulateOptions *options = job->options;
+	const World *world = job->world;
+	const SimulateOptions *options = world->options;
 	gint64 began = g_get_monotonic_time();
 	EngineRuleSpan span = {options->start, job->rule};
-	GRand *rand = g_rand_new();
+	/* The generator depends on the seed and the runs, not on the rule
+	 * or the thread: the same seed gives the same table. */
+	guint32 seed[2] = {options->seed, (guint32)job->first};
+	GRand *rand = g_rand_new_with_seed_array(seed, 2);
 	Luck luck = {rand, -log1p(-options->resign_rate) / DAYS_PER_YEAR};
+	Accounting accounting = {options, &job->totals};
 	EngineSetup setup = {
-		.terms = job->terms,
-		.n_terms = job->n_terms,
-		.project_joined = job->project_joined,
-		.n_people = job->n_people,
+		.terms = world->terms,
+		.n_terms = world->n_terms,
+		.project_joined = world->project_joined,
+		.n_people = world->n_people,
 		.rules = &span,
 		.n_rules = 1,
 		.history_before = options->start,
 		.recompute_from = DAY_NEVER,
-		.horizon = job->horizon,
+		.horizon = world->horizon,
 		.max_members = options->max_members,
 		.fill_after = options->fill_after,
 		.fill_from = options->start,
 		.draw_resignation = draw_resignation,
 		.draw_data = &luck,
+		.account = account_days,
+		.account_data = &accounting,
 	};
 	EngineResult result;
 	engine_result_init(&result);
-	g_autoptr(GArray) steps = g_array_new(FALSE, FALSE, sizeof(Step));
 	g_autofree int *per_year = g_new0(int, options->years);
-	Totals totals = {0};
-	for (int run = 0; run < options->runs; run++) {
-		guint32 seed[2] = {options->seed, (guint32)run};
-		g_rand_set_seed_array(rand, seed, 2);
+	for (int run = 0; run < job->count; run++) {
 		engine_run(&setup, &result);
-		account_run(job, &result, steps, per_year, &totals);
+		account_run(world, &result, per_year, &job->totals);
 	}
 	engine_result_clear(&result);
 	g_rand_free(rand);
+	job->totals.seconds = (g_get_monotonic_time() - began) / 1e6;
+}
 
-	SimulateResult *out = job->result;
-	out->rule = rule_describe(job->rule);
-	out->mean_tenure =
-	    totals.terms ? totals.tenure_days / totals.terms / DAYS_PER_YEAR : 0;
-	out->longest_tenure = totals.longest_days / DAYS_PER_YEAR;
+static void
+totals_add(Totals *sum, const Totals *part)
+{
+	sum->tenure_days += part->tenure_days;
+	sum->terms += part->terms;
+	sum->longest_days = MAX(sum->longest_days, part->longest_days);
+	sum->expiries += part->expiries;
+	sum->worst_year = MAX(sum->worst_year, part->worst_year);
+	sum->below_days += part->below_days;
+	sum->inexperienced_days += part->inexperienced_days;
+	sum->member_days += part->member_days;
+	sum->days += part->days;
+	sum->seconds += part->seconds;
+}
+
+static void
+result_fill(SimulateResult *out, const Rule *rule, const Totals *totals,
+            const SimulateOptions *options)
+{
+	out->rule = rule_describe(rule);
+	out->mean_tenure = totals->terms ? totals->tenure_days / totals->terms /
+	                                       DAYS_PER_YEAR
+	                                 : 0;
+	out->longest_tenure = totals->longest_days / DAYS_PER_YEAR;
 	out->expiries_per_year =
-	    (double)totals.expiries / options->runs / options->years;
-	out->worst_year = totals.worst_year;
-	out->share_below_min = (double)totals.below_days / totals.days;
+	    (double)totals->expiries / options->runs / options->years;
+	out->worst_year = totals->worst_year;
+	out->share_below_min = (double)totals->below_days / totals->days;
 	out->share_inexperienced =
-	    (double)totals.inexperienced_days / totals.days;
-	out->mean_members = totals.member_days / totals.days;
-	out->seconds = (g_get_monotonic_time() - began) / 1e6;
+	    (double)totals->inexperienced_days / totals->days;
+	out->mean_members = totals->member_days / totals->days;
+	out->seconds = totals->seconds;
 	out->runs_per_second =
 	    out->seconds > 0 ? options->runs / out->seconds : 0;
 }
@@ -271,25 +285,31 @@ simulate_run(const Committee *committee, const Rule *const *rules,
 			*b = swap;
 		}
 
-	Day horizon = date_add_months(options->start, options->years * 12) - 1;
-	g_autofree Job *jobs = g_new0(Job, n_rules);
-	for (guint i = 0; i < n_rules; i++) {
-		memset(&results[i], 0, sizeof(SimulateResult));
-		jobs[i] = (Job){
-			.options = options,
-			.terms = (const EngineTerm *)terms->data,
-			.n_terms = terms->len,
-			.project_joined = (const Day *)joined->data,
-			.n_people = committee->people->len,
-			.horizon = horizon,
-			.rule = rules[i],
-			.result = &results[i],
-		};
-	}
-	Queue queue = {jobs, n_rules, 0};
+	World world = {
+		.options = options,
+		.terms = (const EngineTerm *)terms->data,
+		.n_terms = terms->len,
+		.project_joined = (const Day *)joined->data,
+		.n_people = committee->people->len,
+		.horizon = date_add_months(options->start, options->years * 12) - 1,
+	};
+	/* Jobs in the order run, rule after rule within each share of
+	 * runs, so that the threads finish together. */
+	guint n_chunks = (guint)((options->runs + RUNS_PER_JOB - 1) / RUNS_PER_JOB);
+	guint n_jobs = n_chunks * n_rules;
+	g_autofree Job *jobs = g_new0(Job, n_jobs);
+	for (guint c = 0; c < n_chunks; c++)
+		for (guint r = 0; r < n_rules; r++) {
+			Job *job = &jobs[c * n_rules + r];
+			job->world = &world;
+			job->rule = rules[r];
+			job->first = (int)c * RUNS_PER_JOB;
+			job->count = MIN(RUNS_PER_JOB, options->runs - job->first);
+		}
+	Queue queue = {jobs, n_jobs, 0};
 	guint n_threads = options->threads > 0 ? (guint)options->threads
 	                                       : g_get_num_processors();
-	n_threads = MAX(1, MIN(n_threads, n_rules));
+	n_threads = MAX(1, MIN(n_threads, n_jobs));
 	g_autoptr(GPtrArray) threads = g_ptr_array_new();
 	for (guint i = 1; i < n_threads; i++)
 		g_ptr_array_add(threads,
@@ -297,6 +317,12 @@ simulate_run(const Committee *committee, const Rule *const *rules,
 	worker(&queue);
 	for (guint i = 0; i < threads->len; i++)
 		g_thread_join(threads->pdata[i]);
+	for (guint r = 0; r < n_rules; r++) {
+		Totals sum = {0};
+		for (guint c = 0; c < n_chunks; c++)
+			totals_add(&sum, &jobs[c * n_rules + r].totals);
+		result_fill(&results[r], rules[r], &sum, options);
+	}
 	return TRUE;
 }
 

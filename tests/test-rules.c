@@ -11,6 +11,7 @@
 #include "ledger.h"
 #include "plan.h"
 #include "rules/rule.h"
+#include "rules/rules-private.h"
 #include "term.h"
 
 static Day
@@ -96,6 +97,60 @@ summarise(GPtrArray *events, PlanKind kind)
 		                       plan_kind_name(kind), first);
 	}
 	return g_string_free(out, FALSE);
+}
+
+/* ---- The engine's calendar agrees with date.c ---- */
+
+static void
+test_fast_calendar(void)
+{
+	static const int offsets[] = {-60, -42, -13, -12, -1, 0, 1, 11, 12,
+	                              24, 42, 54, 66, 72, 1200};
+	for (Day day = D("1899-12-01"); day <= D("2101-03-01"); day += 7) {
+		int y1, m1, d1, y2, m2, d2;
+		date_to_ymd(day, &y1, &m1, &d1);
+		rule_day_to_ymd(day, &y2, &m2, &d2);
+		if (y1 != y2 || m1 != m2 || d1 != d2 ||
+		    rule_day_from_ymd(y1, m1, d1) != day) {
+			g_autofree char *text = S(day);
+			g_error("%s: date.c says %d-%d-%d, the rules %d-%d-%d", text,
+			        y1, m1, d1, y2, m2, d2);
+		}
+		for (gsize i = 0; i < G_N_ELEMENTS(offsets); i++) {
+			Day expected = date_add_months(day, offsets[i]);
+			Day got = rule_add_months(day, offsets[i]);
+			if (expected != got) {
+				g_autofree char *text = S(day);
+				g_autofree char *e = S(expected);
+				g_autofree char *g = S(got);
+				g_error("%s %+d months: expected %s, got %s", text,
+				        offsets[i], e, g);
+			}
+		}
+	}
+	/* Every 29 February and month end, and the window arithmetic. */
+	static const struct {
+		const char *day;
+		int months;
+		const char *exit;
+	} windows[] = {
+		{"2016-02-29", 12, "2017-03-01"},
+		{"2015-02-28", 12, "2016-02-28"},
+		{"2016-01-31", 1, "2016-03-01"},
+		{"2014-08-17", 12, "2015-08-17"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(windows); i++) {
+		g_autofree char *got =
+		    S(rule_window_exit(D(windows[i].day), windows[i].months));
+		g_assert_cmpstr(got, ==, windows[i].exit);
+		/* The defining property: the first day D whose window of
+		 * MONTHS no longer reaches back to DAY - 1. */
+		Day exit = D(windows[i].exit);
+		g_assert_cmpuint(date_add_months(exit, -windows[i].months), >=,
+		                 D(windows[i].day));
+		g_assert_cmpuint(date_add_months(exit - 1, -windows[i].months), <,
+		                 D(windows[i].day));
+	}
 }
 
 /* ---- Parameters ---- */
@@ -850,6 +905,8 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/rules/calendar-agrees-with-date-c",
+	                test_fast_calendar);
 	g_test_add_func("/rules/parameters", test_parameters);
 	g_test_add_func("/rules/annual-expiry/mail-004-schedules",
 	                test_annual_expiry_mail_004);

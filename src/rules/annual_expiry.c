@@ -33,6 +33,20 @@ undecided(const Seat *seat)
 	return seat->pinned_end == DAY_NONE && seat->expiry == DAY_NONE;
 }
 
+/* A seat's due day: when its continuous service reaches max-service. */
+static void
+annual_expiry_appointed(const Rule *rule, Board *board, Seat *seat, Day day)
+{
+	seat->due = rule_add_months(seat->service_start, rule->max_service);
+}
+
+static void
+annual_expiry_adopt(const Rule *rule, Board *board, Day day)
+{
+	for (guint i = 0; i < board->n_seats; i++)
+		annual_expiry_appointed(rule, board, &board->seats[i], day);
+}
+
 static Day
 annual_expiry_next_decision(const Rule *rule, const Board *board,
                             Day after)
@@ -42,9 +56,7 @@ annual_expiry_next_decision(const Rule *rule, const Board *board,
 		const Seat *seat = &board->seats[i];
 		if (!undecided(seat))
 			continue;
-		Day due = date_add_months(seat->service_start,
-		                          rule->max_service);
-		first = MIN(first, due);
+		first = MIN(first, seat->due);
 	}
 	if (first == DAY_NEVER)
 		return DAY_NEVER;
@@ -58,15 +70,14 @@ annual_expiry_decide(const Rule *rule, Board *board)
 	if (today != rule_next_month_day(today, rule->day))
 		return;
 	guint left = rule_board_ended_between(
-	    board, date_add_months(today, -12), today - 1);
+	    board, rule_add_months(today, -12), today - 1);
 	/* Every count is taken on the state of the day: members expiring
 	 * today still serve today, so deciding one does not change the
 	 * others' counts. */
 	for (guint i = 0; i < board->n_seats; i++) {
 		Seat *seat = &board->seats[i];
 		if (!undecided(seat) || rule_seat_end(seat) == today ||
-		    date_add_months(seat->service_start, rule->max_service) >
-		        today)
+		    seat->due > today)
 			continue;
 		guint longer = 0;
 		for (guint j = 0; j < board->n_seats && left + longer < 2; j++) {
@@ -117,6 +128,8 @@ const RuleClass rule_annual_expiry_class = {
 	.summary = "on `day` each year, members with `max-service` or more "
 	           "leave, at most two a year",
 	.params = annual_expiry_params,
+	.adopt = annual_expiry_adopt,
+	.appointed = annual_expiry_appointed,
 	.next_decision = annual_expiry_next_decision,
 	.decide = annual_expiry_decide,
 	.eligible_from = annual_expiry_eligible_from,

@@ -21,11 +21,25 @@ static const ParamSpec debian_params[] = {
 	{NULL},
 };
 
-/* 42 months served on JAN1 counts only when strictly exceeded. */
+/* A seat's due day: 42 months after its appointment; on 1 January it
+ * counts only when strictly exceeded. */
+static void
+debian_appointed(const Rule *rule, Board *board, Seat *seat, Day day)
+{
+	seat->due = rule_add_months(seat->start, 42);
+}
+
+static void
+debian_adopt(const Rule *rule, Board *board, Day day)
+{
+	for (guint i = 0; i < board->n_seats; i++)
+		debian_appointed(rule, board, &board->seats[i], day);
+}
+
 static gboolean
 served_over_42_months(const Seat *seat, Day jan1)
 {
-	return date_add_months(seat->start, 42) < jan1;
+	return seat->due < jan1;
 }
 
 static Day
@@ -36,7 +50,7 @@ debian_next_decision(const Rule *rule, const Board *board, Day after)
 		const Seat *seat = &board->seats[i];
 		if (seat->pinned_end != DAY_NONE || seat->expiry != DAY_NONE)
 			continue;
-		first = MIN(first, date_add_months(seat->start, 42) + 1);
+		first = MIN(first, seat->due + 1);
 	}
 	if (first == DAY_NEVER)
 		return DAY_NEVER;
@@ -47,10 +61,10 @@ static void
 debian_decide(const Rule *rule, Board *board)
 {
 	int year, month, mday;
-	date_to_ymd(board->today, &year, &month, &mday);
+	rule_day_to_ymd(board->today, &year, &month, &mday);
 	if (month != 1 || mday != 1)
 		return;
-	Day dec31 = date_from_ymd(year, 12, 31);
+	Day dec31 = rule_day_from_ymd(year, 12, 31);
 	for (guint i = 0; i < board->n_seats && i < 2; i++) {
 		Seat *seat = &board->seats[i];
 		if (seat->pinned_end != DAY_NONE || seat->expiry != DAY_NONE ||
@@ -93,6 +107,8 @@ const RuleClass rule_debian_class = {
 	.summary = "constitution 6.2.7: on 1 January the two most senior, if "
 	           "over 42 months, leave on 31 December",
 	.params = debian_params,
+	.adopt = debian_adopt,
+	.appointed = debian_appointed,
 	.next_decision = debian_next_decision,
 	.decide = debian_decide,
 	.eligible_from = debian_eligible_from,

@@ -21,7 +21,7 @@ static const ParamSpec fixed_term_params[] = {
 static Day
 term_last_day(const Rule *rule, Day start)
 {
-	return date_add_months(start, rule->term) - 1;
+	return rule_add_months(start, rule->term) - 1;
 }
 
 static void

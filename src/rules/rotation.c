@@ -22,7 +22,7 @@ static const ParamSpec rotation_params[] = {
 static Day
 term_last_day(const Rule *rule, Day start)
 {
-	return date_add_months(start, rule->term) - 1;
+	return rule_add_months(start, rule->term) - 1;
 }
 
 static void
@@ -58,7 +58,7 @@ rotation_adopt(const Rule *rule, Board *board, Day day)
 		int offset = (int)(rank * (guint)rule->spread / over);
 		rank++;
 		seat->rule_start =
-		    date_add_months(day, offset - rule->spread);
+		    rule_add_months(day, offset - rule->spread);
 		Day last = term_last_day(rule, seat->rule_start);
 		rule_board_expire(board, seat, MAX(last, day), REASON_SPREAD,
 		                  seat->rule_start);
@@ -78,7 +78,7 @@ rotation_eligible_from(const Rule *rule, const History *history, Day day,
 	if (rule->cooldown == 0 || history->n_terms == 0)
 		return day;
 	Day last = history->ends[history->n_terms - 1];
-	Day from = date_add_months(last + 1, rule->cooldown);
+	Day from = rule_add_months(last + 1, rule->cooldown);
 	if (from <= day)
 		return day;
 	*bar = BAR_COOLDOWN;

@@ -282,6 +282,7 @@ rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
 		return FALSE;
 	if (seat->deferred_until != DAY_NONE && seat->deferred_until > expiry)
 		expiry = seat->deferred_until;
+	board->version++;
 	seat->expiry = expiry;
 	seat->decided = board->today;
 	seat->reason = reason;
@@ -310,26 +311,88 @@ rule_board_ended_between(const Board *board, Day lo, Day hi)
 	return count;
 }
 
+/* The rules do their date arithmetic in the engine's inner loop, where
+ * GDate's validation of every step costs more than the rest of a
+ * simulation together.  These are the same calendar (GLib's Julian day
+ * numbers, proleptic Gregorian, day 1 = 0001-01-01) by Howard Hinnant's
+ * civil-day algorithms; test-rules checks them against date.c. */
+#define JULIAN_1970_01_01 719163
+
+void
+rule_day_to_ymd(Day day, int *year, int *month, int *mday)
+{
+	gint64 z = (gint64)day - JULIAN_1970_01_01 + 719468;
+	gint64 era = (z >= 0 ? z : z - 146096) / 146097;
+	guint doe = (guint)(z - era * 146097);
+	guint yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	guint doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	guint mp = (5 * doy + 2) / 153;
+	guint m = mp < 10 ? mp + 3 : mp - 9;
+	*year = (int)((gint64)yoe + era * 400 + (m <= 2));
+	*month = (int)m;
+	*mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+}
+
+Day
+rule_day_from_ymd(int year, int month, int mday)
+{
+	gint64 y = year - (month <= 2);
+	gint64 era = (y >= 0 ? y : y - 399) / 400;
+	guint yoe = (guint)(y - era * 400);
+	guint doy = (153 * (guint)(month > 2 ? month - 3 : month + 9) + 2) / 5 +
+	            (guint)mday - 1;
+	guint doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return (Day)(era * 146097 + (gint64)doe - 719468 + JULIAN_1970_01_01);
+}
+
+static int
+days_in_month(int year, int month)
+{
+	static const int days[] = {31, 28, 31, 30, 31, 30,
+	                           31, 31, 30, 31, 30, 31};
+	if (month == 2 && year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))
+		return 29;
+	return days[month - 1];
+}
+
+Day
+rule_add_months(Day day, int months)
+{
+	int year, month, mday;
+	rule_day_to_ymd(day, &year, &month, &mday);
+	int index = year * 12 + (month - 1) + months;
+	year = index / 12;
+	month = index % 12 + 1;
+	return rule_day_from_ymd(year, month,
+	                         MIN(mday, days_in_month(year, month)));
+}
+
 Day
 rule_window_exit(Day day, int months)
 {
-	Day exit = date_add_months(day, months);
-	/* Month arithmetic clamps 29 February; step past the clamp. */
-	while (date_add_months(exit, -months) < day)
-		exit++;
-	return exit;
+	int year, month, mday;
+	rule_day_to_ymd(day, &year, &month, &mday);
+	int index = year * 12 + (month - 1) + months;
+	year = index / 12;
+	month = index % 12 + 1;
+	/* Where the day does not exist MONTHS later (31st, 29 February), no
+	 * day of that month reaches back far enough: the first of the next
+	 * month is the first that does. */
+	if (mday > days_in_month(year, month))
+		return rule_day_from_ymd(year, month, days_in_month(year, month)) +
+		       1;
+	return rule_day_from_ymd(year, month, mday);
 }
 
 Day
 rule_next_month_day(Day after, int md)
 {
-	int year;
-	date_to_ymd(after, &year, NULL, NULL);
+	int year, month, mday;
+	rule_day_to_ymd(after, &year, &month, &mday);
 	for (;; year++) {
-		int month = md / 100, mday = md % 100;
-		if (mday > g_date_get_days_in_month(month, year))
-			mday = g_date_get_days_in_month(month, year);
-		Day day = date_from_ymd(year, month, mday);
+		month = md / 100;
+		mday = MIN(md % 100, days_in_month(year, month));
+		Day day = rule_day_from_ymd(year, month, mday);
 		if (day >= after)
 			return day;
 	}

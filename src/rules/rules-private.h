@@ -46,6 +46,10 @@ typedef struct {
 	Day expiry;             /* last day the rule decided, or DAY_NONE */
 	Day decided;            /* when the rule decided it */
 	Day reason_day;         /* a date the reason refers to */
+	Day due;                /* a date the rule keeps per seat (set in its
+	                           appointed and adopt hooks) */
+	Day seasoned;           /* first day of more than two years of
+	                           continuous service (simulations only) */
 	int reason;             /* the deciding rule's reason code */
 	const struct Rule *decided_by;
 } Seat;
@@ -60,6 +64,7 @@ typedef struct {
 	const struct Rule *rule; /* the rule in force, or NULL */
 	Day rule_since;         /* its adoption day */
 	int max_members;
+	guint version;          /* changes whenever a seat or decision does */
 } Board;
 
 /* Why a person may not be appointed before some day. */
@@ -170,6 +175,12 @@ gboolean rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
  * as ended today. */
 guint rule_board_ended_between(const Board *board, Day lo, Day hi);
 
+/* date.h's calendar, fast enough for the engine's inner loop (same
+ * results as date_to_ymd, date_from_ymd and date_add_months). */
+void rule_day_to_ymd(Day day, int *year, int *month, int *mday);
+Day rule_day_from_ymd(int year, int month, int mday);
+Day rule_add_months(Day day, int months);
+
 /* The first day D with date_add_months(D, -MONTHS) >= DAY: the day a
  * window of MONTHS reaching back from D no longer contains DAY - 1. */
 Day rule_window_exit(Day day, int months);
@@ -224,6 +235,11 @@ typedef struct {
 	Day fill_from;
 	Day (*draw_resignation)(gpointer data, Day from);
 	gpointer draw_data;
+	/* Simulations: called for each stretch of days FROM to TO (both
+	 * included) over which the sitting members stay the same, with the
+	 * board as it is then; seats carry their seasoned day. */
+	void (*account)(gpointer data, const Board *board, Day from, Day to);
+	gpointer account_data;
 } EngineSetup;
 
 /* One term as it came out: recorded, computed or a placeholder's. */

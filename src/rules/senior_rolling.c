@@ -46,7 +46,7 @@ static void
 senior_rolling_decide(const Rule *rule, Board *board)
 {
 	Day today = board->today;
-	Day lo = date_add_months(today, -12);
+	Day lo = rule_add_months(today, -12);
 	while (rule_board_ended_between(board, lo, today) <
 	       (guint)rule->min_turnover) {
 		Seat *top = NULL;
@@ -79,8 +79,8 @@ served_between(const History *history, Day from, Day to)
 static gboolean
 four_of_five(const History *history, Day day)
 {
-	Day five = date_add_months(day, -60);
-	Day one = date_add_months(day, -12);
+	Day five = rule_add_months(day, -60);
+	Day one = rule_add_months(day, -12);
 	return served_between(history, five, day) > (gint64)(one - five);
 }
 
