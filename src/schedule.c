@@ -40,6 +40,8 @@
 
 #include <string.h>
 
+#include <gmime/gmime.h>
+
 #include "committee.h"
 #include "ledger.h"
 #include "mailout.h"
@@ -183,6 +185,20 @@ member_name(const char *member, const char *email)
 	return g_steal_pointer(&name);
 }
 
+/* "Name <email>" as an address header needs it: a name with a comma or
+ * other specials ("Allbery, Russ") is quoted, so that To: {{member}}
+ * stays one address. */
+static char *
+member_address(const char *name, const char *email)
+{
+	if (g_strcmp0(name, email) == 0)
+		return g_strdup(email);
+	InternetAddress *address = internet_address_mailbox_new(name, email);
+	char *text = internet_address_to_string(address, NULL, FALSE);
+	g_object_unref(address);
+	return text;
+}
+
 /* The description of the rule in force on DAY: the ledger's rule event
  * then, else the configured rule. */
 static char *
@@ -230,7 +246,8 @@ person_vars(const Schedule *s, const char *member, const char *email,
 	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	g_autofree char *name = member_name(member, email);
 	g_autofree char *rule = rule_on(s, date);
-	var(vars, "member", member);
+	g_autofree char *address = member_address(name, email);
+	var(vars, "member", address);
 	var(vars, "name", name);
 	var(vars, "email", email);
 	var_day(vars, "date", date);

@@ -651,6 +651,27 @@ test_schedule_calendar(void)
 }
 
 static void
+test_schedule_member_with_comma(void)
+{
+	static const char ledger[] = "Event: appoint\nDate: 2026-12-01\n"
+	                             "Member: Allbery, Russ <rra@example.org>\n"
+	                             "Source: <appoint-rra@example.org>\n";
+	g_autoptr(Conf) conf = schedule_conf(ledger);
+	conf->bot_key = NULL;
+	run_expect_next(conf, "2026-12-02", "-");
+	g_autofree char *queue =
+	    g_build_filename(conf->state_dir, "outbox", "queue", NULL);
+	g_autoptr(GDir) dir = g_dir_open(queue, 0, NULL);
+	g_assert_nonnull(dir);
+	g_autofree char *path =
+	    g_build_filename(queue, g_dir_read_name(dir), NULL);
+	g_autofree char *text = NULL;
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	if (!strstr(text, "\"Allbery, Russ\" <rra@example.org> is a member"))
+		g_error("expected the member quoted as one address:\n%s", text);
+}
+
+static void
 test_schedule_history_not_announced(void)
 {
 	static const char ledger[] =
@@ -744,6 +765,8 @@ main(int argc, char **argv)
 	g_test_add_func("/mailout/signed-pgp-mime-verifies", test_signed);
 	g_test_add_func("/schedule/calendar-of-a-debian-expiry",
 	                test_schedule_calendar);
+	g_test_add_func("/schedule/member-name-with-comma-is-one-address",
+	                test_schedule_member_with_comma);
 	g_test_add_func("/schedule/history-is-not-announced",
 	                test_schedule_history_not_announced);
 	g_test_add_func("/schedule/announce-days-before-the-expiry",
