@@ -107,6 +107,20 @@ term_info_free(TermInfo *info)
 	g_free(info);
 }
 
+static char *recorded_reason(EventKind kind);
+
+/* The reason for a recorded ending: the rule's, when the ledger records
+ * the expiry the rule gives. */
+static char *
+outcome_reason(const EngineOutcome *o)
+{
+	if (o->ended_by == EVENT_EXPIRE && o->decided_by && o->expiry == o->end) {
+		g_autofree char *why = engine_explain(o);
+		return g_strdup_printf("%s; recorded in the ledger", why);
+	}
+	return recorded_reason(o->ended_by);
+}
+
 static char *
 recorded_reason(EventKind kind)
 {
@@ -164,7 +178,7 @@ member_info(const Facts *facts, const Person *person, guint index,
 		                : g_steal_pointer(&why);
 	} else {
 		info->term_end_scheduled = TRUE;
-		info->term_end_reason = recorded_reason(o->ended_by);
+		info->term_end_reason = outcome_reason(o);
 	}
 	fill_eligibility(info, facts, index, o->end + 1);
 	return info;
@@ -181,7 +195,9 @@ former_info(const Facts *facts, const Person *person, guint index,
 	info->term_end = o && o->end != DAY_NONE ? o->end : term->end;
 	info->term_end_scheduled = TRUE;
 	info->term_end_reason =
-	    o && o->computed ? engine_explain(o) : recorded_reason(term->ended_by);
+	    o == NULL     ? recorded_reason(term->ended_by)
+	    : o->computed ? engine_explain(o)
+	                  : outcome_reason(o);
 	fill_eligibility(info, facts, index, on);
 	return info;
 }
