@@ -125,23 +125,22 @@ print_text(const SimulateResult *results, guint n, const SimulateOptions *o)
 	       "vacancies filled after %d days; seed %u\n\n",
 	       o->runs, o->years, date_format(o->start, d),
 	       o->resign_rate * 100, o->fill_after, o->seed);
-	printf("%-44s %7s %7s %8s %6s %7s %7s %7s %9s\n", "rule", "tenure",
-	       "longest", "expiry/y", "worst", "members", "<", "<2 exp",
+	printf("%-52s %15s %15s %7s %21s %9s\n", "", "tenure (years)",
+	       "forced expiries", "mean", "share of days with", "");
+	g_autofree char *below = g_strdup_printf("<%d members", o->min_members);
+	printf("%-52s %7s %7s %7s %7s %7s %10s %10s %9s\n", "rule", "mean",
+	       "longest", "a year", "worst", "members", below, "<2 seasoned",
 	       "runs/s");
-	printf("%-44s %7s %7s %8s %6s %7s %6d%% %7s %9s\n", "", "mean y", "y",
-	       "mean", "year", "mean", o->min_members, "", "");
 	for (guint i = 0; i < n; i++) {
 		const SimulateResult *r = &results[i];
-		printf("%-44s %7.1f %7.1f %8.2f %6d %7.2f %6.1f%% %6.1f%% %9.0f\n",
+		printf("%-52s %7.1f %7.1f %7.2f %7d %7.2f %9.1f%% %10.1f%% %9.0f\n",
 		       r->rule, r->mean_tenure, r->longest_tenure,
 		       r->expiries_per_year, r->worst_year, r->mean_members,
 		       r->share_below_min * 100, r->share_inexperienced * 100,
 		       r->runs_per_second);
 	}
-	printf("\n<%d: share of days with fewer than %d members; <2 exp: share "
-	       "of days with fewer\nthan two members of more than two years' "
-	       "service.\n",
-	       o->min_members, o->min_members);
+	printf("\nWorst: the most forced expiries in one year of one run.  "
+	       "Seasoned: more than\ntwo years of continuous service.\n");
 }
 
 static void

@@ -107,7 +107,13 @@ account_run(const World *world, const EngineResult *result, int *per_year,
 		totals->terms++;
 		totals->longest_days = MAX(totals->longest_days, days);
 		if (o->computed && o->end != DAY_NONE && o->end >= start) {
-			int year = (int)((o->end - start) / DAYS_PER_YEAR);
+			/* Years run from anniversary to anniversary of the
+			 * start, so that two expiries twelve months apart
+			 * never share one. */
+			int y0, m0, d0, y1, m1, d1;
+			rule_day_to_ymd(start, &y0, &m0, &d0);
+			rule_day_to_ymd(o->end, &y1, &m1, &d1);
+			int year = ((y1 - y0) * 12 + (m1 - m0) - (d1 < d0)) / 12;
 			if (year < options->years)
 				per_year[year]++;
 			totals->expiries++;
