@@ -445,7 +445,8 @@ commit(Intake *intake, const Mail *mail, const LedgerEvent *event,
 	                   mail->source->arrival, sig->digest, &archived, error))
 		return FALSE;
 	if (!seen_add_signature(intake->seen, sig->fingerprint, sig->created,
-	                        sig->digest, mail->message_id, error)) {
+	                        sig->digest, mail->message_id, event != NULL,
+	                        error)) {
 		if (archived)
 			archive_remove(archived, NULL);
 		return FALSE;
@@ -466,7 +467,11 @@ commit(Intake *intake, const Mail *mail, const LedgerEvent *event,
 		g_propagate_error(error, g_steal_pointer(&local));
 		return FALSE;
 	}
-	return TRUE;
+	/* Should this write fail, the message is seen again and the ledger
+	 * shows the append happened (see intake_handle). */
+	return !event ||
+	       seen_add_signature(intake->seen, sig->fingerprint, sig->created,
+	                          sig->digest, mail->message_id, FALSE, error);
 }
 
 /* A refusal of a verified command is final: the reply goes out, then
@@ -479,7 +484,7 @@ refuse(Intake *intake, const Mail *mail, const char *reason, GError **error)
 	return reply_refusal(intake, mail, reason, error) &&
 	       seen_add_signature(intake->seen, mail->sig->fingerprint,
 	                          mail->sig->created, mail->sig->digest,
-	                          mail->message_id, error);
+	                          mail->message_id, FALSE, error);
 }
 
 /* Applies a verified command: decides, then commits or refuses. */
@@ -575,6 +580,25 @@ first_from_address(GMimeMessage *message)
 	return NULL;
 }
 
+/* Whether the ledger holds the event of SIG: every event from mail
+ * carries its signature record in Comment. */
+static gboolean
+ledger_has_signature(Intake *intake, const Signed *sig, gboolean *found,
+                     GError **error)
+{
+	g_autoptr(Ledger) ledger = ledger_load(intake->conf->ledger, TRUE, error);
+	if (ledger == NULL)
+		return FALSE;
+	g_autofree char *needle = g_strdup_printf("sha256:%s", sig->digest);
+	*found = FALSE;
+	for (guint i = 0; i < ledger->events->len && !*found; i++) {
+		const LedgerEvent *event = ledger->events->pdata[i];
+		*found = event->comment && strstr(event->comment, needle) &&
+		         event->signed_by && strstr(event->signed_by, sig->fingerprint);
+	}
+	return TRUE;
+}
+
 /* The cheapest test of all, on the raw bytes: a command needs the word
  * "Tenure:" somewhere, unless a part is base64-encoded and could hide
  * it.  Mail failing this (most list traffic) is not even parsed. */
@@ -661,12 +685,28 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	}
 	mail.sig = sig;
 	mail.signed_on = day_of(sig->created);
-	const char *done = seen_signature_message(intake->seen, sig->fingerprint,
-	                                          sig->created, sig->digest);
-	if (done) {
-		util_log("ignored", "id", message->id, "msgid", message_id,
-		         "reason", "signature already handled", "first", done, NULL);
-		return seen_add_message(intake->seen, message_id, error);
+	g_autofree char *done = NULL;
+	gboolean applying = FALSE;
+	if (seen_signature_lookup(intake->seen, sig->fingerprint, sig->created,
+	                          sig->digest, &done, &applying)) {
+		gboolean appended = FALSE;
+		if (applying && !ledger_has_signature(intake, sig, &appended, error))
+			return FALSE;
+		if (!applying || appended) {
+			util_log("ignored", "id", message->id, "msgid", message_id,
+			         "reason", "signature already handled", "first", done,
+			         NULL);
+			if (applying &&
+			    !seen_add_signature(intake->seen, sig->fingerprint,
+			                        sig->created, sig->digest, done, FALSE,
+			                        error))
+				return FALSE;
+			return seen_add_message(intake->seen, message_id, error);
+		}
+		/* Recorded, but the process stopped before the ledger append:
+		 * decide again, as if new. */
+		util_log("resuming", "id", message->id, "msgid", message_id,
+		         "first", done, NULL);
 	}
 	g_autoptr(Command) command = NULL;
 	CommandParseResult parsed_command = command_parse(sig->text, &command, &reason);

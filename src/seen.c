@@ -7,10 +7,13 @@
 #include "seen.h"
 #include "util.h"
 
+#define APPLYING "applying"
+
 struct Seen {
 	char *path;
 	GHashTable *messages;   /* Message-ID -> NULL (a set) */
-	GHashTable *signatures; /* "FPR CREATED DIGEST" -> Message-ID */
+	GHashTable *signatures; /* "FPR CREATED DIGEST" -> "MESSAGE-ID" or
+	                           "MESSAGE-ID applying" */
 	GHashTable *replies;    /* FPR -> "YYYY-MM-DD COUNT" */
 };
 
@@ -45,10 +48,12 @@ parse_line(Seen *seen, const char *line, guint line_no, GError **error)
 {
 	g_auto(GStrv) f = g_strsplit(line, " ", -1);
 	guint n = g_strv_length(f);
-	if (n == 5 && strcmp(f[0], "signature") == 0) {
+	if ((n == 5 || (n == 6 && strcmp(f[5], APPLYING) == 0)) &&
+	    strcmp(f[0], "signature") == 0) {
 		g_hash_table_replace(seen->signatures,
 		                     g_strdup_printf("%s %s %s", f[1], f[2], f[3]),
-		                     g_strdup(f[4]));
+		                     n == 6 ? g_strdup_printf("%s %s", f[4], f[5])
+		                            : g_strdup(f[4]));
 	} else if (n == 2 && strcmp(f[0], "message") == 0) {
 		g_hash_table_add(seen->messages, g_strdup(f[1]));
 	} else if (n == 4 && strcmp(f[0], "reply") == 0) {
@@ -134,12 +139,21 @@ seen_has_message(const Seen *seen, const char *message_id)
 	return message_id && g_hash_table_contains(seen->messages, message_id);
 }
 
-const char *
-seen_signature_message(const Seen *seen, const char *fingerprint,
-                       gint64 created, const char *digest)
+gboolean
+seen_signature_lookup(const Seen *seen, const char *fingerprint,
+                      gint64 created, const char *digest, char **message_id,
+                      gboolean *applying)
 {
 	g_autofree char *key = signature_key(fingerprint, created, digest);
-	return g_hash_table_lookup(seen->signatures, key);
+	const char *value = g_hash_table_lookup(seen->signatures, key);
+	if (value == NULL)
+		return FALSE;
+	const char *space = strchr(value, ' ');
+	if (message_id)
+		*message_id = space ? g_strndup(value, space - value) : g_strdup(value);
+	if (applying)
+		*applying = space != NULL;
+	return TRUE;
 }
 
 gboolean
@@ -157,18 +171,27 @@ seen_add_message(Seen *seen, const char *message_id, GError **error)
 gboolean
 seen_add_signature(Seen *seen, const char *fingerprint, gint64 created,
                    const char *digest, const char *message_id,
-                   GError **error)
+                   gboolean applying, GError **error)
 {
 	g_autofree char *key = signature_key(fingerprint, created, digest);
-	gboolean new_message = valid_token(message_id) &&
+	/* While applying, the Message-ID is not yet handled: a restart must
+	 * let the message through to finish the work. */
+	gboolean new_message = !applying && valid_token(message_id) &&
 	                       !seen_has_message(seen, message_id);
+	g_autofree char *old = g_strdup(g_hash_table_lookup(seen->signatures, key));
+	const char *id = valid_token(message_id) ? message_id : "-";
 	g_hash_table_replace(seen->signatures, g_strdup(key),
-	                     g_strdup(valid_token(message_id) ? message_id : "-"));
+	                     applying ? g_strconcat(id, " " APPLYING, NULL)
+	                              : g_strdup(id));
 	if (new_message)
 		g_hash_table_add(seen->messages, g_strdup(message_id));
 	if (save(seen, error))
 		return TRUE;
-	g_hash_table_remove(seen->signatures, key);
+	if (old)
+		g_hash_table_replace(seen->signatures, g_strdup(key),
+		                     g_steal_pointer(&old));
+	else
+		g_hash_table_remove(seen->signatures, key);
 	if (new_message)
 		g_hash_table_remove(seen->messages, message_id);
 	return FALSE;
@@ -179,9 +202,11 @@ seen_remove_signature(Seen *seen, const char *fingerprint, gint64 created,
                       const char *digest, GError **error)
 {
 	g_autofree char *key = signature_key(fingerprint, created, digest);
-	g_autofree char *message_id = g_strdup(g_hash_table_lookup(seen->signatures, key));
-	if (!g_hash_table_remove(seen->signatures, key))
+	g_autofree char *message_id = NULL;
+	if (!seen_signature_lookup(seen, fingerprint, created, digest,
+	                           &message_id, NULL))
 		return TRUE;
+	g_hash_table_remove(seen->signatures, key);
 	if (message_id)
 		g_hash_table_remove(seen->messages, message_id);
 	return save(seen, error);

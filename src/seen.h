@@ -2,8 +2,11 @@
  *
  * One state file, STATE_DIR/seen, replaced whole (util_write_atomic) on
  * every change, holding three kinds of record:
- *   signature FPR CREATED SHA256 MESSAGE-ID   a signature decided on
- *                                             (acted on, or refused)
+ *   signature FPR CREATED SHA256 MESSAGE-ID [applying]
+ *                                             a signature decided on (acted
+ *                                             on, or refused); "applying"
+ *                                             while its ledger append may
+ *                                             not have happened yet
  *   message MESSAGE-ID                        a command mail handled
  *   reply FPR YYYY-MM-DD COUNT                refusal replies sent today
  * A signature is identified by its primary key fingerprint, creation time
@@ -27,16 +30,22 @@ Seen *seen_load(const char *state_dir, GError **error);
 void seen_free(Seen *seen);
 
 gboolean seen_has_message(const Seen *seen, const char *message_id);
-/* The Message-ID under which the signature was acted on, or NULL. */
-const char *seen_signature_message(const Seen *seen, const char *fingerprint,
-                                   gint64 created, const char *digest);
+/* TRUE when the signature was decided on, with the Message-ID it came
+ * in (*MESSAGE_ID, may be NULL) and whether it was still being applied
+ * (*APPLYING: the process may have stopped between this record and the
+ * ledger append, and the ledger says which). */
+gboolean seen_signature_lookup(const Seen *seen, const char *fingerprint,
+                               gint64 created, const char *digest,
+                               char **message_id, gboolean *applying);
 
 gboolean seen_add_message(Seen *seen, const char *message_id,
                           GError **error);
-/* Records the signature and, in the same write, MESSAGE_ID. */
+/* Records the signature (as still APPLYING, or decided) and, in the
+ * same write and once decided, MESSAGE_ID. */
 gboolean seen_add_signature(Seen *seen, const char *fingerprint,
                             gint64 created, const char *digest,
-                            const char *message_id, GError **error);
+                            const char *message_id, gboolean applying,
+                            GError **error);
 /* Undoes seen_add_signature (signature and Message-ID) when the ledger
  * append it guarded failed. */
 gboolean seen_remove_signature(Seen *seen, const char *fingerprint,

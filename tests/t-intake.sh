@@ -476,6 +476,51 @@ fi
 rmdir "$W/state/seen"
 mv "$W/seen.saved" "$W/state/seen"
 
+# --- A crash between the signature record and the ledger append ---------
+
+# The two windows a crash can leave, made by hand: the record says
+# "applying" and the ledger either lacks the event or already has it.
+drop_last_stanza() {
+	/usr/bin/python3 -c 'import sys
+p = sys.argv[1]
+text = open(p).read().rstrip("\n")
+open(p, "w").write(text[:text.rfind("\n\n")] + "\n")' "$W/ledger"
+}
+mark_applying() {
+	sed -i -e "/^signature .* <$1@example.org>\$/s/\$/ applying/" \
+		-e "/^message <$1@example.org>\$/d" "$W/state/seen"
+}
+later_still=$(date -u -d '+40 days' +%Y-%m-%d)
+before=$(events)
+run_import "$(pgpmime "$CAROL" carol@example.org carol-crash "Tenure: resign
+Effective: $later_still")"
+drop_last_stanza
+mark_applying carol-crash
+run_import "$W/m/carol-crash.eml"
+expect_event "after a crash before the ledger append, the command is applied on restart" \
+	"^Event: resign
+^Date: $later_still
+^Member: Carol Chair <carol@example.org>
+^Source: <carol-crash@example.org>"
+test_begin "the resumed command is logged as such"
+if grep -q '^resuming .*msgid=<carol-crash@example.org>' "$W/log"; then
+	test_pass
+else
+	test_fail "expected a resuming log line" "$(cat "$W/log")"
+fi
+
+before=$(events)
+mark_applying carol-crash
+run_import "$W/m/carol-crash.eml"
+test_begin "after a crash after the ledger append, a restart applies nothing twice"
+if [ "$(events)" = "$before" ] && grep -q 'signature already handled' "$W/log" &&
+	! grep -q 'applying' "$W/state/seen"; then
+	test_pass
+else
+	test_fail "expected $before events, 'already handled' and no 'applying' record" \
+		"got $(events) events" "$(cat "$W/log")" "$(grep applying "$W/state/seen")"
+fi
+
 # --- mbox import judges old mail by its arrival ---------------------------
 
 # Signed nine days ago: too old for live mail (see above), but the mbox
@@ -510,8 +555,8 @@ fi
 
 # An event typed into the ledger by hand with a mail source is a difference.
 cp "$W/ledger" "$W/ledger.saved"
-printf '\nEvent: resign\nDate: %s\nMember: Carol Chair <carol@example.org>\nSource: <forged@example.org>\nSigned-By: %s\n' \
-	"$(date -u -d '+30 days' +%Y-%m-%d)" "$CAROL" >>"$W/ledger"
+printf '\nEvent: appoint\nDate: %s\nMember: Zed Smuggled <zed@example.org>\nSource: <forged@example.org>\nSigned-By: %s\n' \
+	"$(date -u -d '+50 days' +%Y-%m-%d)" "$LEO" >>"$W/ledger"
 "$TENURE" --config "$W/tenure.conf" audit >"$W/audit" 2>"$W/audit.err"
 status=$?
 test_begin "audit reports a ledger event no archived mail supports"
