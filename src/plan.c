@@ -50,7 +50,43 @@ typedef struct {
 	GArray *sitting;        /* of guint per person: outcome index + 1 of
 	                           the open term, 0 when not sitting */
 	GArray *last_outcome;   /* of guint per person: outcome index + 1 */
+	/* The first last day of a sitting member, and the rule's next
+	 * decision day, stay valid until the board changes: both are first
+	 * days from some day on, and the engine only moves forward. */
+	guint ends_version, decision_version;
+	Day first_end, decision;
 } Engine;
+
+static Day
+engine_first_end(Engine *engine)
+{
+	Board *board = &engine->board;
+	if (engine->ends_version != board->version) {
+		engine->first_end = DAY_NEVER;
+		for (guint i = 0; i < board->n_seats; i++)
+			engine->first_end = MIN(engine->first_end,
+			                        rule_seat_end(&board->seats[i]));
+		engine->ends_version = board->version;
+	}
+	return engine->first_end;
+}
+
+/* The rule's next decision day from AFTER on, or DAY_NEVER. */
+static Day
+engine_next_decision(Engine *engine, Day after)
+{
+	Board *board = &engine->board;
+	if (board->rule == NULL || board->rule->klass->next_decision == NULL ||
+	    board->n_seats == 0)
+		return DAY_NEVER;
+	if (engine->decision_version != board->version ||
+	    engine->decision < after) {
+		engine->decision = board->rule->klass->next_decision(
+		    board->rule, board, after);
+		engine->decision_version = board->version;
+	}
+	return engine->decision;
+}
 
 /* Negative when A is more senior: the earlier start, then the earlier
  * Project-Joined (unknown last), then ledger order. */
@@ -206,6 +242,8 @@ engine_end_day(Engine *engine, Day day)
 {
 	const EngineSetup *setup = engine->setup;
 	Board *board = &engine->board;
+	if (engine_first_end(engine) != day)
+		return;
 	guint kept = 0;
 	for (guint i = 0; i < board->n_seats; i++) {
 		Seat *seat = &board->seats[i];
@@ -276,7 +314,9 @@ engine_day(Engine *engine, Day day, guint *next_input, guint *next_rule)
 		               setup->n_people + number - 1, DAY_NONE,
 		               G_MAXUINT / 2 + number, day);
 	}
-	if (board->rule && board->rule->klass->decide)
+	/* The rule decides only on the days it said it might. */
+	if (board->rule && board->rule->klass->decide &&
+	    engine_next_decision(engine, day) == day)
 		board->rule->klass->decide(board->rule, board);
 	if (setup->account)
 		setup->account(setup->account_data, board, day, day);
@@ -291,6 +331,7 @@ engine_run(const EngineSetup *setup, EngineResult *result)
 	result->n_placeholders = 0;
 
 	Engine engine = {0};
+	engine.ends_version = engine.decision_version = G_MAXUINT;
 	engine.setup = setup;
 	engine.result = result;
 	engine.board.max_members = setup->max_members;
@@ -303,8 +344,6 @@ engine_run(const EngineSetup *setup, EngineResult *result)
 	/* The rule's next decision day stays valid until the board changes:
 	 * it is the first day from some day on, and the engine only moves
 	 * forward. */
-	guint decision_version = G_MAXUINT, ends_version = G_MAXUINT;
-	Day decision = DAY_NEVER, first_end = DAY_NEVER;
 	Day cur = DAY_NEVER;
 	if (setup->n_terms > 0)
 		cur = setup->terms[0].start;
@@ -318,25 +357,10 @@ engine_run(const EngineSetup *setup, EngineResult *result)
 			next = MIN(next, setup->terms[next_input].start);
 		if (next_rule < setup->n_rules)
 			next = MIN(next, MAX(setup->rules[next_rule].day, cur));
-		if (ends_version != board->version) {
-			first_end = DAY_NEVER;
-			for (guint i = 0; i < board->n_seats; i++)
-				first_end = MIN(first_end,
-				                rule_seat_end(&board->seats[i]));
-			ends_version = board->version;
-		}
-		next = MIN(next, first_end);
+		next = MIN(next, engine_first_end(&engine));
 		if (engine.n_fills > 0)
 			next = MIN(next, engine.fills[0]);
-		if (board->rule && board->rule->klass->next_decision &&
-		    board->n_seats > 0) {
-			if (decision_version != board->version || decision < cur) {
-				decision = board->rule->klass->next_decision(
-				    board->rule, board, cur);
-				decision_version = board->version;
-			}
-			next = MIN(next, decision);
-		}
+		next = MIN(next, engine_next_decision(&engine, cur));
 		if (next == DAY_NEVER || next > setup->horizon)
 			break;
 		next = MAX(next, cur);
