@@ -251,6 +251,7 @@ set_key(Conf *conf, const KeySpec *spec, const char *dir, const char *value)
 		return NULL;
 	}
 	case KEY_DAYS:
+		g_clear_pointer((int **)field, g_free);
 		if (!parse_days(value, (int **)field, &conf->n_days_before))
 			return g_strdup_printf(
 			    "\"%s\" is not a list of days such as 90;30;7", value);

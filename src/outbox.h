@@ -3,9 +3,11 @@
  * outbox_add writes the message (with its envelope) atomically before
  * returning; adding a Message-ID that is queued, sent or dead already is
  * a no-op, so an event announced twice is sent once.  outbox_flush tries
- * every due message: on success it is recorded as sent and removed; a
- * temporary failure sets the next attempt with exponential backoff
- * (1 min doubling to 1 h); a permanent one moves it to outbox/dead.
+ * the due messages in order: on success one is recorded as sent and
+ * removed; a permanent failure moves it to outbox/dead; a temporary one
+ * sets its next attempt with exponential backoff (1 min doubling to 1 h)
+ * and holds the rest of the queue until then, so a server that is down
+ * costs one connection attempt per flush.
  */
 #ifndef TENURE_OUTBOX_H
 #define TENURE_OUTBOX_H
