@@ -17,20 +17,21 @@ static int opt_fill_after = 0;
 static char *opt_format = NULL;
 
 static const GOptionEntry entries[] = {
-	{"rule", 0, 0, G_OPTION_ARG_STRING, &opt_rule,
-	 "Apply rule NAME from --from on instead of the ledger's", "NAME"},
-	{"param", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_params,
-	 "A parameter of the rule (repeatable)", "KEY=VALUE"},
-	{"from", 0, 0, G_OPTION_ARG_STRING, &opt_from,
-	 "First day to plan; recorded expiries from it on are recomputed "
-	 "(default: today)", "DATE"},
-	{"until", 0, 0, G_OPTION_ARG_STRING, &opt_until,
-	 "Last day to plan (default: ten years after --from)", "DATE"},
-	{"fill-after", 0, 0, G_OPTION_ARG_INT, &opt_fill_after,
-	 "Fill each vacancy with a placeholder newcomer DAYS later", "DAYS"},
-	{"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
-	 "Output: text (default), tsv or ics", "FORMAT"},
-	{NULL},
+    {"rule", 0, 0, G_OPTION_ARG_STRING, &opt_rule,
+     "Apply rule NAME from --from on instead of the ledger's", "NAME"},
+    {"param", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_params,
+     "A parameter of the rule (repeatable)", "KEY=VALUE"},
+    {"from", 0, 0, G_OPTION_ARG_STRING, &opt_from,
+     "First day to plan; recorded expiries from it on are recomputed "
+     "(default: today)",
+     "DATE"},
+    {"until", 0, 0, G_OPTION_ARG_STRING, &opt_until,
+     "Last day to plan (default: ten years after --from)", "DATE"},
+    {"fill-after", 0, 0, G_OPTION_ARG_INT, &opt_fill_after,
+     "Fill each vacancy with a placeholder newcomer DAYS later", "DAYS"},
+    {"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
+     "Output: text (default), tsv or ics", "FORMAT"},
+    {NULL},
 };
 
 /* The what-if rule of --rule and --param, or NULL when neither is
@@ -51,12 +52,14 @@ override_rule(const Conf *conf, const Committee *committee, Day from,
 		if (event) {
 			name = event->rule;
 			g_auto(GStrv) words = g_strsplit_set(
-			    event->parameters ? event->parameters : "", " \t,;", -1);
+			    event->parameters ? event->parameters : "", " \t,;",
+			    -1);
 			for (char **word = words; *word; word++) {
 				const char *eq = strchr(*word, '=');
 				if (eq)
 					g_hash_table_insert(
-					    params, g_strndup(*word, eq - *word),
+					    params,
+					    g_strndup(*word, eq - *word),
 					    g_strdup(eq + 1));
 			}
 		} else {
@@ -64,9 +67,12 @@ override_rule(const Conf *conf, const Committee *committee, Day from,
 			if (conf->rule_params) {
 				GHashTableIter iter;
 				gpointer key, value;
-				g_hash_table_iter_init(&iter, conf->rule_params);
-				while (g_hash_table_iter_next(&iter, &key, &value))
-					g_hash_table_insert(params, g_strdup(key),
+				g_hash_table_iter_init(&iter,
+				                       conf->rule_params);
+				while (
+				    g_hash_table_iter_next(&iter, &key, &value))
+					g_hash_table_insert(params,
+					                    g_strdup(key),
 					                    g_strdup(value));
 			}
 		}
@@ -110,7 +116,8 @@ print_tsv(GPtrArray *events)
 		if (!tsv_kind(event->kind))
 			continue;
 		printf("%s\t%s\t%s\t%s\n", date_format(event->date, d),
-		       plan_kind_name(event->kind), event->member, event->detail);
+		       plan_kind_name(event->kind), event->member,
+		       event->detail);
 	}
 }
 
@@ -123,8 +130,9 @@ print_text(GPtrArray *events, const char *rule_text, Day from, Day until)
 	for (guint i = 0; i < events->len; i++) {
 		const PlanEvent *event = events->pdata[i];
 		printf("%s  %-9s %-42s %s\n", date_format(event->date, d),
-		       event->kind == PLAN_MISMATCH ? "MISMATCH"
-		                                    : plan_kind_name(event->kind),
+		       event->kind == PLAN_MISMATCH
+		           ? "MISMATCH"
+		           : plan_kind_name(event->kind),
 		       event->member, event->detail);
 	}
 	if (events->len == 0)
@@ -165,15 +173,16 @@ static void
 print_ics(GPtrArray *events, const char *rule_text)
 {
 	GString *out = g_string_new(NULL);
-	g_autoptr(GDateTime) now = g_date_time_new_from_unix_utc(date_now_unix());
+	g_autoptr(GDateTime) now =
+	    g_date_time_new_from_unix_utc(date_now_unix());
 	g_autofree char *stamp = g_date_time_format(now, "%Y%m%dT%H%M%SZ");
 	ics_line(out, "BEGIN", "VCALENDAR", FALSE);
 	ics_line(out, "VERSION", "2.0", FALSE);
 	ics_line(out, "PRODID", "-//tenure//tenure " PACKAGE_VERSION "//EN",
 	         FALSE);
 	ics_line(out, "CALSCALE", "GREGORIAN", FALSE);
-	g_autofree char *calname = g_strdup_printf("Committee terms (%s)",
-	                                           rule_text);
+	g_autofree char *calname =
+	    g_strdup_printf("Committee terms (%s)", rule_text);
 	ics_line(out, "X-WR-CALNAME", calname, TRUE);
 	for (guint i = 0; i < events->len; i++) {
 		const PlanEvent *event = events->pdata[i];
@@ -189,14 +198,16 @@ print_ics(GPtrArray *events, const char *rule_text)
 		Day next = event->date + 1;
 		int ny, nm, nd;
 		date_to_ymd(next, &ny, &nm, &nd);
-		g_autofree char *start = g_strdup_printf("%04d%02d%02d", y, m, d);
-		g_autofree char *end = g_strdup_printf("%04d%02d%02d", ny, nm, nd);
+		g_autofree char *start =
+		    g_strdup_printf("%04d%02d%02d", y, m, d);
+		g_autofree char *end =
+		    g_strdup_printf("%04d%02d%02d", ny, nm, nd);
 		/* A UID from the event itself, so that a calendar refreshed
 		 * from a new plan updates events instead of duplicating
 		 * them. */
-		g_autofree char *key = g_strdup_printf("%s %s %s", start,
-		                                       plan_kind_name(event->kind),
-		                                       event->member);
+		g_autofree char *key =
+		    g_strdup_printf("%s %s %s", start,
+		                    plan_kind_name(event->kind), event->member);
 		g_autofree char *hash =
 		    g_compute_checksum_for_string(G_CHECKSUM_SHA256, key, -1);
 		g_autofree char *uid = g_strdup_printf("%.32s@tenure", hash);
@@ -258,7 +269,8 @@ cmd_plan(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	if (opt_fill_after < 0) {
-		cmd_error("plan", "--fill-after: %d is negative", opt_fill_after);
+		cmd_error("plan", "--fill-after: %d is negative",
+		          opt_fill_after);
 		return CMD_USAGE;
 	}
 
@@ -277,7 +289,8 @@ cmd_plan(int argc, char **argv)
 	g_autoptr(Rule) configured =
 	    rule_new(conf->rule_name, conf->rule_params, &error);
 	if (configured == NULL) {
-		cmd_error("plan", "%s: [rule]: %s", conf->path ? conf->path : "configuration",
+		cmd_error("plan", "%s: [rule]: %s",
+		          conf->path ? conf->path : "configuration",
 		          error->message);
 		return CMD_FAILED;
 	}
@@ -286,12 +299,12 @@ cmd_plan(int argc, char **argv)
 		return CMD_USAGE;
 
 	PlanOptions options = {
-		.default_rule = configured,
-		.override = override,
-		.max_members = conf->max_members,
-		.from = from,
-		.until = until,
-		.fill_after = opt_fill_after,
+	    .default_rule = configured,
+	    .override = override,
+	    .max_members = conf->max_members,
+	    .from = from,
+	    .until = until,
+	    .fill_after = opt_fill_after,
 	};
 	g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
 	if (events == NULL) {
@@ -304,12 +317,12 @@ cmd_plan(int argc, char **argv)
 		rule_text = rule_describe(override);
 	} else {
 		const LedgerEvent *event = committee_rule_on(committee, from);
-		rule_text = event ? g_strstrip(g_strjoin(" ", event->rule,
-		                                         event->parameters
-		                                             ? event->parameters
-		                                             : "",
-		                                         NULL))
-		                  : rule_describe(configured);
+		rule_text =
+		    event
+		        ? g_strstrip(g_strjoin(
+		              " ", event->rule,
+		              event->parameters ? event->parameters : "", NULL))
+		        : rule_describe(configured);
 	}
 	if (strcmp(format, "tsv") == 0)
 		print_tsv(events);
@@ -325,8 +338,8 @@ cmd_plan(int argc, char **argv)
 			char d[11];
 			if (event->kind == PLAN_MISMATCH)
 				cmd_error("plan", "%s %s: %s",
-				          date_format(event->date, d), event->member,
-				          event->detail);
+				          date_format(event->date, d),
+				          event->member, event->detail);
 		}
 	return CMD_OK;
 }

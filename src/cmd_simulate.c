@@ -17,19 +17,23 @@
 static const char committee_2014[] =
     "Event: appoint\nDate: 1998-12-01\nMember: Ian Jackson <iwj@debian.org>\n"
     "\n"
-    "Event: appoint\nDate: 2001-04-01\nMember: Bdale Garbee <bdale@debian.org>\n"
+    "Event: appoint\nDate: 2001-04-01\nMember: Bdale Garbee "
+    "<bdale@debian.org>\n"
     "\n"
     "Event: appoint\nDate: 2006-01-01\nMember: Andreas Barth <aba@debian.org>\n"
     "\n"
-    "Event: appoint\nDate: 2006-01-01\nMember: Steve Langasek <vorlon@debian.org>\n"
+    "Event: appoint\nDate: 2006-01-01\nMember: Steve Langasek "
+    "<vorlon@debian.org>\n"
     "\n"
     "Event: appoint\nDate: 2009-01-01\nMember: Russ Allbery <rra@debian.org>\n"
     "\n"
     "Event: appoint\nDate: 2009-01-01\nMember: Don Armstrong <don@debian.org>\n"
     "\n"
-    "Event: appoint\nDate: 2011-08-01\nMember: Colin Watson <cjwatson@debian.org>\n"
+    "Event: appoint\nDate: 2011-08-01\nMember: Colin Watson "
+    "<cjwatson@debian.org>\n"
     "\n"
-    "Event: appoint\nDate: 2013-11-01\nMember: Keith Packard <keithp@debian.org>\n";
+    "Event: appoint\nDate: 2013-11-01\nMember: Keith Packard "
+    "<keithp@debian.org>\n";
 #define COMMITTEE_2014_START "2014-06-01"
 
 typedef struct {
@@ -57,8 +61,7 @@ choice_free(gpointer data)
 }
 
 static gboolean
-add_rule(const char *option, const char *value, gpointer data,
-         GError **error)
+add_rule(const char *option, const char *value, gpointer data, GError **error)
 {
 	RuleChoice *choice = g_new0(RuleChoice, 1);
 	choice->name = g_strdup(value);
@@ -70,14 +73,14 @@ add_rule(const char *option, const char *value, gpointer data,
 
 /* A --param belongs to the --rule before it. */
 static gboolean
-add_param(const char *option, const char *value, gpointer data,
-          GError **error)
+add_param(const char *option, const char *value, gpointer data, GError **error)
 {
 	const char *eq = strchr(value, '=');
 	if (choices->len == 0) {
-		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-		            "--param %s: give --rule NAME before its parameters",
-		            value);
+		g_set_error(
+		    error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		    "--param %s: give --rule NAME before its parameters",
+		    value);
 		return FALSE;
 	}
 	if (eq == NULL || eq == value) {
@@ -92,29 +95,29 @@ add_param(const char *option, const char *value, gpointer data,
 }
 
 static const GOptionEntry entries[] = {
-	{"rule", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)add_rule,
-	 "Simulate rule NAME (repeatable; default: every rule)", "NAME"},
-	{"param", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)add_param,
-	 "A parameter of the --rule before it (repeatable)", "KEY=VALUE"},
-	{"years", 0, 0, G_OPTION_ARG_INT, &opt_years,
-	 "Years per run (default 50)", "N"},
-	{"runs", 0, 0, G_OPTION_ARG_INT, &opt_runs,
-	 "Runs per rule (default 1000)", "N"},
-	{"resign-rate", 0, 0, G_OPTION_ARG_STRING, &opt_resign_rate,
-	 "Chance that a member resigns within a year (default 0.1)", "R"},
-	{"seed", 0, 0, G_OPTION_ARG_INT, &opt_seed,
-	 "Random seed; the same seed gives the same table (default 1)", "S"},
-	{"fill-after", 0, 0, G_OPTION_ARG_INT, &opt_fill_after,
-	 "Days until a vacancy is filled (default 60)", "DAYS"},
-	{"from", 0, 0, G_OPTION_ARG_STRING, &opt_from,
-	 "Start from the committee sitting on DATE (default: today, or "
-	 "2014-06-01 for mail 001's committee when there is no ledger)",
-	 "DATE"},
-	{"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
-	 "Output: text (default) or tsv", "FORMAT"},
-	{"threads", 0, 0, G_OPTION_ARG_INT, &opt_threads,
-	 "Threads to use (default: one per processor)", "N"},
-	{NULL},
+    {"rule", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)add_rule,
+     "Simulate rule NAME (repeatable; default: every rule)", "NAME"},
+    {"param", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)add_param,
+     "A parameter of the --rule before it (repeatable)", "KEY=VALUE"},
+    {"years", 0, 0, G_OPTION_ARG_INT, &opt_years, "Years per run (default 50)",
+     "N"},
+    {"runs", 0, 0, G_OPTION_ARG_INT, &opt_runs, "Runs per rule (default 1000)",
+     "N"},
+    {"resign-rate", 0, 0, G_OPTION_ARG_STRING, &opt_resign_rate,
+     "Chance that a member resigns within a year (default 0.1)", "R"},
+    {"seed", 0, 0, G_OPTION_ARG_INT, &opt_seed,
+     "Random seed; the same seed gives the same table (default 1)", "S"},
+    {"fill-after", 0, 0, G_OPTION_ARG_INT, &opt_fill_after,
+     "Days until a vacancy is filled (default 60)", "DAYS"},
+    {"from", 0, 0, G_OPTION_ARG_STRING, &opt_from,
+     "Start from the committee sitting on DATE (default: today, or "
+     "2014-06-01 for mail 001's committee when there is no ledger)",
+     "DATE"},
+    {"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
+     "Output: text (default) or tsv", "FORMAT"},
+    {"threads", 0, 0, G_OPTION_ARG_INT, &opt_threads,
+     "Threads to use (default: one per processor)", "N"},
+    {NULL},
 };
 
 static void
@@ -133,7 +136,8 @@ print_text(const SimulateResult *results, guint n, const SimulateOptions *o)
 	       "runs/s");
 	for (guint i = 0; i < n; i++) {
 		const SimulateResult *r = &results[i];
-		printf("%-52s %7.1f %7.1f %7.2f %7d %7.2f %9.1f%% %10.1f%% %9.0f\n",
+		printf("%-52s %7.1f %7.1f %7.2f %7d %7.2f %9.1f%% %10.1f%% "
+		       "%9.0f\n",
 		       r->rule, r->mean_tenure, r->longest_tenure,
 		       r->expiries_per_year, r->worst_year, r->mean_members,
 		       r->share_below_min * 100, r->share_inexperienced * 100,
@@ -175,8 +179,8 @@ load_start(Conf **conf, const char **default_from)
 	}
 	*conf = conf_new_default();
 	*default_from = COMMITTEE_2014_START;
-	Ledger *ledger = ledger_parse("mail 001's committee", committee_2014,
-	                              -1, &error);
+	Ledger *ledger =
+	    ledger_parse("mail 001's committee", committee_2014, -1, &error);
 	g_assert(ledger != NULL);
 	return ledger;
 }
@@ -212,8 +216,9 @@ cmd_simulate(int argc, char **argv)
 		resign_rate = g_ascii_strtod(opt_resign_rate, &end);
 		if (errno || end == opt_resign_rate || *end != '\0' ||
 		    !(resign_rate >= 0 && resign_rate < 1)) {
-			cmd_error("simulate", "--resign-rate: \"%s\" is not a "
-			                      "number from 0 to below 1",
+			cmd_error("simulate",
+			          "--resign-rate: \"%s\" is not a "
+			          "number from 0 to below 1",
 			          opt_resign_rate);
 			return CMD_USAGE;
 		}
@@ -247,11 +252,12 @@ cmd_simulate(int argc, char **argv)
 		g_autoptr(GError) error = NULL;
 		Rule *rule = rule_new(choice->name, choice->params, &error);
 		if (rule == NULL) {
-			cmd_error("simulate", "%s: %s",
-			          g_str_has_prefix(error->message, "unknown rule")
-			              ? "--rule"
-			              : "--param",
-			          error->message);
+			cmd_error(
+			    "simulate", "%s: %s",
+			    g_str_has_prefix(error->message, "unknown rule")
+			        ? "--rule"
+			        : "--param",
+			    error->message);
 			return CMD_USAGE;
 		}
 		g_ptr_array_add(rules, rule);
@@ -267,7 +273,8 @@ cmd_simulate(int argc, char **argv)
 	if (default_from)
 		date_parse(default_from, &start);
 	if (opt_from && !date_parse(opt_from, &start)) {
-		cmd_error("simulate", "--from: \"%s\" is not a date (YYYY-MM-DD)",
+		cmd_error("simulate",
+		          "--from: \"%s\" is not a date (YYYY-MM-DD)",
 		          opt_from);
 		return CMD_USAGE;
 	}
@@ -279,15 +286,15 @@ cmd_simulate(int argc, char **argv)
 	}
 
 	SimulateOptions options = {
-		.start = start,
-		.years = opt_years,
-		.runs = opt_runs,
-		.resign_rate = resign_rate,
-		.seed = (guint32)opt_seed,
-		.fill_after = opt_fill_after,
-		.max_members = conf->max_members,
-		.min_members = conf->min_members,
-		.threads = opt_threads,
+	    .start = start,
+	    .years = opt_years,
+	    .runs = opt_runs,
+	    .resign_rate = resign_rate,
+	    .seed = (guint32)opt_seed,
+	    .fill_after = opt_fill_after,
+	    .max_members = conf->max_members,
+	    .min_members = conf->min_members,
+	    .threads = opt_threads,
 	};
 	g_autofree SimulateResult *results = g_new0(SimulateResult, rules->len);
 	if (!simulate_run(committee, (const Rule *const *)rules->pdata,

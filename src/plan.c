@@ -45,11 +45,11 @@ typedef struct {
 	const EngineSetup *setup;
 	EngineResult *result;
 	Board board;
-	Day *fills;             /* placeholder appointment days, ascending */
+	Day *fills; /* placeholder appointment days, ascending */
 	guint n_fills, cap_fills;
-	GArray *sitting;        /* of guint per person: outcome index + 1 of
-	                           the open term, 0 when not sitting */
-	GArray *last_outcome;   /* of guint per person: outcome index + 1 */
+	GArray *sitting;      /* of guint per person: outcome index + 1 of
+	                         the open term, 0 when not sitting */
+	GArray *last_outcome; /* of guint per person: outcome index + 1 */
 	/* The first last day of a sitting member, and the rule's next
 	 * decision day, stay valid until the board changes: both are first
 	 * days from some day on, and the engine only moves forward. */
@@ -64,8 +64,8 @@ engine_first_end(Engine *engine)
 	if (engine->ends_version != board->version) {
 		engine->first_end = DAY_NEVER;
 		for (guint i = 0; i < board->n_seats; i++)
-			engine->first_end = MIN(engine->first_end,
-			                        rule_seat_end(&board->seats[i]));
+			engine->first_end = MIN(
+			    engine->first_end, rule_seat_end(&board->seats[i]));
 		engine->ends_version = board->version;
 	}
 	return engine->first_end;
@@ -164,8 +164,8 @@ engine_appoint(Engine *engine, guint input, const EngineTerm *term,
 	if (seat.pinned_end == DAY_NONE && seat.planned_end == DAY_NONE) {
 		seat.planned_end =
 		    setup->draw_resignation
-		        ? setup->draw_resignation(setup->draw_data,
-		                                  MAX(day, setup->history_before))
+		        ? setup->draw_resignation(
+		              setup->draw_data, MAX(day, setup->history_before))
 		        : DAY_NONE;
 		seat.planned_kind = EVENT_RESIGN;
 	}
@@ -365,7 +365,8 @@ engine_run(const EngineSetup *setup, EngineResult *result)
 			break;
 		next = MAX(next, cur);
 		if (setup->account && next > cur)
-			setup->account(setup->account_data, board, cur, next - 1);
+			setup->account(setup->account_data, board, cur,
+			               next - 1);
 		engine_day(&engine, next, &next_input, &next_rule);
 		cur = next + 1;
 	}
@@ -375,9 +376,9 @@ engine_run(const EngineSetup *setup, EngineResult *result)
 	/* Terms still open at the horizon keep the rule's decision. */
 	for (guint i = 0; i < engine.board.n_seats; i++) {
 		const Seat *seat = &engine.board.seats[i];
-		record_decision(&g_array_index(result->outcomes, EngineOutcome,
-		                               seat->term),
-		                seat);
+		record_decision(
+		    &g_array_index(result->outcomes, EngineOutcome, seat->term),
+		    seat);
 	}
 	g_free(engine.board.seats);
 	g_free(engine.board.ended);
@@ -387,8 +388,8 @@ engine_run(const EngineSetup *setup, EngineResult *result)
 }
 
 Day
-engine_eligible_from(const Rule *rule, const EngineResult *result,
-                     guint person, Day day, BarKind *bar, Day *bar_day)
+engine_eligible_from(const Rule *rule, const EngineResult *result, guint person,
+                     Day day, BarKind *bar, Day *bar_day)
 {
 	*bar = BAR_NONE;
 	*bar_day = DAY_NONE;
@@ -397,11 +398,10 @@ engine_eligible_from(const Rule *rule, const EngineResult *result,
 	GArray *outcomes = result->outcomes;
 	g_autoptr(GArray) starts = g_array_new(FALSE, FALSE, sizeof(Day));
 	g_autoptr(GArray) ends = g_array_new(FALSE, FALSE, sizeof(Day));
-	g_autoptr(GArray) days = g_array_sized_new(FALSE, FALSE, sizeof(Day),
-	                                           outcomes->len);
-	g_autoptr(GArray) people = g_array_sized_new(FALSE, FALSE,
-	                                             sizeof(guint),
-	                                             outcomes->len);
+	g_autoptr(GArray) days =
+	    g_array_sized_new(FALSE, FALSE, sizeof(Day), outcomes->len);
+	g_autoptr(GArray) people =
+	    g_array_sized_new(FALSE, FALSE, sizeof(guint), outcomes->len);
 	for (guint i = 0; i < outcomes->len; i++) {
 		const EngineOutcome *o =
 		    &g_array_index(outcomes, EngineOutcome, i);
@@ -413,13 +413,13 @@ engine_eligible_from(const Rule *rule, const EngineResult *result,
 		}
 	}
 	History history = {
-		.starts = (const Day *)starts->data,
-		.ends = (const Day *)ends->data,
-		.n_terms = starts->len,
-		.person = person,
-		.appointed_days = (const Day *)days->data,
-		.appointed_people = (const guint *)people->data,
-		.n_appointed = days->len,
+	    .starts = (const Day *)starts->data,
+	    .ends = (const Day *)ends->data,
+	    .n_terms = starts->len,
+	    .person = person,
+	    .appointed_days = (const Day *)days->data,
+	    .appointed_people = (const guint *)people->data,
+	    .n_appointed = days->len,
 	};
 	return rule->klass->eligible_from(rule, &history, day, bar, bar_day);
 }
@@ -463,8 +463,8 @@ engine_input_build(EngineInput *input, const Committee *committee,
 	input->sources = g_ptr_array_new();
 	input->project_joined = g_array_new(FALSE, TRUE, sizeof(Day));
 	input->spans = g_array_new(FALSE, TRUE, sizeof(EngineRuleSpan));
-	input->owned_rules = g_ptr_array_new_with_free_func(
-	    (GDestroyNotify)rule_free);
+	input->owned_rules =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)rule_free);
 
 	for (guint p = 0; p < committee->people->len; p++) {
 		const Person *person = committee->people->pdata[p];
@@ -474,12 +474,12 @@ engine_input_build(EngineInput *input, const Committee *committee,
 			const Term *term =
 			    &g_array_index(person->terms, Term, t);
 			EngineTerm engine_term = {
-				.person = p,
-				.start = term->start,
-				.recorded_end = term->end,
-				.recorded_kind = term->ended_by,
-				.deferred_until = term->deferred_until,
-				.order = term->order,
+			    .person = p,
+			    .start = term->start,
+			    .recorded_end = term->end,
+			    .recorded_kind = term->ended_by,
+			    .deferred_until = term->deferred_until,
+			    .order = term->order,
 			};
 			g_array_append_val(input->terms, engine_term);
 		}
@@ -504,8 +504,8 @@ engine_input_build(EngineInput *input, const Committee *committee,
 	for (guint i = 0; i < committee->rules->len; i++) {
 		const LedgerEvent *event = committee->rules->pdata[i];
 		g_autoptr(GError) local = NULL;
-		Rule *rule = rule_new_from_string(event->rule, event->parameters,
-		                                  &local);
+		Rule *rule = rule_new_from_string(event->rule,
+		                                  event->parameters, &local);
 		if (rule == NULL) {
 			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
 			            "ledger line %u: %s", event->line,
@@ -681,8 +681,8 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 		g_autofree char *why = engine_explain(o);
 		PlanEvent *event = add_event(
 		    planner, o->decided, PLAN_SCHEDULED, o->person, TRUE,
-		    g_strdup_printf("expires %s: %s",
-		                    date_format(o->expiry, e), why));
+		    g_strdup_printf("expires %s: %s", date_format(o->expiry, e),
+		                    why));
 		event->expiry = o->expiry;
 	}
 	if (o->end != DAY_NONE && o->end <= options->until &&
@@ -691,8 +691,8 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 		if (o->computed) {
 			g_autofree char *why = engine_explain(o);
 			detail = o->end < options->from
-			             ? g_strdup_printf("overdue, not recorded: %s",
-			                               why)
+			             ? g_strdup_printf(
+			                   "overdue, not recorded: %s", why)
 			             : g_steal_pointer(&why);
 		} else {
 			detail = g_strdup("recorded");
@@ -701,14 +701,15 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 		          o->computed, detail);
 	}
 	if (o->end != DAY_NONE) {
-		const Rule *rule =
-		    engine_rule_on(planner->spans, planner->n_spans, o->end + 1);
+		const Rule *rule = engine_rule_on(planner->spans,
+		                                  planner->n_spans, o->end + 1);
 		BarKind bar;
 		Day bar_day;
-		Day from = engine_eligible_from(rule, &planner->result,
-		                                o->person, o->end + 1, &bar,
-		                                &bar_day);
-		if (bar != BAR_NONE && from != DAY_NEVER && in_range(planner, from))
+		Day from =
+		    engine_eligible_from(rule, &planner->result, o->person,
+		                         o->end + 1, &bar, &bar_day);
+		if (bar != BAR_NONE && from != DAY_NEVER &&
+		    in_range(planner, from))
 			add_event(planner, from, PLAN_ELIGIBLE, o->person, TRUE,
 			          rule_explain_bar(rule, bar, bar_day, from));
 	}
@@ -723,57 +724,57 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 		    !(o->computed && o->end == term->recorded_end)) {
 			char *detail =
 			    o->end != DAY_NONE && o->computed
-			        ? g_strdup_printf("recorded expire %s; the rule "
-			                          "gives %s",
-			                          d, date_format(o->end, e))
-			        : o->end != DAY_NONE
-			              ? g_strdup_printf("recorded expire %s; the "
-			                                "term ends by %s on %s "
-			                                "instead",
-			                                d,
-			                                ledger_event_kind_name(
-			                                    o->ended_by),
-			                                date_format(o->end, e))
-			              : g_strdup_printf("recorded expire %s; the "
-			                                "rule gives no expiry by %s",
-			                                d,
-			                                date_format(options->until,
-			                                            e));
+			        ? g_strdup_printf(
+			              "recorded expire %s; the rule "
+			              "gives %s",
+			              d, date_format(o->end, e))
+			    : o->end != DAY_NONE
+			        ? g_strdup_printf(
+			              "recorded expire %s; the "
+			              "term ends by %s on %s "
+			              "instead",
+			              d, ledger_event_kind_name(o->ended_by),
+			              date_format(o->end, e))
+			        : g_strdup_printf(
+			              "recorded expire %s; the "
+			              "rule gives no expiry by %s",
+			              d, date_format(options->until, e));
 			add_event(planner, term->recorded_end, PLAN_MISMATCH,
 			          o->person, TRUE, detail);
 		} else if (term->recorded_kind != EVENT_EXPIRE && o->computed &&
 		           o->end < term->recorded_end) {
-			add_event(planner, term->recorded_end, PLAN_MISMATCH,
-			          o->person, TRUE,
-			          g_strdup_printf("recorded %s %s comes after the "
-			                          "rule's expiry on %s",
-			                          ledger_event_kind_name(
-			                              term->recorded_kind),
-			                          d, date_format(o->end, e)));
+			add_event(
+			    planner, term->recorded_end, PLAN_MISMATCH,
+			    o->person, TRUE,
+			    g_strdup_printf(
+			        "recorded %s %s comes after the "
+			        "rule's expiry on %s",
+			        ledger_event_kind_name(term->recorded_kind), d,
+			        date_format(o->end, e)));
 		}
 	}
 	if (o->start >= options->from && o->start <= options->until) {
 		if (o->over_cap)
-			add_event(planner, o->start, PLAN_MISMATCH, o->person,
-			          TRUE,
-			          g_strdup_printf("appointed with the committee "
-			                          "already at its %d members",
-			                          options->max_members));
+			add_event(
+			    planner, o->start, PLAN_MISMATCH, o->person, TRUE,
+			    g_strdup_printf("appointed with the committee "
+			                    "already at its %d members",
+			                    options->max_members));
 		const Rule *rule =
 		    engine_rule_on(planner->spans, planner->n_spans, o->start);
 		BarKind bar;
 		Day bar_day;
-		Day from = engine_eligible_from(rule, &planner->result,
-		                                o->person, o->start, &bar,
-		                                &bar_day);
+		Day from =
+		    engine_eligible_from(rule, &planner->result, o->person,
+		                         o->start, &bar, &bar_day);
 		if (from != o->start) {
 			g_autofree char *why =
 			    rule_explain_bar(rule, bar, bar_day, from);
-			add_event(planner, o->start, PLAN_MISMATCH, o->person,
-			          TRUE,
-			          g_strdup_printf("appointed while not eligible "
-			                          "under %s: %s",
-			                          rule_name(rule), why));
+			add_event(
+			    planner, o->start, PLAN_MISMATCH, o->person, TRUE,
+			    g_strdup_printf("appointed while not eligible "
+			                    "under %s: %s",
+			                    rule_name(rule), why));
 		}
 	}
 }
@@ -820,50 +821,53 @@ plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 	 * before its last appointment was the ledger's to fill. */
 	Day fill_from = options->from;
 	for (guint i = 0; i < input.terms->len; i++)
-		fill_from = MAX(fill_from,
-		                g_array_index(input.terms, EngineTerm, i).start + 1);
+		fill_from =
+		    MAX(fill_from,
+		        g_array_index(input.terms, EngineTerm, i).start + 1);
 
 	EngineSetup setup = {
-		.terms = (const EngineTerm *)input.terms->data,
-		.n_terms = input.terms->len,
-		.project_joined = (const Day *)input.project_joined->data,
-		.n_people = committee->people->len,
-		.rules = (const EngineRuleSpan *)spans->data,
-		.n_rules = spans->len,
-		.history_before = options->from,
-		.recompute_from = options->from,
-		.horizon = options->until,
-		.max_members = options->max_members,
-		.fill_after = options->fill_after,
-		.fill_from = fill_from,
+	    .terms = (const EngineTerm *)input.terms->data,
+	    .n_terms = input.terms->len,
+	    .project_joined = (const Day *)input.project_joined->data,
+	    .n_people = committee->people->len,
+	    .rules = (const EngineRuleSpan *)spans->data,
+	    .n_rules = spans->len,
+	    .history_before = options->from,
+	    .recompute_from = options->from,
+	    .horizon = options->until,
+	    .max_members = options->max_members,
+	    .fill_after = options->fill_after,
+	    .fill_from = fill_from,
 	};
 	Planner planner = {
-		.options = options,
-		.input = &input,
-		.spans = setup.rules,
-		.n_spans = setup.n_rules,
-		.events = g_array_new(FALSE, FALSE, sizeof(Sortable)),
+	    .options = options,
+	    .input = &input,
+	    .spans = setup.rules,
+	    .n_spans = setup.n_rules,
+	    .events = g_array_new(FALSE, FALSE, sizeof(Sortable)),
 	};
 	engine_result_init(&planner.result);
 	engine_run(&setup, &planner.result);
 
 	for (guint i = 0; i < planner.result.outcomes->len; i++)
-		plan_outcome_events(&planner,
-		                    &g_array_index(planner.result.outcomes,
-		                                   EngineOutcome, i));
+		plan_outcome_events(
+		    &planner,
+		    &g_array_index(planner.result.outcomes, EngineOutcome, i));
 	for (guint i = 0; i < planner.result.skipped->len; i++) {
 		guint index = g_array_index(planner.result.skipped, guint, i);
 		const EngineTerm *term =
 		    &g_array_index(input.terms, EngineTerm, index);
 		if (in_range(&planner, term->start))
-			add_event(&planner, term->start, PLAN_MISMATCH,
-			          term->person, TRUE,
-			          g_strdup("recorded appointment of someone still "
-			                   "serving under the rule; not applied"));
+			add_event(
+			    &planner, term->start, PLAN_MISMATCH, term->person,
+			    TRUE,
+			    g_strdup("recorded appointment of someone still "
+			             "serving under the rule; not applied"));
 	}
 	for (guint i = 0; i < ledger->events->len; i++) {
 		const LedgerEvent *event = ledger->events->pdata[i];
-		if (event->kind != EVENT_DEFER || !in_range(&planner, event->date))
+		if (event->kind != EVENT_DEFER ||
+		    !in_range(&planner, event->date))
 			continue;
 		Person *person = committee_find(committee, event->email);
 		guint index = 0;
@@ -871,18 +875,18 @@ plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 			index++;
 		char u[11];
 		add_event(&planner, event->date, PLAN_DEFER, index, FALSE,
-		          g_strdup_printf("until %s%s%s",
-		                          date_format(event->until, u),
-		                          event->comment ? ": " : "",
-		                          event->comment ? event->comment : ""));
+		          g_strdup_printf(
+		              "until %s%s%s", date_format(event->until, u),
+		              event->comment ? ": " : "",
+		              event->comment ? event->comment : ""));
 	}
 
 	g_array_sort(planner.events, sortable_cmp);
 	GPtrArray *events = g_ptr_array_new_full(
 	    planner.events->len, (GDestroyNotify)plan_event_free);
 	for (guint i = 0; i < planner.events->len; i++)
-		g_ptr_array_add(events,
-		                g_array_index(planner.events, Sortable, i).event);
+		g_ptr_array_add(
+		    events, g_array_index(planner.events, Sortable, i).event);
 	g_array_unref(planner.events);
 	engine_result_clear(&planner.result);
 	engine_input_clear(&input);

@@ -87,7 +87,8 @@ account_days(gpointer data, const Board *board, Day from, Day to)
 	}
 	if (second > from)
 		totals->inexperienced_days +=
-		    (second == DAY_NEVER || second > to ? to + 1 : second) - from;
+		    (second == DAY_NEVER || second > to ? to + 1 : second) -
+		    from;
 }
 
 /* Adds one run's terms to TOTALS. */
@@ -113,7 +114,8 @@ account_run(const World *world, const EngineResult *result, int *per_year,
 			int y0, m0, d0, y1, m1, d1;
 			rule_day_to_ymd(start, &y0, &m0, &d0);
 			rule_day_to_ymd(o->end, &y1, &m1, &d1);
-			int year = ((y1 - y0) * 12 + (m1 - m0) - (d1 < d0)) / 12;
+			int year =
+			    ((y1 - y0) * 12 + (m1 - m0) - (d1 < d0)) / 12;
 			if (year < options->years)
 				per_year[year]++;
 			totals->expiries++;
@@ -125,7 +127,7 @@ account_run(const World *world, const EngineResult *result, int *per_year,
 
 typedef struct {
 	GRand *rand;
-	double hazard;          /* resignations per member and day */
+	double hazard; /* resignations per member and day */
 } Luck;
 
 /* Exponentially distributed days to a resignation, so that a member
@@ -157,22 +159,22 @@ run_job(Job *job)
 	Luck luck = {rand, -log1p(-options->resign_rate) / DAYS_PER_YEAR};
 	Accounting accounting = {options, &job->totals};
 	EngineSetup setup = {
-		.terms = world->terms,
-		.n_terms = world->n_terms,
-		.project_joined = world->project_joined,
-		.n_people = world->n_people,
-		.rules = &span,
-		.n_rules = 1,
-		.history_before = options->start,
-		.recompute_from = DAY_NEVER,
-		.horizon = world->horizon,
-		.max_members = options->max_members,
-		.fill_after = options->fill_after,
-		.fill_from = options->start,
-		.draw_resignation = draw_resignation,
-		.draw_data = &luck,
-		.account = account_days,
-		.account_data = &accounting,
+	    .terms = world->terms,
+	    .n_terms = world->n_terms,
+	    .project_joined = world->project_joined,
+	    .n_people = world->n_people,
+	    .rules = &span,
+	    .n_rules = 1,
+	    .history_before = options->start,
+	    .recompute_from = DAY_NEVER,
+	    .horizon = world->horizon,
+	    .max_members = options->max_members,
+	    .fill_after = options->fill_after,
+	    .fill_from = options->start,
+	    .draw_resignation = draw_resignation,
+	    .draw_data = &luck,
+	    .account = account_days,
+	    .account_data = &accounting,
 	};
 	EngineResult result;
 	engine_result_init(&result);
@@ -206,9 +208,9 @@ result_fill(SimulateResult *out, const Rule *rule, const Totals *totals,
             const SimulateOptions *options)
 {
 	out->rule = rule_describe(rule);
-	out->mean_tenure = totals->terms ? totals->tenure_days / totals->terms /
-	                                       DAYS_PER_YEAR
-	                                 : 0;
+	out->mean_tenure =
+	    totals->terms ? totals->tenure_days / totals->terms / DAYS_PER_YEAR
+	                  : 0;
 	out->longest_tenure = totals->longest_days / DAYS_PER_YEAR;
 	out->expiries_per_year =
 	    (double)totals->expiries / options->runs / options->years;
@@ -225,7 +227,7 @@ result_fill(SimulateResult *out, const Rule *rule, const Totals *totals,
 typedef struct {
 	Job *jobs;
 	guint n_jobs;
-	gint next;              /* next job to take, atomically */
+	gint next; /* next job to take, atomically */
 } Queue;
 
 static gpointer
@@ -248,10 +250,11 @@ simulate_run(const Committee *committee, const Rule *const *rules,
 	if (options->years < 1 || options->years > 1000 || options->runs < 1 ||
 	    options->resign_rate < 0 || options->resign_rate >= 1 ||
 	    options->fill_after < 1 || options->max_members < 1) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-		            "simulate: need 1 to 1000 years, at least one run, a "
-		            "resignation rate from 0 to below 1, a fill delay of "
-		            "at least a day and room for a member");
+		g_set_error(
+		    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		    "simulate: need 1 to 1000 years, at least one run, a "
+		    "resignation rate from 0 to below 1, a fill delay of "
+		    "at least a day and room for a member");
 		return FALSE;
 	}
 	/* The committee sitting on the start day, as the ledger has it;
@@ -266,9 +269,9 @@ simulate_run(const Committee *committee, const Rule *const *rules,
 		if (term == NULL)
 			continue;
 		EngineTerm sitting = {
-			.person = p,
-			.start = term->start,
-			.order = term->order,
+		    .person = p,
+		    .start = term->start,
+		    .order = term->order,
 		};
 		g_array_append_val(terms, sitting);
 	}
@@ -281,7 +284,8 @@ simulate_run(const Committee *committee, const Rule *const *rules,
 	}
 	for (guint i = 1; i < terms->len; i++)
 		for (guint j = i; j > 0; j--) {
-			EngineTerm *a = &g_array_index(terms, EngineTerm, j - 1);
+			EngineTerm *a =
+			    &g_array_index(terms, EngineTerm, j - 1);
 			EngineTerm *b = &g_array_index(terms, EngineTerm, j);
 			if (a->start < b->start ||
 			    (a->start == b->start && a->order <= b->order))
@@ -292,16 +296,17 @@ simulate_run(const Committee *committee, const Rule *const *rules,
 		}
 
 	World world = {
-		.options = options,
-		.terms = (const EngineTerm *)terms->data,
-		.n_terms = terms->len,
-		.project_joined = (const Day *)joined->data,
-		.n_people = committee->people->len,
-		.horizon = date_add_months(options->start, options->years * 12) - 1,
+	    .options = options,
+	    .terms = (const EngineTerm *)terms->data,
+	    .n_terms = terms->len,
+	    .project_joined = (const Day *)joined->data,
+	    .n_people = committee->people->len,
+	    .horizon = date_add_months(options->start, options->years * 12) - 1,
 	};
 	/* Jobs in the order run, rule after rule within each share of
 	 * runs, so that the threads finish together. */
-	guint n_chunks = (guint)((options->runs + RUNS_PER_JOB - 1) / RUNS_PER_JOB);
+	guint n_chunks =
+	    (guint)((options->runs + RUNS_PER_JOB - 1) / RUNS_PER_JOB);
 	guint n_jobs = n_chunks * n_rules;
 	g_autofree Job *jobs = g_new0(Job, n_jobs);
 	for (guint c = 0; c < n_chunks; c++)
@@ -310,7 +315,8 @@ simulate_run(const Committee *committee, const Rule *const *rules,
 			job->world = &world;
 			job->rule = rules[r];
 			job->first = (int)c * RUNS_PER_JOB;
-			job->count = MIN(RUNS_PER_JOB, options->runs - job->first);
+			job->count =
+			    MIN(RUNS_PER_JOB, options->runs - job->first);
 		}
 	Queue queue = {jobs, n_jobs, 0};
 	guint n_threads = options->threads > 0 ? (guint)options->threads

@@ -23,25 +23,25 @@ typedef struct {
 	Day start;
 	int years;
 	int runs;
-	double resign_rate;     /* probability of resigning within a year */
+	double resign_rate; /* probability of resigning within a year */
 	guint32 seed;
-	int fill_after;         /* days */
+	int fill_after; /* days */
 	int max_members;
-	int min_members;        /* "below N members" is counted */
-	int threads;            /* 0: one per processor */
+	int min_members; /* "below N members" is counted */
+	int threads;     /* 0: one per processor */
 } SimulateOptions;
 
 typedef struct {
-	char *rule;             /* rule_describe() */
-	double mean_tenure;     /* years, over every term served */
-	double longest_tenure;  /* years */
+	char *rule;               /* rule_describe() */
+	double mean_tenure;       /* years, over every term served */
+	double longest_tenure;    /* years */
 	double expiries_per_year; /* forced expiries, mean per year */
 	int worst_year;         /* most forced expiries in one year of a run */
 	double share_below_min; /* of all days: fewer than min_members */
 	double share_inexperienced; /* of all days: fewer than two members
 	                           with more than two years' service */
 	double mean_members;
-	double seconds;         /* time taken by this rule's runs */
+	double seconds; /* time taken by this rule's runs */
 	double runs_per_second;
 } SimulateResult;
 

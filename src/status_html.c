@@ -8,8 +8,8 @@
 #include "term.h"
 
 #define TIMELINE_WIDTH 900
-#define LABEL_WIDTH 220
-#define ROW_HEIGHT 20
+#define LABEL_WIDTH    220
+#define ROW_HEIGHT     20
 
 static void
 append_escaped(GString *out, const char *text)
@@ -22,7 +22,8 @@ static void
 append_date(GString *out, Day day)
 {
 	char buf[11];
-	g_string_append(out, day == DAY_NONE ? "&ndash;" : date_format(day, buf));
+	g_string_append(out,
+	                day == DAY_NONE ? "&ndash;" : date_format(day, buf));
 }
 
 static const char style[] =
@@ -39,10 +40,10 @@ static const char style[] =
 static void
 render_members(GString *out, GPtrArray *infos, Day on)
 {
-	g_string_append(out,
-	                "<h2>Members</h2>\n<table>\n<tr><th>#</th><th>Member</th>"
-	                "<th>Appointed</th><th>Served</th><th>Term ends</th>"
-	                "<th>Why</th></tr>\n");
+	g_string_append(
+	    out, "<h2>Members</h2>\n<table>\n<tr><th>#</th><th>Member</th>"
+	         "<th>Appointed</th><th>Served</th><th>Term ends</th>"
+	         "<th>Why</th></tr>\n");
 	for (guint i = 0; i < infos->len; i++) {
 		const TermInfo *info = infos->pdata[i];
 		if (!info->member)
@@ -54,10 +55,9 @@ render_members(GString *out, GPtrArray *infos, Day on)
 		append_escaped(out, info->person->member);
 		g_string_append(out, "</td><td>");
 		append_date(out, info->appointed);
-		g_string_append_printf(out, "</td><td>%s</td><td%s>", served,
-		                       info->term_end_scheduled
-		                           ? " class=\"scheduled\""
-		                           : "");
+		g_string_append_printf(
+		    out, "</td><td>%s</td><td%s>", served,
+		    info->term_end_scheduled ? " class=\"scheduled\"" : "");
 		append_date(out, info->term_end);
 		if (info->term_end != DAY_NONE && !info->term_end_scheduled)
 			g_string_append(out, " (projected)");
@@ -77,13 +77,15 @@ render_upcoming(GString *out, GPtrArray *events, Day on)
 		const PlanEvent *event = events->pdata[i];
 		if (event->date < on ||
 		    (event->kind != PLAN_EXPIRE && event->kind != PLAN_RESIGN &&
-		     event->kind != PLAN_REMOVE && event->kind != PLAN_SCHEDULED &&
+		     event->kind != PLAN_REMOVE &&
+		     event->kind != PLAN_SCHEDULED &&
 		     event->kind != PLAN_ELIGIBLE))
 			continue;
 		if (shown++ == 0)
-			g_string_append(out, "<table>\n<tr><th>Date</th><th>What"
-			                     "</th><th>Member</th><th>Why</th>"
-			                     "</tr>\n");
+			g_string_append(out,
+			                "<table>\n<tr><th>Date</th><th>What"
+			                "</th><th>Member</th><th>Why</th>"
+			                "</tr>\n");
 		g_string_append(out, "<tr><td>");
 		append_date(out, event->date);
 		g_string_append_printf(out, "</td><td>%s</td><td>",
@@ -109,10 +111,11 @@ render_former(GString *out, GPtrArray *infos, Day on)
 		if (info->member)
 			continue;
 		if (!header) {
-			g_string_append(out, "<h2>Former members</h2>\n<table>\n"
-			                     "<tr><th>Member</th><th>Last day</th>"
-			                     "<th>May be appointed again</th>"
-			                     "<th>Why not before</th></tr>\n");
+			g_string_append(out,
+			                "<h2>Former members</h2>\n<table>\n"
+			                "<tr><th>Member</th><th>Last day</th>"
+			                "<th>May be appointed again</th>"
+			                "<th>Why not before</th></tr>\n");
 			header = TRUE;
 		}
 		g_string_append(out, "<tr><td>");
@@ -153,11 +156,13 @@ render_timeline(GString *out, GPtrArray *infos, Day on)
 	Span span = {on, date_add_months(on, 36)};
 	for (guint i = 0; i < infos->len; i++) {
 		const TermInfo *info = infos->pdata[i];
-		const Term *first = &g_array_index(info->person->terms, Term, 0);
+		const Term *first =
+		    &g_array_index(info->person->terms, Term, 0);
 		span.first = MIN(span.first, first->start);
 		if (info->member && info->term_end != DAY_NONE)
-			span.last = MAX(span.last, MIN(info->term_end,
-			                               date_add_months(on, 120)));
+			span.last =
+			    MAX(span.last,
+			        MIN(info->term_end, date_add_months(on, 120)));
 	}
 	int y0, y1;
 	date_to_ymd(span.first, &y0, NULL, NULL);
@@ -166,20 +171,21 @@ render_timeline(GString *out, GPtrArray *infos, Day on)
 	span.last = date_from_ymd(y1 + 1, 1, 1);
 	int height = (int)(infos->len + 2) * ROW_HEIGHT;
 
-	g_string_append_printf(out,
-	                       "<h2>Timeline</h2>\n<svg xmlns=\"http://www.w3.org/"
-	                       "2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" "
-	                       "aria-label=\"terms of every member\">\n",
-	                       TIMELINE_WIDTH, height);
+	g_string_append_printf(
+	    out,
+	    "<h2>Timeline</h2>\n<svg xmlns=\"http://www.w3.org/"
+	    "2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" "
+	    "aria-label=\"terms of every member\">\n",
+	    TIMELINE_WIDTH, height);
 	int step = (y1 - y0) > 20 ? 5 : (y1 - y0) > 10 ? 2 : 1;
 	for (int year = y0; year <= y1 + 1; year += step) {
 		int x = x_of(&span, date_from_ymd(year, 1, 1));
-		g_string_append_printf(out,
-		                       "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-		                       "stroke=\"#ddd\"/><text x=\"%d\" y=\"%d\">%d"
-		                       "</text>\n",
-		                       x, ROW_HEIGHT - 6, x, height, x + 2,
-		                       ROW_HEIGHT - 8, year);
+		g_string_append_printf(
+		    out,
+		    "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+		    "stroke=\"#ddd\"/><text x=\"%d\" y=\"%d\">%d"
+		    "</text>\n",
+		    x, ROW_HEIGHT - 6, x, height, x + 2, ROW_HEIGHT - 8, year);
 	}
 	int today = x_of(&span, on);
 	g_string_append_printf(out,
@@ -194,21 +200,24 @@ render_timeline(GString *out, GPtrArray *infos, Day on)
 		char *angle = strstr(name, " &lt;");
 		if (angle)
 			*angle = '\0';
-		g_string_append_printf(out, "<text x=\"4\" y=\"%d\">%s</text>\n",
-		                       y + 14, name);
+		g_string_append_printf(
+		    out, "<text x=\"4\" y=\"%d\">%s</text>\n", y + 14, name);
 		for (guint t = 0; t < info->person->terms->len; t++) {
 			const Term *term =
 			    &g_array_index(info->person->terms, Term, t);
 			if (term->start > on)
 				continue;
-			Day end = term->end != DAY_NONE && term->end <= on ? term->end
-			                                                   : on;
+			Day end = term->end != DAY_NONE && term->end <= on
+			              ? term->end
+			              : on;
 			int x = x_of(&span, term->start);
 			g_string_append_printf(
 			    out,
-			    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+			    "<rect x=\"%d\" y=\"%d\" width=\"%d\" "
+			    "height=\"%d\" "
 			    "fill=\"%s\"><title>%s</title></rect>\n",
-			    x, y + 3, MAX(1, x_of(&span, end) - x), ROW_HEIGHT - 6,
+			    x, y + 3, MAX(1, x_of(&span, end) - x),
+			    ROW_HEIGHT - 6,
 			    info->member ? "#2a6db0" : "#8a8a8a", name);
 		}
 		if (info->member && info->term_end != DAY_NONE &&
@@ -216,7 +225,8 @@ render_timeline(GString *out, GPtrArray *infos, Day on)
 			int x = x_of(&span, on);
 			g_string_append_printf(
 			    out,
-			    "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+			    "<rect x=\"%d\" y=\"%d\" width=\"%d\" "
+			    "height=\"%d\" "
 			    "fill=\"%s\"/>\n",
 			    x, y + 3, MAX(1, x_of(&span, info->term_end) - x),
 			    ROW_HEIGHT - 6,
@@ -243,12 +253,14 @@ status_html_render(const char *committee_name, const char *rule_text,
 	g_string_append(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
 	                     "<meta charset=\"utf-8\">\n<title>");
 	append_escaped(out, committee_name);
-	g_string_append_printf(out, ": status on %s</title>\n<style>%s</style>\n"
-	                            "</head>\n<body>\n<h1>",
+	g_string_append_printf(out,
+	                       ": status on %s</title>\n<style>%s</style>\n"
+	                       "</head>\n<body>\n<h1>",
 	                       d, style);
 	append_escaped(out, committee_name);
-	g_string_append_printf(out, "</h1>\n<p>Status on %s: %u members. Term "
-	                            "rule: <code>",
+	g_string_append_printf(out,
+	                       "</h1>\n<p>Status on %s: %u members. Term "
+	                       "rule: <code>",
 	                       d, members);
 	append_escaped(out, rule_text);
 	g_string_append(out, "</code>.</p>\n");
@@ -256,9 +268,10 @@ status_html_render(const char *committee_name, const char *rule_text,
 	render_upcoming(out, plan_events, on);
 	render_timeline(out, term_infos, on);
 	render_former(out, term_infos, on);
-	g_string_append_printf(out, "<p class=\"why\">Generated by tenure %s "
-	                            "from the committee's ledger.</p>\n"
-	                            "</body>\n</html>\n",
+	g_string_append_printf(out,
+	                       "<p class=\"why\">Generated by tenure %s "
+	                       "from the committee's ledger.</p>\n"
+	                       "</body>\n</html>\n",
 	                       PACKAGE_VERSION);
 	return g_string_free(out, FALSE);
 }

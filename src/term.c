@@ -26,34 +26,33 @@ typedef struct {
 
 static gboolean
 facts_compute(Facts *facts, const Committee *committee,
-              const Rule *default_rule, int max_members, Day on,
-              GError **error)
+              const Rule *default_rule, int max_members, Day on, GError **error)
 {
 	memset(facts, 0, sizeof(*facts));
 	if (!engine_input_build(&facts->input, committee, default_rule, error))
 		return FALSE;
 	EngineSetup setup = {
-		.terms = (const EngineTerm *)facts->input.terms->data,
-		.n_terms = facts->input.terms->len,
-		.project_joined = (const Day *)facts->input.project_joined->data,
-		.n_people = committee->people->len,
-		.rules = (const EngineRuleSpan *)facts->input.spans->data,
-		.n_rules = facts->input.spans->len,
-		.history_before = on + 1,
-		.recompute_from = DAY_NEVER,
-		.horizon = date_add_months(on, PROJECTION_MONTHS),
-		.max_members = max_members,
+	    .terms = (const EngineTerm *)facts->input.terms->data,
+	    .n_terms = facts->input.terms->len,
+	    .project_joined = (const Day *)facts->input.project_joined->data,
+	    .n_people = committee->people->len,
+	    .rules = (const EngineRuleSpan *)facts->input.spans->data,
+	    .n_rules = facts->input.spans->len,
+	    .history_before = on + 1,
+	    .recompute_from = DAY_NEVER,
+	    .horizon = date_add_months(on, PROJECTION_MONTHS),
+	    .max_members = max_members,
 	};
 	engine_result_init(&facts->result);
 	engine_run(&setup, &facts->result);
 	facts->outcome_of_input = g_array_new(FALSE, TRUE, sizeof(guint));
 	g_array_set_size(facts->outcome_of_input, facts->input.terms->len);
 	for (guint i = 0; i < facts->result.outcomes->len; i++) {
-		const EngineOutcome *o = &g_array_index(facts->result.outcomes,
-		                                        EngineOutcome, i);
+		const EngineOutcome *o =
+		    &g_array_index(facts->result.outcomes, EngineOutcome, i);
 		if (o->input != G_MAXUINT)
-			g_array_index(facts->outcome_of_input, guint, o->input) =
-			    i + 1;
+			g_array_index(facts->outcome_of_input, guint,
+			              o->input) = i + 1;
 	}
 	return TRUE;
 }
@@ -114,7 +113,8 @@ static char *recorded_reason(EventKind kind);
 static char *
 outcome_reason(const EngineOutcome *o)
 {
-	if (o->ended_by == EVENT_EXPIRE && o->decided_by && o->expiry == o->end) {
+	if (o->ended_by == EVENT_EXPIRE && o->decided_by &&
+	    o->expiry == o->end) {
 		g_autofree char *why = engine_explain(o);
 		return g_strdup_printf("%s; recorded in the ledger", why);
 	}
@@ -142,8 +142,8 @@ fill_eligibility(TermInfo *info, const Facts *facts, guint person, Day day)
 	const Rule *rule = facts_rule_on(facts, day);
 	BarKind bar;
 	Day bar_day;
-	Day from = engine_eligible_from(rule, &facts->result, person, day,
-	                                &bar, &bar_day);
+	Day from = engine_eligible_from(rule, &facts->result, person, day, &bar,
+	                                &bar_day);
 	if (bar == BAR_NONE)
 		return;
 	info->eligible_from = from == DAY_NEVER ? DAY_NONE : from;
@@ -194,10 +194,9 @@ former_info(const Facts *facts, const Person *person, guint index,
 	const EngineOutcome *o = facts_outcome(facts, term);
 	info->term_end = o && o->end != DAY_NONE ? o->end : term->end;
 	info->term_end_scheduled = TRUE;
-	info->term_end_reason =
-	    o == NULL     ? recorded_reason(term->ended_by)
-	    : o->computed ? engine_explain(o)
-	                  : outcome_reason(o);
+	info->term_end_reason = o == NULL     ? recorded_reason(term->ended_by)
+	                        : o->computed ? engine_explain(o)
+	                                      : outcome_reason(o);
 	fill_eligibility(info, facts, index, on);
 	return info;
 }
@@ -226,10 +225,10 @@ term_status(const Committee *committee, const Rule *default_rule,
 	g_autoptr(GPtrArray) members = committee_members_on(committee, on);
 	for (guint i = 0; i < members->len; i++) {
 		const Person *person = members->pdata[i];
-		g_ptr_array_add(infos,
-		                member_info(&facts, person,
-		                            person_index(committee, person),
-		                            person_term_on(person, on), i + 1, on));
+		g_ptr_array_add(
+		    infos,
+		    member_info(&facts, person, person_index(committee, person),
+		                person_term_on(person, on), i + 1, on));
 	}
 	g_autoptr(GPtrArray) former = g_ptr_array_new();
 	for (guint p = 0; p < committee->people->len; p++) {
@@ -238,13 +237,14 @@ term_status(const Committee *committee, const Rule *default_rule,
 			continue;
 		const Term *last = NULL;
 		for (guint t = 0; t < person->terms->len; t++) {
-			const Term *term = &g_array_index(person->terms, Term, t);
+			const Term *term =
+			    &g_array_index(person->terms, Term, t);
 			if (term->start <= on)
 				last = term;
 		}
 		if (last)
-			g_ptr_array_add(former,
-			                former_info(&facts, person, p, last, on));
+			g_ptr_array_add(
+			    former, former_info(&facts, person, p, last, on));
 	}
 	g_ptr_array_sort(former, former_cmp);
 	for (guint i = 0; i < former->len; i++)
@@ -278,8 +278,8 @@ term_may_appoint(const Committee *committee, const Rule *default_rule,
 			continue;
 		sitting++;
 		if (o->person == index) {
-			*reason = g_strdup_printf("%s is already a member on %s",
-			                          person->member, d);
+			*reason = g_strdup_printf(
+			    "%s is already a member on %s", person->member, d);
 			goto out;
 		}
 	}
@@ -289,9 +289,10 @@ term_may_appoint(const Committee *committee, const Rule *default_rule,
 		goto out;
 	}
 	if (sitting >= max_members) {
-		*reason = g_strdup_printf("the committee already has %d members "
-		                          "on %s, the most it may have",
-		                          sitting, d);
+		*reason =
+		    g_strdup_printf("the committee already has %d members "
+		                    "on %s, the most it may have",
+		                    sitting, d);
 		goto out;
 	}
 	if (person) {
@@ -304,14 +305,15 @@ term_may_appoint(const Committee *committee, const Rule *default_rule,
 			g_autofree char *why =
 			    rule_explain_bar(rule, bar, bar_day, from);
 			char f[11];
-			*reason = from == DAY_NEVER
-			              ? g_strdup_printf("%s may not be appointed "
-			                                "yet: %s",
-			                                person->member, why)
-			              : g_strdup_printf("%s may not be appointed "
-			                                "before %s: %s",
-			                                person->member,
-			                                date_format(from, f), why);
+			*reason =
+			    from == DAY_NEVER
+			        ? g_strdup_printf("%s may not be appointed "
+			                          "yet: %s",
+			                          person->member, why)
+			        : g_strdup_printf("%s may not be appointed "
+			                          "before %s: %s",
+			                          person->member,
+			                          date_format(from, f), why);
 			goto out;
 		}
 	}

@@ -67,12 +67,12 @@ plan_of(const Ledger *ledger, const Rule *rule, const char *from,
 {
 	g_autoptr(Rule) none = rule_of("none", "");
 	PlanOptions options = {
-		.default_rule = none,
-		.override = rule,
-		.max_members = 8,
-		.from = D(from),
-		.until = D(until),
-		.fill_after = fill_after,
+	    .default_rule = none,
+	    .override = rule,
+	    .max_members = 8,
+	    .from = D(from),
+	    .until = D(until),
+	    .fill_after = fill_after,
 	};
 	g_autoptr(GError) error = NULL;
 	GPtrArray *events = plan_run(ledger, &options, &error);
@@ -90,8 +90,8 @@ summarise(GPtrArray *events, PlanKind kind)
 		if (event->kind != kind)
 			continue;
 		char d[11];
-		g_autofree char *first = g_strndup(event->member,
-		                                   strcspn(event->member, " "));
+		g_autofree char *first =
+		    g_strndup(event->member, strcspn(event->member, " "));
 		g_string_append_printf(out, "%s %s %s\n",
 		                       date_format(event->date, d),
 		                       plan_kind_name(kind), first);
@@ -104,8 +104,8 @@ summarise(GPtrArray *events, PlanKind kind)
 static void
 test_fast_calendar(void)
 {
-	static const int offsets[] = {-60, -42, -13, -12, -1, 0, 1, 11, 12,
-	                              24, 42, 54, 66, 72, 1200};
+	static const int offsets[] = {-60, -42, -13, -12, -1, 0,  1,   11,
+	                              12,  24,  42,  54,  66, 72, 1200};
 	for (Day day = D("1899-12-01"); day <= D("2101-03-01"); day += 7) {
 		int y1, m1, d1, y2, m2, d2;
 		date_to_ymd(day, &y1, &m1, &d1);
@@ -113,8 +113,8 @@ test_fast_calendar(void)
 		if (y1 != y2 || m1 != m2 || d1 != d2 ||
 		    rule_day_from_ymd(y1, m1, d1) != day) {
 			g_autofree char *text = S(day);
-			g_error("%s: date.c says %d-%d-%d, the rules %d-%d-%d", text,
-			        y1, m1, d1, y2, m2, d2);
+			g_error("%s: date.c says %d-%d-%d, the rules %d-%d-%d",
+			        text, y1, m1, d1, y2, m2, d2);
 		}
 		for (gsize i = 0; i < G_N_ELEMENTS(offsets); i++) {
 			Day expected = date_add_months(day, offsets[i]);
@@ -123,8 +123,8 @@ test_fast_calendar(void)
 				g_autofree char *text = S(day);
 				g_autofree char *e = S(expected);
 				g_autofree char *g = S(got);
-				g_error("%s %+d months: expected %s, got %s", text,
-				        offsets[i], e, g);
+				g_error("%s %+d months: expected %s, got %s",
+				        text, offsets[i], e, g);
 			}
 		}
 	}
@@ -134,10 +134,10 @@ test_fast_calendar(void)
 		int months;
 		const char *exit;
 	} windows[] = {
-		{"2016-02-29", 12, "2017-03-01"},
-		{"2015-02-28", 12, "2016-02-28"},
-		{"2016-01-31", 1, "2016-03-01"},
-		{"2014-08-17", 12, "2015-08-17"},
+	    {"2016-02-29", 12, "2017-03-01"},
+	    {"2015-02-28", 12, "2016-02-28"},
+	    {"2016-01-31", 1, "2016-03-01"},
+	    {"2014-08-17", 12, "2015-08-17"},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(windows); i++) {
 		g_autofree char *got =
@@ -148,8 +148,8 @@ test_fast_calendar(void)
 		Day exit = D(windows[i].exit);
 		g_assert_cmpuint(date_add_months(exit, -windows[i].months), >=,
 		                 D(windows[i].day));
-		g_assert_cmpuint(date_add_months(exit - 1, -windows[i].months), <,
-		                 D(windows[i].day));
+		g_assert_cmpuint(date_add_months(exit - 1, -windows[i].months),
+		                 <, D(windows[i].day));
 	}
 }
 
@@ -164,43 +164,45 @@ test_parameters(void)
 		const char *described; /* NULL: an error containing ERROR */
 		const char *error;
 	} cases[] = {
-		{"none", "", "none", NULL},
-		{"fixed-term", "", "fixed-term term=4y anti-cabal=false", NULL},
-		{"fixed-term", "term=3y anti-cabal=yes",
-		 "fixed-term term=3y anti-cabal=true", NULL},
-		{"rotation", "", "rotation term=4y cooldown=2y spread=0y", NULL},
-		{"rotation", "spread=3y", "rotation term=4y cooldown=2y spread=3y",
-		 NULL},
-		{"senior-rolling", "", "senior-rolling min-turnover=2", NULL},
-		{"annual-expiry", "",
-		 "annual-expiry day=08-16 max-service=6y cooldown=1y", NULL},
-		{"annual-expiry", "max-service=5y6m",
-		 "annual-expiry day=08-16 max-service=5y6m cooldown=1y", NULL},
-		{"annual-expiry", "max-service=4.5",
-		 "annual-expiry day=08-16 max-service=4y6m cooldown=1y", NULL},
-		{"debian", "", "debian", NULL},
-		{"annual-expiry", "max-service=banana", NULL,
-		 "rule annual-expiry: parameter max-service: \"banana\" is not a "
-		 "duration"},
-		{"fixed-term", "term=-4y", NULL,
-		 "rule fixed-term: parameter term: \"-4y\" is not a duration"},
-		{"rotation", "term=0", NULL,
-		 "rule rotation: parameter term: \"0\" must be longer than zero"},
-		{"rotation", "cooldown=2x", NULL,
-		 "rule rotation: parameter cooldown: \"2x\""},
-		{"annual-expiry", "day=02-30", NULL,
-		 "rule annual-expiry: parameter day: \"02-30\" is not a day"},
-		{"senior-rolling", "min-turnover=0", NULL,
-		 "rule senior-rolling: parameter min-turnover: \"0\""},
-		{"fixed-term", "anti-cabal=maybe", NULL,
-		 "rule fixed-term: parameter anti-cabal: \"maybe\""},
-		{"fixed-term", "colour=red", NULL,
-		 "rule fixed-term: unknown parameter \"colour\""},
-		{"debian", "term=4y", NULL, "rule debian: unknown parameter \"term\""},
-		{"fixed-term", "term", NULL, "\"term\" is not KEY=VALUE"},
-		{"lifetime", "", NULL, "unknown rule \"lifetime\" (known rules: "
-		                       "none, fixed-term, rotation, senior-rolling, "
-		                       "annual-expiry, debian)"},
+	    {"none", "", "none", NULL},
+	    {"fixed-term", "", "fixed-term term=4y anti-cabal=false", NULL},
+	    {"fixed-term", "term=3y anti-cabal=yes",
+	     "fixed-term term=3y anti-cabal=true", NULL},
+	    {"rotation", "", "rotation term=4y cooldown=2y spread=0y", NULL},
+	    {"rotation", "spread=3y", "rotation term=4y cooldown=2y spread=3y",
+	     NULL},
+	    {"senior-rolling", "", "senior-rolling min-turnover=2", NULL},
+	    {"annual-expiry", "",
+	     "annual-expiry day=08-16 max-service=6y cooldown=1y", NULL},
+	    {"annual-expiry", "max-service=5y6m",
+	     "annual-expiry day=08-16 max-service=5y6m cooldown=1y", NULL},
+	    {"annual-expiry", "max-service=4.5",
+	     "annual-expiry day=08-16 max-service=4y6m cooldown=1y", NULL},
+	    {"debian", "", "debian", NULL},
+	    {"annual-expiry", "max-service=banana", NULL,
+	     "rule annual-expiry: parameter max-service: \"banana\" is not a "
+	     "duration"},
+	    {"fixed-term", "term=-4y", NULL,
+	     "rule fixed-term: parameter term: \"-4y\" is not a duration"},
+	    {"rotation", "term=0", NULL,
+	     "rule rotation: parameter term: \"0\" must be longer than zero"},
+	    {"rotation", "cooldown=2x", NULL,
+	     "rule rotation: parameter cooldown: \"2x\""},
+	    {"annual-expiry", "day=02-30", NULL,
+	     "rule annual-expiry: parameter day: \"02-30\" is not a day"},
+	    {"senior-rolling", "min-turnover=0", NULL,
+	     "rule senior-rolling: parameter min-turnover: \"0\""},
+	    {"fixed-term", "anti-cabal=maybe", NULL,
+	     "rule fixed-term: parameter anti-cabal: \"maybe\""},
+	    {"fixed-term", "colour=red", NULL,
+	     "rule fixed-term: unknown parameter \"colour\""},
+	    {"debian", "term=4y", NULL,
+	     "rule debian: unknown parameter \"term\""},
+	    {"fixed-term", "term", NULL, "\"term\" is not KEY=VALUE"},
+	    {"lifetime", "", NULL,
+	     "unknown rule \"lifetime\" (known rules: "
+	     "none, fixed-term, rotation, senior-rolling, "
+	     "annual-expiry, debian)"},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_test_message("rule %s, parameters \"%s\"", cases[i].rule,
@@ -216,7 +218,8 @@ test_parameters(void)
 			g_assert_null(rule);
 			g_assert_nonnull(error);
 			if (strstr(error->message, cases[i].error) == NULL)
-				g_assert_cmpstr(error->message, ==, cases[i].error);
+				g_assert_cmpstr(error->message, ==,
+				                cases[i].error);
 		}
 	}
 }
@@ -246,17 +249,18 @@ test_annual_expiry_mail_004(void)
 		const char *expected;
 		guint newcomers;
 	} cases[] = {
-		/* "Aug 16 2014 - Ian (16y), Bdale (14y) out; Alice, Bob in"
-		 * ... "Aug 16 2020 - Keith (7y) out, Henry in" */
-		{"max-service=6y", "2020-12-31", six_years, 8},
-		/* "4.5 years would get to Stefano's suggestion" ...
-		 * "Aug 16 2018 - Keith (5y) out, Henry in" */
-		{"max-service=4.5", "2018-12-31", four_and_a_half_years, 8},
+	    /* "Aug 16 2014 - Ian (16y), Bdale (14y) out; Alice, Bob in"
+	     * ... "Aug 16 2020 - Keith (7y) out, Henry in" */
+	    {"max-service=6y", "2020-12-31", six_years, 8},
+	    /* "4.5 years would get to Stefano's suggestion" ...
+	     * "Aug 16 2018 - Keith (5y) out, Henry in" */
+	    {"max-service=4.5", "2018-12-31", four_and_a_half_years, 8},
 	};
 	g_autoptr(Ledger) ledger = ledger_from_file("ctte-2014.ledger");
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_test_message("annual-expiry %s", cases[i].params);
-		g_autoptr(Rule) rule = rule_of("annual-expiry", cases[i].params);
+		g_autoptr(Rule) rule =
+		    rule_of("annual-expiry", cases[i].params);
 		g_autoptr(GPtrArray) events =
 		    plan_of(ledger, rule, "2014-06-01", cases[i].until, 14);
 		g_autofree char *expired = summarise(events, PLAN_EXPIRE);
@@ -293,18 +297,19 @@ test_senior_rolling_keith(void)
 	g_string_append(text, "\nEvent: rule\nDate: 2014-07-01\n"
 	                      "Rule: senior-rolling\n");
 	static const char *const expiries[][2] = {
-		{"2014-07-01", "Ian Jackson <iwj@debian.org>"},
-		{"2014-07-01", "Bdale Garbee <bdale@debian.org>"},
-		{"2015-07-01", "Andreas Barth <aba@debian.org>"},
-		{"2015-07-01", "Steve Langasek <vorlon@debian.org>"},
-		{"2016-07-01", "Russ Allbery <rra@debian.org>"},
-		{"2016-07-01", "Don Armstrong <don@debian.org>"},
-		{"2017-07-01", "Colin Watson <cjwatson@debian.org>"},
-		{"2017-07-01", "Keith Packard <keithp@debian.org>"},
+	    {"2014-07-01", "Ian Jackson <iwj@debian.org>"},
+	    {"2014-07-01", "Bdale Garbee <bdale@debian.org>"},
+	    {"2015-07-01", "Andreas Barth <aba@debian.org>"},
+	    {"2015-07-01", "Steve Langasek <vorlon@debian.org>"},
+	    {"2016-07-01", "Russ Allbery <rra@debian.org>"},
+	    {"2016-07-01", "Don Armstrong <don@debian.org>"},
+	    {"2017-07-01", "Colin Watson <cjwatson@debian.org>"},
+	    {"2017-07-01", "Keith Packard <keithp@debian.org>"},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(expiries); i++)
-		g_string_append_printf(text, "\nEvent: expire\nDate: %s\n"
-		                             "Member: %s\n",
+		g_string_append_printf(text,
+		                       "\nEvent: expire\nDate: %s\n"
+		                       "Member: %s\n",
 		                       expiries[i][0], expiries[i][1]);
 	g_autofree char *recorded = g_string_free(text, FALSE);
 	g_autoptr(Ledger) with_rule = ledger_from(recorded);
@@ -314,17 +319,16 @@ test_senior_rolling_keith(void)
 	g_autofree char *keith = NULL, *colin = NULL;
 	g_assert_true(term_may_appoint(replayed, none, 8, "keithp@debian.org",
 	                               D("2017-07-02"), &keith));
-	g_assert_false(term_may_appoint(replayed, none, 8,
-	                                "cjwatson@debian.org", D("2017-07-02"),
-	                                &colin));
+	g_assert_false(term_may_appoint(
+	    replayed, none, 8, "cjwatson@debian.org", D("2017-07-02"), &colin));
 	g_assert_nonnull(strstr(colin, "4 of the 5 years"));
 	g_assert_nonnull(strstr(colin, "before 2018-07-02"));
 	/* The recorded history agrees with the rule: no mismatch. */
 	PlanOptions options = {
-		.default_rule = none,
-		.max_members = 8,
-		.from = D("2014-01-01"),
-		.until = D("2017-12-31"),
+	    .default_rule = none,
+	    .max_members = 8,
+	    .from = D("2014-01-01"),
+	    .until = D("2017-12-31"),
 	};
 	g_autoptr(GPtrArray) audit = plan_run(with_rule, &options, NULL);
 	g_assert_nonnull(audit);
@@ -357,10 +361,10 @@ test_debian(void)
 	g_autoptr(Ledger) ledger = ledger_from(debian_ledger);
 	g_autoptr(Rule) none = rule_of("none", "");
 	PlanOptions options = {
-		.default_rule = none,
-		.max_members = 8,
-		.from = D("2014-01-01"),
-		.until = D("2019-12-31"),
+	    .default_rule = none,
+	    .max_members = 8,
+	    .from = D("2014-01-01"),
+	    .until = D("2019-12-31"),
 	};
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
@@ -423,12 +427,12 @@ test_debian(void)
 		gboolean scheduled;
 		const char *eligible_from;
 	} expected[] = {
-		{"later@d.o", TRUE, 1, "2016-12-31", TRUE, "2018-01-01"},
-		{"justover@d.o", TRUE, 2, "2016-12-31", TRUE, "2018-01-01"},
-		{"exactly@d.o", TRUE, 3, "2017-12-31", FALSE, "2019-01-01"},
-		{"ret@d.o", TRUE, 4, "2018-12-31", FALSE, "2020-01-01"},
-		{"earlier@d.o", FALSE, 0, "2015-12-31", TRUE, "2017-01-01"},
-		{"oldest@d.o", FALSE, 0, "2015-12-31", TRUE, "2017-01-01"},
+	    {"later@d.o", TRUE, 1, "2016-12-31", TRUE, "2018-01-01"},
+	    {"justover@d.o", TRUE, 2, "2016-12-31", TRUE, "2018-01-01"},
+	    {"exactly@d.o", TRUE, 3, "2017-12-31", FALSE, "2019-01-01"},
+	    {"ret@d.o", TRUE, 4, "2018-12-31", FALSE, "2020-01-01"},
+	    {"earlier@d.o", FALSE, 0, "2015-12-31", TRUE, "2017-01-01"},
+	    {"oldest@d.o", FALSE, 0, "2015-12-31", TRUE, "2017-01-01"},
 	};
 	g_assert_cmpuint(infos->len, ==, G_N_ELEMENTS(expected));
 	for (gsize i = 0; i < G_N_ELEMENTS(expected); i++) {
@@ -451,21 +455,22 @@ test_debian(void)
 		gboolean ok;
 		const char *reason;
 	} appoint[] = {
-		{"oldest@d.o", "2016-12-31", FALSE, "before 2017-01-01"},
-		{"oldest@d.o", "2017-01-01", TRUE, NULL},
-		{"later@d.o", "2016-06-01", FALSE, "already a member"},
-		{"earlier@d.o", "2016-01-01", FALSE, "within the previous 12 "
-		                                     "months (debian 6.2.5)"},
-		{"earlier@d.o", "2017-01-01", TRUE, NULL},
-		{"new@d.o", "2016-06-01", TRUE, NULL},
+	    {"oldest@d.o", "2016-12-31", FALSE, "before 2017-01-01"},
+	    {"oldest@d.o", "2017-01-01", TRUE, NULL},
+	    {"later@d.o", "2016-06-01", FALSE, "already a member"},
+	    {"earlier@d.o", "2016-01-01", FALSE,
+	     "within the previous 12 "
+	     "months (debian 6.2.5)"},
+	    {"earlier@d.o", "2017-01-01", TRUE, NULL},
+	    {"new@d.o", "2016-06-01", TRUE, NULL},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(appoint); i++) {
 		g_test_message("appoint %s on %s", appoint[i].email,
 		               appoint[i].day);
 		g_autofree char *reason = NULL;
-		gboolean ok = term_may_appoint(committee, none, 8,
-		                               appoint[i].email,
-		                               D(appoint[i].day), &reason);
+		gboolean ok =
+		    term_may_appoint(committee, none, 8, appoint[i].email,
+		                     D(appoint[i].day), &reason);
 		g_assert_cmpint(ok, ==, appoint[i].ok);
 		if (appoint[i].reason) {
 			g_assert_nonnull(reason);
@@ -486,10 +491,10 @@ test_debian_resigns_first(void)
 	    "Event: resign\nDate: 2015-06-30\nMember: A <a@d.o>\n");
 	g_autoptr(Rule) none = rule_of("none", "");
 	PlanOptions options = {
-		.default_rule = none,
-		.max_members = 8,
-		.from = D("2015-01-01"),
-		.until = D("2016-12-31"),
+	    .default_rule = none,
+	    .max_members = 8,
+	    .from = D("2015-01-01"),
+	    .until = D("2016-12-31"),
 	};
 	g_autoptr(GPtrArray) events = plan_run(ledger, &options, NULL);
 	g_assert_nonnull(events);
@@ -522,48 +527,49 @@ test_rules_table(void)
 		const char *expired;
 		const char *eligible;
 	} cases[] = {
-		{"none", "", 30, "", ""},
-		/* Over the term at adoption: out on the day the rule takes
-		 * effect; the others on the day before the anniversary. */
-		{"fixed-term", "term=4y", 0,
-		 "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
-		 "2014-01-01 expire Carol\n2017-05-31 expire Dave\n",
-		 ""},
-		/* Anti-cabal: Alice may return once a newcomer came in. */
-		{"fixed-term", "term=4y anti-cabal=true", 10,
-		 "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
-		 "2014-01-01 expire Carol\n2017-05-31 expire Dave\n",
-		 "2014-01-11 eligible Alice\n2014-01-11 eligible Bob\n"
-		 "2014-01-11 eligible Carol\n2017-06-10 eligible Dave\n"},
-		{"rotation", "term=4y cooldown=2y", 0,
-		 "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
-		 "2014-01-01 expire Carol\n2017-05-31 expire Dave\n",
-		 "2016-01-02 eligible Alice\n2016-01-02 eligible Bob\n"
-		 "2016-01-02 eligible Carol\n"},
-		/* The transition: Alice, Bob and Carol (past the term) get
-		 * artificial starts 3y, 2y and 1y before adoption. */
-		{"rotation", "term=4y cooldown=2y spread=3y", 0,
-		 "2014-12-31 expire Alice\n2015-12-31 expire Bob\n"
-		 "2016-12-31 expire Carol\n2017-05-31 expire Dave\n",
-		 "2017-01-01 eligible Alice\n"},
-		{"annual-expiry", "max-service=6y", 0,
-		 "2014-08-16 expire Alice\n2014-08-16 expire Bob\n"
-		 "2016-08-16 expire Carol\n",
-		 "2015-08-17 eligible Alice\n2015-08-17 eligible Bob\n"},
-		{"senior-rolling", "", 0,
-		 "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
-		 "2015-01-01 expire Carol\n2015-01-01 expire Dave\n",
-		 /* More than 4 of the 5 years before: a year and a day
-		  * after the last day (Dave served less). */
-		 "2015-01-02 eligible Alice\n2015-01-02 eligible Bob\n"
-		 "2016-01-02 eligible Carol\n"},
+	    {"none", "", 30, "", ""},
+	    /* Over the term at adoption: out on the day the rule takes
+	     * effect; the others on the day before the anniversary. */
+	    {"fixed-term", "term=4y", 0,
+	     "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
+	     "2014-01-01 expire Carol\n2017-05-31 expire Dave\n",
+	     ""},
+	    /* Anti-cabal: Alice may return once a newcomer came in. */
+	    {"fixed-term", "term=4y anti-cabal=true", 10,
+	     "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
+	     "2014-01-01 expire Carol\n2017-05-31 expire Dave\n",
+	     "2014-01-11 eligible Alice\n2014-01-11 eligible Bob\n"
+	     "2014-01-11 eligible Carol\n2017-06-10 eligible Dave\n"},
+	    {"rotation", "term=4y cooldown=2y", 0,
+	     "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
+	     "2014-01-01 expire Carol\n2017-05-31 expire Dave\n",
+	     "2016-01-02 eligible Alice\n2016-01-02 eligible Bob\n"
+	     "2016-01-02 eligible Carol\n"},
+	    /* The transition: Alice, Bob and Carol (past the term) get
+	     * artificial starts 3y, 2y and 1y before adoption. */
+	    {"rotation", "term=4y cooldown=2y spread=3y", 0,
+	     "2014-12-31 expire Alice\n2015-12-31 expire Bob\n"
+	     "2016-12-31 expire Carol\n2017-05-31 expire Dave\n",
+	     "2017-01-01 eligible Alice\n"},
+	    {"annual-expiry", "max-service=6y", 0,
+	     "2014-08-16 expire Alice\n2014-08-16 expire Bob\n"
+	     "2016-08-16 expire Carol\n",
+	     "2015-08-17 eligible Alice\n2015-08-17 eligible Bob\n"},
+	    {"senior-rolling", "", 0,
+	     "2014-01-01 expire Alice\n2014-01-01 expire Bob\n"
+	     "2015-01-01 expire Carol\n2015-01-01 expire Dave\n",
+	     /* More than 4 of the 5 years before: a year and a day
+	      * after the last day (Dave served less). */
+	     "2015-01-02 eligible Alice\n2015-01-02 eligible Bob\n"
+	     "2016-01-02 eligible Carol\n"},
 	};
 	g_autoptr(Ledger) ledger = ledger_from(small_ledger);
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_test_message("%s %s", cases[i].rule, cases[i].params);
 		g_autoptr(Rule) rule = rule_of(cases[i].rule, cases[i].params);
-		g_autoptr(GPtrArray) events = plan_of(
-		    ledger, rule, "2014-01-01", "2017-06-30", cases[i].fill_after);
+		g_autoptr(GPtrArray) events =
+		    plan_of(ledger, rule, "2014-01-01", "2017-06-30",
+		            cases[i].fill_after);
 		g_autofree char *expired = summarise(events, PLAN_EXPIRE);
 		g_autofree char *only_named = NULL;
 		/* Placeholders are left out of the comparison. */
@@ -579,7 +585,8 @@ test_rules_table(void)
 		g_auto(GStrv) eligible_lines = g_strsplit(eligible, "\n", -1);
 		for (char **line = eligible_lines; *line; line++)
 			if (**line && !strstr(*line, "Newcomer"))
-				g_string_append_printf(named_eligible, "%s\n", *line);
+				g_string_append_printf(named_eligible, "%s\n",
+				                       *line);
 		g_autofree char *eligible_named =
 		    g_string_free(named_eligible, FALSE);
 		g_assert_cmpstr(eligible_named, ==, cases[i].eligible);
@@ -603,10 +610,10 @@ test_rule_event_and_defer(void)
 	    "Event: expire\nDate: 2010-02-01\nMember: Carol <carol@d.o>\n");
 	g_autoptr(Rule) none = rule_of("none", "");
 	PlanOptions options = {
-		.default_rule = none,
-		.max_members = 8,
-		.from = D("2009-01-01"),
-		.until = D("2012-12-31"),
+	    .default_rule = none,
+	    .max_members = 8,
+	    .from = D("2009-01-01"),
+	    .until = D("2012-12-31"),
 	};
 	g_autoptr(GPtrArray) events = plan_run(ledger, &options, NULL);
 	g_assert_nonnull(events);
@@ -628,12 +635,12 @@ typedef struct {
 } RuleCase;
 
 static const RuleCase property_rules[] = {
-	{"none", ""},
-	{"fixed-term", "term=3y anti-cabal=true"},
-	{"rotation", "term=3y cooldown=1y spread=2y"},
-	{"senior-rolling", ""},
-	{"annual-expiry", "max-service=4y6m"},
-	{"debian", ""},
+    {"none", ""},
+    {"fixed-term", "term=3y anti-cabal=true"},
+    {"rotation", "term=3y cooldown=1y spread=2y"},
+    {"senior-rolling", ""},
+    {"annual-expiry", "max-service=4y6m"},
+    {"debian", ""},
 };
 
 static void
@@ -652,8 +659,8 @@ random_ledger(GRand *rand, const RuleCase *rc, const Rule *none)
 {
 	Ledger *ledger = g_new0(Ledger, 1);
 	ledger->path = g_strdup("random");
-	ledger->events = g_ptr_array_new_with_free_func(
-	    (GDestroyNotify)ledger_event_free);
+	ledger->events =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)ledger_event_free);
 	guint people = 0;
 	int initial = g_rand_int_range(rand, 3, 9);
 	for (int i = 0; i < initial; i++) {
@@ -661,7 +668,8 @@ random_ledger(GRand *rand, const RuleCase *rc, const Rule *none)
 		g_autofree char *member =
 		    g_strdup_printf("P%u <p%u@d.o>", people, people);
 		people++;
-		LedgerEvent *event = ledger_event_new(EVENT_APPOINT, day, member);
+		LedgerEvent *event =
+		    ledger_event_new(EVENT_APPOINT, day, member);
 		if (g_rand_boolean(rand))
 			event->project_joined =
 			    D("1990-01-01") + g_rand_int_range(rand, 0, 2000);
@@ -683,9 +691,11 @@ random_ledger(GRand *rand, const RuleCase *rc, const Rule *none)
 			g_autoptr(GPtrArray) sitting = g_ptr_array_new();
 			for (guint i = 0; i < infos->len; i++) {
 				const TermInfo *info = infos->pdata[i];
-				if (info->member && (info->term_end == DAY_NONE ||
-				                     info->term_end >= day))
-					g_ptr_array_add(sitting, (gpointer)info);
+				if (info->member &&
+				    (info->term_end == DAY_NONE ||
+				     info->term_end >= day))
+					g_ptr_array_add(sitting,
+					                (gpointer)info);
 			}
 			if (sitting->len == 0)
 				continue;
@@ -700,16 +710,18 @@ random_ledger(GRand *rand, const RuleCase *rc, const Rule *none)
 			LedgerEvent *event =
 			    ledger_event_new(kind, day, info->person->member);
 			if (kind == EVENT_DEFER)
-				event->until = day + g_rand_int_range(rand, 30, 300);
+				event->until =
+				    day + g_rand_int_range(rand, 30, 300);
 			append(ledger, event);
 		} else if (action < 70) {
 			guint who = g_rand_boolean(rand) || people == 0
 			                ? people
-			                : (guint)g_rand_int_range(rand, 0,
-			                                          (gint32)people);
+			                : (guint)g_rand_int_range(
+			                      rand, 0, (gint32)people);
 			g_autofree char *member =
 			    g_strdup_printf("P%u <p%u@d.o>", who, who);
-			g_autofree char *email = g_strdup_printf("p%u@d.o", who);
+			g_autofree char *email =
+			    g_strdup_printf("p%u@d.o", who);
 			g_autofree char *reason = NULL;
 			if (!term_may_appoint(committee, none, 8, email, day,
 			                      &reason))
@@ -726,8 +738,8 @@ random_ledger(GRand *rand, const RuleCase *rc, const Rule *none)
 /* A deliberately separate reading of each reappointment bar, to check
  * the rules against. */
 static gboolean
-reappointment_allowed(const RuleCase *rc, GArray *starts, GArray *ends,
-                      Day day, GPtrArray *events, const char *member)
+reappointment_allowed(const RuleCase *rc, GArray *starts, GArray *ends, Day day,
+                      GPtrArray *events, const char *member)
 {
 	if (ends->len == 0)
 		return TRUE;
@@ -792,16 +804,20 @@ check_properties(const RuleCase *rc, const Ledger *ledger, GPtrArray *events,
 			        rc->rule, d, event->member, event->detail);
 		if (event->kind == PLAN_APPOINT) {
 			if (g_hash_table_contains(open, event->member))
-				g_error("ledger %u under %s: %s appointed on %s while "
+				g_error("ledger %u under %s: %s appointed on "
+				        "%s while "
 				        "serving",
-				        ledger_number, rc->rule, event->member, d);
+				        ledger_number, rc->rule, event->member,
+				        d);
 			GArray *s = g_hash_table_lookup(starts, event->member);
 			GArray *e = g_hash_table_lookup(ends, event->member);
-			if (s && !reappointment_allowed(rc, s, e, event->date, events,
-			                                event->member))
-				g_error("ledger %u under %s: %s reappointed on %s while "
+			if (s && !reappointment_allowed(rc, s, e, event->date,
+			                                events, event->member))
+				g_error("ledger %u under %s: %s reappointed on "
+				        "%s while "
 				        "the rule bars it",
-				        ledger_number, rc->rule, event->member, d);
+				        ledger_number, rc->rule, event->member,
+				        d);
 			exercised->appointments++;
 			exercised->reappointments += s != NULL;
 			exercised->placeholders += event->computed;
@@ -818,21 +834,24 @@ check_properties(const RuleCase *rc, const Ledger *ledger, GPtrArray *events,
 		gpointer start;
 		if (!g_hash_table_lookup_extended(open, event->member, NULL,
 		                                  &start))
-			g_error("ledger %u under %s: %s's term ends on %s but no "
-			        "term is open (ended twice?)",
-			        ledger_number, rc->rule, event->member, d);
+			g_error(
+			    "ledger %u under %s: %s's term ends on %s but no "
+			    "term is open (ended twice?)",
+			    ledger_number, rc->rule, event->member, d);
 		if (event->date < GPOINTER_TO_UINT(start))
-			g_error("ledger %u under %s: %s's term ends on %s, before "
-			        "it began",
-			        ledger_number, rc->rule, event->member, d);
+			g_error(
+			    "ledger %u under %s: %s's term ends on %s, before "
+			    "it began",
+			    ledger_number, rc->rule, event->member, d);
 		g_hash_table_remove(open, event->member);
 		sitting--;
 		GArray *s = g_hash_table_lookup(starts, event->member);
 		if (s == NULL) {
 			s = g_array_new(FALSE, FALSE, sizeof(Day));
 			g_hash_table_insert(starts, event->member, s);
-			g_hash_table_insert(ends, event->member,
-			                    g_array_new(FALSE, FALSE, sizeof(Day)));
+			g_hash_table_insert(
+			    ends, event->member,
+			    g_array_new(FALSE, FALSE, sizeof(Day)));
 		}
 		Day begun = GPOINTER_TO_UINT(start);
 		g_array_append_val(s, begun);
@@ -858,9 +877,10 @@ check_properties(const RuleCase *rc, const Ledger *ledger, GPtrArray *events,
 			if ((strcmp(rc->rule, "annual-expiry") == 0 ||
 			     strcmp(rc->rule, "debian") == 0) &&
 			    count + 1 > 2)
-				g_error("ledger %u under %s: %u members forced out "
-				        "in %d",
-				        ledger_number, rc->rule, count + 1, year);
+				g_error(
+				    "ledger %u under %s: %u members forced out "
+				    "in %d",
+				    ledger_number, rc->rule, count + 1, year);
 		}
 	}
 }
@@ -876,14 +896,15 @@ test_properties(gconstpointer data)
 	for (int n = 0; n < ledgers; n++) {
 		g_autoptr(Ledger) ledger = random_ledger(rand, rc, none);
 		PlanOptions options = {
-			.default_rule = none,
-			.max_members = 8,
-			.from = D("1995-01-01"),
-			.until = D("2030-12-31"),
-			.fill_after = g_rand_int_range(rand, 0, 90),
+		    .default_rule = none,
+		    .max_members = 8,
+		    .from = D("1995-01-01"),
+		    .until = D("2030-12-31"),
+		    .fill_after = g_rand_int_range(rand, 0, 90),
 		};
 		g_autoptr(GError) error = NULL;
-		g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
+		g_autoptr(GPtrArray) events =
+		    plan_run(ledger, &options, &error);
 		if (events == NULL)
 			g_error("ledger %d under %s: %s", n, rc->rule,
 			        error->message);
@@ -921,8 +942,8 @@ main(int argc, char **argv)
 	g_test_add_func("/rules/rule-event-defer-and-recorded-expiry",
 	                test_rule_event_and_defer);
 	for (gsize i = 0; i < G_N_ELEMENTS(property_rules); i++) {
-		g_autofree char *path = g_strdup_printf(
-		    "/rules/properties/%s", property_rules[i].rule);
+		g_autofree char *path = g_strdup_printf("/rules/properties/%s",
+		                                        property_rules[i].rule);
 		g_test_add_data_func(path, &property_rules[i], test_properties);
 	}
 	return g_test_run();

@@ -21,10 +21,10 @@
 enum { REASON_MAX_SERVICE };
 
 static const ParamSpec annual_expiry_params[] = {
-	{"day", PARAM_MONTH_DAY, G_STRUCT_OFFSET(Rule, day), "08-16"},
-	{"max-service", PARAM_SPAN, G_STRUCT_OFFSET(Rule, max_service), "6y"},
-	{"cooldown", PARAM_SPAN_OR_ZERO, G_STRUCT_OFFSET(Rule, cooldown), "12m"},
-	{NULL},
+    {"day", PARAM_MONTH_DAY, G_STRUCT_OFFSET(Rule, day), "08-16"},
+    {"max-service", PARAM_SPAN, G_STRUCT_OFFSET(Rule, max_service), "6y"},
+    {"cooldown", PARAM_SPAN_OR_ZERO, G_STRUCT_OFFSET(Rule, cooldown), "12m"},
+    {NULL},
 };
 
 static gboolean
@@ -48,8 +48,7 @@ annual_expiry_adopt(const Rule *rule, Board *board, Day day)
 }
 
 static Day
-annual_expiry_next_decision(const Rule *rule, const Board *board,
-                            Day after)
+annual_expiry_next_decision(const Rule *rule, const Board *board, Day after)
 {
 	Day first = DAY_NEVER;
 	for (guint i = 0; i < board->n_seats; i++) {
@@ -80,21 +79,24 @@ annual_expiry_decide(const Rule *rule, Board *board)
 		    seat->due > today)
 			continue;
 		guint longer = 0;
-		for (guint j = 0; j < board->n_seats && left + longer < 2; j++) {
+		for (guint j = 0; j < board->n_seats && left + longer < 2;
+		     j++) {
 			const Seat *other = &board->seats[j];
 			if (other->service_start < seat->service_start ||
-			    (other->service_start == seat->service_start && j < i))
+			    (other->service_start == seat->service_start &&
+			     j < i))
 				longer++;
 		}
 		if (left + longer < 2)
-			rule_board_expire(board, seat, today, REASON_MAX_SERVICE,
+			rule_board_expire(board, seat, today,
+			                  REASON_MAX_SERVICE,
 			                  seat->service_start);
 	}
 }
 
 static Day
-annual_expiry_eligible_from(const Rule *rule, const History *history,
-                            Day day, BarKind *bar, Day *bar_day)
+annual_expiry_eligible_from(const Rule *rule, const History *history, Day day,
+                            BarKind *bar, Day *bar_day)
 {
 	if (rule->cooldown == 0 || history->n_terms == 0)
 		return day;
@@ -108,8 +110,8 @@ annual_expiry_eligible_from(const Rule *rule, const History *history,
 }
 
 static char *
-annual_expiry_explain(const Rule *rule, int reason, Day decided,
-                      Day reason_day, Day expiry)
+annual_expiry_explain(const Rule *rule, int reason, Day decided, Day reason_day,
+                      Day expiry)
 {
 	g_autofree char *max = date_span_to_string(rule->max_service);
 	g_autofree char *served =
@@ -124,14 +126,14 @@ annual_expiry_explain(const Rule *rule, int reason, Day decided,
 }
 
 const RuleClass rule_annual_expiry_class = {
-	.name = "annual-expiry",
-	.summary = "on `day` each year, members with `max-service` or more "
-	           "leave, at most two a year",
-	.params = annual_expiry_params,
-	.adopt = annual_expiry_adopt,
-	.appointed = annual_expiry_appointed,
-	.next_decision = annual_expiry_next_decision,
-	.decide = annual_expiry_decide,
-	.eligible_from = annual_expiry_eligible_from,
-	.explain = annual_expiry_explain,
+    .name = "annual-expiry",
+    .summary = "on `day` each year, members with `max-service` or more "
+               "leave, at most two a year",
+    .params = annual_expiry_params,
+    .adopt = annual_expiry_adopt,
+    .appointed = annual_expiry_appointed,
+    .next_decision = annual_expiry_next_decision,
+    .decide = annual_expiry_decide,
+    .eligible_from = annual_expiry_eligible_from,
+    .explain = annual_expiry_explain,
 };

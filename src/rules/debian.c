@@ -18,7 +18,7 @@
 enum { REASON_TWO_MOST_SENIOR };
 
 static const ParamSpec debian_params[] = {
-	{NULL},
+    {NULL},
 };
 
 /* A seat's due day: 42 months after its appointment; on 1 January it
@@ -103,14 +103,14 @@ debian_explain(const Rule *rule, int reason, Day decided, Day reason_day,
 }
 
 const RuleClass rule_debian_class = {
-	.name = "debian",
-	.summary = "constitution 6.2.7: on 1 January the two most senior, if "
-	           "over 42 months, leave on 31 December",
-	.params = debian_params,
-	.adopt = debian_adopt,
-	.appointed = debian_appointed,
-	.next_decision = debian_next_decision,
-	.decide = debian_decide,
-	.eligible_from = debian_eligible_from,
-	.explain = debian_explain,
+    .name = "debian",
+    .summary = "constitution 6.2.7: on 1 January the two most senior, if "
+               "over 42 months, leave on 31 December",
+    .params = debian_params,
+    .adopt = debian_adopt,
+    .appointed = debian_appointed,
+    .next_decision = debian_next_decision,
+    .decide = debian_decide,
+    .eligible_from = debian_eligible_from,
+    .explain = debian_explain,
 };

@@ -11,9 +11,9 @@
 enum { REASON_TERM, REASON_OVER_AT_ADOPTION };
 
 static const ParamSpec fixed_term_params[] = {
-	{"term", PARAM_SPAN, G_STRUCT_OFFSET(Rule, term), "4y"},
-	{"anti-cabal", PARAM_BOOL, G_STRUCT_OFFSET(Rule, anti_cabal), "false"},
-	{NULL},
+    {"term", PARAM_SPAN, G_STRUCT_OFFSET(Rule, term), "4y"},
+    {"anti-cabal", PARAM_BOOL, G_STRUCT_OFFSET(Rule, anti_cabal), "false"},
+    {NULL},
 };
 
 /* The last day of a term of RULE->term that started on START: the day
@@ -80,8 +80,8 @@ fixed_term_eligible_from(const Rule *rule, const History *history, Day day,
 }
 
 static char *
-fixed_term_explain(const Rule *rule, int reason, Day decided,
-                   Day reason_day, Day expiry)
+fixed_term_explain(const Rule *rule, int reason, Day decided, Day reason_day,
+                   Day expiry)
 {
 	g_autofree char *term = date_span_to_string(rule->term);
 	char d[11];
@@ -95,13 +95,13 @@ fixed_term_explain(const Rule *rule, int reason, Day decided,
 }
 
 const RuleClass rule_fixed_term_class = {
-	.name = "fixed-term",
-	.summary = "terms of `term` years; reappointment at any time "
-	           "(with anti-cabal: after someone else is appointed)",
-	.params = fixed_term_params,
-	.adopt = fixed_term_adopt,
-	.appointed = fixed_term_appointed,
-	.next_decision = fixed_term_next_decision,
-	.eligible_from = fixed_term_eligible_from,
-	.explain = fixed_term_explain,
+    .name = "fixed-term",
+    .summary = "terms of `term` years; reappointment at any time "
+               "(with anti-cabal: after someone else is appointed)",
+    .params = fixed_term_params,
+    .adopt = fixed_term_adopt,
+    .appointed = fixed_term_appointed,
+    .next_decision = fixed_term_next_decision,
+    .eligible_from = fixed_term_eligible_from,
+    .explain = fixed_term_explain,
 };

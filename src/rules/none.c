@@ -6,7 +6,7 @@
 #include "rules/rules-private.h"
 
 static const ParamSpec none_params[] = {
-	{NULL},
+    {NULL},
 };
 
 static Day
@@ -30,10 +30,10 @@ none_explain(const Rule *rule, int reason, Day decided, Day reason_day,
 }
 
 const RuleClass rule_none_class = {
-	.name = "none",
-	.summary = "terms never expire; reappointment at any time",
-	.params = none_params,
-	.next_decision = none_next_decision,
-	.eligible_from = none_eligible_from,
-	.explain = none_explain,
+    .name = "none",
+    .summary = "terms never expire; reappointment at any time",
+    .params = none_params,
+    .next_decision = none_next_decision,
+    .eligible_from = none_eligible_from,
+    .explain = none_explain,
 };

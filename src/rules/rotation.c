@@ -13,10 +13,10 @@
 enum { REASON_TERM, REASON_OVER_AT_ADOPTION, REASON_SPREAD };
 
 static const ParamSpec rotation_params[] = {
-	{"term", PARAM_SPAN, G_STRUCT_OFFSET(Rule, term), "4y"},
-	{"cooldown", PARAM_SPAN_OR_ZERO, G_STRUCT_OFFSET(Rule, cooldown), "2y"},
-	{"spread", PARAM_SPAN_OR_ZERO, G_STRUCT_OFFSET(Rule, spread), "0y"},
-	{NULL},
+    {"term", PARAM_SPAN, G_STRUCT_OFFSET(Rule, term), "4y"},
+    {"cooldown", PARAM_SPAN_OR_ZERO, G_STRUCT_OFFSET(Rule, cooldown), "2y"},
+    {"spread", PARAM_SPAN_OR_ZERO, G_STRUCT_OFFSET(Rule, spread), "0y"},
+    {NULL},
 };
 
 static Day
@@ -57,8 +57,7 @@ rotation_adopt(const Rule *rule, Board *board, Day day)
 		}
 		int offset = (int)(rank * (guint)rule->spread / over);
 		rank++;
-		seat->rule_start =
-		    rule_add_months(day, offset - rule->spread);
+		seat->rule_start = rule_add_months(day, offset - rule->spread);
 		Day last = term_last_day(rule, seat->rule_start);
 		rule_board_expire(board, seat, MAX(last, day), REASON_SPREAD,
 		                  seat->rule_start);
@@ -101,22 +100,23 @@ rotation_explain(const Rule *rule, int reason, Day decided, Day reason_day,
 		                       "took effect on %s",
 		                       term, d);
 	case REASON_SPREAD:
-		return g_strdup_printf("%s term from the artificial start %s "
-		                       "(rotation transition: spread over the %s "
-		                       "before %s by seniority)",
-		                       term, d, spread, a);
+		return g_strdup_printf(
+		    "%s term from the artificial start %s "
+		    "(rotation transition: spread over the %s "
+		    "before %s by seniority)",
+		    term, d, spread, a);
 	default:
 		return g_strdup_printf("%s term from %s (rotation)", term, d);
 	}
 }
 
 const RuleClass rule_rotation_class = {
-	.name = "rotation",
-	.summary = "terms of `term` years, then `cooldown` years off",
-	.params = rotation_params,
-	.adopt = rotation_adopt,
-	.appointed = rotation_appointed,
-	.next_decision = rotation_next_decision,
-	.eligible_from = rotation_eligible_from,
-	.explain = rotation_explain,
+    .name = "rotation",
+    .summary = "terms of `term` years, then `cooldown` years off",
+    .params = rotation_params,
+    .adopt = rotation_adopt,
+    .appointed = rotation_appointed,
+    .next_decision = rotation_next_decision,
+    .eligible_from = rotation_eligible_from,
+    .explain = rotation_explain,
 };

@@ -9,12 +9,8 @@
 #include "util.h"
 
 static const RuleClass *const classes[] = {
-	&rule_none_class,
-	&rule_fixed_term_class,
-	&rule_rotation_class,
-	&rule_senior_rolling_class,
-	&rule_annual_expiry_class,
-	&rule_debian_class,
+    &rule_none_class,           &rule_fixed_term_class,    &rule_rotation_class,
+    &rule_senior_rolling_class, &rule_annual_expiry_class, &rule_debian_class,
 };
 
 const char *const *
@@ -84,8 +80,7 @@ parse_month_day(const char *text, int *out)
 }
 
 static gboolean
-param_set(Rule *rule, const ParamSpec *spec, const char *value,
-          GError **error)
+param_set(Rule *rule, const ParamSpec *spec, const char *value, GError **error)
 {
 	int *number = G_STRUCT_MEMBER_P(rule, spec->offset);
 	const char *name = rule->klass->name;
@@ -94,24 +89,27 @@ param_set(Rule *rule, const ParamSpec *spec, const char *value,
 	case PARAM_SPAN_OR_ZERO: {
 		int months;
 		if (!date_parse_span(value, &months)) {
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-			            "rule %s: parameter %s: \"%s\" is not a duration "
-			            "(like 4y, 5y6m, 18m or 5.5)",
-			            name, spec->name, value);
+			g_set_error(
+			    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			    "rule %s: parameter %s: \"%s\" is not a duration "
+			    "(like 4y, 5y6m, 18m or 5.5)",
+			    name, spec->name, value);
 			return FALSE;
 		}
 		if (months == 0 && spec->kind == PARAM_SPAN) {
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-			            "rule %s: parameter %s: \"%s\" must be longer "
-			            "than zero",
-			            name, spec->name, value);
+			g_set_error(
+			    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			    "rule %s: parameter %s: \"%s\" must be longer "
+			    "than zero",
+			    name, spec->name, value);
 			return FALSE;
 		}
 		if (months > 100 * 12) {
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-			            "rule %s: parameter %s: \"%s\" is longer than a "
-			            "century",
-			            name, spec->name, value);
+			g_set_error(
+			    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			    "rule %s: parameter %s: \"%s\" is longer than a "
+			    "century",
+			    name, spec->name, value);
 			return FALSE;
 		}
 		*number = months;
@@ -120,11 +118,13 @@ param_set(Rule *rule, const ParamSpec *spec, const char *value,
 	case PARAM_COUNT: {
 		char *end = NULL;
 		gint64 count = g_ascii_strtoll(value, &end, 10);
-		if (*value == '\0' || *end != '\0' || count < 1 || count > 100) {
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-			            "rule %s: parameter %s: \"%s\" is not a whole "
-			            "number from 1 to 100",
-			            name, spec->name, value);
+		if (*value == '\0' || *end != '\0' || count < 1 ||
+		    count > 100) {
+			g_set_error(
+			    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			    "rule %s: parameter %s: \"%s\" is not a whole "
+			    "number from 1 to 100",
+			    name, spec->name, value);
 			return FALSE;
 		}
 		*number = (int)count;
@@ -132,19 +132,21 @@ param_set(Rule *rule, const ParamSpec *spec, const char *value,
 	}
 	case PARAM_BOOL:
 		if (!parse_bool(value, number)) {
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-			            "rule %s: parameter %s: \"%s\" is not true or "
-			            "false",
-			            name, spec->name, value);
+			g_set_error(
+			    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			    "rule %s: parameter %s: \"%s\" is not true or "
+			    "false",
+			    name, spec->name, value);
 			return FALSE;
 		}
 		return TRUE;
 	case PARAM_MONTH_DAY:
 		if (!parse_month_day(value, number)) {
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-			            "rule %s: parameter %s: \"%s\" is not a day of the "
-			            "year (MM-DD)",
-			            name, spec->name, value);
+			g_set_error(
+			    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			    "rule %s: parameter %s: \"%s\" is not a day of the "
+			    "year (MM-DD)",
+			    name, spec->name, value);
 			return FALSE;
 		}
 		return TRUE;
@@ -182,17 +184,18 @@ rule_new(const char *name, GHashTable *params, GError **error)
 		return g_steal_pointer(&rule);
 
 	/* Sorted keys make the first error reported the same every time. */
-	g_autoptr(GList) keys = g_list_sort(g_hash_table_get_keys(params),
-	                                    (GCompareFunc)strcmp);
+	g_autoptr(GList) keys =
+	    g_list_sort(g_hash_table_get_keys(params), (GCompareFunc)strcmp);
 	for (GList *l = keys; l; l = l->next) {
 		const char *key = l->data;
 		const ParamSpec *spec = spec_lookup(klass, key);
 		if (spec == NULL) {
 			g_autofree char *known = param_names(klass);
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-			            "rule %s: unknown parameter \"%s\" (parameters "
-			            "of %s: %s)",
-			            klass->name, key, klass->name, known);
+			g_set_error(
+			    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			    "rule %s: unknown parameter \"%s\" (parameters "
+			    "of %s: %s)",
+			    klass->name, key, klass->name, known);
 			return NULL;
 		}
 		if (!param_set(rule, spec, g_hash_table_lookup(params, key),
@@ -203,13 +206,12 @@ rule_new(const char *name, GHashTable *params, GError **error)
 }
 
 Rule *
-rule_new_from_string(const char *name, const char *parameters,
-                     GError **error)
+rule_new_from_string(const char *name, const char *parameters, GError **error)
 {
 	g_autoptr(GHashTable) params =
 	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	g_auto(GStrv) words = g_strsplit_set(parameters ? parameters : "",
-	                                     " \t,;", -1);
+	g_auto(GStrv) words =
+	    g_strsplit_set(parameters ? parameters : "", " \t,;", -1);
 	for (char **word = words; *word; word++) {
 		if (**word == '\0')
 			continue;
@@ -379,7 +381,8 @@ rule_window_exit(Day day, int months)
 	 * day of that month reaches back far enough: the first of the next
 	 * month is the first that does. */
 	if (mday > days_in_month(year, month))
-		return rule_day_from_ymd(year, month, days_in_month(year, month)) +
+		return rule_day_from_ymd(year, month,
+		                         days_in_month(year, month)) +
 		       1;
 	return rule_day_from_ymd(year, month, mday);
 }
@@ -413,27 +416,28 @@ rule_explain_bar(const Rule *rule, BarKind bar, Day bar_day, Day eligible)
 		                       "(%s)",
 		                       b, cooldown, rule->klass->name);
 	}
-	case BAR_RECENT_MEMBER: {
-		g_autofree char *cooldown = date_span_to_string(rule->cooldown);
+	case BAR_RECENT_MEMBER:
 		if (rule->klass == &rule_debian_class)
-			return g_strdup_printf("a member until %s, within the "
-			                       "previous 12 months (debian 6.2.5)",
-			                       b);
-		return g_strdup_printf("a member until %s, within the preceding "
-		                       "%s (%s)",
-		                       b, cooldown, rule->klass->name);
-	}
+			return g_strdup_printf(
+			    "a member until %s, within the "
+			    "previous 12 months (debian 6.2.5)",
+			    b);
+		return g_strdup_printf(
+		    "a member until %s, within the preceding "
+		    "%d months (%s)",
+		    b, rule->cooldown, rule->klass->name);
 	case BAR_FOUR_OF_FIVE:
-		return g_strdup_printf("a member for more than 4 of the 5 years "
-		                       "before any earlier day (last day %s; "
-		                       "senior-rolling)",
-		                       b);
+		return g_strdup_printf(
+		    "a member for more than 4 of the 5 years "
+		    "before (until %s; senior-rolling)",
+		    b);
 	case BAR_ANTI_CABAL:
 		if (eligible == DAY_NEVER)
-			return g_strdup_printf("not until someone else has been "
-			                       "appointed after %s (fixed-term "
-			                       "anti-cabal)",
-			                       b);
+			return g_strdup_printf(
+			    "not until someone else has been "
+			    "appointed after %s (fixed-term "
+			    "anti-cabal)",
+			    b);
 		return g_strdup_printf("not until someone else has been "
 		                       "appointed after %s, as on %s "
 		                       "(fixed-term anti-cabal)",

@@ -29,52 +29,52 @@
 
 /* One sitting member, as the rules see them. */
 typedef struct {
-	guint term;             /* index of the term in the engine's list */
-	guint person;           /* index of the person in the engine's list */
-	Day start;              /* first day of the current term */
-	Day service_start;      /* first day of continuous service */
-	Day rule_start;         /* start for term arithmetic (rotation's
-	                           transition moves it back) */
-	Day project_joined;     /* DAY_NONE when unknown */
-	guint order;            /* ledger order of the appointment */
-	Day pinned_end;         /* an ending the ledger made history: the
-	                           rule cannot change it; DAY_NONE if none */
-	Day planned_end;        /* a recorded (or simulated) future ending
-	                           the rule may pre-empt; DAY_NONE if none */
+	guint term;         /* index of the term in the engine's list */
+	guint person;       /* index of the person in the engine's list */
+	Day start;          /* first day of the current term */
+	Day service_start;  /* first day of continuous service */
+	Day rule_start;     /* start for term arithmetic (rotation's
+	                       transition moves it back) */
+	Day project_joined; /* DAY_NONE when unknown */
+	guint order;        /* ledger order of the appointment */
+	Day pinned_end;     /* an ending the ledger made history: the
+	                       rule cannot change it; DAY_NONE if none */
+	Day planned_end;    /* a recorded (or simulated) future ending
+	                       the rule may pre-empt; DAY_NONE if none */
 	EventKind planned_kind;
-	Day deferred_until;     /* latest defer Until, or DAY_NONE */
-	Day expiry;             /* last day the rule decided, or DAY_NONE */
-	Day decided;            /* when the rule decided it */
-	Day reason_day;         /* a date the reason refers to */
-	Day due;                /* a date the rule keeps per seat (set in its
-	                           appointed and adopt hooks) */
-	Day seasoned;           /* first day of more than two years of
-	                           continuous service (simulations only) */
-	int reason;             /* the deciding rule's reason code */
+	Day deferred_until; /* latest defer Until, or DAY_NONE */
+	Day expiry;         /* last day the rule decided, or DAY_NONE */
+	Day decided;        /* when the rule decided it */
+	Day reason_day;     /* a date the reason refers to */
+	Day due;            /* a date the rule keeps per seat (set in its
+	                       appointed and adopt hooks) */
+	Day seasoned;       /* first day of more than two years of
+	                       continuous service (simulations only) */
+	int reason;         /* the deciding rule's reason code */
 	const struct Rule *decided_by;
 } Seat;
 
 /* The committee on the engine's current day. */
 typedef struct {
-	Seat *seats;            /* sitting members, most senior first */
+	Seat *seats; /* sitting members, most senior first */
 	guint n_seats, cap_seats;
-	Day *ended;             /* last days of ended terms, ascending */
+	Day *ended; /* last days of ended terms, ascending */
 	guint n_ended, cap_ended;
-	Day today;              /* the day being decided */
+	Day today;               /* the day being decided */
 	const struct Rule *rule; /* the rule in force, or NULL */
-	Day rule_since;         /* its adoption day */
+	Day rule_since;          /* its adoption day */
 	int max_members;
-	guint version;          /* changes whenever a seat or decision does */
+	guint version; /* changes whenever a seat or decision does */
 } Board;
 
 /* Why a person may not be appointed before some day. */
 typedef enum {
 	BAR_NONE,
-	BAR_COOLDOWN,           /* rotation: cooldown after the term */
-	BAR_RECENT_MEMBER,      /* annual-expiry, debian: member in the last
-	                           12 months */
-	BAR_FOUR_OF_FIVE,       /* senior-rolling */
-	BAR_ANTI_CABAL,         /* fixed-term with anti-cabal */
+	BAR_COOLDOWN,      /* rotation: cooldown after the term */
+	BAR_RECENT_MEMBER, /* annual-expiry, debian: member in the last
+	                      12 months */
+	BAR_FOUR_OF_FIVE,  /* senior-rolling */
+	BAR_ANTI_CABAL,    /* fixed-term with anti-cabal */
 } BarKind;
 
 /* A person's history, for eligibility: the terms that ended before the
@@ -92,18 +92,18 @@ typedef struct {
 } History;
 
 typedef enum {
-	PARAM_SPAN,             /* months, more than zero */
-	PARAM_SPAN_OR_ZERO,     /* months, zero allowed */
-	PARAM_COUNT,            /* a whole number, at least 1 */
-	PARAM_BOOL,             /* true/false, yes/no, 1/0 */
-	PARAM_MONTH_DAY,        /* MM-DD */
+	PARAM_SPAN,         /* months, more than zero */
+	PARAM_SPAN_OR_ZERO, /* months, zero allowed */
+	PARAM_COUNT,        /* a whole number, at least 1 */
+	PARAM_BOOL,         /* true/false, yes/no, 1/0 */
+	PARAM_MONTH_DAY,    /* MM-DD */
 } ParamKind;
 
 typedef struct {
 	const char *name;
 	ParamKind kind;
-	gsize offset;           /* of the int or gboolean in Rule */
-	const char *fallback;   /* default, as text */
+	gsize offset;         /* of the int or gboolean in Rule */
+	const char *fallback; /* default, as text */
 } ParamSpec;
 
 typedef struct Rule Rule;
@@ -134,12 +134,12 @@ typedef struct {
 
 struct Rule {
 	const RuleClass *klass;
-	int term;               /* months */
-	int cooldown;           /* months */
-	int spread;             /* months */
+	int term;     /* months */
+	int cooldown; /* months */
+	int spread;   /* months */
 	int min_turnover;
-	int max_service;        /* months */
-	int day;                /* month * 100 + day of month: 816 */
+	int max_service; /* months */
+	int day;         /* month * 100 + day of month: 816 */
 	gboolean anti_cabal;
 };
 
@@ -207,16 +207,16 @@ char *rule_explain_bar(const Rule *rule, BarKind bar, Day bar_day,
  * gets the resignation day it returns (DAY_NONE: none) for its first day
  * from HISTORY_BEFORE on. */
 typedef struct {
-	guint person;           /* index of the person */
+	guint person; /* index of the person */
 	Day start;
-	Day recorded_end;       /* DAY_NONE when the ledger leaves it open */
+	Day recorded_end; /* DAY_NONE when the ledger leaves it open */
 	EventKind recorded_kind;
 	Day deferred_until;
-	guint order;            /* ledger order of the appointment */
+	guint order; /* ledger order of the appointment */
 } EngineTerm;
 
 typedef struct {
-	Day day;                /* in force from this day (DAY_NONE: always) */
+	Day day; /* in force from this day (DAY_NONE: always) */
 	const Rule *rule;
 } EngineRuleSpan;
 
@@ -228,10 +228,10 @@ typedef struct {
 	const EngineRuleSpan *rules; /* ascending by day */
 	guint n_rules;
 	Day history_before;
-	Day recompute_from;     /* DAY_NEVER: recompute nothing */
-	Day horizon;            /* last day looked at */
+	Day recompute_from; /* DAY_NEVER: recompute nothing */
+	Day horizon;        /* last day looked at */
 	int max_members;
-	int fill_after;         /* days; 0 = no placeholders */
+	int fill_after; /* days; 0 = no placeholders */
 	Day fill_from;
 	Day (*draw_resignation)(gpointer data, Day from);
 	gpointer draw_data;
@@ -244,16 +244,16 @@ typedef struct {
 
 /* One term as it came out: recorded, computed or a placeholder's. */
 typedef struct {
-	guint input;            /* index into the setup's terms, or
-	                           G_MAXUINT for a placeholder */
-	guint person;           /* placeholders: n_people + their number - 1 */
+	guint input;  /* index into the setup's terms, or
+	                 G_MAXUINT for a placeholder */
+	guint person; /* placeholders: n_people + their number - 1 */
 	Day start;
-	Day service_start;      /* start of continuous service */
-	Day end;                /* last day; DAY_NONE while open at horizon */
+	Day service_start; /* start of continuous service */
+	Day end;           /* last day; DAY_NONE while open at horizon */
 	EventKind ended_by;
-	gboolean computed;      /* ended by the rule */
-	gboolean planned;       /* ended as the ledger planned (not history) */
-	gboolean over_cap;      /* appointed with the committee full */
+	gboolean computed; /* ended by the rule */
+	gboolean planned;  /* ended as the ledger planned (not history) */
+	gboolean over_cap; /* appointed with the committee full */
 	/* The rule's decision about the term, if any (even when a planned
 	 * ending came first): */
 	Day expiry;
@@ -264,9 +264,9 @@ typedef struct {
 } EngineOutcome;
 
 typedef struct {
-	GArray *outcomes;       /* of EngineOutcome, in order of appointment */
-	GArray *skipped;        /* of guint: inputs not applied, because the
-	                           person was still serving under the rule */
+	GArray *outcomes; /* of EngineOutcome, in order of appointment */
+	GArray *skipped;  /* of guint: inputs not applied, because the
+	                     person was still serving under the rule */
 	guint n_placeholders;
 } EngineResult;
 
@@ -277,15 +277,13 @@ void engine_result_clear(EngineResult *result);
 void engine_run(const EngineSetup *setup, EngineResult *result);
 
 /* The rule in force on DAY among SPANS, or NULL. */
-const Rule *engine_rule_on(const EngineRuleSpan *spans, guint n_spans,
-                           Day day);
+const Rule *engine_rule_on(const EngineRuleSpan *spans, guint n_spans, Day day);
 
 /* The first day from DAY on when PERSON may be appointed under RULE,
  * given the terms in RESULT that ended before DAY; sets *BAR and
  * *BAR_DAY as RuleClass.eligible_from does. */
 Day engine_eligible_from(const Rule *rule, const EngineResult *result,
-                         guint person, Day day, BarKind *bar,
-                         Day *bar_day);
+                         guint person, Day day, BarKind *bar, Day *bar_day);
 
 /* The reason for OUTCOME's expiry decision, as a sentence, or NULL. */
 char *engine_explain(const EngineOutcome *outcome);

@@ -18,13 +18,12 @@
 enum { REASON_MOST_SENIOR };
 
 static const ParamSpec senior_rolling_params[] = {
-	{"min-turnover", PARAM_COUNT, G_STRUCT_OFFSET(Rule, min_turnover), "2"},
-	{NULL},
+    {"min-turnover", PARAM_COUNT, G_STRUCT_OFFSET(Rule, min_turnover), "2"},
+    {NULL},
 };
 
 static Day
-senior_rolling_next_decision(const Rule *rule, const Board *board,
-                             Day after)
+senior_rolling_next_decision(const Rule *rule, const Board *board, Day after)
 {
 	if (board->n_seats == 0)
 		return DAY_NEVER;
@@ -85,8 +84,8 @@ four_of_five(const History *history, Day day)
 }
 
 static Day
-senior_rolling_eligible_from(const Rule *rule, const History *history,
-                             Day day, BarKind *bar, Day *bar_day)
+senior_rolling_eligible_from(const Rule *rule, const History *history, Day day,
+                             BarKind *bar, Day *bar_day)
 {
 	if (history->n_terms == 0 || !four_of_five(history, day))
 		return day;
@@ -114,12 +113,12 @@ senior_rolling_explain(const Rule *rule, int reason, Day decided,
 }
 
 const RuleClass rule_senior_rolling_class = {
-	.name = "senior-rolling",
-	.summary = "the most senior leaves while fewer than `min-turnover` "
-	           "terms ended in 12 months",
-	.params = senior_rolling_params,
-	.next_decision = senior_rolling_next_decision,
-	.decide = senior_rolling_decide,
-	.eligible_from = senior_rolling_eligible_from,
-	.explain = senior_rolling_explain,
+    .name = "senior-rolling",
+    .summary = "the most senior leaves while fewer than `min-turnover` "
+               "terms ended in 12 months",
+    .params = senior_rolling_params,
+    .next_decision = senior_rolling_next_decision,
+    .decide = senior_rolling_decide,
+    .eligible_from = senior_rolling_eligible_from,
+    .explain = senior_rolling_explain,
 };
