@@ -15,9 +15,10 @@ src_libtenure_a_SOURCES += \
 	src/cmd_import.c \
 	src/cmd_audit.c
 
-check_PROGRAMS += tests/test-command
+check_PROGRAMS += tests/test-command tests/test-verify
 tests_test_command_LDADD = $(TEST_LDADD)
-TESTS += tests/test-command tests/t-intake.sh
+tests_test_verify_LDADD = $(TEST_LDADD)
+TESTS += tests/test-command tests/test-verify tests/t-intake.sh
 dist_check_SCRIPTS += tests/lib-gpg.sh tests/t-intake.sh
 
 # bench/bench-intake times a bare GMime parse and one verification for
