@@ -12,6 +12,7 @@
 #include "plan.h"
 #include "rules/rule.h"
 #include "rules/rules-private.h"
+#include "status_html.h"
 #include "term.h"
 
 static Day
@@ -627,6 +628,72 @@ test_rule_event_and_defer(void)
 	g_assert_cmpstr(deferred, ==, "2009-12-01 defer Bob\n");
 }
 
+static void
+test_cap_and_status_page(void)
+{
+	/* Eight members: nobody else may be appointed; the page shows
+	 * them, what is coming and who may return when. */
+	GString *text =
+	    g_string_new("Event: rule\nDate: 2015-01-01\nRule: debian\n\n"
+	                 "Event: appoint\nDate: 2005-01-01\n"
+	                 "Member: Zed <zed@d.o>\n\n"
+	                 "Event: resign\nDate: 2015-03-31\n"
+	                 "Member: Zed <zed@d.o>\n");
+	for (int i = 0; i < 8; i++)
+		g_string_append_printf(text,
+		                       "\nEvent: appoint\nDate: 2014-%02d-01\n"
+		                       "Member: M%d & Sons <m%d@d.o>\n",
+		                       i + 1, i, i);
+	g_autofree char *ledger_text = g_string_free(text, FALSE);
+	g_autoptr(Ledger) ledger = ledger_from(ledger_text);
+	g_autoptr(Committee) committee = committee_replay(ledger, NULL);
+	g_assert_nonnull(committee);
+	g_autoptr(Rule) none = rule_of("none", "");
+	g_autofree char *reason = NULL;
+	g_assert_false(term_may_appoint(committee, none, 8, "new@d.o",
+	                                D("2018-06-01"), &reason));
+	g_assert_cmpstr(reason, ==,
+	                "the committee already has 8 members on 2018-06-01, "
+	                "the most it may have");
+
+	Day on = D("2018-06-01");
+	g_autoptr(GPtrArray) infos = term_status(committee, none, 8, on, NULL);
+	g_assert_nonnull(infos);
+	PlanOptions options = {
+	    .default_rule = none,
+	    .max_members = 8,
+	    .from = on,
+	    .until = date_add_months(on, 36),
+	};
+	g_autoptr(GPtrArray) plan = plan_run(ledger, &options, NULL);
+	g_assert_nonnull(plan);
+	g_autofree char *html = status_html_render(
+	    "Technical Committee", "debian", committee, infos, plan, on);
+	static const char *const present[] = {
+	    "<!DOCTYPE html>",
+	    "<title>Technical Committee: status on 2018-06-01</title>",
+	    "M0 &amp; Sons &lt;m0@d.o&gt;",
+	    /* M0 and M1, the two most senior with more than 42 months. */
+	    "<td class=\"scheduled\">2018-12-31</td>",
+	    "<h2>Upcoming</h2>",
+	    "<h2>Timeline</h2>",
+	    "<svg",
+	    "<h2>Former members</h2>",
+	    "Zed &lt;zed@d.o&gt;",
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(present); i++)
+		if (strstr(html, present[i]) == NULL)
+			g_error("the status page lacks %s:\n%s", present[i],
+			        html);
+	/* Self-contained: no scripts, nothing fetched, no raw markup from
+	 * the ledger. */
+	static const char *const absent[] = {"<script",
+	                                     "src=", "href=", "M0 & Sons"};
+	for (gsize i = 0; i < G_N_ELEMENTS(absent); i++)
+		if (strstr(html, absent[i]))
+			g_error("the status page contains %s", absent[i]);
+}
+
 /* ---- Properties over random ledgers ---- */
 
 typedef struct {
@@ -939,6 +1006,7 @@ main(int argc, char **argv)
 	                test_debian_resigns_first);
 	g_test_add_func("/rules/each-rule-on-a-small-committee",
 	                test_rules_table);
+	g_test_add_func("/rules/cap-and-status-page", test_cap_and_status_page);
 	g_test_add_func("/rules/rule-event-defer-and-recorded-expiry",
 	                test_rule_event_and_defer);
 	for (gsize i = 0; i < G_N_ELEMENTS(property_rules); i++) {
