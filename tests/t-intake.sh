@@ -371,6 +371,31 @@ expect_unchanged "an appointment signed by someone without the role is refused" 
 run_import "$(pgpmime "$LEO" leo@example.org non-member "Tenure: resign")"
 expect_unchanged "a resignation by a non-member is refused" "not a member"
 
+# Leo has had two refusals answered; two more make four, of which the
+# last goes unanswered ([reminders] replies-per-day is 3 by default).
+for i in 1 2; do
+	run_import "$(pgpmime "$LEO" leo@example.org leo-defer-$i "Tenure: defer
+Member: Dave Member <dave@example.org>
+Until: 2099-01-0$i
+Reason: attempt $i")"
+done
+test_begin "refusal replies are limited per signer and day"
+replies=$(grep -l '^To: leo@example.org' "$W"/state/outbox/queue/* 2>/dev/null | wc -l)
+if [ "$replies" = 3 ] && grep -q '^reply-suppressed .*to=leo@example.org' "$W/log"; then
+	test_pass
+else
+	test_fail "expected 3 replies to leo and a reply-suppressed line" \
+		"got $replies replies" "$(cat "$W/log")"
+fi
+
+run_import "$(pgpmime "$CAROL" tenure@example.org own-mail "Tenure: resign")"
+test_begin "tenure's own mail is never a command"
+if [ "$(events)" = "$before" ] && grep -q "reason=\"tenure's own mail\"" "$W/log"; then
+	test_pass
+else
+	test_fail "expected no change and an own-mail log line" "$(cat "$W/log")"
+fi
+
 before=$(events)
 pgpmime "$HEIDI" heidi@example.org auto "Tenure: resign" >/dev/null
 sed 's/^MIME-Version: 1.0/Auto-Submitted: auto-replied\nMIME-Version: 1.0/' \
