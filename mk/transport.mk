@@ -18,6 +18,9 @@ tests_test_imap_LDADD = $(TEST_LDADD)
 TESTS += tests/t-imap.sh tests/t-daemon.sh
 dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh
 
+# Benchmarks (run by hand from the build tree; they print figures).
 EXTRA_DIST += \
-	bench/idle-latency.sh bench/idle-bytes.sh bench/daemon-memory.sh \
-	bench/idle-watch.py bench/byte-counter.py
+	bench/lib-bench.sh \
+	bench/idle-latency.sh bench/idle-latency.py \
+	bench/idle-bytes.sh bench/byte-counter.py bench/make-maildir.py \
+	bench/daemon-memory.sh bench/cycle-driver.py

@@ -9,7 +9,8 @@
  *       or SECONDS have passed; exit 0 only if COUNT came
  *   test-imap CONFIG cycle
  *       fetch, then one wait of [source] poll-interval seconds and one
- *       fetch; prints "cycle done" between the phases (for idle-bytes.sh)
+ *       fetch; prints "cycle start TIME" before the wait and "cycle done
+ *       TIME" after the fetch (Unix time, for bench/idle-bytes.sh)
  *
  * Options (before CONFIG): --refuse-after N makes the handler fail on
  * message N+1, as a handler does when the ledger cannot be written.
@@ -123,13 +124,13 @@ main(int argc, char **argv)
 				status = fail(error);
 		}
 	} else if (strcmp(command, "cycle") == 0) {
-		printf("cycle start\n");
+		printf("cycle start %.6f\n", g_get_real_time() / 1e6);
 		fflush(stdout);
 		if (!source_imap_driver.wait(source, conf->poll_interval, &error) ||
 		    !source_imap_driver.fetch(source, record, &recorder, &error))
 			status = fail(error);
 		else
-			printf("cycle done\n");
+			printf("cycle done %.6f\n", g_get_real_time() / 1e6);
 		fflush(stdout);
 	} else if (strcmp(command, "fetch") != 0) {
 		fprintf(stderr, "test-imap: unknown command %s\n", command);
