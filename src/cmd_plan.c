@@ -317,12 +317,26 @@ cmd_plan(int argc, char **argv)
 		rule_text = rule_describe(override);
 	} else {
 		const LedgerEvent *event = committee_rule_on(committee, from);
-		rule_text =
-		    event
-		        ? g_strstrip(g_strjoin(
-		              " ", event->rule,
-		              event->parameters ? event->parameters : "", NULL))
-		        : rule_describe(configured);
+		GString *text = g_string_new(NULL);
+		if (event) {
+			g_string_append_printf(
+			    text, "%s %s", event->rule,
+			    event->parameters ? event->parameters : "");
+		} else {
+			g_autofree char *described = rule_describe(configured);
+			g_string_append(text, described);
+		}
+		/* The ledger's later rule events apply from their dates. */
+		for (guint i = 0; i < committee->rules->len; i++) {
+			const LedgerEvent *later = committee->rules->pdata[i];
+			char d[11];
+			if (later->date > from && later->date <= until)
+				g_string_append_printf(
+				    text, "; from %s %s %s",
+				    date_format(later->date, d), later->rule,
+				    later->parameters ? later->parameters : "");
+		}
+		rule_text = g_strstrip(g_string_free(text, FALSE));
 	}
 	if (strcmp(format, "tsv") == 0)
 		print_tsv(events);

@@ -205,6 +205,7 @@ engine_adopt(Engine *engine, const Rule *rule, Day day)
 		seat->expiry = DAY_NONE;
 		seat->decided = DAY_NONE;
 		seat->decided_by = NULL;
+		seat->deferred = FALSE;
 		seat->rule_start = seat->start;
 	}
 	if (rule && rule->klass->adopt)
@@ -234,6 +235,7 @@ record_decision(EngineOutcome *outcome, const Seat *seat)
 	outcome->decided = seat->decided;
 	outcome->reason = seat->reason;
 	outcome->reason_day = seat->reason_day;
+	outcome->deferred = seat->deferred;
 	outcome->decided_by = seat->decided_by;
 }
 
@@ -433,10 +435,9 @@ engine_explain(const EngineOutcome *outcome)
 	g_autofree char *why =
 	    rule->klass->explain(rule, outcome->reason, outcome->decided,
 	                         outcome->reason_day, outcome->expiry);
-	if (outcome->expiry > outcome->decided &&
-	    rule->klass == &rule_senior_rolling_class) {
+	if (outcome->deferred) {
 		char d[11];
-		return g_strdup_printf("%s; deferred to %s", why,
+		return g_strdup_printf("%s; postponed to %s by a deferral", why,
 		                       date_format(outcome->expiry, d));
 	}
 	return g_steal_pointer(&why);

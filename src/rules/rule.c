@@ -282,7 +282,9 @@ rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
 {
 	if (seat->pinned_end != DAY_NONE)
 		return FALSE;
-	if (seat->deferred_until != DAY_NONE && seat->deferred_until > expiry)
+	seat->deferred =
+	    seat->deferred_until != DAY_NONE && seat->deferred_until > expiry;
+	if (seat->deferred)
 		expiry = seat->deferred_until;
 	board->version++;
 	seat->expiry = expiry;

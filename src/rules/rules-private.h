@@ -46,6 +46,7 @@ typedef struct {
 	Day expiry;         /* last day the rule decided, or DAY_NONE */
 	Day decided;        /* when the rule decided it */
 	Day reason_day;     /* a date the reason refers to */
+	gboolean deferred;  /* the expiry was moved to a deferral's Until */
 	Day due;            /* a date the rule keeps per seat (set in its
 	                       appointed and adopt hooks) */
 	Day seasoned;       /* first day of more than two years of
@@ -260,6 +261,7 @@ typedef struct {
 	Day decided;
 	Day reason_day;
 	int reason;
+	gboolean deferred;
 	const Rule *decided_by;
 } EngineOutcome;
 
