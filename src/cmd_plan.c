@@ -332,8 +332,9 @@ cmd_plan(int argc, char **argv)
 			char d[11];
 			if (later->date > from && later->date <= until)
 				g_string_append_printf(
-				    text, "; from %s %s %s",
+				    text, "; from %s %s%s%s",
 				    date_format(later->date, d), later->rule,
+				    later->parameters ? " " : "",
 				    later->parameters ? later->parameters : "");
 		}
 		rule_text = g_strstrip(g_string_free(text, FALSE));
