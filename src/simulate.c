@@ -99,6 +99,8 @@ account_run(const World *world, const EngineResult *result, int *per_year,
 	const SimulateOptions *options = world->options;
 	Day start = options->start, horizon = world->horizon;
 	memset(per_year, 0, sizeof(int) * (gsize)options->years);
+	int y0, m0, d0;
+	rule_day_to_ymd(start, &y0, &m0, &d0);
 	for (guint i = 0; i < result->outcomes->len; i++) {
 		const EngineOutcome *o =
 		    &g_array_index(result->outcomes, EngineOutcome, i);
@@ -111,8 +113,7 @@ account_run(const World *world, const EngineResult *result, int *per_year,
 			/* Years run from anniversary to anniversary of the
 			 * start, so that two expiries twelve months apart
 			 * never share one. */
-			int y0, m0, d0, y1, m1, d1;
-			rule_day_to_ymd(start, &y0, &m0, &d0);
+			int y1, m1, d1;
 			rule_day_to_ymd(o->end, &y1, &m1, &d1);
 			int year =
 			    ((y1 - y0) * 12 + (m1 - m0) - (d1 < d0)) / 12;

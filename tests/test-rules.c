@@ -694,6 +694,44 @@ test_cap_and_status_page(void)
 			g_error("the status page contains %s", absent[i]);
 }
 
+static void
+test_anti_cabal(void)
+{
+	/* Alice's term ended; until someone else is appointed there is no
+	 * day on which she may return, and the facts say so. */
+	g_autoptr(Ledger) ledger = ledger_from(
+	    "Event: rule\nDate: 2000-01-01\nRule: fixed-term\n"
+	    "Parameters: term=4y anti-cabal=true\n\n"
+	    "Event: appoint\nDate: 2010-01-01\nMember: Alice <alice@d.o>\n\n"
+	    "Event: appoint\nDate: 2011-01-01\nMember: Bob <bob@d.o>\n\n"
+	    "Event: expire\nDate: 2013-12-31\nMember: Alice <alice@d.o>\n");
+	g_autoptr(Committee) committee = committee_replay(ledger, NULL);
+	g_assert_nonnull(committee);
+	g_autoptr(Rule) none = rule_of("none", "");
+	g_autoptr(GPtrArray) infos =
+	    term_status(committee, none, 8, D("2014-06-01"), NULL);
+	g_assert_cmpuint(infos->len, ==, 2);
+	const TermInfo *alice = infos->pdata[1];
+	g_assert_cmpstr(alice->person->email, ==, "alice@d.o");
+	g_assert_false(alice->member);
+	g_assert_cmpuint(alice->eligible_from, ==, DAY_NONE);
+	g_assert_cmpstr(alice->eligible_reason, ==,
+	                "not until someone else has been appointed after "
+	                "2013-12-31 (fixed-term anti-cabal)");
+	g_autofree char *reason = NULL;
+	g_assert_false(term_may_appoint(committee, none, 8, "alice@d.o",
+	                                D("2014-06-01"), &reason));
+	g_assert_cmpstr(reason, ==,
+	                "Alice <alice@d.o> may not be appointed yet: not until "
+	                "someone else has been appointed after 2013-12-31 "
+	                "(fixed-term anti-cabal)");
+	/* Bob's term is fixed at his appointment. */
+	const TermInfo *bob = infos->pdata[0];
+	g_autofree char *end = S(bob->term_end);
+	g_assert_cmpstr(end, ==, "2014-12-31");
+	g_assert_true(bob->term_end_scheduled);
+}
+
 /* ---- Properties over random ledgers ---- */
 
 typedef struct {
@@ -1007,6 +1045,7 @@ main(int argc, char **argv)
 	g_test_add_func("/rules/each-rule-on-a-small-committee",
 	                test_rules_table);
 	g_test_add_func("/rules/cap-and-status-page", test_cap_and_status_page);
+	g_test_add_func("/rules/fixed-term/anti-cabal", test_anti_cabal);
 	g_test_add_func("/rules/rule-event-defer-and-recorded-expiry",
 	                test_rule_event_and_defer);
 	for (gsize i = 0; i < G_N_ELEMENTS(property_rules); i++) {
