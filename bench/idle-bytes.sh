@@ -64,9 +64,17 @@ fill() {
 	"$IMAP" "$TEST_DIR/bytes.conf" fetch >/dev/null 2>&1
 }
 
-# measure: one connection, then one idle cycle; prints the figures.
+# measure MODE: one connection, then one idle cycle; prints the figures.
+# MODE "idle" is Dovecot as it is; "poll" restarts it with a capability
+# list without IDLE, so that the source polls with NOOP.
 measure() {
-	local t0 t1 t2 out
+	if [ "$1" = poll ]; then
+		DOVECOT_EXTRA="imap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE AUTH=PLAIN"
+	else
+		unset DOVECOT_EXTRA
+	fi
+	dovecot_restart
+	local t0 t1 t2 out mode=$1
 	out=$TEST_DIR/cycle.out
 	t0=$(date +%s.%N)
 	"$IMAP" "$TEST_DIR/bytes.conf" cycle >"$out" 2>"$TEST_DIR/cycle.err" || {
@@ -78,11 +86,13 @@ measure() {
 	set -- $(bytes_between "$t0" "$t1")
 	connect="$3 (up $1, down $2)"
 	set -- $(bytes_between "$t1" "$t2")
-	printf '%8d messages: idle cycle %5d bytes (up %d, down %d); connecting %s\n' \
-		"$(dovecot_messages)" "$3" "$1" "$2" "$connect"
+	printf '%8d messages, %s: one cycle %5d bytes (up %d, down %d); connecting %s\n' \
+		"$(dovecot_messages)" "$mode" "$3" "$1" "$2" "$connect"
 }
 
 fill 1000
-measure
+measure idle
+measure poll
 fill 100000
-measure
+measure idle
+measure poll

@@ -275,7 +275,9 @@ seconds_to_wait(const Daemon *daemon, const Pass *pass)
 	gint64 outbox = outbox_next_due(daemon->conf->state_dir, now);
 	if (outbox >= 0)
 		wait = MIN(wait, outbox);
-	if (pass->next_due != DAY_NONE) {
+	/* A day that is not in the future has been dealt with by this very
+	 * pass; looking again at once would only spin. */
+	if (pass->next_due != DAY_NONE && pass->next_due > date_today()) {
 		gint64 day_start =
 			(gint64)(pass->next_due - date_from_ymd(1970, 1, 1)) * 86400;
 		wait = MIN(wait, day_start - now);

@@ -143,16 +143,34 @@ disconnect(ImapSource *source, gboolean politely)
 /* Sets ERROR for the failed step WHAT, with the server's own words when
  * it gave any, and drops the connection: after a failure its state is
  * unknown, and the next call starts afresh. */
+/* TRUE when RC means the server answered (NO or BAD), so that its last
+ * response text is about this command; after a broken stream it is
+ * stale. */
+static gboolean
+server_refused(int rc)
+{
+	switch (rc) {
+	case MAILIMAP_ERROR_STREAM:
+	case MAILIMAP_ERROR_PARSE:
+	case MAILIMAP_ERROR_CONNECTION_REFUSED:
+	case MAILIMAP_ERROR_SSL:
+	case MAILIMAP_ERROR_MEMORY:
+		return FALSE;
+	default:
+		return TRUE;
+	}
+}
+
 static gboolean
 fail(ImapSource *source, int rc, const char *what, GError **error)
 {
-	const char *said = source->imap != NULL ? source->imap->imap_response
-	                                        : NULL;
+	const char *said = source->imap != NULL && server_refused(rc)
+	                       ? source->imap->imap_response : NULL;
+	gboolean quote = said != NULL && *said != '\0';
 	g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
-	            "%s: %s: %s%s%s%s", source->server, what,
-	            etpan_strerror(rc), said != NULL && *said ? " (server said: \"" : "",
-	            said != NULL && *said ? said : "",
-	            said != NULL && *said ? "\")" : "");
+	            "%s: %s: %s%s%s%s", source->server, what, etpan_strerror(rc),
+	            quote ? " (server said: \"" : "", quote ? said : "",
+	            quote ? "\")" : "");
 	disconnect(source, FALSE);
 	return FALSE;
 }
