@@ -170,6 +170,7 @@ engine_appoint(Engine *engine, guint input, const EngineTerm *term,
 		seat.planned_kind = EVENT_RESIGN;
 	}
 
+	rule_seat_update(&seat);
 	if (board->n_seats == board->cap_seats) {
 		board->cap_seats = MAX(16, board->cap_seats * 2);
 		board->seats = g_renew(Seat, board->seats, board->cap_seats);
@@ -203,6 +204,7 @@ engine_adopt(Engine *engine, const Rule *rule, Day day)
 	for (guint i = 0; i < board->n_seats; i++) {
 		Seat *seat = &board->seats[i];
 		seat->expiry = DAY_NONE;
+		rule_seat_update(seat);
 		seat->decided = DAY_NONE;
 		seat->decided_by = NULL;
 		seat->deferred = FALSE;

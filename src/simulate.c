@@ -57,13 +57,17 @@ typedef struct {
 typedef struct {
 	const SimulateOptions *options;
 	Totals *totals;
+	/* The day the second sitting member becomes seasoned, for the
+	 * board of version VERSION (reset before every run). */
+	guint version;
+	Day second;
 } Accounting;
 
 /* The engine's hook: FROM to TO with the same members sitting. */
 static void
 account_days(gpointer data, const Board *board, Day from, Day to)
 {
-	const Accounting *accounting = data;
+	Accounting *accounting = data;
 	Totals *totals = accounting->totals;
 	from = MAX(from, accounting->options->start);
 	if (from > to)
@@ -75,16 +79,21 @@ account_days(gpointer data, const Board *board, Day from, Day to)
 	totals->days += span;
 	/* Fewer than two seasoned members until the second seat becomes
 	 * seasoned. */
-	Day first = DAY_NEVER, second = DAY_NEVER;
-	for (guint i = 0; i < board->n_seats; i++) {
-		Day seasoned = board->seats[i].seasoned;
-		if (seasoned < first) {
-			second = first;
-			first = seasoned;
-		} else if (seasoned < second) {
-			second = seasoned;
+	if (accounting->version != board->version) {
+		Day first = DAY_NEVER, second = DAY_NEVER;
+		for (guint i = 0; i < board->n_seats; i++) {
+			Day seasoned = board->seats[i].seasoned;
+			if (seasoned < first) {
+				second = first;
+				first = seasoned;
+			} else if (seasoned < second) {
+				second = seasoned;
+			}
 		}
+		accounting->version = board->version;
+		accounting->second = second;
 	}
+	Day second = accounting->second;
 	if (second > from)
 		totals->inexperienced_days +=
 		    (second == DAY_NEVER || second > to ? to + 1 : second) -
@@ -158,7 +167,7 @@ run_job(Job *job)
 	guint32 seed[2] = {options->seed, (guint32)job->first};
 	GRand *rand = g_rand_new_with_seed_array(seed, 2);
 	Luck luck = {rand, -log1p(-options->resign_rate) / DAYS_PER_YEAR};
-	Accounting accounting = {options, &job->totals};
+	Accounting accounting = {options, &job->totals, G_MAXUINT, DAY_NEVER};
 	EngineSetup setup = {
 	    .terms = world->terms,
 	    .n_terms = world->n_terms,
@@ -181,6 +190,7 @@ run_job(Job *job)
 	engine_result_init(&result);
 	g_autofree int *per_year = g_new0(int, options->years);
 	for (int run = 0; run < job->count; run++) {
+		accounting.version = G_MAXUINT;
 		engine_run(&setup, &result);
 		account_run(world, &result, per_year, &job->totals);
 	}

@@ -288,6 +288,7 @@ rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
 		expiry = seat->deferred_until;
 	board->version++;
 	seat->expiry = expiry;
+	rule_seat_update(seat);
 	seat->decided = board->today;
 	seat->reason = reason;
 	seat->reason_day = reason_day;

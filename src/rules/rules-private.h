@@ -47,6 +47,7 @@ typedef struct {
 	Day decided;        /* when the rule decided it */
 	Day reason_day;     /* a date the reason refers to */
 	gboolean deferred;  /* the expiry was moved to a deferral's Until */
+	Day end;            /* rule_seat_end(), kept up to date */
 	Day due;            /* a date the rule keeps per seat (set in its
 	                       appointed and adopt hooks) */
 	Day seasoned;       /* first day of more than two years of
@@ -152,18 +153,27 @@ extern const RuleClass rule_annual_expiry_class;
 extern const RuleClass rule_debian_class;
 
 /* The last day a seat serves as things stand: a pinned ending, else the
- * earlier of a planned ending and the rule's expiry; DAY_NEVER if none. */
+ * earlier of a planned ending and the rule's expiry; DAY_NEVER if none.
+ * Kept in seat->end by rule_seat_update whenever one of them changes. */
 static inline Day
 rule_seat_end(const Seat *seat)
 {
-	if (seat->pinned_end != DAY_NONE)
-		return seat->pinned_end;
+	return seat->end;
+}
+
+static inline void
+rule_seat_update(Seat *seat)
+{
 	Day end = DAY_NEVER;
-	if (seat->planned_end != DAY_NONE)
-		end = seat->planned_end;
-	if (seat->expiry != DAY_NONE && seat->expiry < end)
-		end = seat->expiry;
-	return end;
+	if (seat->pinned_end != DAY_NONE) {
+		end = seat->pinned_end;
+	} else {
+		if (seat->planned_end != DAY_NONE)
+			end = seat->planned_end;
+		if (seat->expiry != DAY_NONE && seat->expiry < end)
+			end = seat->expiry;
+	}
+	seat->end = end;
 }
 
 /* Sets SEAT's rule-driven last day to EXPIRY (decided on board->today),
