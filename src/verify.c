@@ -441,6 +441,28 @@ format_time(gint64 t)
 	return dt ? g_date_time_format(dt, "%Y-%m-%d %H:%M:%SZ") : g_strdup("?");
 }
 
+/* What gpgme_get_key does, on our own context: gpgme_get_key makes a
+ * fresh context per call, and GPGME runs `gpg --version` for each, a
+ * process per verification saved here.  FPR names a key or subkey
+ * exactly; anything but one match is no key. */
+static gboolean
+lookup_key(Verifier *verifier, const char *fpr, gpgme_key_t *key)
+{
+	gpgme_key_t extra = NULL;
+	*key = NULL;
+	if (gpgme_op_keylist_start(verifier->ctx, fpr, 0) != GPG_ERR_NO_ERROR)
+		return FALSE;
+	if (gpgme_op_keylist_next(verifier->ctx, key) != GPG_ERR_NO_ERROR)
+		*key = NULL;
+	else if (gpgme_op_keylist_next(verifier->ctx, &extra) == GPG_ERR_NO_ERROR) {
+		gpgme_key_unref(extra);
+		gpgme_key_unref(*key);
+		*key = NULL;
+	}
+	gpgme_op_keylist_end(verifier->ctx);
+	return *key != NULL;
+}
+
 /* Checks the signing key with our own GPGME context: the certificate
  * names the signing subkey, which must be able to sign and, like its
  * primary key, be neither revoked nor expired.  Fills in the primary
@@ -450,8 +472,7 @@ check_key(Verifier *verifier, Signed *s, VerifyMode mode, char **reason)
 {
 	gpgme_key_t key = NULL;
 	gboolean ok = FALSE;
-	if (gpgme_get_key(verifier->ctx, s->signing_key, &key, 0) != 0 ||
-	    key == NULL || key->subkeys == NULL) {
+	if (!lookup_key(verifier, s->signing_key, &key) || key->subkeys == NULL) {
 		*reason = g_strdup("unknown key");
 		goto out;
 	}
