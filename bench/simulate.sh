@@ -10,7 +10,7 @@ TENURE=${TENURE:-./tenure}
 RUNS=${1:-10000}
 YEARS=${2:-50}
 BUDGET=2.0
-OUT=$(mktemp /tmp/bench-simulate.XXXXXX)
+OUT=$(mktemp)
 trap 'rm -f "$OUT" "$OUT.time"' EXIT
 
 /usr/bin/time -f '%e %U %S' -o "$OUT.time" \
