@@ -17,11 +17,24 @@ archive_dir(const char *state_dir)
 
 gboolean
 archive_store(const char *state_dir, GBytes *raw, gint64 arrival,
-              const char *digest, char **path_out, GError **error)
+              char **path_out, GError **error)
 {
+	g_autofree char *digest = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, raw);
 	g_autofree char *dir = archive_dir(state_dir);
 	if (!util_mkdir_p(dir, 0700, error))
 		return FALSE;
+	/* A message resumed after a crash, or read twice, is archived
+	 * already. */
+	g_autofree char *suffix = g_strdup_printf(".%s.eml", digest);
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const char *existing;
+	while (d && (existing = g_dir_read_name(d)) != NULL) {
+		if (g_str_has_suffix(existing, suffix)) {
+			if (path_out)
+				*path_out = NULL;
+			return TRUE;
+		}
+	}
 	/* The first number is when the message was acted on: the audit
 	 * replays in that order, since a message imported late may have
 	 * arrived long before one that it depends on. */

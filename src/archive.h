@@ -4,7 +4,7 @@
  * ACTED.ARRIVAL.DIGEST.eml: ACTED is when tenure acted on it (Unix
  * microseconds, zero-padded, so names sort in the order the messages
  * were acted on), ARRIVAL the Unix time the message arrived, DIGEST the
- * SHA-256 of its signed text.  `tenure audit` reads them back in that
+ * SHA-256 of the message as received.  `tenure audit` reads them back in that
  * order, re-checks every signature as of its arrival and rebuilds the
  * ledger.
  */
@@ -15,10 +15,11 @@
 
 #include "conf.h"
 
-/* Writes RAW durably; *PATH (may be NULL) gets the file's path.  Storing
- * the same message twice keeps one copy. */
+/* Writes RAW durably; *PATH (may be NULL) gets the new file's path.  A
+ * message archived already is kept once: nothing is written and *PATH is
+ * NULL, so a rollback never removes the first copy. */
 gboolean archive_store(const char *state_dir, GBytes *raw, gint64 arrival,
-                       const char *digest, char **path, GError **error);
+                       char **path, GError **error);
 
 /* Removes an archived copy again (the ledger append it went with
  * failed). */

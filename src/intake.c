@@ -442,7 +442,7 @@ commit(Intake *intake, const Mail *mail, const LedgerEvent *event,
 	g_autofree char *archived = NULL;
 	if (!intake->audit &&
 	    !archive_store(intake->conf->state_dir, mail->source->raw,
-	                   mail->source->arrival, sig->digest, &archived, error))
+	                   mail->source->arrival, &archived, error))
 		return FALSE;
 	if (!seen_add_signature(intake->seen, sig->fingerprint, sig->created,
 	                        sig->digest, mail->message_id, event != NULL,

@@ -534,6 +534,9 @@ else
 	test_fail "expected a resuming log line" "$(cat "$W/log")"
 fi
 
+test_begin "the resumed message is archived once"
+test_expect_equal 1 "$(grep -l '^Message-ID: <carol-crash@' "$W"/state/archive/*.eml | wc -l)"
+
 before=$(events)
 mark_applying carol-crash
 run_import "$W/m/carol-crash.eml"
