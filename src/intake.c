@@ -581,7 +581,7 @@ first_from_address(GMimeMessage *message)
 }
 
 /* Whether the ledger holds the event of SIG: every event from mail
- * carries its signature record in Comment. */
+ * carries its signature record in Comment (signature_comment). */
 static gboolean
 ledger_has_signature(Intake *intake, const Signed *sig, gboolean *found,
                      GError **error)
@@ -589,12 +589,16 @@ ledger_has_signature(Intake *intake, const Signed *sig, gboolean *found,
 	g_autoptr(Ledger) ledger = ledger_load(intake->conf->ledger, TRUE, error);
 	if (ledger == NULL)
 		return FALSE;
-	g_autofree char *needle = g_strdup_printf("sha256:%s", sig->digest);
+	/* The whole record (signer, time, digest): the same words signed
+	 * again later are another signature. */
+	g_autofree char *when = time_text(sig->created);
+	g_autofree char *needle = g_strdup_printf("signature %s %s sha256:%s",
+	                                          sig->fingerprint, when,
+	                                          sig->digest);
 	*found = FALSE;
 	for (guint i = 0; i < ledger->events->len && !*found; i++) {
 		const LedgerEvent *event = ledger->events->pdata[i];
-		*found = event->comment && strstr(event->comment, needle) &&
-		         event->signed_by && strstr(event->signed_by, sig->fingerprint);
+		*found = event->comment && strstr(event->comment, needle);
 	}
 	return TRUE;
 }
