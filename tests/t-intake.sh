@@ -570,6 +570,17 @@ expect_event "an mbox import judges a signature's age by the mbox From_ line" \
 ^Member: Nina Newcomer <nina@example.org>
 ^Signed-By: $NINA"
 
+# --- A key dropped from the keyring stops counting ------------------------
+
+before=$(events)
+# shellcheck disable=SC2086
+gpg_export_keyring "$W/keyring.gpg" $(echo $KEYRING_PEOPLE | tr ' ' '\n' | grep -v heidi)
+run_import "$(pgpmime "$HEIDI" heidi@example.org dropped-key "Tenure: resign")"
+expect_unchanged "a key dropped from the configured keyring is unknown from the next message on" \
+	"unknown key"
+# shellcheck disable=SC2086
+gpg_export_keyring "$W/keyring.gpg" $KEYRING_PEOPLE
+
 # --- The audit ------------------------------------------------------------
 
 "$TENURE" --config "$W/tenure.conf" audit >"$W/audit" 2>"$W/audit.err"
