@@ -13,8 +13,19 @@ BUDGET=2.0
 OUT=$(mktemp)
 trap 'rm -f "$OUT" "$OUT.time"' EXIT
 
-/usr/bin/time -f '%e %U %S' -o "$OUT.time" \
+run() {
 	"$TENURE" simulate --runs "$RUNS" --years "$YEARS" --seed 1 --format=tsv >"$OUT"
+}
+if [ -x /usr/bin/time ]; then
+	/usr/bin/time -f '%e %U %S' -o "$OUT.time" "$TENURE" simulate \
+		--runs "$RUNS" --years "$YEARS" --seed 1 --format=tsv >"$OUT"
+else
+	# Without GNU time (Debian package "time"), wall-clock time only.
+	start=$(date +%s.%N)
+	run
+	end=$(date +%s.%N)
+	echo "$end $start" | awk '{ printf "%.2f 0 0\n", $1 - $2 }' >"$OUT.time"
+fi
 
 awk -F '\t' 'NR > 1 { printf "%-52s %8.0f runs/s\n", $1, $9 }' "$OUT"
 read -r wall user sys <"$OUT.time"
