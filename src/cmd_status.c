@@ -191,9 +191,12 @@ print_text(const Conf *conf, const char *rule, GPtrArray *infos, Day on,
 			header = TRUE;
 		}
 		const Term *last = person_last_term(info->person);
-		g_autofree char *eligible = info->eligible_from
-		                                ? date_to_string(info->eligible_from)
-		                                : g_strdup("now");
+		/* No date with a reason: barred until something else
+		 * happens (anti-cabal: until someone else is appointed). */
+		g_autofree char *eligible =
+		    info->eligible_from ? date_to_string(info->eligible_from)
+		    : info->eligible_reason ? g_strdup("not yet")
+		                            : g_strdup("now");
 		printf("%-*s  %-10s %-8s %-10s %s\n", width,
 		       info->person->member,
 		       date_format(last ? last->end : DAY_NONE, e),

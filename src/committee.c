@@ -157,14 +157,24 @@ committee_replay(const Ledger *ledger, GError **error)
 		}
 		case EVENT_RESIGN:
 		case EVENT_REMOVE:
-		case EVENT_EXPIRE:
+		case EVENT_EXPIRE: {
+			guint order = GPOINTER_TO_UINT(
+			    g_hash_table_lookup(position, event));
+			/* A resignation dated ahead that an earlier ending
+			 * recorded after it overtook (the rule expired the
+			 * member first) was a plan, not a contradiction. */
+			if (last && last->end != DAY_NONE &&
+			    event->date > last->end && order < last->end_order)
+				break;
 			if (!serving || last->end != DAY_NONE)
 				FAIL("%s: %s is not a member on %s",
 				     ledger_event_kind_name(event->kind),
 				     event->member, date);
 			last->end = event->date;
 			last->ended_by = event->kind;
+			last->end_order = order;
 			break;
+		}
 		case EVENT_DEFER:
 			if (!serving || last->end != DAY_NONE)
 				FAIL("defer: %s is not a member on %s",

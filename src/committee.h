@@ -6,7 +6,9 @@
  * remove or expire event that ended it); a term with no end is open.
  * Replay refuses a ledger that contradicts itself: an appointment of a
  * sitting member, an ending or deferral for someone not serving on that
- * date; the error names the ledger line.
+ * date; the error names the ledger line.  One ending may overtake
+ * another: a resignation dated ahead is superseded by an earlier ending
+ * (an expiry, a removal) recorded after it, and then changes nothing.
  *
  * People are identified by the lower-cased address in Member.
  */
@@ -25,6 +27,7 @@ typedef struct {
 	Day deferred_until;     /* latest defer Until on this term, or none */
 	const LedgerEvent *appointed_by; /* the appoint event */
 	guint order;            /* ledger position of the appoint event */
+	guint end_order;        /* ledger position of the ending event */
 } Term;
 
 typedef struct {

@@ -199,6 +199,35 @@ test_replay_seniority(void)
 	g_assert_cmpuint(steve->terms->len, ==, 2);
 }
 
+/* A resignation dated ahead, overtaken by an expiry recorded later. */
+static void
+test_replay_superseded(void)
+{
+	g_autoptr(GError) error = NULL;
+	const char *text =
+	    "Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n\n"
+	    "Event: resign\nDate: 2027-06-30\nMember: A <a@x.org>\n\n"
+	    "Event: expire\nDate: 2026-12-31\nMember: A <a@x.org>\n";
+	g_autoptr(Ledger) ledger = ledger_parse("L", text, -1, &error);
+	g_autoptr(Committee) committee = committee_replay(ledger, &error);
+	g_assert_no_error(error);
+	const Term *term = person_last_term(committee_find(committee, "a@x.org"));
+	g_autofree char *end = date_to_string(term->end);
+	g_assert_cmpstr(end, ==, "2026-12-31");
+	g_assert_cmpint(term->ended_by, ==, EVENT_EXPIRE);
+
+	/* Recorded the other way round, the late resignation contradicts. */
+	const char *reversed =
+	    "Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n\n"
+	    "Event: expire\nDate: 2026-12-31\nMember: A <a@x.org>\n\n"
+	    "Event: resign\nDate: 2027-06-30\nMember: A <a@x.org>\n";
+	g_autoptr(Ledger) ledger2 = ledger_parse("L", reversed, -1, &error);
+	g_autoptr(Committee) committee2 = committee_replay(ledger2, &error);
+	g_assert_null(committee2);
+	g_assert_cmpstr(error->message, ==,
+	                "L:9: resign: A <a@x.org> is not a member on 2027-06-30");
+}
+
 static char *
 scratch_file(const char *contents)
 {
@@ -297,6 +326,7 @@ main(int argc, char **argv)
 	g_test_add_func("/ledger/parse-errors", test_parse_errors);
 	g_test_add_func("/ledger/replay-errors", test_replay_errors);
 	g_test_add_func("/ledger/replay-seniority", test_replay_seniority);
+	g_test_add_func("/ledger/replay-superseded", test_replay_superseded);
 	g_test_add_func("/ledger/append", test_append);
 	g_test_add_func("/ledger/append-refuses-damaged", test_append_refuses_damaged);
 	g_test_add_func("/ledger/load-missing", test_load_missing);
