@@ -32,6 +32,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
@@ -254,6 +257,12 @@ run_pass(Daemon *daemon, gboolean once)
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
 	}
+	/* A pass that acted on a command parses MIME, runs gpg, replays the
+	 * ledger and talks SMTP: megabytes that are all freed again.  Give
+	 * them back, so that the daemon idles small between bursts. */
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 	if (sent || pass.deferred || dead) {
 		char s[16], d[16], x[16];
 		g_snprintf(s, sizeof s, "%u", sent);
