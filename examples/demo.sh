@@ -75,7 +75,7 @@ gpg_export_keyring "$D/keys/keyring.gpg" rra@debian.org don@debian.org \
 # gets the debian rule as of 2015-01-01 (GR 2014_004) and no rule before
 # it, so that 1998-2014 are not judged by a rule made in 2014.
 sed -i -e "s/^chair = .*/chair = $DON/" -e "s/^leader = .*/leader = $LUCAS/" \
-	-e "s|^\[committee\]\$|[committee]\ntemplates = $top_srcdir/templates|" \
+	-e "s|^templates = .*|templates = $top_srcdir/templates|" \
 	"$D/tenure.conf"
 if ! grep -q '^Event: rule' "$D/debian-ctte-2014.ledger"; then
 	rule=$(sed -n '/^\[rule\]/,/^\[/s/^name = //p' "$D/tenure.conf")

@@ -42,7 +42,8 @@ util_write_atomic(const char *path, const char *data, gssize len,
 	g_autoptr(GError) local = NULL;
 	if (len < 0)
 		len = strlen(data);
-	/* GLib writes a temp file, fsyncs it and renames it over PATH. */
+	/* GLib writes a temp file (O_EXCL), fsyncs it, renames it over PATH
+	 * and fsyncs the directory. */
 	if (!g_file_set_contents_full(path, data, len,
 	                              G_FILE_SET_CONTENTS_CONSISTENT |
 	                                  G_FILE_SET_CONTENTS_DURABLE,
@@ -51,7 +52,7 @@ util_write_atomic(const char *path, const char *data, gssize len,
 		            local->message);
 		return FALSE;
 	}
-	return util_fsync_dir(path, error);
+	return TRUE;
 }
 
 gboolean
