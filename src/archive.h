@@ -33,13 +33,4 @@ GPtrArray *archive_list(const char *state_dir, GError **error);
 gboolean archive_read(const char *path, GBytes **raw, gint64 *arrival,
                       GError **error);
 
-/* For `tenure audit`, implemented in intake.c beside intake_new (whose
- * header, intake.h, belongs to the contracts): an Intake that re-checks
- * archived mail into CONF's (scratch) ledger and state directory.  It
- * verifies in VERIFY_AUDIT mode (a key expired or revoked after the
- * signature is logged, not refused), queues no replies and archives
- * nothing. */
-struct Intake;
-struct Intake *intake_new_audit(const Conf *conf, GError **error);
-
 #endif

@@ -21,6 +21,12 @@
 typedef struct Intake Intake;
 
 Intake *intake_new(const Conf *conf, GError **error);
+
+/* For `tenure audit`: an Intake that re-checks archived mail into CONF's
+ * (scratch) ledger and state directory.  It verifies in audit mode (a key
+ * expired or revoked after the signature is logged, not refused), queues
+ * no replies and archives nothing. */
+Intake *intake_new_audit(const Conf *conf, GError **error);
 gboolean intake_handle(const SourceMessage *message, gpointer intake,
                        GError **error);
 void intake_free(Intake *intake);

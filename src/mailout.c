@@ -29,15 +29,9 @@
 #include <gpgme.h>
 
 #include "date.h"
+#include "mime.h"
 #include "outbox.h"
 #include "util.h"
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeObject, g_object_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMessage, g_object_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeTextPart, g_object_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMultipartSigned, g_object_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeCryptoContext, g_object_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(InternetAddressList, g_object_unref)
 
 /* The hash part of a Message-ID: 32 hex digits of SHA-256, then a dot
  * and 8 hex digits that tie the ID to this committee's list, so that

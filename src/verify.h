@@ -25,12 +25,7 @@
 #include <gmime/gmime.h>
 
 #include "conf.h"
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMessage, g_object_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeObject, g_object_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeParser, g_object_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeStream, g_object_unref)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeSignatureList, g_object_unref)
+#include "mime.h"
 
 /* Signatures dated later than this after the arrival (or now) are from
  * the future: clocks drift, but not by hours. */
