@@ -12,10 +12,11 @@ dist_systemdsystemunit_DATA = \
 	systemd/tenure-once.service \
 	systemd/tenure.timer
 
-# tests/test-imap is a driver for the scenarios, not a test by itself.
+# tests/test-imap: unit tests of the cursor file and the certificate
+# check when run alone; the driver of t-imap.sh when given a config.
 check_PROGRAMS += tests/test-imap
 tests_test_imap_LDADD = $(TEST_LDADD)
-TESTS += tests/t-imap.sh tests/t-daemon.sh
+TESTS += tests/test-imap tests/t-imap.sh tests/t-daemon.sh
 dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh
 
 # Benchmarks (run by hand from the build tree; they print figures).
