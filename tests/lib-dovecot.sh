@@ -33,7 +33,8 @@ DOVECOT_PASSWORD=list-secret
 
 dovecot_setup() {
 	command -v dovecot >/dev/null 2>&1 || test_skip_all "dovecot is not installed (dovecot-imapd)"
-	command -v openssl >/dev/null 2>&1 || test_skip_all "openssl is not installed"
+	command -v certtool >/dev/null 2>&1 || command -v openssl >/dev/null 2>&1 ||
+		test_skip_all "neither certtool (gnutls-bin) nor openssl is installed"
 	[ "$(id -u)" -eq 0 ] || test_skip_all "a private Dovecot needs root (it drops to dovenull and mail)"
 	DOVECOT_DIR=$TEST_DIR/dovecot
 	mkdir -p "$DOVECOT_DIR/run" "$DOVECOT_DIR/state" "$DOVECOT_DIR/home" \
@@ -60,36 +61,64 @@ dovecot_setup() {
 }
 
 # Two CAs: the test CA, which the client is told to trust, and a stranger
-# nobody trusts.  The certificates live only as long as the test.
+# nobody trusts.  The certificates live only as long as the test; they
+# are made with certtool (gnutls-bin), or openssl where that is missing.
 _dovecot_make_certificates() {
 	local tls=$DOVECOT_DIR/tls
 	(
 		cd "$tls" || exit 1
 		for ca in ca stranger; do
-			openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
-				-nodes -keyout $ca.key -out $ca.crt -days 2 \
-				-subj "/CN=tenure test $ca" \
-				-addext basicConstraints=critical,CA:TRUE \
-				-addext keyUsage=critical,keyCertSign,cRLSign
+			_dovecot_ca "$ca" || exit 1
 		done
-		_dovecot_issue server ca "DNS:localhost,IP:127.0.0.1"
-		_dovecot_issue wrongname ca "DNS:mail.example.org"
-		_dovecot_issue selfsigned stranger "DNS:localhost,IP:127.0.0.1"
+		_dovecot_issue server ca "localhost" "127.0.0.1" &&
+			_dovecot_issue wrongname ca "mail.example.org" "" &&
+			_dovecot_issue selfsigned stranger "localhost" "127.0.0.1"
 	) >"$DOVECOT_DIR/tls.log" 2>&1 || {
 		cat "$DOVECOT_DIR/tls.log" >&2
-		test_skip_all "could not make test certificates with openssl"
+		test_skip_all "could not make test certificates"
 	}
 	chmod 0644 "$tls"/*.crt
 }
 
+_dovecot_ca() {
+	if command -v certtool >/dev/null 2>&1; then
+		certtool --generate-privkey --key-type=ecdsa --curve=secp256r1 \
+			--outfile "$1.key" &&
+			printf 'cn = "tenure test %s"\nca\ncert_signing_key\ncrl_signing_key\nexpiration_days = 2\n' \
+				"$1" >"$1.tmpl" &&
+			certtool --generate-self-signed --load-privkey "$1.key" \
+				--template "$1.tmpl" --outfile "$1.crt"
+	else
+		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
+			-nodes -keyout "$1.key" -out "$1.crt" -days 2 \
+			-subj "/CN=tenure test $1" \
+			-addext basicConstraints=critical,CA:TRUE \
+			-addext keyUsage=critical,keyCertSign,cRLSign
+	fi
+}
+
+# _dovecot_issue NAME CA DNS-NAME IP: a server certificate signed by CA.
 _dovecot_issue() {
-	local name=$1 ca=$2 san=$3
-	openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-		-keyout "$name.key" -out "$name.csr" -subj "/CN=tenure test $name"
-	printf 'subjectAltName=%s\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' \
-		"$san" >"$name.ext"
-	openssl x509 -req -in "$name.csr" -CA "$ca.crt" -CAkey "$ca.key" \
-		-CAcreateserial -days 2 -extfile "$name.ext" -out "$name.crt"
+	local name=$1 ca=$2 dns=$3 ip=$4
+	if command -v certtool >/dev/null 2>&1; then
+		certtool --generate-privkey --key-type=ecdsa --curve=secp256r1 \
+			--outfile "$name.key" || return 1
+		{
+			printf 'cn = "tenure test %s"\ndns_name = "%s"\n' "$name" "$dns"
+			[ -n "$ip" ] && printf 'ip_address = "%s"\n' "$ip"
+			printf 'tls_www_server\nsigning_key\nexpiration_days = 2\n'
+		} >"$name.tmpl"
+		certtool --generate-certificate --load-privkey "$name.key" \
+			--load-ca-certificate "$ca.crt" --load-ca-privkey "$ca.key" \
+			--template "$name.tmpl" --outfile "$name.crt"
+	else
+		openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+			-keyout "$name.key" -out "$name.csr" -subj "/CN=tenure test $name" &&
+			printf 'subjectAltName=DNS:%s%s\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' \
+				"$dns" "${ip:+,IP:$ip}" >"$name.ext" &&
+			openssl x509 -req -in "$name.csr" -CA "$ca.crt" -CAkey "$ca.key" \
+				-CAcreateserial -days 2 -extfile "$name.ext" -out "$name.crt"
+	fi
 }
 
 _dovecot_write_config() {
