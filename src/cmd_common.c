@@ -28,10 +28,9 @@ cmd_context_new(const char *name, const char *parameters,
                 const char *summary, gboolean with_ledger,
                 const GOptionEntry *entries)
 {
-	g_autofree char *title = g_strdup_printf("%s%s%s", name,
-	                                         parameters ? " " : "",
-	                                         parameters ? parameters : "");
-	GOptionContext *context = g_option_context_new(title);
+	/* GOption prints "Usage: PRGNAME [OPTION…] PARAMETERS"; cmd_parse
+	 * sets the program name to "tenure NAME". */
+	GOptionContext *context = g_option_context_new(parameters);
 	g_option_context_set_summary(context, summary);
 	if (entries)
 		g_option_context_add_main_entries(context, entries, NULL);
@@ -56,7 +55,8 @@ cmd_parse(GOptionContext *context, const char *name, int *argc,
           char ***argv)
 {
 	g_autoptr(GError) error = NULL;
-	g_set_prgname("tenure");
+	g_autofree char *prgname = g_strdup_printf("tenure %s", name);
+	g_set_prgname(prgname);
 	if (!g_option_context_parse(context, argc, argv, &error)) {
 		cmd_error(name, "%s (see 'tenure %s --help')", error->message,
 		          name);
