@@ -356,10 +356,19 @@ run_once(Daemon *daemon)
 	                                                          : CMD_FAILED;
 }
 
+static void
+back_off(int seconds)
+{
+	char text[16];
+	g_snprintf(text, sizeof text, "%d", seconds);
+	util_log("run-retry", "in", text, NULL);
+	sleep_admitting_signals(seconds);
+}
+
 static int
 run_daemon(Daemon *daemon)
 {
-	int backoff = 0;
+	int backoff = 0, wait_backoff = 0;
 	while (!stop_signal) {
 		if (reload_requested)
 			reload(daemon);
@@ -368,10 +377,7 @@ run_daemon(Daemon *daemon)
 			break;
 		if (!pass.fetch_ok || !pass.work_ok) {
 			backoff = backoff ? MIN(backoff * 2, BACKOFF_MAX) : BACKOFF_FIRST;
-			char seconds[16];
-			g_snprintf(seconds, sizeof seconds, "%d", backoff);
-			util_log("run-retry", "in", seconds, NULL);
-			sleep_admitting_signals(MIN(backoff, seconds_to_wait(daemon, &pass)));
+			back_off(MIN(backoff, seconds_to_wait(daemon, &pass)));
 			continue;
 		}
 		backoff = 0;
@@ -379,11 +385,18 @@ run_daemon(Daemon *daemon)
 		deliver_signals();
 		if (stop_signal || reload_requested)
 			continue;
-		if (!wait_for_work(daemon, seconds_to_wait(daemon, &pass), &error)) {
+		/* A connection lost while waiting is retried by the next pass
+		 * at once; a wait that keeps failing (a server that offers
+		 * IDLE and refuses it) backs off like a failing pass. */
+		if (wait_for_work(daemon, seconds_to_wait(daemon, &pass), &error)) {
+			wait_backoff = 0;
+		} else {
 			util_log("run-error", "step", "wait", "error", error->message,
 			         NULL);
-			backoff = BACKOFF_FIRST;
-			sleep_admitting_signals(backoff);
+			if (wait_backoff > 0)
+				back_off(wait_backoff);
+			wait_backoff = wait_backoff ? MIN(wait_backoff * 2, BACKOFF_MAX)
+			                            : BACKOFF_FIRST;
 		}
 		deliver_signals();
 	}

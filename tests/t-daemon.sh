@@ -20,12 +20,12 @@ SMTP_MAILDIR=$DOVECOT_MAILDIR
 smtp_start starttls || test_skip_all "aiosmtpd would not start"
 
 gpg_world_init
-for who in alice:Alice bob:Bob carol:Carol dave:Dave erin:Erin; do
+for who in alice:Alice bob:Bob carol:Carol dave:Dave erin:Erin frank:Frank; do
 	gpg_new_key "${who#*:} Member" "${who%%:*}@example.org" >/dev/null ||
 		test_skip_all "gpg could not make keys"
 done
 gpg_export_keyring "$TEST_DIR/keyring.gpg" alice@example.org bob@example.org \
-	carol@example.org dave@example.org erin@example.org
+	carol@example.org dave@example.org erin@example.org frank@example.org
 TENURE_GNUPG=$(mktemp -d /tmp/tn.XXXXXX)
 test_cleanup "gpgconf --homedir $TENURE_GNUPG --kill all; rm -rf $TENURE_GNUPG"
 
@@ -64,7 +64,7 @@ EOF
 write_ledger() {
 	local day=10
 	: >"$CASE/ledger"
-	for who in alice:Alice bob:Bob carol:Carol dave:Dave erin:Erin; do
+	for who in alice:Alice bob:Bob carol:Carol dave:Dave erin:Erin frank:Frank; do
 		printf 'Event: appoint\nDate: 2024-01-%s\nMember: %s Member <%s@example.org>\nFingerprint: %s\nProject-Joined: 2000-01-01\nSource: import\n\n' \
 			"$day" "${who#*:}" "${who%%:*}" \
 			"$(gpg_fpr "${who%%:*}@example.org")" >>"$CASE/ledger"
@@ -241,6 +241,26 @@ if wait_for 10 'grep -q "run-reload result=loaded" "$CASE/log"' &&
 	test_pass
 else
 	test_fail "expected a reload and Erin's announcement" "$(daemon_log)"
+fi
+
+test_begin "IMAP server down: the daemon retries after 1, 2, 4 s (exponential backoff) and stays up"
+lines_before=$(wc -l <"$CASE/log")
+dovecot_stop
+if wait_for 15 'tail -n +$((lines_before + 1)) "$CASE/log" | grep -q "^run-retry in=4"'; then
+	test_expect_equal "1 2 4 alive" \
+		"$(tail -n +$((lines_before + 1)) "$CASE/log" | sed -n 's/^run-retry in=//p' | head -n 3 | paste -sd' ') $(kill -0 "$DAEMON" 2>/dev/null && echo alive)"
+else
+	test_fail "expected run-retry in=1, 2, 4" "$(daemon_log)"
+fi
+
+test_begin "IMAP server back: the daemon reconnects on its next retry and handles new mail"
+dovecot_start
+resignation frank
+dovecot_append "$TEST_DIR/resign-frank"
+if wait_for 30 '[ "$(announcements Frank)" -ge 1 ]'; then
+	test_expect_equal "1 1" "$(resign_events Frank) $(announcements Frank)"
+else
+	test_fail "Frank's resignation was not announced after the server came back" "$(daemon_log)"
 fi
 
 test_begin "SIGTERM: the daemon stops at once and exits 0"
