@@ -72,3 +72,18 @@ source_message_clear(SourceMessage *message)
 	g_clear_pointer(&message->raw, g_bytes_unref);
 	message->arrival = 0;
 }
+
+char *
+source_url_path(const char *url)
+{
+	const char *path = strchr(url, ':') + 1;
+	if (g_str_has_prefix(path, "//"))
+		path += 2;
+	if (*path == '\0')
+		return NULL;
+	g_autofree char *cwd = g_get_current_dir();
+	g_autofree char *abs = g_path_is_absolute(path)
+	                           ? g_strdup(path)
+	                           : g_build_filename(cwd, path, NULL);
+	return g_canonicalize_filename(abs, NULL);
+}

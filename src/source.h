@@ -54,6 +54,10 @@ void source_close(Source *source);
 
 void source_message_clear(SourceMessage *message);
 
+/* The path of a "maildir:PATH" or "mbox:PATH" URL ("scheme://PATH" too),
+ * made absolute against the current directory; NULL when empty. */
+char *source_url_path(const char *url);
+
 extern const SourceDriver source_maildir_driver;
 extern const SourceDriver source_mbox_driver;
 extern const SourceDriver source_imap_driver;

@@ -40,26 +40,10 @@ entry_path(const MaildirSource *source, const MaildirEntry *entry)
 	return g_build_filename(source->dir, entry->subdir, entry->name, NULL);
 }
 
-/* "maildir:PATH" (or "maildir://PATH") as an absolute path. */
-static char *
-url_path(const char *url)
-{
-	const char *path = strchr(url, ':') + 1;
-	if (g_str_has_prefix(path, "//"))
-		path += 2;
-	if (*path == '\0')
-		return NULL;
-	g_autofree char *cwd = g_get_current_dir();
-	g_autofree char *abs = g_path_is_absolute(path)
-	                           ? g_strdup(path)
-	                           : g_build_filename(cwd, path, NULL);
-	return g_canonicalize_filename(abs, NULL);
-}
-
 static Source *
 maildir_open(const Conf *conf, const char *url, GError **error)
 {
-	g_autofree char *dir = url_path(url);
+	g_autofree char *dir = source_url_path(url);
 	if (dir == NULL) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
 		            "source \"%s\": no Maildir path", url);
@@ -79,7 +63,7 @@ maildir_open(const Conf *conf, const char *url, GError **error)
 	source->dir = g_steal_pointer(&dir);
 	if (conf && conf->source_url &&
 	    g_str_has_prefix(conf->source_url, "maildir:")) {
-		g_autofree char *configured = url_path(conf->source_url);
+		g_autofree char *configured = source_url_path(conf->source_url);
 		source->live = g_strcmp0(configured, source->dir) == 0;
 	}
 	return &source->base;

@@ -23,25 +23,10 @@ typedef struct {
 	char *offset_path; /* live source only, else NULL */
 } MboxSource;
 
-static char *
-url_path(const char *url)
-{
-	const char *path = strchr(url, ':') + 1;
-	if (g_str_has_prefix(path, "//"))
-		path += 2;
-	if (*path == '\0')
-		return NULL;
-	g_autofree char *cwd = g_get_current_dir();
-	g_autofree char *abs = g_path_is_absolute(path)
-	                           ? g_strdup(path)
-	                           : g_build_filename(cwd, path, NULL);
-	return g_canonicalize_filename(abs, NULL);
-}
-
 static Source *
 mbox_open(const Conf *conf, const char *url, GError **error)
 {
-	g_autofree char *path = url_path(url);
+	g_autofree char *path = source_url_path(url);
 	if (path == NULL || !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "source \"%s\": no such mbox file", url);
@@ -51,7 +36,7 @@ mbox_open(const Conf *conf, const char *url, GError **error)
 	source->base.driver = &source_mbox_driver;
 	if (conf && conf->source_url && conf->state_dir &&
 	    g_str_has_prefix(conf->source_url, "mbox:")) {
-		g_autofree char *configured = url_path(conf->source_url);
+		g_autofree char *configured = source_url_path(conf->source_url);
 		if (g_strcmp0(configured, path) == 0)
 			source->offset_path = g_build_filename(conf->state_dir,
 			                                       "mbox-offset", NULL);
