@@ -32,31 +32,6 @@ count_and_handle(const SourceMessage *message, gpointer user_data,
 /* The same lock as `tenure run` (STATE_DIR/lock): intake keeps its
  * exactly-once records in memory and rewrites them whole, so two
  * intakes over one state directory must not run at once. */
-static int
-take_lock(const char *state_dir, GError **error)
-{
-	g_autofree char *path = g_build_filename(state_dir, "lock", NULL);
-	if (!util_mkdir_p(state_dir, 0750, error))
-		return -1;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
-		            g_strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int saved = errno;
-		close(fd);
-		g_set_error(error, TENURE_ERROR,
-		            saved == EWOULDBLOCK ? TENURE_ERROR_LOCKED : TENURE_ERROR_IO,
-		            "%s: %s", path,
-		            saved == EWOULDBLOCK ? "tenure run or another import holds the lock"
-		                                 : g_strerror(saved));
-		return -1;
-	}
-	return fd;
-}
-
 static guint
 ledger_length(const char *path)
 {
@@ -89,7 +64,7 @@ cmd_import(int argc, char **argv)
 		return CMD_FAILED;
 
 	g_autoptr(GError) error = NULL;
-	int lock = take_lock(conf->state_dir, &error);
+	int lock = util_lock_state(conf->state_dir, &error);
 	if (lock < 0) {
 		cmd_error("import", "%s", error->message);
 		return CMD_FAILED;

@@ -140,32 +140,6 @@ sleep_admitting_signals(int seconds)
 	ppoll(NULL, 0, &pause, &mask);
 }
 
-static int
-take_lock(const char *state_dir, GError **error)
-{
-	g_autofree char *path = g_build_filename(state_dir, "lock", NULL);
-	if (!util_mkdir_p(state_dir, 0750, error))
-		return -1;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
-		            g_strerror(errno));
-		return -1;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int saved = errno;
-		close(fd);
-		if (saved == EWOULDBLOCK)
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
-			            "%s: another tenure run holds the lock", path);
-		else
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-			            "%s: flock: %s", path, g_strerror(saved));
-		return -1;
-	}
-	return fd;
-}
-
 static void
 daemon_clear(Daemon *daemon)
 {
@@ -430,7 +404,7 @@ cmd_run(int argc, char **argv)
 	if (conf == NULL)
 		return CMD_FAILED;
 	g_autoptr(GError) error = NULL;
-	int lock = take_lock(conf->state_dir, &error);
+	int lock = util_lock_state(conf->state_dir, &error);
 	if (lock < 0) {
 		cmd_error(NAME, "%s", error->message);
 		conf_free(conf);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 gboolean util_log_quiet = FALSE;
@@ -93,4 +94,31 @@ util_log(const char *event, ...)
 	g_string_append_c(line, '\n');
 	fputs(line->str, stderr);
 	g_string_free(line, TRUE);
+}
+
+int
+util_lock_state(const char *state_dir, GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, "lock", NULL);
+	if (!util_mkdir_p(state_dir, 0750, error))
+		return -1;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
+		            g_strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int saved = errno;
+		close(fd);
+		if (saved == EWOULDBLOCK)
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
+			            "%s: another tenure run or import holds the lock",
+			            path);
+		else
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: flock: %s", path, g_strerror(saved));
+		return -1;
+	}
+	return fd;
 }

@@ -36,6 +36,12 @@ gboolean util_fsync_dir(const char *path, GError **error);
 /* Creates DIR and its parents with MODE when missing. */
 gboolean util_mkdir_p(const char *dir, int mode, GError **error);
 
+/* Takes the exclusive lock STATE_DIR/lock (creating STATE_DIR) that
+ * keeps `tenure run` and `tenure import` apart.  Returns the descriptor
+ * that holds the lock until closed, or -1 with ERROR set
+ * (TENURE_ERROR_LOCKED when another instance holds it). */
+int util_lock_state(const char *state_dir, GError **error);
+
 /* Logs one event as "event key=value ..." on stderr (the journal when run
  * by systemd).  ARGS are key, value pairs ending with NULL; values with
  * spaces are quoted. */
