@@ -4,6 +4,8 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
 command -v valgrind >/dev/null || test_skip_all "valgrind is not installed"
+# A sanitizer build cannot run under valgrind; it checks itself.
+grep -q __asan_init "$TENURE" && test_skip_all "tenure is built with AddressSanitizer"
 cd "$TEST_DIR"
 ex="$top_srcdir/examples"
 cp "$ex/debian-ctte-2014.ledger" ledger
