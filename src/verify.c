@@ -288,6 +288,46 @@ verify_part_text(GMimeObject *object)
 	return NULL;
 }
 
+/* The SHA-256 of the part verify_part_text reads, taken over its bytes
+ * as signed (transfer encoding undone, no charset conversion) with CRLF
+ * line ends made LF.  Neither the line ends nor, for a clearsigned part,
+ * the charset parameter are covered by the signature: a copy of the
+ * mail re-encoded in transit, or by someone replaying it, must still be
+ * the same signature. */
+static char *
+signed_digest(GMimeObject *object)
+{
+	if (GMIME_IS_MULTIPART(object)) {
+		GMimeMultipart *mp = GMIME_MULTIPART(object);
+		for (int i = 0; i < g_mime_multipart_get_count(mp); i++) {
+			char *digest = signed_digest(g_mime_multipart_get_part(mp, i));
+			if (digest)
+				return digest;
+		}
+		return NULL;
+	}
+	if (!GMIME_IS_TEXT_PART(object) || !is_type(object, "text", "plain"))
+		return NULL;
+	GMimeDataWrapper *content = g_mime_part_get_content(GMIME_PART(object));
+	if (content == NULL)
+		return NULL;
+	g_autoptr(GMimeStream) stream = g_mime_stream_mem_new();
+	if (g_mime_data_wrapper_write_to_stream(content, stream) < 0)
+		return NULL;
+	GByteArray *bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(stream));
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	gsize start = 0;
+	for (gsize i = 0; i < bytes->len; i++) {
+		if (bytes->data[i] == '\r' && i + 1 < bytes->len &&
+		    bytes->data[i + 1] == '\n') {
+			g_checksum_update(sum, bytes->data + start, i - start);
+			start = i + 1;
+		}
+	}
+	g_checksum_update(sum, bytes->data + start, bytes->len - start);
+	return g_strdup(g_checksum_get_string(sum));
+}
+
 /* TRUE when some text/plain part anywhere in OBJECT (forwarded
  * messages included) has a line starting "Tenure:". */
 static gboolean
@@ -643,7 +683,11 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		*reason = g_strdup("signed part has no text");
 		return FALSE;
 	}
-	s->digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, s->text, -1);
+	s->digest = signed_digest(content);
+	if (s->digest == NULL) {
+		*reason = g_strdup("signed part has no text");
+		return FALSE;
+	}
 	*result = g_steal_pointer(&s);
 	return TRUE;
 }

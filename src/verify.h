@@ -50,7 +50,8 @@ typedef struct {
 	char *fingerprint;   /* the primary key's fingerprint */
 	char *signing_key;   /* the (sub)key that made the signature */
 	gint64 created;      /* signature creation time, Unix seconds */
-	char *digest;        /* SHA-256 (hex) of the signed text */
+	char *digest;        /* SHA-256 (hex) of the signed text as signed:
+	                        its bytes, CRLF made LF (see verify.c) */
 	char *digest_algo;   /* "SHA256", ... */
 	GPtrArray *emails;   /* lower-cased addresses of the key's valid UIDs */
 	char *note;          /* audit only: "key expired 2026-01-01, after the

@@ -443,6 +443,18 @@ expect_event "a list footer after the signed part is ignored; a subkey signature
 ^Source: <footer@example.org>
 ^Signed-By: $FRANK"
 
+# --- A refusal stays final whatever the line ends -------------------------
+
+# Leo's appointment of Nina was refused while eight served; there is room
+# now and the recommendation is still pending.  The same mail with CRLF
+# line ends (as IMAP hands it over) is the same signature.
+before=$(events)
+sed -e 's/^Message-ID: <appoint-nina-full@/Message-ID: <appoint-nina-crlf@/' \
+	-e 's/$/\r/' "$W/m/appoint-nina-full.eml" >"$W/m/appoint-nina-crlf.eml"
+run_import "$W/m/appoint-nina-crlf.eml"
+expect_unchanged "a refused command replayed with CRLF line ends is not decided again" \
+	"signature already handled"
+
 # --- Appointments by the chair alone, and removal by chair and leader -----
 
 later=$(date -u -d '+12 days' +%Y-%m-%d)
