@@ -5,7 +5,7 @@
 
 command -v valgrind >/dev/null || test_skip_all "valgrind is not installed"
 # A sanitizer build cannot run under valgrind; it checks itself.
-grep -q __asan_init "$TENURE" && test_skip_all "tenure is built with AddressSanitizer"
+grep -q __asan_init "$TENURE" && test_skip_all "tenure is a sanitizer build"
 cd "$TEST_DIR"
 ex="$top_srcdir/examples"
 cp "$ex/debian-ctte-2014.ledger" ledger
