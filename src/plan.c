@@ -502,7 +502,16 @@ engine_input_build(EngineInput *input, const Committee *committee,
 		g_ptr_array_add(input->sources, (gpointer)source);
 	}
 
+	/* A rule event records from when a rule applies, so the history
+	 * before the first one is never reinterpreted: no term limit
+	 * applied then.  The configured rule stands only for a ledger that
+	 * records no rule at all. */
 	EngineRuleSpan first = {DAY_NONE, default_rule};
+	if (committee->rules->len > 0) {
+		Rule *none = rule_new("none", NULL, NULL);
+		g_ptr_array_add(input->owned_rules, none);
+		first.rule = none;
+	}
 	g_array_append_val(input->spans, first);
 	for (guint i = 0; i < committee->rules->len; i++) {
 		const LedgerEvent *event = committee->rules->pdata[i];

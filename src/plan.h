@@ -38,7 +38,7 @@ typedef struct {
 } PlanEvent;
 
 typedef struct {
-	const Rule *default_rule; /* rule before the ledger's first rule event */
+	const Rule *default_rule; /* rule of a ledger without rule events */
 	const Rule *override;     /* --rule/--param: applies from FROM on */
 	int max_members;
 	Day from, until;

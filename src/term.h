@@ -2,8 +2,9 @@
  *
  * These functions replay the ledger (appointments, endings, deferrals and
  * rule events as recorded) and apply, from each rule event's date on, the
- * rule it names; before the first rule event, and for ledgers without
- * one, DEFAULT_RULE (from the configuration) applies from the start.
+ * rule it names; before the first rule event no term limit applies (the
+ * history before it is not reinterpreted).  For a ledger without one,
+ * DEFAULT_RULE (from the configuration) applies from the start.
  * They are pure: no clock, no files.
  */
 #ifndef TENURE_TERM_H

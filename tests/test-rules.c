@@ -510,6 +510,47 @@ test_debian_resigns_first(void)
 	                "2015-12-31 expire B\n2016-12-31 expire C\n");
 }
 
+/* The configured rule stands only for a ledger without rule events: a
+ * rule event records from when a rule applies, and the history before
+ * it is not reinterpreted (etc/tenure.conf names debian, and the ledger
+ * records it from 2015-01-01). */
+static void
+test_default_rule_before_rule_event(void)
+{
+	g_autoptr(Ledger) ctte = ledger_from_file("ctte-2014.ledger");
+	g_autofree char *ctte_text = ledger_to_text(ctte);
+	g_autofree char *text = g_strconcat(
+	    ctte_text, "\nEvent: rule\nDate: 2015-01-01\nRule: debian\n", NULL);
+	g_autoptr(Ledger) ledger = ledger_from(text);
+	g_autoptr(Rule) debian = rule_of("debian", "");
+	PlanOptions options = {
+	    .default_rule = debian,
+	    .max_members = 8,
+	    .from = D("2014-06-01"),
+	    .until = D("2015-12-31"),
+	};
+	g_autoptr(GPtrArray) events = plan_run(ledger, &options, NULL);
+	g_assert_nonnull(events);
+	g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+	g_assert_cmpstr(expired, ==,
+	                "2015-12-31 expire Ian\n2015-12-31 expire Bdale\n");
+	/* The schedule's facts: nobody is overdue in 2014. */
+	g_autoptr(Committee) committee = committee_replay(ledger, NULL);
+	g_autoptr(GPtrArray) infos =
+	    term_status(committee, debian, 8, D("2014-12-01"), NULL);
+	g_assert_nonnull(infos);
+	for (guint i = 0; i < infos->len; i++) {
+		const TermInfo *info = infos->pdata[i];
+		if (info->term_end != DAY_NONE && info->term_end < D("2015-12-31"))
+			g_error("%s: term end %s, before the rule's first",
+			        info->person->email, S(info->term_end));
+	}
+	/* Without a rule event, the configured rule applies throughout. */
+	g_autoptr(GPtrArray) unrecorded = plan_run(ctte, &options, NULL);
+	g_autofree char *overdue = summarise(unrecorded, PLAN_EXPIRE);
+	g_assert_true(g_str_has_prefix(overdue, "2003-12-31 expire Ian\n"));
+}
+
 /* ---- The other rules ---- */
 
 static const char small_ledger[] =
@@ -1042,6 +1083,8 @@ main(int argc, char **argv)
 	                test_debian);
 	g_test_add_func("/rules/debian/resigned-member-not-expired-again",
 	                test_debian_resigns_first);
+	g_test_add_func("/rules/default-rule-only-without-rule-events",
+	                test_default_rule_before_rule_event);
 	g_test_add_func("/rules/each-rule-on-a-small-committee",
 	                test_rules_table);
 	g_test_add_func("/rules/cap-and-status-page", test_cap_and_status_page);

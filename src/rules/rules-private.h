@@ -302,9 +302,10 @@ char *engine_explain(const EngineOutcome *outcome);
 
 /* The engine's input built from a replayed committee: every term, sorted
  * by start and ledger order (people are the committee's, by index), and
- * the rule spans: DEFAULT_RULE from the start, then each rule event's
- * rule from its date.  Rule events that do not parse are an error naming
- * the ledger line. */
+ * the rule spans: each rule event's rule from its date, and before the
+ * first one none (history is not reinterpreted); DEFAULT_RULE from the
+ * start only when the ledger records no rule event.  Rule events that do
+ * not parse are an error naming the ledger line. */
 typedef struct {
 	GArray *terms;          /* of EngineTerm */
 	GPtrArray *sources;     /* of const Term*, parallel to terms */
