@@ -131,6 +131,17 @@ expiry_reason(const Schedule *s, const TermInfo *info, char **reason,
 	return TRUE;
 }
 
+/* Does the ending the ledger records for RECORDED (if any) stand?  Not
+ * when the rule ends the term first: a resignation dated ahead of the
+ * rule's expiry is a plan the expiry overtakes (committee.h), so that
+ * expiry is announced, reminded of and recorded like any other. */
+static gboolean
+recorded_end_stands(const TermInfo *info, const Term *recorded)
+{
+	return recorded->end != DAY_NONE &&
+	       (info->term_end == DAY_NONE || info->term_end >= recorded->end);
+}
+
 /* Step 1: records every rule-driven expiry whose last day has passed.
  * Sets *APPENDED when the ledger changed. */
 static gboolean
@@ -141,7 +152,7 @@ record_expiries(Schedule *s, gboolean *appended, GError **error)
 		const TermInfo *info = s->status->pdata[i];
 		const Term *recorded = person_last_term(info->person);
 		if (info->term_end == DAY_NONE || recorded == NULL ||
-		    recorded->end != DAY_NONE)
+		    recorded_end_stands(info, recorded))
 			continue;
 		if (info->term_end >= s->today) {
 			want_wakeup(s, info->term_end + 1);
@@ -410,9 +421,10 @@ announce_and_remind(Schedule *s, GError **error)
 			continue;
 		/* An end the ledger records already (a resignation or
 		 * removal with a later Date) was announced as such; the
-		 * schedule announces and reminds of the rule's expiries. */
+		 * schedule announces and reminds of the rule's expiries,
+		 * also of one that comes before a recorded end. */
 		const Term *recorded = person_last_term(info->person);
-		if (recorded && recorded->end != DAY_NONE)
+		if (recorded && recorded_end_stands(info, recorded))
 			continue;
 		Day eligible = DAY_NONE;
 		if (!eligible_after(s, info, &eligible, error))

@@ -650,6 +650,48 @@ test_schedule_calendar(void)
 	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 8);
 }
 
+/* A resignation dated after the rule's expiry does not hide it: the
+ * expiry is announced, reminded of, recorded (overtaking the resignation,
+ * see committee.h) and announced as it happens. */
+static void
+test_schedule_resignation_after_expiry(void)
+{
+	g_autofree char *text = g_strconcat(
+	    debian_ledger,
+	    "\nEvent: resign\nDate: 2028-06-30\n"
+	    "Member: Alice Senior <alice@example.org>\n"
+	    "Source: <resign-alice@example.org>\n",
+	    NULL);
+	g_autoptr(Conf) conf = schedule_conf(text);
+	g_free(conf->rule_name);
+	conf->rule_name = g_strdup("debian");
+	run_expect_next(conf, "2027-01-01", "2027-10-02");
+	assert_queued(conf, "announce/scheduled/alice@example.org/2027-12-31",
+	              TRUE);
+	run_expect_next(conf, "2027-10-02", "2027-12-01");
+	assert_queued(conf, "reminder/alice@example.org/2027-12-31/90", TRUE);
+	run_expect_next(conf, "2027-12-31", "2028-01-01");
+	Day next_due = DAY_NONE;
+	g_autoptr(GError) error = NULL;
+	g_assert_true(schedule_run(conf, day("2028-01-01"), &next_due, &error));
+	g_assert_no_error(error);
+	g_autoptr(Ledger) after = ledger_load(conf->ledger, FALSE, &error);
+	g_assert_no_error(error);
+	g_autoptr(Committee) committee = committee_replay(after, &error);
+	g_assert_no_error(error);
+	const Term *term =
+	    person_last_term(committee_find(committee, "alice@example.org"));
+	g_autofree char *end = date_to_string(term->end);
+	g_assert_cmpstr(end, ==, "2027-12-31");
+	g_assert_cmpint(term->ended_by, ==, EVENT_EXPIRE);
+	assert_queued(conf, "announce/expire/alice@example.org/2027-12-31",
+	              TRUE);
+	/* Recorded once. */
+	g_assert_true(schedule_run(conf, day("2028-01-02"), &next_due, &error));
+	g_autoptr(Ledger) again = ledger_load(conf->ledger, FALSE, NULL);
+	g_assert_cmpuint(again->events->len, ==, after->events->len);
+}
+
 static void
 test_schedule_member_with_comma(void)
 {
@@ -765,6 +807,8 @@ main(int argc, char **argv)
 	g_test_add_func("/mailout/signed-pgp-mime-verifies", test_signed);
 	g_test_add_func("/schedule/calendar-of-a-debian-expiry",
 	                test_schedule_calendar);
+	g_test_add_func("/schedule/resignation-after-the-expiry",
+	                test_schedule_resignation_after_expiry);
 	g_test_add_func("/schedule/member-name-with-comma-is-one-address",
 	                test_schedule_member_with_comma);
 	g_test_add_func("/schedule/history-is-not-announced",
