@@ -14,7 +14,10 @@
  *    expire event whose Source is not "import" (it came from signed mail
  *    or from the rule), event key "announce/KIND/EMAIL/DATE".  Events
  *    dated more than ANNOUNCE_WINDOW days before TODAY are history (for
- *    instance mail backfilled by `tenure import`) and are not announced.
+ *    instance mail backfilled by `tenure import`) and are not announced;
+ *    for an expiry the schedule recorded itself (Source: tenure) the
+ *    window runs from the day it was recorded, so that an expiry
+ *    recorded after a long downtime is still announced.
  *
  * 3. Announcements of scheduled expiries (rule-driven ones: an end the
  *    ledger records already, such as a resignation dated ahead, was
@@ -282,6 +285,22 @@ queue_to(const Schedule *s, const char *kind, GHashTable *vars, const char *key,
 	return mailout_queue(s->conf, kind, vars, key, recipients, error);
 }
 
+/* The day EVENT became news: its Date, or for an expiry the schedule
+ * recorded (Source: tenure, never backfilled) the day it was recorded,
+ * when later. */
+static Day
+news_day(const LedgerEvent *event)
+{
+	Day recorded = DAY_NONE;
+	if (g_strcmp0(event->source, "tenure") == 0 && event->recorded &&
+	    strlen(event->recorded) >= 10) {
+		g_autofree char *day = g_strndup(event->recorded, 10);
+		if (!date_parse(day, &recorded))
+			recorded = DAY_NONE;
+	}
+	return MAX(event->date, recorded);
+}
+
 /* Step 2: one announcement per recent ledger event from mail or rule. */
 static gboolean
 announce_events(const Schedule *s, GError **error)
@@ -295,7 +314,7 @@ announce_events(const Schedule *s, GError **error)
 		if (event->source == NULL ||
 		    g_ascii_strcasecmp(event->source, "import") == 0)
 			continue;
-		if (event->date + ANNOUNCE_WINDOW < s->today)
+		if (news_day(event) + ANNOUNCE_WINDOW < s->today)
 			continue;
 		const char *kind = ledger_event_kind_name(event->kind);
 		char date[11];

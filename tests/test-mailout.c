@@ -692,6 +692,40 @@ test_schedule_resignation_after_expiry(void)
 	g_assert_cmpuint(again->events->len, ==, after->events->len);
 }
 
+/* An expiry recorded after a downtime longer than the announcement
+ * window is still announced, once. */
+static void
+test_schedule_expiry_after_downtime(void)
+{
+	g_autoptr(Conf) conf = schedule_conf(debian_ledger);
+	g_free(conf->rule_name);
+	conf->rule_name = g_strdup("debian");
+	run_expect_next(conf, "2027-01-01", "2027-10-02");
+	/* Back on 2028-02-10: the ledger is written with that clock. */
+	g_assert_true(date_set_now("2028-02-10T09:00:00Z"));
+	Day next_due = DAY_NONE;
+	g_autoptr(GError) error = NULL;
+	g_assert_true(schedule_run(conf, day("2028-02-10"), &next_due, &error));
+	g_assert_no_error(error);
+	g_autoptr(Ledger) after = ledger_load(conf->ledger, FALSE, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(after->events->len, ==, 6);
+	assert_queued(conf, "announce/expire/alice@example.org/2027-12-31",
+	              TRUE);
+	assert_queued(conf, "announce/expire/bob@example.org/2027-12-31", TRUE);
+	guint queued_count = outbox_count_queued(conf->state_dir);
+	g_assert_true(schedule_run(conf, day("2028-02-11"), &next_due, &error));
+	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==,
+	                 queued_count);
+	/* Months later, the expiry is history. */
+	g_autoptr(Conf) later = schedule_conf("");
+	g_free(later->ledger);
+	later->ledger = g_strdup(conf->ledger);
+	g_assert_true(schedule_run(later, day("2028-06-01"), &next_due, &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(outbox_count_queued(later->state_dir), ==, 0);
+}
+
 static void
 test_schedule_member_with_comma(void)
 {
@@ -815,6 +849,9 @@ main(int argc, char **argv)
 	                test_schedule_history_not_announced);
 	g_test_add_func("/schedule/announce-days-before-the-expiry",
 	                test_schedule_announce_days_before);
+	/* Last: it sets the clock. */
+	g_test_add_func("/schedule/expiry-recorded-after-downtime-is-announced",
+	                test_schedule_expiry_after_downtime);
 	int result = g_test_run();
 
 	const char *kill_agent[] = {"gpgconf", "--homedir", gnupg_home,
