@@ -181,6 +181,8 @@ committee_replay(const Ledger *ledger, GError **error)
 				     event->member, date);
 			last->deferred_until = MAX(last->deferred_until,
 			                           event->until);
+			if (last->deferred_on == DAY_NONE)
+				last->deferred_on = event->date;
 			break;
 		case EVENT_RULE:
 			break;

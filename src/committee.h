@@ -25,6 +25,8 @@ typedef struct {
 	Day end;                /* last day of service; DAY_NONE while open */
 	EventKind ended_by;     /* EVENT_RESIGN/REMOVE/EXPIRE when end set */
 	Day deferred_until;     /* latest defer Until on this term, or none */
+	Day deferred_on;        /* the Date of the first defer on this term
+	                           (later ones extend it) */
 	const LedgerEvent *appointed_by; /* the appoint event */
 	guint order;            /* ledger position of the appoint event */
 	guint end_order;        /* ledger position of the ending event */

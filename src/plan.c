@@ -159,8 +159,10 @@ engine_appoint(Engine *engine, guint input, const EngineTerm *term,
 			seat.planned_kind = term->recorded_kind;
 		}
 	}
-	if (term)
+	if (term) {
 		seat.deferred_until = term->deferred_until;
+		seat.deferred_on = term->deferred_on;
+	}
 	if (seat.pinned_end == DAY_NONE && seat.planned_end == DAY_NONE) {
 		seat.planned_end =
 		    setup->draw_resignation
@@ -482,6 +484,7 @@ engine_input_build(EngineInput *input, const Committee *committee,
 			    .recorded_end = term->end,
 			    .recorded_kind = term->ended_by,
 			    .deferred_until = term->deferred_until,
+			    .deferred_on = term->deferred_on,
 			    .order = term->order,
 			};
 			g_array_append_val(input->terms, engine_term);

@@ -551,6 +551,49 @@ test_default_rule_before_rule_event(void)
 	g_assert_true(g_str_has_prefix(overdue, "2003-12-31 expire Ian\n"));
 }
 
+/* A deferral postpones an expiry only when made by the last day of
+ * service; one dated later (before the secretary recorded the expiry)
+ * comes too late and does not bring the member back.  Later deferrals
+ * extend an earlier one. */
+static void
+test_defer_after_expiry(void)
+{
+	g_autoptr(Ledger) ledger = ledger_from(
+	    "Event: rule\nDate: 2015-01-01\nRule: debian\n\n"
+	    "Event: appoint\nDate: 2006-01-01\nMember: A <a@d.o>\n\n"
+	    "Event: appoint\nDate: 2007-01-01\nMember: B <b@d.o>\n\n"
+	    "Event: defer\nDate: 2015-12-20\nMember: A <a@d.o>\n"
+	    "Until: 2016-02-01\n\n"
+	    "Event: defer\nDate: 2016-01-15\nMember: A <a@d.o>\n"
+	    "Until: 2016-03-01\n\n"
+	    "Event: defer\nDate: 2016-01-01\nMember: B <b@d.o>\n"
+	    "Until: 2016-03-01\n");
+	g_autoptr(Rule) none = rule_of("none", "");
+	PlanOptions options = {
+	    .default_rule = none,
+	    .max_members = 8,
+	    .from = D("2015-01-01"),
+	    .until = D("2016-12-31"),
+	};
+	g_autoptr(GPtrArray) events = plan_run(ledger, &options, NULL);
+	g_assert_nonnull(events);
+	g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+	g_assert_cmpstr(expired, ==,
+	                "2015-12-31 expire B\n2016-03-01 expire A\n");
+	g_autoptr(Committee) committee = committee_replay(ledger, NULL);
+	g_autoptr(GPtrArray) infos =
+	    term_status(committee, none, 8, D("2016-01-02"), NULL);
+	g_assert_nonnull(infos);
+	for (guint i = 0; i < infos->len; i++) {
+		const TermInfo *info = infos->pdata[i];
+		g_autofree char *end = S(info->term_end);
+		g_assert_cmpstr(end, ==,
+		                strcmp(info->person->email, "a@d.o") == 0
+		                    ? "2016-03-01"
+		                    : "2015-12-31");
+	}
+}
+
 /* ---- The other rules ---- */
 
 static const char small_ledger[] =
@@ -1085,6 +1128,8 @@ main(int argc, char **argv)
 	                test_debian_resigns_first);
 	g_test_add_func("/rules/default-rule-only-without-rule-events",
 	                test_default_rule_before_rule_event);
+	g_test_add_func("/rules/defer-after-the-last-day-comes-too-late",
+	                test_defer_after_expiry);
 	g_test_add_func("/rules/each-rule-on-a-small-committee",
 	                test_rules_table);
 	g_test_add_func("/rules/cap-and-status-page", test_cap_and_status_page);

@@ -282,8 +282,9 @@ rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
 {
 	if (seat->pinned_end != DAY_NONE)
 		return FALSE;
-	seat->deferred =
-	    seat->deferred_until != DAY_NONE && seat->deferred_until > expiry;
+	seat->deferred = seat->deferred_until != DAY_NONE &&
+	                 seat->deferred_until > expiry &&
+	                 seat->deferred_on <= expiry;
 	if (seat->deferred)
 		expiry = seat->deferred_until;
 	board->version++;

@@ -43,6 +43,8 @@ typedef struct {
 	                       the rule may pre-empt; DAY_NONE if none */
 	EventKind planned_kind;
 	Day deferred_until; /* latest defer Until, or DAY_NONE */
+	Day deferred_on;    /* the Date of the first defer (later ones
+	                       extend it), or DAY_NONE */
 	Day expiry;         /* last day the rule decided, or DAY_NONE */
 	Day decided;        /* when the rule decided it */
 	Day reason_day;     /* a date the reason refers to */
@@ -177,7 +179,9 @@ rule_seat_update(Seat *seat)
 }
 
 /* Sets SEAT's rule-driven last day to EXPIRY (decided on board->today),
- * moved to its deferral's Until when that is later.  Does nothing to a
+ * moved to its deferral's Until when that is later and the deferral was
+ * made by EXPIRY (a deferral dated after the last day of service comes
+ * too late to postpone it).  Does nothing to a
  * seat whose ending is pinned.  Returns TRUE when the expiry was set. */
 gboolean rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
                            Day reason_day);
@@ -223,7 +227,8 @@ typedef struct {
 	Day recorded_end; /* DAY_NONE when the ledger leaves it open */
 	EventKind recorded_kind;
 	Day deferred_until;
-	guint order; /* ledger order of the appointment */
+	Day deferred_on; /* the Date of the term's first defer */
+	guint order;     /* ledger order of the appointment */
 } EngineTerm;
 
 typedef struct {
