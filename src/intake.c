@@ -193,9 +193,13 @@ effective_day(const Mail *mail, Day *day, char **reason)
 
 /* The term PERSON serves on DAY, or NULL with *REASON set: not serving,
  * or serving with an end already recorded (the ledger would contradict
- * itself with a second one). */
+ * itself with a second one).  An ENDING event dated before the recorded
+ * end overtakes it, as the replay does: a resignation dated years ahead
+ * neither shields a member from removal nor stops them from leaving
+ * earlier. */
 static const Term *
-open_term(const Person *person, const char *who, Day day, char **reason)
+open_term(const Person *person, const char *who, Day day, gboolean ending,
+          char **reason)
 {
 	const Term *term = person ? person_term_on(person, day) : NULL;
 	char buf[11];
@@ -204,7 +208,7 @@ open_term(const Person *person, const char *who, Day day, char **reason)
 		                          who, date_format(day, buf));
 		return NULL;
 	}
-	if (term->end != DAY_NONE) {
+	if (term->end != DAY_NONE && !(ending && day < term->end)) {
 		*reason = g_strdup_printf("%s's term already ends on %s",
 		                          person->member, date_format(term->end, buf));
 		return NULL;
@@ -221,7 +225,7 @@ decide_resign(const Mail *mail, const Committee *committee,
 		return OUTCOME_REFUSE;
 	Person *person = signer_person(committee, mail->sig);
 	g_autofree char *who = g_strdup_printf("the signer (%s)", mail->sig->fingerprint);
-	if (open_term(person, person ? person->member : who, day, reason) == NULL)
+	if (open_term(person, person ? person->member : who, day, TRUE, reason) == NULL)
 		return OUTCOME_REFUSE;
 	*event = mail_event(mail, EVENT_RESIGN, day, person->member);
 	(*event)->fingerprint = g_strdup(mail->sig->fingerprint);
@@ -310,7 +314,7 @@ decide_remove(Intake *intake, const Mail *mail, const Committee *committee,
 	if (!effective_day(mail, &day, reason))
 		return OUTCOME_REFUSE;
 	Person *person = committee_find(committee, c->email);
-	if (open_term(person, c->member, day, reason) == NULL)
+	if (open_term(person, c->member, day, TRUE, reason) == NULL)
 		return OUTCOME_REFUSE;
 	g_autoptr(PendingRemoval) removal = pending_get_removal(intake->pending,
 	                                                        c->email);
@@ -359,7 +363,7 @@ decide_defer(Intake *intake, const Mail *mail, const Committee *committee,
 		return OUTCOME_REFUSE;
 	}
 	Person *person = committee_find(committee, c->email);
-	if (open_term(person, c->member, mail->signed_on, reason) == NULL)
+	if (open_term(person, c->member, mail->signed_on, FALSE, reason) == NULL)
 		return OUTCOME_REFUSE;
 	if (c->until <= mail->signed_on) {
 		*reason = g_strdup("Until: is not after the signature's date");

@@ -582,6 +582,31 @@ expect_event "an mbox import judges a signature's age by the mbox From_ line" \
 ^Member: Nina Newcomer <nina@example.org>
 ^Signed-By: $NINA"
 
+# --- A resignation dated ahead does not shield a member from removal ------
+
+# Nina's term ends in 20 days; the chair and the leader remove her before.
+removed_on=$(date -u -d '+15 days' +%Y-%m-%d)
+before=$(events)
+run_import "$(pgpmime "$CAROL" carol@example.org remove-nina-1 "Tenure: remove
+Member: Nina Newcomer <nina@example.org>
+Effective: $removed_on")"
+run_import "$(pgpmime "$LEO" leo@example.org remove-nina-2 "Tenure: remove
+Member: Nina Newcomer <nina@example.org>
+Effective: $removed_on")"
+expect_event "a removal dated before a resignation already recorded overtakes it" \
+	"^Event: remove
+^Date: $removed_on
+^Member: Nina Newcomer <nina@example.org>
+^Signed-By: $CAROL $LEO"
+test_begin "Nina's last day is the removal's"
+"$TENURE" --config "$W/tenure.conf" --now "$(date -u -d '+16 days' +%Y-%m-%d)" \
+	status --format=tsv >"$W/out" 2>&1
+if grep -Eq "^former	[^	]*	Nina Newcomer <nina@example.org>	[^	]*	$removed_on	" "$W/out"; then
+	test_pass
+else
+	test_fail "expected nina as a former member, last day $removed_on" "$(cat "$W/out")"
+fi
+
 # --- A key dropped from the keyring stops counting ------------------------
 
 before=$(events)
