@@ -295,6 +295,31 @@ term_may_appoint(const Committee *committee, const Rule *default_rule,
 		                    sitting, d);
 		goto out;
 	}
+	/* Appointments the ledger records ahead of DAY would take the
+	 * committee over the cap once they take effect. */
+	for (guint i = 0; i < facts.result.outcomes->len; i++) {
+		const EngineOutcome *ahead =
+		    &g_array_index(facts.result.outcomes, EngineOutcome, i);
+		if (ahead->start <= day)
+			continue;
+		int then = 0;
+		for (guint j = 0; j < facts.result.outcomes->len; j++) {
+			const EngineOutcome *o = &g_array_index(
+			    facts.result.outcomes, EngineOutcome, j);
+			if (o->start <= ahead->start &&
+			    (o->end == DAY_NONE || o->end >= ahead->start))
+				then++;
+		}
+		if (then >= max_members) {
+			char a[11];
+			*reason = g_strdup_printf(
+			    "the committee will have %d members on %s "
+			    "(appointments recorded ahead), the most it may "
+			    "have",
+			    then, date_format(ahead->start, a));
+			goto out;
+		}
+	}
 	if (person) {
 		const Rule *rule = facts_rule_on(&facts, day);
 		BarKind bar;

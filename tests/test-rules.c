@@ -740,6 +740,30 @@ test_cap_and_status_page(void)
 	                "the committee already has 8 members on 2018-06-01, "
 	                "the most it may have");
 
+	/* Seven members and an appointment recorded ahead: nobody else
+	 * now, or there would be nine on its day. */
+	GString *ahead = g_string_new(NULL);
+	for (int i = 0; i < 7; i++)
+		g_string_append_printf(ahead,
+		                       "Event: appoint\nDate: 2020-%02d-01\n"
+		                       "Member: A%d <a%d@d.o>\n\n",
+		                       i + 1, i, i);
+	g_string_append(ahead, "Event: appoint\nDate: 2027-03-01\n"
+	                       "Member: Later <later@d.o>\n");
+	g_autofree char *ahead_text = g_string_free(ahead, FALSE);
+	g_autoptr(Ledger) ahead_ledger = ledger_from(ahead_text);
+	g_autoptr(Committee) ahead_committee =
+	    committee_replay(ahead_ledger, NULL);
+	g_autofree char *ahead_reason = NULL;
+	g_assert_false(term_may_appoint(ahead_committee, none, 8, "new@d.o",
+	                                D("2027-01-15"), &ahead_reason));
+	g_assert_cmpstr(ahead_reason, ==,
+	                "the committee will have 8 members on 2027-03-01 "
+	                "(appointments recorded ahead), the most it may have");
+	g_clear_pointer(&ahead_reason, g_free);
+	g_assert_true(term_may_appoint(ahead_committee, none, 9, "new@d.o",
+	                               D("2027-01-15"), &ahead_reason));
+
 	Day on = D("2018-06-01");
 	g_autoptr(GPtrArray) infos = term_status(committee, none, 8, on, NULL);
 	g_assert_nonnull(infos);
