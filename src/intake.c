@@ -160,9 +160,16 @@ signer_person(const Committee *committee, const Signed *sig)
 }
 
 static gboolean
+holds_role(const char *role_fpr, const char *fingerprint)
+{
+	return role_fpr && fingerprint &&
+	       g_ascii_strcasecmp(role_fpr, fingerprint) == 0;
+}
+
+static gboolean
 is_role(const char *role_fpr, const Signed *sig)
 {
-	return role_fpr && g_ascii_strcasecmp(role_fpr, sig->fingerprint) == 0;
+	return holds_role(role_fpr, sig->fingerprint);
 }
 
 static LedgerEvent *
@@ -264,8 +271,11 @@ decide_appoint(Intake *intake, const Mail *mail, const Committee *committee,
 		return OUTCOME_REFUSE;
 	g_autoptr(PendingRecommendation) rec =
 		pending_get_recommendation(intake->pending, c->email);
+	/* Only a recommendation by whoever holds the chair now counts: a
+	 * half-finished step by a former chair is not the committee's. */
 	gboolean recommended = rec && rec->fingerprint &&
-	                       g_ascii_strcasecmp(rec->fingerprint, c->fingerprint) == 0;
+	                       g_ascii_strcasecmp(rec->fingerprint, c->fingerprint) == 0 &&
+	                       holds_role(intake->chair, rec->signed_by);
 	g_autoptr(GPtrArray) members = committee_members_on(committee, day);
 	if (is_role(intake->leader, mail->sig) && recommended) {
 		/* The leader appoints the person the chair recommended. */
@@ -321,6 +331,16 @@ decide_remove(Intake *intake, const Mail *mail, const Committee *committee,
 	if (removal == NULL) {
 		removal = g_new0(PendingRemoval, 1);
 		removal->member = g_strdup(person->member);
+	}
+	/* A half signed by someone who no longer holds that role (the
+	 * configuration changed since) does not count. */
+	if (!holds_role(intake->chair, removal->chair)) {
+		g_clear_pointer(&removal->chair, g_free);
+		g_clear_pointer(&removal->chair_message, g_free);
+	}
+	if (!holds_role(intake->leader, removal->leader)) {
+		g_clear_pointer(&removal->leader, g_free);
+		g_clear_pointer(&removal->leader_message, g_free);
 	}
 	if (c->effective)
 		removal->effective = c->effective;

@@ -670,6 +670,41 @@ else
 		"$(cat "$W/audit" "$W/audit.err")"
 fi
 
+# --- A half-finished step by a former role holder does not count ----------
+
+# Bob chairs for a while: he recommends Paul and signs half a removal of
+# Dave.  Then Frank takes the chair, and Leo signs the other halves.
+sed "s/^chair = .*/chair = $BOB/" "$W/tenure.conf" >"$W/bob-chairs.conf"
+sed "s/^chair = .*/chair = $FRANK/" "$W/tenure.conf" >"$W/frank-chairs.conf"
+import_as() {
+	rm -rf "$W/as"
+	deliver "$W/as" "$2"
+	"$TENURE" --config "$W/$1.conf" import "maildir:$W/as" >"$W/out" 2>"$W/log"
+	echo $? >"$W/status"
+}
+before=$(events)
+import_as bob-chairs "$(pgpmime "$BOB" bob@example.org rec-paul "Tenure: recommend
+Member: Paul Pending <paul@example.org>
+Fingerprint: $OSCAR
+Project-Joined: 2012-02-02")"
+import_as bob-chairs "$(pgpmime "$BOB" bob@example.org remove-dave-1 "Tenure: remove
+Member: Dave Member <dave@example.org>")"
+import_as frank-chairs "$(pgpmime "$LEO" leo@example.org appoint-paul "Tenure: appoint
+Member: Paul Pending <paul@example.org>
+Fingerprint: $OSCAR
+Project-Joined: 2012-02-02")"
+expect_unchanged "a recommendation by a former chair does not let the leader appoint" \
+	"the chair has not recommended"
+import_as frank-chairs "$(pgpmime "$LEO" leo@example.org remove-dave-2 "Tenure: remove
+Member: Dave Member <dave@example.org>")"
+test_begin "half a removal signed by a former chair does not complete with the leader's"
+if [ "$(events)" = "$before" ] && grep -q '^pending .*msgid=<remove-dave-2@' "$W/log"; then
+	test_pass
+else
+	test_fail "expected $before events and the removal still pending" \
+		"got $(events) events" "$(cat "$W/log")"
+fi
+
 # --- The quick start's demo -------------------------------------------------
 
 TENURE="$TENURE" sh "$top_srcdir/examples/demo.sh" >"$W/demo" 2>&1
