@@ -239,6 +239,19 @@ decide_resign(const Mail *mail, const Committee *committee,
 	return OUTCOME_APPEND;
 }
 
+/* A member is known by the primary fingerprint their signatures map
+ * to: one recorded by a subkey's would never match them again. */
+static gboolean
+primary_fingerprint(Intake *intake, const Command *c, char **reason)
+{
+	g_autofree char *primary = NULL;
+	if (!verify_is_subkey(intake->verifier, c->fingerprint, &primary))
+		return TRUE;
+	*reason = g_strdup_printf("Fingerprint: %s is a subkey of %s; give the primary "
+	                          "key's fingerprint", c->fingerprint, primary);
+	return FALSE;
+}
+
 static Outcome
 decide_recommend(Intake *intake, const Mail *mail, char **reason,
                  GError **error, gboolean *failed)
@@ -248,6 +261,8 @@ decide_recommend(Intake *intake, const Mail *mail, char **reason,
 		*reason = g_strdup("only the chair may recommend an appointment");
 		return OUTCOME_REFUSE;
 	}
+	if (!primary_fingerprint(intake, c, reason))
+		return OUTCOME_REFUSE;
 	PendingRecommendation rec = {
 		.member = c->member,
 		.fingerprint = c->fingerprint,
@@ -296,6 +311,8 @@ decide_appoint(Intake *intake, const Mail *mail, const Committee *committee,
 		                   "chair (while the committee has 5 members or fewer) may appoint");
 		return OUTCOME_REFUSE;
 	}
+	if (!primary_fingerprint(intake, c, reason))
+		return OUTCOME_REFUSE;
 	char *why = NULL;
 	if (!term_may_appoint(committee, intake->default_rule,
 	                      intake->conf->max_members, c->email, day, &why)) {

@@ -503,6 +503,25 @@ lookup_key(Verifier *verifier, const char *fpr, gpgme_key_t *key)
 	return *key != NULL;
 }
 
+gboolean
+verify_is_subkey(Verifier *verifier, const char *fingerprint, char **primary)
+{
+	gpgme_key_t key = NULL;
+	gboolean subkey = FALSE;
+	if (fingerprint && lookup_key(verifier, fingerprint, &key) &&
+	    key->subkeys && key->subkeys->fpr &&
+	    g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) != 0) {
+		for (gpgme_subkey_t sub = key->subkeys->next; sub; sub = sub->next)
+			if (sub->fpr && g_ascii_strcasecmp(sub->fpr, fingerprint) == 0)
+				subkey = TRUE;
+	}
+	if (subkey)
+		*primary = g_ascii_strup(key->subkeys->fpr, -1);
+	if (key)
+		gpgme_key_unref(key);
+	return subkey;
+}
+
 /* Checks the signing key with our own GPGME context: the certificate
  * names the signing subkey, which must be able to sign and, like its
  * primary key, be neither revoked nor expired.  Fills in the primary

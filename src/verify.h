@@ -85,6 +85,12 @@ gboolean verify_signed(Verifier *verifier, GMimeObject *part,
 
 void signed_free(Signed *signed_text);
 
+/* When FINGERPRINT names a subkey of a key in the configured keyrings,
+ * TRUE with *PRIMARY set to that key's primary fingerprint; FALSE for a
+ * primary key or a key the keyrings do not hold. */
+gboolean verify_is_subkey(Verifier *verifier, const char *fingerprint,
+                          char **primary);
+
 /* The text of the first text/plain part of OBJECT (depth first), decoded
  * to UTF-8, or NULL. */
 char *verify_part_text(GMimeObject *object);

@@ -683,6 +683,18 @@ import_as() {
 	echo $? >"$W/status"
 }
 before=$(events)
+import_as bob-chairs "$(pgpmime "$BOB" bob@example.org rec-frank-sub "Tenure: recommend
+Member: Frank Member <frank@example.org>
+Fingerprint: $FRANK_SUB
+Project-Joined: 2004-04-04")"
+expect_unchanged "a recommendation naming a subkey's fingerprint is refused" \
+	"is a subkey of $FRANK"
+test_begin "... and nothing is pending for it"
+if grep -q 'recommend frank@example.org' "$W/state/pending"; then
+	test_fail "found a pending recommendation of frank" "$(cat "$W/state/pending")"
+else
+	test_pass
+fi
 import_as bob-chairs "$(pgpmime "$BOB" bob@example.org rec-paul "Tenure: recommend
 Member: Paul Pending <paul@example.org>
 Fingerprint: $OSCAR
