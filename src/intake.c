@@ -144,16 +144,18 @@ signature_comment(const Mail *mail)
 
 /* The member the signer is: by the Fingerprint the ledger records, or,
  * for a member recorded without one, by an address of the signing key
- * in the configured (curated) keyring. */
+ * in the configured (curated) keyring, as long as no other key there
+ * carries that address too (a user ID is the key holder's own claim). */
 static Person *
-signer_person(const Committee *committee, const Signed *sig)
+signer_person(Intake *intake, const Committee *committee, const Signed *sig)
 {
 	Person *person = committee_find_fingerprint(committee, sig->fingerprint);
 	if (person)
 		return person;
 	for (guint i = 0; i < sig->emails->len; i++) {
 		person = committee_find(committee, sig->emails->pdata[i]);
-		if (person && person->fingerprint == NULL)
+		if (person && person->fingerprint == NULL &&
+		    verify_keys_with_email(intake->verifier, sig->emails->pdata[i]) == 1)
 			return person;
 	}
 	return NULL;
@@ -224,13 +226,13 @@ open_term(const Person *person, const char *who, Day day, gboolean ending,
 }
 
 static Outcome
-decide_resign(const Mail *mail, const Committee *committee,
+decide_resign(Intake *intake, const Mail *mail, const Committee *committee,
               LedgerEvent **event, char **reason)
 {
 	Day day;
 	if (!effective_day(mail, &day, reason))
 		return OUTCOME_REFUSE;
-	Person *person = signer_person(committee, mail->sig);
+	Person *person = signer_person(intake, committee, mail->sig);
 	g_autofree char *who = g_strdup_printf("the signer (%s)", mail->sig->fingerprint);
 	if (open_term(person, person ? person->member : who, day, TRUE, reason) == NULL)
 		return OUTCOME_REFUSE;
@@ -545,7 +547,7 @@ act(Intake *intake, Mail *mail, GError **error)
 	Outcome outcome = OUTCOME_REFUSE;
 	switch (mail->command->verb) {
 	case COMMAND_RESIGN:
-		outcome = decide_resign(mail, committee, &event, &reason);
+		outcome = decide_resign(intake, mail, committee, &event, &reason);
 		break;
 	case COMMAND_RECOMMEND:
 		outcome = decide_recommend(intake, mail, &reason, error, &failed);

@@ -91,6 +91,10 @@ void signed_free(Signed *signed_text);
 gboolean verify_is_subkey(Verifier *verifier, const char *fingerprint,
                           char **primary);
 
+/* How many keys in the configured keyrings carry EMAIL (lower case) on
+ * a user ID that is neither revoked nor invalid. */
+guint verify_keys_with_email(Verifier *verifier, const char *email);
+
 /* The text of the first text/plain part of OBJECT (depth first), decoded
  * to UTF-8, or NULL. */
 char *verify_part_text(GMimeObject *object);

@@ -717,6 +717,22 @@ else
 		"got $(events) events" "$(cat "$W/log")"
 fi
 
+# --- A user ID naming a member's address is no proof of being them --------
+
+# Ivan is in the ledger without a fingerprint.  Mallory, whose key is in
+# the keyring, adds a user ID with Ivan's address to her own key.
+IVAN=$(gpg_new_key "Ivan Member" ivan@example.org)
+MALLORY=$(gpg_new_key "Mallory Member" mallory@example.org)
+gw --quick-add-uid "$MALLORY" "Ivan Member <ivan@example.org>" 2>/dev/null
+# shellcheck disable=SC2086
+gpg_export_keyring "$W/keyring.gpg" $KEYRING_PEOPLE ivan@example.org mallory@example.org
+printf '\nEvent: appoint\nDate: %s\nMember: Ivan Member <ivan@example.org>\nSource: import\n' \
+	"$today" >>"$W/ledger"
+before=$(events)
+run_import "$(pgpmime "$MALLORY" mallory@example.org mallory-as-ivan "Tenure: resign")"
+expect_unchanged "a key merely claiming a member's address cannot resign for them" \
+	"not a member"
+
 # --- The quick start's demo -------------------------------------------------
 
 TENURE="$TENURE" sh "$top_srcdir/examples/demo.sh" >"$W/demo" 2>&1
