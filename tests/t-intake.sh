@@ -371,6 +371,20 @@ expect_unchanged "an appointment signed by someone without the role is refused" 
 run_import "$(pgpmime "$LEO" leo@example.org non-member "Tenure: resign")"
 expect_unchanged "a resignation by a non-member is refused" "not a member"
 
+# The charset of a clearsigned part is outside the signature: a copy
+# that claims another one is still the same signature.
+clearsigned "$LEO" leo@example.org leo-utf8 "Tenure: resign
+
+À bientôt" >/dev/null
+sed -i 's/charset=us-ascii/charset=utf-8/' "$W/m/leo-utf8.eml"
+run_import "$W/m/leo-utf8.eml"
+sed -e 's/charset=utf-8/charset=iso-8859-1/' \
+	-e 's/^Message-ID: <leo-utf8@/Message-ID: <leo-latin1@/' \
+	"$W/m/leo-utf8.eml" >"$W/m/leo-latin1.eml"
+run_import "$W/m/leo-latin1.eml"
+expect_unchanged "a clearsigned command copied under another charset is the same signature" \
+	"signature already handled"
+
 # Leo has had two refusals answered; two more make four, of which the
 # last goes unanswered ([reminders] replies-per-day is 3 by default).
 for i in 1 2; do
