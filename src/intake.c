@@ -361,8 +361,12 @@ decide_remove(Intake *intake, const Mail *mail, const Committee *committee,
 		g_clear_pointer(&removal->leader, g_free);
 		g_clear_pointer(&removal->leader_message, g_free);
 	}
-	if (c->effective)
-		removal->effective = c->effective;
+	/* A pending half holds its own signer's Effective; the removal
+	 * takes effect on the later of the two, so neither signer's date
+	 * is overridden by the other's. */
+	const char *other_half = chair ? removal->leader : removal->chair;
+	Day agreed = other_half ? removal->effective : DAY_NONE;
+	removal->effective = c->effective;
 	if (chair) {
 		g_free(removal->chair);
 		g_free(removal->chair_message);
@@ -380,7 +384,7 @@ decide_remove(Intake *intake, const Mail *mail, const Committee *committee,
 			*failed = TRUE;
 		return OUTCOME_PENDING;
 	}
-	Day date = removal->effective > day ? removal->effective : day;
+	Day date = MAX(agreed, day);
 	*event = mail_event(mail, EVENT_REMOVE, date, person->member);
 	g_free((*event)->signed_by);
 	(*event)->signed_by = g_strdup_printf("%s %s", removal->chair, removal->leader);

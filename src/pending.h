@@ -24,7 +24,9 @@ typedef struct {
 
 typedef struct {
 	char *member;
-	Day effective;       /* DAY_NONE: the date of the completing signature */
+	Day effective;       /* the signed half's Effective, or DAY_NONE: the
+	                        removal then ends on the completing signature's
+	                        date (or its own Effective) */
 	char *chair;         /* chair's fingerprint once signed, else NULL */
 	char *chair_message;
 	char *leader;        /* leader's fingerprint once signed, else NULL */

@@ -731,6 +731,22 @@ else
 		"got $(events) events" "$(cat "$W/log")"
 fi
 
+# Frank, the chair now, agrees to remove Erin from a day later than the
+# one Leo names: she serves until the later day.
+erin_off=$(date -u -d '+30 days' +%Y-%m-%d)
+before=$(events)
+import_as frank-chairs "$(pgpmime "$FRANK" frank@example.org remove-erin-1 "Tenure: remove
+Member: Erin Member <erin@example.org>
+Effective: $erin_off")"
+import_as frank-chairs "$(pgpmime "$LEO" leo@example.org remove-erin-2 "Tenure: remove
+Member: Erin Member <erin@example.org>
+Effective: $(date -u -d '+20 days' +%Y-%m-%d)")"
+expect_event "a removal takes effect on the later of the two signers' dates" \
+	"^Event: remove
+^Date: $erin_off
+^Member: Erin Member <erin@example.org>
+^Signed-By: $FRANK $LEO"
+
 # --- A user ID naming a member's address is no proof of being them --------
 
 # Ivan is in the ledger without a fingerprint.  Mallory, whose key is in
