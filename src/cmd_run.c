@@ -1,8 +1,10 @@
 /* cmd_run.c: `tenure run`, the secretary at work.
  *
- * One pass: hand every new list message to the intake (which records
- * what it commands), run the schedule for today (expiries, announcements,
- * reminders into the outbox), and send what the outbox has due.  The
+ * One pass: on a new day, run the schedule first (so that expiries are
+ * recorded before mail is acted on); hand every new list message to the
+ * intake (which records what it commands), run the schedule for today
+ * (expiries, announcements, reminders into the outbox), and send what
+ * the outbox has due.  The
  * daemon repeats the pass whenever the source reports new mail, the
  * outbox has a retry due, the schedule has a day due, or the poll
  * interval has passed; `--once` does one pass and exits (for a timer).
@@ -67,6 +69,7 @@ typedef struct {
 	Intake *intake;
 	Source *source;
 	Sink *sink;
+	Day scheduled_on; /* the last day the schedule ran for */
 } Daemon;
 
 typedef struct {
@@ -210,6 +213,16 @@ run_pass(Daemon *daemon, gboolean once)
 	Pass pass = {TRUE, TRUE, FALSE, 0, DAY_NONE};
 	g_autoptr(GError) error = NULL;
 
+	/* On a new day the schedule first records the expiries whose last
+	 * day has passed, so that a command signed after a member's last
+	 * day (a resignation, a deferral) finds the term ended instead of
+	 * outrunning the expiry. */
+	if (date_today() != daemon->scheduled_on &&
+	    !schedule_run(daemon->conf, date_today(), NULL, &error)) {
+		report(once, "schedule", error);
+		pass.work_ok = FALSE;
+		g_clear_error(&error);
+	}
 	if (!source_fetch(daemon->source, handle_message, daemon, &error)) {
 		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
 			pass.stopping = TRUE;
@@ -219,10 +232,13 @@ run_pass(Daemon *daemon, gboolean once)
 		pass.fetch_ok = FALSE;
 		g_clear_error(&error);
 	}
-	if (!schedule_run(daemon->conf, date_today(), &pass.next_due, &error)) {
+	Day today = date_today();
+	if (!schedule_run(daemon->conf, today, &pass.next_due, &error)) {
 		report(once, "schedule", error);
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
+	} else {
+		daemon->scheduled_on = today;
 	}
 	guint sent = 0, dead = 0;
 	if (!outbox_flush(daemon->conf->state_dir, daemon->sink, date_now_unix(),

@@ -5,6 +5,7 @@
 
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-smtp.sh"
+. "$top_srcdir/tests/lib-gpg.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
@@ -312,5 +313,64 @@ setup_case local "smtp://127.0.0.1:$SMTP_PORT" "starttls = no"
 one_announcement
 run_once 2026-12-31
 test_expect_equal "$((before + 1))" "$(smtp_count)"
+
+# A resignation signed just after midnight, on the day after a member's
+# last day under the rule, reaches tenure before the schedule has run
+# that day: the expiry is recorded first, and the late resignation finds
+# no term to end.
+test_begin "a new day's expiries are recorded before that day's mail is acted on"
+gpg_world_init
+RACE_FPR=$(gpg_new_key "Alice Senior" alice@example.org)
+gpg_export_keyring "$TEST_DIR/race-keyring.gpg" alice@example.org
+RACE=$TEST_DIR/race
+mkdir -p "$RACE/list/new" "$RACE/list/cur" "$RACE/list/tmp" "$RACE/g"
+chmod 700 "$RACE/g"
+test_cleanup "gpgconf --homedir $RACE/g --kill all"
+cat >"$RACE/tenure.conf" <<EOF
+[committee]
+name = Technical Committee
+list = ctte@lists.example.org
+ledger = $RACE/ledger
+state-dir = $RACE/state
+templates = $top_srcdir/templates
+
+[rule]
+name = debian
+
+[keys]
+keyring = $TEST_DIR/race-keyring.gpg
+gnupg-home = $RACE/g
+
+[source]
+url = maildir:$RACE/list
+
+[sink]
+url = maildir:$RACE/sent
+from = ctte-bot@example.org
+EOF
+cat >"$RACE/ledger" <<EOF
+Event: rule
+Date: 2015-01-01
+Rule: debian
+Source: import
+
+Event: appoint
+Date: 2023-01-10
+Member: Alice Senior <alice@example.org>
+Fingerprint: $RACE_FPR
+Source: import
+EOF
+"$TENURE" --config "$RACE/tenure.conf" --now 2027-12-31T12:00:00Z run --once \
+	>/dev/null 2>&1
+mime_text_part "Tenure: resign" >"$RACE/resign.part"
+pgpmime_entity "$RACE_FPR" "$RACE/resign.part" -- \
+	"$(gpg_faked 2028-01-01T00:05:00)" >"$RACE/resign.entity" 2>/dev/null
+mail_message alice@example.org late-resign@example.org "$RACE/resign.entity" \
+	>"$RACE/resign.eml"
+deliver "$RACE/list" "$RACE/resign.eml" "$(date -u -d 2028-01-01T00:06:00 +%s)"
+"$TENURE" --config "$RACE/tenure.conf" --now 2028-01-01T00:10:00Z run --once \
+	>"$RACE/out" 2>"$RACE/err"
+test_expect_equal "Event: expire Date: 2027-12-31 -- Handled: 1" \
+	"$(grep -A1 '^Event: \(expire\|resign\)' "$RACE/ledger" | tr '\n' ' ' | sed 's/ $//') -- Handled: $(ls "$RACE/list/cur" | wc -l | tr -d ' ')"
 
 test_done
