@@ -260,14 +260,21 @@ cmd_status(int argc, char **argv)
 		cmd_error("status", "%s", error->message);
 		return CMD_FAILED;
 	}
-	/* The rule in force on the date: the ledger's, else the configured. */
+	/* The rule in force on the date: the ledger's; none before its first
+	 * rule event; the configured one for a ledger without rule events. */
 	const LedgerEvent *rule_event = committee_rule_on(committee, on);
+	char first[11];
 	g_autofree char *rule_text =
 	    rule_event ? g_strjoin(" ", rule_event->rule,
 	                           rule_event->parameters ? rule_event->parameters
 	                                                  : "",
 	                           NULL)
-	               : rule_describe(rule);
+	    : committee->rules->len > 0
+	        ? g_strdup_printf("none (the ledger's first rule takes effect on %s)",
+	                          date_format(((const LedgerEvent *)
+	                                           committee->rules->pdata[0])->date,
+	                                      first))
+	        : rule_describe(rule);
 	g_strstrip(rule_text);
 
 	/* Mail state is reported only when the configured state exists. */
