@@ -293,6 +293,12 @@ decide_appoint(Intake *intake, const Mail *mail, const Committee *committee,
 	gboolean recommended = rec && rec->fingerprint &&
 	                       g_ascii_strcasecmp(rec->fingerprint, c->fingerprint) == 0 &&
 	                       holds_role(intake->chair, rec->signed_by);
+	/* Nor one the person was appointed on since: it was used up, even
+	 * if the process stopped before dropping it. */
+	const Person *appointee = committee_find(committee, c->email);
+	const Term *last_term = appointee ? person_last_term(appointee) : NULL;
+	if (recommended && last_term && last_term->start >= rec->date)
+		recommended = FALSE;
 	g_autoptr(GPtrArray) members = committee_members_on(committee, day);
 	if (is_role(intake->leader, mail->sig) && recommended) {
 		/* The leader appoints the person the chair recommended. */

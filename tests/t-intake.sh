@@ -621,6 +621,19 @@ else
 	test_fail "expected nina as a former member, last day $removed_on" "$(cat "$W/out")"
 fi
 
+# A recommendation is used up by the appointment it was for, even when
+# the process stopped before dropping it (put back here by hand).
+printf '\n[recommend nina@example.org]\nmember=Nina Newcomer <nina@example.org>\nfingerprint=%s\nproject-joined=2010-05-01\nsigned-by=%s\nmessage-id=<rec-nina@example.org>\ndate=%s\n' \
+	"$NINA" "$CAROL" "$today" >>"$W/state/pending"
+before=$(events)
+run_import "$(pgpmime "$LEO" leo@example.org appoint-nina-again "Tenure: appoint
+Member: Nina Newcomer <nina@example.org>
+Fingerprint: $NINA
+Project-Joined: 2010-05-01
+Effective: $(date -u -d '+25 days' +%Y-%m-%d)")"
+expect_unchanged "a recommendation used by an appointment does not count again" \
+	"has not recommended"
+
 # --- A key dropped from the keyring stops counting ------------------------
 
 before=$(events)
