@@ -353,6 +353,10 @@ decide_remove(Intake *intake, const Mail *mail, const Committee *committee,
 		return OUTCOME_REFUSE;
 	g_autoptr(PendingRemoval) removal = pending_get_removal(intake->pending,
 	                                                        c->email);
+	/* Both halves on file is a removal already made whose record the
+	 * process stopped before dropping: start afresh. */
+	if (removal && removal->chair && removal->leader)
+		g_clear_pointer(&removal, pending_removal_free);
 	if (removal == NULL) {
 		removal = g_new0(PendingRemoval, 1);
 		removal->member = g_strdup(person->member);

@@ -634,6 +634,21 @@ Effective: $(date -u -d '+25 days' +%Y-%m-%d)")"
 expect_unchanged "a recommendation used by an appointment does not count again" \
 	"has not recommended"
 
+# Likewise a removal made whose record was not dropped: Carol's half alone
+# does not complete it again.
+printf '\n[remove dave@example.org]\nmember=Dave Member <dave@example.org>\nchair=%s\nchair-message=<old-1@example.org>\nleader=%s\nleader-message=<old-2@example.org>\n' \
+	"$CAROL" "$LEO" >>"$W/state/pending"
+before=$(events)
+run_import "$(pgpmime "$CAROL" carol@example.org remove-dave-stale "Tenure: remove
+Member: Dave Member <dave@example.org>")"
+test_begin "a removal record left over from one made does not complete another"
+if [ "$(events)" = "$before" ] && grep -q '^pending .*msgid=<remove-dave-stale@' "$W/log"; then
+	test_pass
+else
+	test_fail "expected $before events and the removal pending" \
+		"got $(events) events" "$(cat "$W/log")"
+fi
+
 # --- A key dropped from the keyring stops counting ------------------------
 
 before=$(events)
