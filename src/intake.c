@@ -587,7 +587,11 @@ act(Intake *intake, Mail *mail, GError **error)
 	if (event && mail->command->verb == COMMAND_APPOINT &&
 	    !pending_drop_recommendation(intake->pending, mail->command->email, error))
 		return FALSE;
-	if (event && mail->command->verb == COMMAND_REMOVE &&
+	/* A half-signed removal is of one term: once the removal is made,
+	 * or a new term begins, nothing is left for the other role to
+	 * complete.  (A resignation, possibly dated ahead, keeps it.) */
+	if (event && (mail->command->verb == COMMAND_REMOVE ||
+	              mail->command->verb == COMMAND_APPOINT) &&
 	    !pending_drop_removal(intake->pending, mail->command->email, error))
 		return FALSE;
 	char day[11];

@@ -481,6 +481,9 @@ Effective: $later")"
 expect_unchanged "an appointment of an ineligible person is refused" \
 	"may not be appointed"
 
+# Half a removal of Nina, left from an earlier term of hers.
+printf '\n[remove nina@example.org]\nmember=Nina Newcomer <nina@example.org>\nleader=%s\nleader-message=<old-remove@example.org>\n' \
+	"$LEO" >>"$W/state/pending"
 run_import "$(pgpmime "$CAROL" carol@example.org appoint-nina "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>
 Fingerprint: $NINA
@@ -493,6 +496,12 @@ expect_event "the chair alone appoints while the committee has 5 members or fewe
 ^Fingerprint: $NINA
 ^Project-Joined: 2010-05-01
 ^Signed-By: $CAROL"
+test_begin "half a removal from an earlier term is dropped by the new appointment"
+if grep -q 'remove nina@example.org' "$W/state/pending"; then
+	test_fail "the old half is still pending" "$(cat "$W/state/pending")"
+else
+	test_pass
+fi
 
 before=$(events)
 run_import "$(pgpmime "$CAROL" carol@example.org remove-heidi-1 "Tenure: remove
