@@ -323,10 +323,16 @@ reload(Daemon *daemon)
 		         "error", error->message, NULL);
 		return;
 	}
-	if (g_strcmp0(fresh.conf->state_dir, daemon->conf->state_dir) != 0)
-		util_log("run-reload", "warning",
-		         "state-dir changed; the lock stays on the old one until restart",
+	/* The lock is on the old state directory: running on a new one
+	 * unlocked would let a `tenure import` there write the same seen
+	 * and pending records at the same time. */
+	if (g_strcmp0(fresh.conf->state_dir, daemon->conf->state_dir) != 0) {
+		daemon_clear(&fresh);
+		util_log("run-reload", "result", "kept the old configuration",
+		         "error", "state-dir changed: restart tenure to move it",
 		         NULL);
+		return;
+	}
 	daemon_clear(daemon);
 	*daemon = fresh;
 	util_log("run-reload", "result", "loaded", "config", daemon->conf->path,

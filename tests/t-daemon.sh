@@ -231,6 +231,15 @@ else
 	test_fail "expected run-reload result=\"kept the old configuration\"" "$(daemon_log)"
 fi
 
+test_begin "SIGHUP with another state-dir keeps the old one (its lock is on the old one)"
+sed "s|^state-dir = .*|state-dir = $CASE/state2|" "$TEST_DIR/conf.saved" >"$CASE/tenure.conf"
+kill -HUP "$DAEMON"
+if wait_for 10 'grep -q "run-reload result=\"kept the old configuration\" error=\"state-dir changed" "$CASE/log"'; then
+	test_pass
+else
+	test_fail "expected the reload to be refused" "$(daemon_log)"
+fi
+
 test_begin "SIGHUP reloads the configuration, and the daemon goes on working"
 cp "$TEST_DIR/conf.saved" "$CASE/tenure.conf"
 kill -HUP "$DAEMON"
