@@ -349,18 +349,14 @@ decide_remove(Intake *intake, const Mail *mail, const Committee *committee,
 	if (!effective_day(mail, &day, reason))
 		return OUTCOME_REFUSE;
 	Person *person = committee_find(committee, c->email);
-	if (open_term(person, c->member, day, TRUE, reason) == NULL)
-		return OUTCOME_REFUSE;
 	g_autoptr(PendingRemoval) removal = pending_get_removal(intake->pending,
 	                                                        c->email);
 	/* Both halves on file is a removal already made whose record the
 	 * process stopped before dropping: start afresh. */
 	if (removal && removal->chair && removal->leader)
 		g_clear_pointer(&removal, pending_removal_free);
-	if (removal == NULL) {
+	if (removal == NULL)
 		removal = g_new0(PendingRemoval, 1);
-		removal->member = g_strdup(person->member);
-	}
 	/* A half signed by someone who no longer holds that role (the
 	 * configuration changed since) does not count. */
 	if (!holds_role(intake->chair, removal->chair)) {
@@ -376,6 +372,12 @@ decide_remove(Intake *intake, const Mail *mail, const Committee *committee,
 	 * is overridden by the other's. */
 	const char *other_half = chair ? removal->leader : removal->chair;
 	Day agreed = other_half ? removal->effective : DAY_NONE;
+	/* The member must serve on the day the removal would end the
+	 * term: with the other half, the later of the two dates. */
+	if (open_term(person, c->member, MAX(agreed, day), TRUE, reason) == NULL)
+		return OUTCOME_REFUSE;
+	if (removal->member == NULL)
+		removal->member = g_strdup(person->member);
 	removal->effective = c->effective;
 	if (chair) {
 		g_free(removal->chair);
