@@ -96,6 +96,15 @@ list_subdir(MaildirSource *source, const char *subdir, GPtrArray *entries,
 	while ((name = g_dir_read_name(d)) != NULL) {
 		if (name[0] == '.')
 			continue;
+		/* Only plain files are mail: a FIFO would block the read
+		 * forever, a directory or a link is nobody's delivery. */
+		g_autofree char *file = g_build_filename(dir, name, NULL);
+		struct stat st;
+		if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode)) {
+			util_log("skipped", "path", file, "reason",
+			         "not a regular file", NULL);
+			continue;
+		}
 		gsize len = strlen(name) + 1;
 		MaildirEntry *entry = g_malloc(sizeof(MaildirEntry) + len);
 		memcpy(entry->name, name, len);

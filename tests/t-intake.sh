@@ -801,6 +801,23 @@ run_import "$(pgpmime "$MALLORY" mallory@example.org mallory-as-ivan "Tenure: re
 expect_unchanged "a key merely claiming a member's address cannot resign for them" \
 	"not a member"
 
+# A FIFO (or a directory) in a Maildir is nobody's mail: reading it would
+# block for ever.  It is skipped with a log line and the rest is handled.
+before=$(events)
+n=$((n + 1))
+deliver "$W/box$n" "$(pgpmime "$ALICE" alice@example.org fifo-neighbour "Tenure: resign")"
+mkfifo "$W/box$n/new/1.fifo.test"
+mkdir "$W/box$n/new/2.dir.test"
+timeout 60 "$TENURE" --config "$W/tenure.conf" import "maildir:$W/box$n" \
+	>"$W/out" 2>"$W/log"
+status=$?
+test_begin "a FIFO and a directory in the Maildir are skipped, not read"
+if [ "$status" = 0 ] && [ "$(grep -c 'reason="not a regular file"' "$W/log")" = 2 ]; then
+	test_pass
+else
+	test_fail "exit $status" "$(cat "$W/log")"
+fi
+
 # --- The quick start's demo -------------------------------------------------
 
 TENURE="$TENURE" sh "$top_srcdir/examples/demo.sh" >"$W/demo" 2>&1
