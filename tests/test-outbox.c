@@ -187,6 +187,18 @@ flush_expect(const char *state_dir, Sink *sink, gint64 now, guint sent,
 	g_assert_cmpuint(d, ==, dead);
 }
 
+/* A configuration sending in plain text (starttls = no) to SERVER, with
+ * a fresh state directory in *STATE. */
+static Conf *
+plain_conf(const Server *server, char **state)
+{
+	*state = fresh_dir("state");
+	g_autofree char *url = server_url(server, "smtp");
+	Conf *conf = test_conf(*state, url);
+	conf->sink_starttls = FALSE;
+	return conf;
+}
+
 static Sink *
 open_sink(const Conf *conf)
 {
@@ -267,10 +279,8 @@ static void
 test_smtp_plain(void)
 {
 	Server *server = server_start("plain", NULL);
-	g_autofree char *state = fresh_dir("state");
-	g_autofree char *url = server_url(server, "smtp");
-	g_autoptr(Conf) conf = test_conf(state, url);
-	conf->sink_starttls = FALSE;
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
 	Sink *sink = open_sink(conf);
 	add_sample(state, "<p1@example.org>");
 	flush_expect(state, sink, 1000, 1, 0, 0);
@@ -423,10 +433,8 @@ static void
 test_smtp_temporary_then_delivered(void)
 {
 	Server *server = server_start("plain", NULL);
-	g_autofree char *state = fresh_dir("state");
-	g_autofree char *url = server_url(server, "smtp");
-	g_autoptr(Conf) conf = test_conf(state, url);
-	conf->sink_starttls = FALSE;
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
 	Sink *sink = open_sink(conf);
 	add_sample(state, "<r1@example.org>");
 	g_assert_true(g_file_set_contents(
@@ -453,10 +461,8 @@ test_smtp_failure_holds_the_queue(void)
 	/* Three queued mails and a server answering 451: one is tried, the
 	 * other two wait with it instead of being tried one by one. */
 	Server *server = server_start("plain", NULL);
-	g_autofree char *state = fresh_dir("state");
-	g_autofree char *url = server_url(server, "smtp");
-	g_autoptr(Conf) conf = test_conf(state, url);
-	conf->sink_starttls = FALSE;
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
 	Sink *sink = open_sink(conf);
 	add_sample(state, "<h1@example.org>");
 	add_sample(state, "<h2@example.org>");
@@ -482,10 +488,8 @@ test_smtp_one_recipient_refused(void)
 	/* The list takes the mail, the member's old address is refused:
 	 * the mail is sent (to the list), not a dead letter. */
 	Server *server = server_start("plain", NULL);
-	g_autofree char *state = fresh_dir("state");
-	g_autofree char *url = server_url(server, "smtp");
-	g_autoptr(Conf) conf = test_conf(state, url);
-	conf->sink_starttls = FALSE;
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
 	g_autofree char *reject = g_strconcat(server->control, ".rcpt", NULL);
 	g_assert_true(g_file_set_contents(
 	    reject, "gone@example.org 550 5.1.1 no such user\n", -1, NULL));
@@ -569,10 +573,8 @@ static void
 test_smtp_permanent_dead_letter(void)
 {
 	Server *server = server_start("plain", NULL);
-	g_autofree char *state = fresh_dir("state");
-	g_autofree char *url = server_url(server, "smtp");
-	g_autoptr(Conf) conf = test_conf(state, url);
-	conf->sink_starttls = FALSE;
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
 	Sink *sink = open_sink(conf);
 	add_sample(state, "<x1@example.org>");
 	g_assert_true(g_file_set_contents(
