@@ -10,6 +10,7 @@ src_libtenure_a_SOURCES += \
 	src/command.c src/command.h \
 	src/seen.c src/seen.h \
 	src/pending.c src/pending.h \
+	src/decide.c src/decide.h \
 	src/archive.c src/archive.h \
 	src/intake.c src/intake.h \
 	src/cmd_import.c \
@@ -26,3 +27,8 @@ dist_check_SCRIPTS += tests/lib-gpg.sh tests/t-intake.sh
 check_PROGRAMS += bench/bench-intake
 bench_bench_intake_LDADD = $(TEST_LDADD)
 EXTRA_DIST += bench/import.sh bench/gen-maildir.py
+
+# tests/test-decide: the decisions on commands (src/decide.c), as a table.
+check_PROGRAMS += tests/test-decide
+tests_test_decide_LDADD = $(TEST_LDADD) -lm
+TESTS += tests/test-decide

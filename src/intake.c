@@ -17,6 +17,7 @@
 #include "command.h"
 #include "committee.h"
 #include "date.h"
+#include "decide.h"
 #include "intake.h"
 #include "ledger.h"
 #include "mailout.h"
@@ -41,13 +42,6 @@ struct Intake {
 	char *leader;
 	gboolean audit;
 };
-
-/* What became of one command mail. */
-typedef enum {
-	OUTCOME_APPEND,  /* *EVENT goes into the ledger */
-	OUTCOME_PENDING, /* a state change waiting for a second signature */
-	OUTCOME_REFUSE,  /* *REASON goes into the transcript */
-} Outcome;
 
 /* Everything known about the mail being handled. */
 typedef struct {
@@ -159,277 +153,6 @@ signer_person(Intake *intake, const Committee *committee, const Signed *sig)
 			return person;
 	}
 	return NULL;
-}
-
-static gboolean
-holds_role(const char *role_fpr, const char *fingerprint)
-{
-	return role_fpr && fingerprint &&
-	       g_ascii_strcasecmp(role_fpr, fingerprint) == 0;
-}
-
-static gboolean
-is_role(const char *role_fpr, const Signed *sig)
-{
-	return holds_role(role_fpr, sig->fingerprint);
-}
-
-static LedgerEvent *
-mail_event(const Mail *mail, EventKind kind, Day date, const char *member)
-{
-	LedgerEvent *event = ledger_event_new(kind, date, member);
-	event->source = g_strdup(mail->message_id);
-	event->signed_by = g_strdup(mail->sig->fingerprint);
-	event->comment = signature_comment(mail);
-	return event;
-}
-
-/* The effective date: as given, else the signature's date; never
- * before the signature, which would rewrite history. */
-static gboolean
-effective_day(const Mail *mail, Day *day, char **reason)
-{
-	*day = mail->command->effective ? mail->command->effective
-	                                : mail->signed_on;
-	if (*day < mail->signed_on) {
-		char buf[11];
-		*reason = g_strdup_printf("Effective: is before the signature's date (%s)",
-		                          date_format(mail->signed_on, buf));
-		return FALSE;
-	}
-	return TRUE;
-}
-
-/* The term PERSON serves on DAY, or NULL with *REASON set: not serving,
- * or serving with an end already recorded (the ledger would contradict
- * itself with a second one).  An ENDING event dated before the recorded
- * end overtakes it, as the replay does: a resignation dated years ahead
- * neither shields a member from removal nor stops them from leaving
- * earlier. */
-static const Term *
-open_term(const Person *person, const char *who, Day day, gboolean ending,
-          char **reason)
-{
-	const Term *term = person ? person_term_on(person, day) : NULL;
-	char buf[11];
-	if (term == NULL) {
-		*reason = g_strdup_printf("%s is not a member of the committee on %s",
-		                          who, date_format(day, buf));
-		return NULL;
-	}
-	if (term->end != DAY_NONE && !(ending && day < term->end)) {
-		*reason = g_strdup_printf("%s's term already ends on %s",
-		                          person->member, date_format(term->end, buf));
-		return NULL;
-	}
-	return term;
-}
-
-static Outcome
-decide_resign(Intake *intake, const Mail *mail, const Committee *committee,
-              LedgerEvent **event, char **reason)
-{
-	Day day;
-	if (!effective_day(mail, &day, reason))
-		return OUTCOME_REFUSE;
-	Person *person = signer_person(intake, committee, mail->sig);
-	g_autofree char *who = g_strdup_printf("the signer (%s)", mail->sig->fingerprint);
-	if (open_term(person, person ? person->member : who, day, TRUE, reason) == NULL)
-		return OUTCOME_REFUSE;
-	*event = mail_event(mail, EVENT_RESIGN, day, person->member);
-	(*event)->fingerprint = g_strdup(mail->sig->fingerprint);
-	return OUTCOME_APPEND;
-}
-
-/* A member is known by the primary fingerprint their signatures map
- * to: one recorded by a subkey's would never match them again. */
-static gboolean
-primary_fingerprint(Intake *intake, const Command *c, char **reason)
-{
-	g_autofree char *primary = NULL;
-	if (!verify_is_subkey(intake->verifier, c->fingerprint, &primary))
-		return TRUE;
-	*reason = g_strdup_printf("Fingerprint: %s is a subkey of %s; give the primary "
-	                          "key's fingerprint", c->fingerprint, primary);
-	return FALSE;
-}
-
-static Outcome
-decide_recommend(Intake *intake, const Mail *mail, char **reason,
-                 GError **error, gboolean *failed)
-{
-	const Command *c = mail->command;
-	if (!is_role(intake->chair, mail->sig)) {
-		*reason = g_strdup("only the chair may recommend an appointment");
-		return OUTCOME_REFUSE;
-	}
-	if (!primary_fingerprint(intake, c, reason))
-		return OUTCOME_REFUSE;
-	PendingRecommendation rec = {
-		.member = c->member,
-		.fingerprint = c->fingerprint,
-		.project_joined = c->project_joined,
-		.signed_by = mail->sig->fingerprint,
-		.message_id = (char *)mail->message_id,
-		.date = mail->signed_on,
-	};
-	if (!pending_set_recommendation(intake->pending, c->email, &rec, error))
-		*failed = TRUE;
-	return OUTCOME_PENDING;
-}
-
-static Outcome
-decide_appoint(Intake *intake, const Mail *mail, const Committee *committee,
-               LedgerEvent **event, char **reason)
-{
-	const Command *c = mail->command;
-	Day day;
-	if (!effective_day(mail, &day, reason))
-		return OUTCOME_REFUSE;
-	g_autoptr(PendingRecommendation) rec =
-		pending_get_recommendation(intake->pending, c->email);
-	/* Only a recommendation by whoever holds the chair now counts: a
-	 * half-finished step by a former chair is not the committee's. */
-	gboolean recommended = rec && rec->fingerprint &&
-	                       g_ascii_strcasecmp(rec->fingerprint, c->fingerprint) == 0 &&
-	                       holds_role(intake->chair, rec->signed_by);
-	/* Nor one the person was appointed on since: it was used up, even
-	 * if the process stopped before dropping it. */
-	const Person *appointee = committee_find(committee, c->email);
-	const Term *last_term = appointee ? person_last_term(appointee) : NULL;
-	if (recommended && last_term && last_term->start >= rec->date)
-		recommended = FALSE;
-	g_autoptr(GPtrArray) members = committee_members_on(committee, day);
-	if (is_role(intake->leader, mail->sig) && recommended) {
-		/* The leader appoints the person the chair recommended. */
-	} else if (is_role(intake->chair, mail->sig) && members->len <= 5) {
-		/* While the committee has 5 members or fewer, the chair may
-		 * appoint alone (constitution 6.2.2). */
-	} else if (is_role(intake->leader, mail->sig)) {
-		*reason = g_strdup_printf("the chair has not recommended %s (with this fingerprint)",
-		                          c->member);
-		return OUTCOME_REFUSE;
-	} else if (is_role(intake->chair, mail->sig)) {
-		*reason = g_strdup_printf("the chair may appoint alone only while the committee has "
-		                          "5 members or fewer (it has %u)",
-		                          members->len);
-		return OUTCOME_REFUSE;
-	} else {
-		*reason = g_strdup("only the leader (for a person the chair recommended) or the "
-		                   "chair (while the committee has 5 members or fewer) may appoint");
-		return OUTCOME_REFUSE;
-	}
-	if (!primary_fingerprint(intake, c, reason))
-		return OUTCOME_REFUSE;
-	char *why = NULL;
-	if (!term_may_appoint(committee, intake->default_rule,
-	                      intake->conf->max_members, c->email, day, &why)) {
-		*reason = why ? why : g_strdup("the term rule does not allow this appointment");
-		return OUTCOME_REFUSE;
-	}
-	*event = mail_event(mail, EVENT_APPOINT, day, c->member);
-	(*event)->fingerprint = g_strdup(c->fingerprint);
-	(*event)->project_joined = c->project_joined;
-	return OUTCOME_APPEND;
-}
-
-static Outcome
-decide_remove(Intake *intake, const Mail *mail, const Committee *committee,
-              LedgerEvent **event, char **reason, GError **error,
-              gboolean *failed)
-{
-	const Command *c = mail->command;
-	gboolean chair = is_role(intake->chair, mail->sig);
-	gboolean leader = is_role(intake->leader, mail->sig);
-	if (!chair && !leader) {
-		*reason = g_strdup("only the chair and the leader, together, may remove a member");
-		return OUTCOME_REFUSE;
-	}
-	Day day;
-	if (!effective_day(mail, &day, reason))
-		return OUTCOME_REFUSE;
-	Person *person = committee_find(committee, c->email);
-	g_autoptr(PendingRemoval) removal = pending_get_removal(intake->pending,
-	                                                        c->email);
-	/* Both halves on file is a removal already made whose record the
-	 * process stopped before dropping: start afresh. */
-	if (removal && removal->chair && removal->leader)
-		g_clear_pointer(&removal, pending_removal_free);
-	if (removal == NULL)
-		removal = g_new0(PendingRemoval, 1);
-	/* A half signed by someone who no longer holds that role (the
-	 * configuration changed since) does not count. */
-	if (!holds_role(intake->chair, removal->chair)) {
-		g_clear_pointer(&removal->chair, g_free);
-		g_clear_pointer(&removal->chair_message, g_free);
-	}
-	if (!holds_role(intake->leader, removal->leader)) {
-		g_clear_pointer(&removal->leader, g_free);
-		g_clear_pointer(&removal->leader_message, g_free);
-	}
-	/* A pending half holds its own signer's Effective; the removal
-	 * takes effect on the later of the two, so neither signer's date
-	 * is overridden by the other's. */
-	const char *other_half = chair ? removal->leader : removal->chair;
-	Day agreed = other_half ? removal->effective : DAY_NONE;
-	/* The member must serve on the day the removal would end the
-	 * term: with the other half, the later of the two dates. */
-	if (open_term(person, c->member, MAX(agreed, day), TRUE, reason) == NULL)
-		return OUTCOME_REFUSE;
-	if (removal->member == NULL)
-		removal->member = g_strdup(person->member);
-	removal->effective = c->effective;
-	if (chair) {
-		g_free(removal->chair);
-		g_free(removal->chair_message);
-		removal->chair = g_strdup(mail->sig->fingerprint);
-		removal->chair_message = g_strdup(mail->message_id);
-	}
-	if (leader) {
-		g_free(removal->leader);
-		g_free(removal->leader_message);
-		removal->leader = g_strdup(mail->sig->fingerprint);
-		removal->leader_message = g_strdup(mail->message_id);
-	}
-	if (removal->chair == NULL || removal->leader == NULL) {
-		if (!pending_set_removal(intake->pending, c->email, removal, error))
-			*failed = TRUE;
-		return OUTCOME_PENDING;
-	}
-	Day date = MAX(agreed, day);
-	*event = mail_event(mail, EVENT_REMOVE, date, person->member);
-	g_free((*event)->signed_by);
-	(*event)->signed_by = g_strdup_printf("%s %s", removal->chair, removal->leader);
-	const char *other = chair ? removal->leader_message : removal->chair_message;
-	g_autofree char *record = signature_comment(mail);
-	g_free((*event)->comment);
-	(*event)->comment = g_strdup_printf("%s; also signed in %s", record,
-	                                    other ? other : "-");
-	return OUTCOME_APPEND;
-}
-
-static Outcome
-decide_defer(Intake *intake, const Mail *mail, const Committee *committee,
-             LedgerEvent **event, char **reason)
-{
-	const Command *c = mail->command;
-	if (!is_role(intake->chair, mail->sig)) {
-		*reason = g_strdup("only the chair may defer an expiry");
-		return OUTCOME_REFUSE;
-	}
-	Person *person = committee_find(committee, c->email);
-	if (open_term(person, c->member, mail->signed_on, FALSE, reason) == NULL)
-		return OUTCOME_REFUSE;
-	if (c->until <= mail->signed_on) {
-		*reason = g_strdup("Until: is not after the signature's date");
-		return OUTCOME_REFUSE;
-	}
-	*event = mail_event(mail, EVENT_DEFER, mail->signed_on, person->member);
-	(*event)->until = c->until;
-	g_autofree char *record = signature_comment(mail);
-	g_free((*event)->comment);
-	(*event)->comment = g_strdup_printf("%s (%s)", c->reason, record);
-	return OUTCOME_APPEND;
 }
 
 /* The address a refusal goes to: the From: address when it is one of
@@ -546,6 +269,33 @@ refuse(Intake *intake, const Mail *mail, const char *reason, GError **error)
 	                          mail->message_id, FALSE, error);
 }
 
+/* Who held the chair and the leader's role on DAY: the one place
+ * intake says where roles come from. */
+static DecideRoles
+roles_on(const Intake *intake, const Committee *committee, Day day)
+{
+	(void)committee;
+	(void)day;
+	DecideRoles roles = {.chair = intake->chair, .leader = intake->leader};
+	return roles;
+}
+
+/* Stores or drops the pending records DECISION asks for. */
+static gboolean
+update_pending(Intake *intake, const Command *command,
+               const Decision *decision, GError **error)
+{
+	if (decision->recommendation &&
+	    !pending_set_recommendation(intake->pending, command->email,
+	                                decision->recommendation, error))
+		return FALSE;
+	if (decision->removal &&
+	    !pending_set_removal(intake->pending, command->email,
+	                         decision->removal, error))
+		return FALSE;
+	return TRUE;
+}
+
 /* Applies a verified command: decides, then commits or refuses. */
 static gboolean
 act(Intake *intake, Mail *mail, GError **error)
@@ -557,49 +307,55 @@ act(Intake *intake, Mail *mail, GError **error)
 	if (committee == NULL)
 		return FALSE;
 
-	g_autoptr(LedgerEvent) event = NULL;
-	g_autofree char *reason = NULL;
-	gboolean failed = FALSE;
-	Outcome outcome = OUTCOME_REFUSE;
-	switch (mail->command->verb) {
-	case COMMAND_RESIGN:
-		outcome = decide_resign(intake, mail, committee, &event, &reason);
-		break;
-	case COMMAND_RECOMMEND:
-		outcome = decide_recommend(intake, mail, &reason, error, &failed);
-		break;
-	case COMMAND_APPOINT:
-		outcome = decide_appoint(intake, mail, committee, &event, &reason);
-		break;
-	case COMMAND_REMOVE:
-		outcome = decide_remove(intake, mail, committee, &event, &reason,
-		                        error, &failed);
-		break;
-	case COMMAND_DEFER:
-		outcome = decide_defer(intake, mail, committee, &event, &reason);
-		break;
+	const Command *command = mail->command;
+	g_autofree char *primary = NULL;
+	if (command->fingerprint &&
+	    !verify_is_subkey(intake->verifier, command->fingerprint, &primary))
+		g_clear_pointer(&primary, g_free);
+	g_autoptr(PendingRecommendation) rec = NULL;
+	g_autoptr(PendingRemoval) removal = NULL;
+	if (command->email) {
+		rec = pending_get_recommendation(intake->pending, command->email);
+		removal = pending_get_removal(intake->pending, command->email);
 	}
-	if (failed)
+	g_autofree char *record = signature_comment(mail);
+	DecideInput in = {
+		.conf = intake->conf,
+		.committee = committee,
+		.default_rule = intake->default_rule,
+		.roles = roles_on(intake, committee, mail->signed_on),
+		.command = command,
+		.signer = mail->sig->fingerprint,
+		.signer_member = signer_person(intake, committee, mail->sig),
+		.signed_on = mail->signed_on,
+		.message_id = mail->message_id,
+		.signature_record = record,
+		.fingerprint_primary = primary,
+		.recommendation = rec,
+		.removal = removal,
+	};
+	g_auto(Decision) decision;
+	decide(&in, &decision);
+
+	if (decision.kind == DECIDE_PENDING &&
+	    !update_pending(intake, command, &decision, error))
 		return FALSE;
-	if (outcome != OUTCOME_REFUSE &&
-	    !commit(intake, mail, event, &reason, error))
+	const LedgerEvent *event = decision.event;
+	if (decision.kind != DECIDE_REFUSE &&
+	    !commit(intake, mail, event, &decision.reason, error))
 		return FALSE;
-	if (reason != NULL)
-		return refuse(intake, mail, reason, error);
-	if (event && mail->command->verb == COMMAND_APPOINT &&
-	    !pending_drop_recommendation(intake->pending, mail->command->email, error))
+	if (decision.reason != NULL)
+		return refuse(intake, mail, decision.reason, error);
+	if (event && decision.drop_recommendation &&
+	    !pending_drop_recommendation(intake->pending, command->email, error))
 		return FALSE;
-	/* A half-signed removal is of one term: once the removal is made,
-	 * or a new term begins, nothing is left for the other role to
-	 * complete.  (A resignation, possibly dated ahead, keeps it.) */
-	if (event && (mail->command->verb == COMMAND_REMOVE ||
-	              mail->command->verb == COMMAND_APPOINT) &&
-	    !pending_drop_removal(intake->pending, mail->command->email, error))
+	if (event && decision.drop_removal &&
+	    !pending_drop_removal(intake->pending, command->email, error))
 		return FALSE;
 	char day[11];
 	util_log(event ? "applied" : "pending", "msgid", mail->message_id,
-	         "command", command_verb_name(mail->command->verb), "member",
-	         event ? event->member : mail->command->member, "date",
+	         "command", command_verb_name(command->verb), "member",
+	         event ? event->member : command->member, "date",
 	         date_format(event ? event->date : mail->signed_on, day),
 	         "signer", mail->sig->fingerprint, NULL);
 	if (mail->sig->note)

@@ -1,0 +1,344 @@
+/* decide.c: see decide.h.
+ *
+ * One function per verb.  Each checks who signed first (the cheapest
+ * and the most telling refusal), then the dates, then what the
+ * committee and the rule allow, and builds the event last.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "decide.h"
+#include "term.h"
+
+guint
+decide_roles_of(const DecideRoles *roles, const char *fingerprint)
+{
+	guint held = 0;
+	if (fingerprint == NULL)
+		return 0;
+	if (roles->chair && g_ascii_strcasecmp(roles->chair, fingerprint) == 0)
+		held |= DECIDE_ROLE_CHAIR;
+	if (roles->leader && g_ascii_strcasecmp(roles->leader, fingerprint) == 0)
+		held |= DECIDE_ROLE_LEADER;
+	return held;
+}
+
+static gboolean
+signer_is(const DecideInput *in, DecideRole role)
+{
+	return (decide_roles_of(&in->roles, in->signer) & role) != 0;
+}
+
+static DecideKind
+refuse(Decision *out, char *reason)
+{
+	out->reason = reason;
+	return DECIDE_REFUSE;
+}
+
+static LedgerEvent *
+event_new(const DecideInput *in, EventKind kind, Day date, const char *member)
+{
+	LedgerEvent *event = ledger_event_new(kind, date, member);
+	event->source = g_strdup(in->message_id);
+	event->signed_by = g_strdup(in->signer);
+	event->comment = g_strdup(in->signature_record);
+	return event;
+}
+
+/* The effective date: as given, else the signature's date; never
+ * before the signature, which would rewrite history. */
+static gboolean
+effective_day(const DecideInput *in, Day *day, char **reason)
+{
+	*day = in->command->effective ? in->command->effective : in->signed_on;
+	if (*day < in->signed_on) {
+		char buf[11];
+		*reason = g_strdup_printf("Effective: is before the signature's date (%s)",
+		                          date_format(in->signed_on, buf));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The term PERSON serves on DAY, or NULL with *REASON set: not serving,
+ * or serving with an end already recorded (the ledger would contradict
+ * itself with a second one).  An ENDING event dated before the recorded
+ * end overtakes it, as the replay does: a resignation dated years ahead
+ * neither shields a member from removal nor stops them from leaving
+ * earlier. */
+static const Term *
+open_term(const Person *person, const char *who, Day day, gboolean ending,
+          char **reason)
+{
+	const Term *term = person ? person_term_on(person, day) : NULL;
+	char buf[11];
+	if (term == NULL) {
+		*reason = g_strdup_printf("%s is not a member of the committee on %s",
+		                          who, date_format(day, buf));
+		return NULL;
+	}
+	if (term->end != DAY_NONE && !(ending && day < term->end)) {
+		*reason = g_strdup_printf("%s's term already ends on %s",
+		                          person->member, date_format(term->end, buf));
+		return NULL;
+	}
+	return term;
+}
+
+/* A member is known by the primary fingerprint their signatures map
+ * to: one recorded by a subkey's would never match them again. */
+static gboolean
+primary_fingerprint(const DecideInput *in, char **reason)
+{
+	if (in->fingerprint_primary == NULL)
+		return TRUE;
+	*reason = g_strdup_printf("Fingerprint: %s is a subkey of %s; give the primary "
+	                          "key's fingerprint", in->command->fingerprint,
+	                          in->fingerprint_primary);
+	return FALSE;
+}
+
+static DecideKind
+decide_resign(const DecideInput *in, Decision *out)
+{
+	Day day;
+	if (!effective_day(in, &day, &out->reason))
+		return DECIDE_REFUSE;
+	const Person *person = in->signer_member;
+	g_autofree char *who = g_strdup_printf("the signer (%s)", in->signer);
+	if (open_term(person, person ? person->member : who, day, TRUE,
+	              &out->reason) == NULL)
+		return DECIDE_REFUSE;
+	out->event = event_new(in, EVENT_RESIGN, day, person->member);
+	out->event->fingerprint = g_strdup(in->signer);
+	return DECIDE_APPEND;
+}
+
+static DecideKind
+decide_recommend(const DecideInput *in, Decision *out)
+{
+	const Command *c = in->command;
+	if (!signer_is(in, DECIDE_ROLE_CHAIR))
+		return refuse(out, g_strdup("only the chair may recommend an appointment"));
+	if (!primary_fingerprint(in, &out->reason))
+		return DECIDE_REFUSE;
+	PendingRecommendation *rec = g_new0(PendingRecommendation, 1);
+	rec->member = g_strdup(c->member);
+	rec->fingerprint = g_strdup(c->fingerprint);
+	rec->project_joined = c->project_joined;
+	rec->signed_by = g_strdup(in->signer);
+	rec->message_id = g_strdup(in->message_id);
+	rec->date = in->signed_on;
+	out->recommendation = rec;
+	return DECIDE_PENDING;
+}
+
+/* Whether the pending recommendation lets the leader appoint C's
+ * person: same fingerprint, by whoever holds the chair now, and not
+ * used up by an appointment since. */
+static gboolean
+recommended(const DecideInput *in)
+{
+	const Command *c = in->command;
+	const PendingRecommendation *rec = in->recommendation;
+	/* Only a recommendation by whoever holds the chair now counts: a
+	 * half-finished step by a former chair is not the committee's. */
+	if (rec == NULL || rec->fingerprint == NULL ||
+	    g_ascii_strcasecmp(rec->fingerprint, c->fingerprint) != 0 ||
+	    !(decide_roles_of(&in->roles, rec->signed_by) & DECIDE_ROLE_CHAIR))
+		return FALSE;
+	/* Nor one the person was appointed on since: it was used up, even
+	 * if the process stopped before dropping it. */
+	const Person *appointee = committee_find(in->committee, c->email);
+	const Term *last_term = appointee ? person_last_term(appointee) : NULL;
+	return !(last_term && last_term->start >= rec->date);
+}
+
+static DecideKind
+decide_appoint(const DecideInput *in, Decision *out)
+{
+	const Command *c = in->command;
+	Day day;
+	if (!effective_day(in, &day, &out->reason))
+		return DECIDE_REFUSE;
+	gboolean chair = signer_is(in, DECIDE_ROLE_CHAIR);
+	gboolean leader = signer_is(in, DECIDE_ROLE_LEADER);
+	g_autoptr(GPtrArray) members = committee_members_on(in->committee, day);
+	if (leader && recommended(in)) {
+		/* The leader appoints the person the chair recommended. */
+	} else if (chair && members->len <= 5) {
+		/* While the committee has 5 members or fewer, the chair may
+		 * appoint alone (constitution 6.2.2). */
+	} else if (leader) {
+		return refuse(out, g_strdup_printf("the chair has not recommended %s "
+		                                   "(with this fingerprint)", c->member));
+	} else if (chair) {
+		return refuse(out, g_strdup_printf("the chair may appoint alone only while "
+		                                   "the committee has 5 members or fewer "
+		                                   "(it has %u)", members->len));
+	} else {
+		return refuse(out, g_strdup("only the leader (for a person the chair "
+		                            "recommended) or the chair (while the "
+		                            "committee has 5 members or fewer) may appoint"));
+	}
+	if (!primary_fingerprint(in, &out->reason))
+		return DECIDE_REFUSE;
+	char *why = NULL;
+	if (!term_may_appoint(in->committee, in->default_rule,
+	                      in->conf->max_members, c->email, day, &why))
+		return refuse(out, why ? why : g_strdup("the term rule does not allow "
+		                                        "this appointment"));
+	out->event = event_new(in, EVENT_APPOINT, day, c->member);
+	out->event->fingerprint = g_strdup(c->fingerprint);
+	out->event->project_joined = c->project_joined;
+	/* A half-signed removal is of one term: once a new term begins,
+	 * nothing is left for the other role to complete. */
+	out->drop_recommendation = TRUE;
+	out->drop_removal = TRUE;
+	return DECIDE_APPEND;
+}
+
+/* The pending removal to build on: a copy of IN's, without halves
+ * whose signer no longer holds that role, or a new one. */
+static PendingRemoval *
+removal_so_far(const DecideInput *in)
+{
+	PendingRemoval *removal = g_new0(PendingRemoval, 1);
+	const PendingRemoval *had = in->removal;
+	/* Both halves on file is a removal already made whose record the
+	 * process stopped before dropping: start afresh. */
+	if (had == NULL || (had->chair && had->leader))
+		return removal;
+	removal->member = g_strdup(had->member);
+	removal->effective = had->effective;
+	/* A half signed by someone who no longer holds that role (the
+	 * configuration changed since) does not count. */
+	if (decide_roles_of(&in->roles, had->chair) & DECIDE_ROLE_CHAIR) {
+		removal->chair = g_strdup(had->chair);
+		removal->chair_message = g_strdup(had->chair_message);
+	}
+	if (decide_roles_of(&in->roles, had->leader) & DECIDE_ROLE_LEADER) {
+		removal->leader = g_strdup(had->leader);
+		removal->leader_message = g_strdup(had->leader_message);
+	}
+	return removal;
+}
+
+static DecideKind
+decide_remove(const DecideInput *in, Decision *out)
+{
+	const Command *c = in->command;
+	gboolean chair = signer_is(in, DECIDE_ROLE_CHAIR);
+	gboolean leader = signer_is(in, DECIDE_ROLE_LEADER);
+	if (!chair && !leader)
+		return refuse(out, g_strdup("only the chair and the leader, together, "
+		                            "may remove a member"));
+	Day day;
+	if (!effective_day(in, &day, &out->reason))
+		return DECIDE_REFUSE;
+	const Person *person = committee_find(in->committee, c->email);
+	g_autoptr(PendingRemoval) removal = removal_so_far(in);
+	/* A pending half holds its own signer's Effective; the removal
+	 * takes effect on the later of the two, so neither signer's date
+	 * is overridden by the other's. */
+	const char *other_half = chair ? removal->leader : removal->chair;
+	Day agreed = other_half ? removal->effective : DAY_NONE;
+	Day date = MAX(agreed, day);
+	/* The member must serve on the day the removal would end the
+	 * term: with the other half, the later of the two dates. */
+	if (open_term(person, c->member, date, TRUE, &out->reason) == NULL)
+		return DECIDE_REFUSE;
+	if (removal->member == NULL)
+		removal->member = g_strdup(person->member);
+	removal->effective = c->effective;
+	if (chair) {
+		g_free(removal->chair);
+		g_free(removal->chair_message);
+		removal->chair = g_strdup(in->signer);
+		removal->chair_message = g_strdup(in->message_id);
+	}
+	if (leader) {
+		g_free(removal->leader);
+		g_free(removal->leader_message);
+		removal->leader = g_strdup(in->signer);
+		removal->leader_message = g_strdup(in->message_id);
+	}
+	if (removal->chair == NULL || removal->leader == NULL) {
+		out->removal = g_steal_pointer(&removal);
+		return DECIDE_PENDING;
+	}
+	out->event = event_new(in, EVENT_REMOVE, date, person->member);
+	g_free(out->event->signed_by);
+	out->event->signed_by = g_strdup_printf("%s %s", removal->chair,
+	                                        removal->leader);
+	const char *other = chair ? removal->leader_message : removal->chair_message;
+	g_free(out->event->comment);
+	out->event->comment = g_strdup_printf("%s; also signed in %s",
+	                                      in->signature_record,
+	                                      other ? other : "-");
+	/* The removal is made: nothing is left for either role to sign. */
+	out->drop_removal = TRUE;
+	return DECIDE_APPEND;
+}
+
+static DecideKind
+decide_defer(const DecideInput *in, Decision *out)
+{
+	const Command *c = in->command;
+	if (!signer_is(in, DECIDE_ROLE_CHAIR))
+		return refuse(out, g_strdup("only the chair may defer an expiry"));
+	const Person *person = committee_find(in->committee, c->email);
+	if (open_term(person, c->member, in->signed_on, FALSE, &out->reason) == NULL)
+		return DECIDE_REFUSE;
+	if (c->until <= in->signed_on)
+		return refuse(out, g_strdup("Until: is not after the signature's date"));
+	out->event = event_new(in, EVENT_DEFER, in->signed_on, person->member);
+	out->event->until = c->until;
+	g_free(out->event->comment);
+	out->event->comment = g_strdup_printf("%s (%s)", c->reason,
+	                                      in->signature_record);
+	return DECIDE_APPEND;
+}
+
+void
+decide(const DecideInput *in, Decision *out)
+{
+	memset(out, 0, sizeof(*out));
+	switch (in->command->verb) {
+	case COMMAND_RESIGN:
+		out->kind = decide_resign(in, out);
+		break;
+	case COMMAND_RECOMMEND:
+		out->kind = decide_recommend(in, out);
+		break;
+	case COMMAND_APPOINT:
+		out->kind = decide_appoint(in, out);
+		break;
+	case COMMAND_REMOVE:
+		out->kind = decide_remove(in, out);
+		break;
+	case COMMAND_DEFER:
+		out->kind = decide_defer(in, out);
+		break;
+	}
+	/* A refusal carries nothing else: a half-built event must not be
+	 * mistaken for one to append. */
+	if (out->kind == DECIDE_REFUSE) {
+		g_clear_pointer(&out->event, ledger_event_free);
+		g_clear_pointer(&out->recommendation, pending_recommendation_free);
+		g_clear_pointer(&out->removal, pending_removal_free);
+		out->drop_recommendation = out->drop_removal = FALSE;
+	}
+}
+
+void
+decision_clear(Decision *decision)
+{
+	g_clear_pointer(&decision->reason, g_free);
+	g_clear_pointer(&decision->event, ledger_event_free);
+	g_clear_pointer(&decision->recommendation, pending_recommendation_free);
+	g_clear_pointer(&decision->removal, pending_removal_free);
+	decision->drop_recommendation = decision->drop_removal = FALSE;
+}

@@ -1,0 +1,91 @@
+/* decide.h: what becomes of a verified command.
+ *
+ * Pure, like the rules: the committee (replayed from the ledger), the
+ * roles on the signature's date, the pending state for the person the
+ * command names, the command and its signer go in; an outcome comes out
+ * with its reason.  No clock, no files, no keyring: intake looks those
+ * up and passes them in (see DecideInput), then carries the outcome out
+ * (records the signature, appends the event, stores or drops the
+ * pending state, replies).
+ *
+ * Roles are one seam: DecideRoles says who held the chair and the
+ * leader's role on the signature's date.  The signer's own roles and
+ * whether a pending half still counts are both judged against it, so a
+ * change in where roles come from (configuration, ledger events) does
+ * not touch the decisions.
+ *
+ * Returned memory (the Decision's fields) belongs to the caller; free
+ * with decision_clear.  Input pointers are borrowed.
+ */
+#ifndef TENURE_DECIDE_H
+#define TENURE_DECIDE_H
+
+#include <glib.h>
+
+#include "command.h"
+#include "committee.h"
+#include "conf.h"
+#include "date.h"
+#include "ledger.h"
+#include "pending.h"
+#include "rules/rule.h"
+
+/* Who held each role on the signature's date: primary fingerprints,
+ * normalised, or NULL when nobody did. */
+typedef struct {
+	const char *chair;
+	const char *leader;
+} DecideRoles;
+
+/* The roles a signer holds, as flags. */
+typedef enum {
+	DECIDE_ROLE_CHAIR = 1 << 0,
+	DECIDE_ROLE_LEADER = 1 << 1,
+} DecideRole;
+
+typedef struct {
+	const Conf *conf;              /* max-members and the like */
+	const Committee *committee;    /* the ledger replayed */
+	const Rule *default_rule;      /* for a ledger without a rule event */
+	DecideRoles roles;             /* on the signature's date */
+	const Command *command;
+	const char *signer;            /* primary fingerprint of the signing key */
+	const Person *signer_member;   /* the member the signer is, or NULL */
+	Day signed_on;                 /* the signature's UTC date */
+	const char *message_id;        /* "<...>" of the mail */
+	const char *signature_record;  /* "signature FPR TIME sha256:HEX", kept
+	                                  in the event's Comment */
+	const char *fingerprint_primary; /* when the command's Fingerprint is a
+	                                  subkey: its primary key's, else NULL */
+	const PendingRecommendation *recommendation; /* for the command's
+	                                  Member, or NULL */
+	const PendingRemoval *removal; /* likewise */
+} DecideInput;
+
+typedef enum {
+	DECIDE_APPEND,  /* EVENT goes into the ledger */
+	DECIDE_PENDING, /* RECOMMENDATION or REMOVAL waits for a second step */
+	DECIDE_REFUSE,  /* REASON goes into the transcript */
+} DecideKind;
+
+typedef struct {
+	DecideKind kind;
+	char *reason;                  /* DECIDE_REFUSE: a sentence */
+	LedgerEvent *event;            /* DECIDE_APPEND */
+	PendingRecommendation *recommendation; /* DECIDE_PENDING: to store */
+	PendingRemoval *removal;       /* DECIDE_PENDING: to store */
+	gboolean drop_recommendation;  /* DECIDE_APPEND: the pending record of */
+	gboolean drop_removal;         /*   the Member is used up */
+} Decision;
+
+/* The roles FINGERPRINT held according to ROLES (0 for none). */
+guint decide_roles_of(const DecideRoles *roles, const char *fingerprint);
+
+/* Decides IN's command; fills *OUT (cleared first). */
+void decide(const DecideInput *in, Decision *out);
+
+void decision_clear(Decision *decision);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Decision, decision_clear)
+
+#endif

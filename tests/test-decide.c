@@ -1,0 +1,375 @@
+/* test-decide.c: the decisions on commands, as a table.
+ *
+ * Every row is one command signed on SIGNED_ON against a small committee
+ * (BASE_LEDGER plus the row's own events), with the roles and pending
+ * state the row names; the check is the outcome, a part of its reason,
+ * and the event's date and signers. */
+#include "config.h"
+
+#include <string.h>
+
+#include <glib.h>
+
+#include "committee.h"
+#include "conf.h"
+#include "decide.h"
+#include "ledger.h"
+#include "rules/rule.h"
+
+#define FPR_ALICE "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+#define FPR_BOB "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
+#define FPR_CAROL "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"
+#define FPR_DAVE "DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD"
+#define FPR_ERIN "EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE"
+#define FPR_FORMER "FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF"
+#define FPR_LEO "1111111111111111111111111111111111111111"
+#define FPR_NINA "2222222222222222222222222222222222222222"
+#define FPR_OSCAR "3333333333333333333333333333333333333333"
+#define FPR_PAUL "4444444444444444444444444444444444444444"
+#define FPR_SUB "5555555555555555555555555555555555555555"
+#define FPR_QUINN "6666666666666666666666666666666666666666"
+
+#define SIGNED_ON "2026-12-03"
+
+/* Five members; Carol chairs, Leo leads and is no member. */
+static const char base_ledger[] =
+	"Event: rule\nDate: 2020-01-01\nRule: debian\n\n"
+	"Event: appoint\nDate: 2024-01-01\nMember: Alice <alice@example.org>\n"
+	"Fingerprint: " FPR_ALICE "\n\n"
+	"Event: appoint\nDate: 2024-01-01\nMember: Bob <bob@example.org>\n"
+	"Fingerprint: " FPR_BOB "\n\n"
+	"Event: appoint\nDate: 2024-01-01\nMember: Carol <carol@example.org>\n"
+	"Fingerprint: " FPR_CAROL "\n\n"
+	"Event: appoint\nDate: 2024-01-01\nMember: Dave <dave@example.org>\n"
+	"Fingerprint: " FPR_DAVE "\n\n"
+	"Event: appoint\nDate: 2024-01-01\nMember: Erin <erin@example.org>\n"
+	"Fingerprint: " FPR_ERIN "\n";
+
+#define SIXTH                                                              \
+	"Event: appoint\nDate: 2025-01-01\nMember: Oscar <oscar@example.org>\n" \
+	"Fingerprint: " FPR_OSCAR "\n"
+#define SIXTH_TO_EIGHTH                                                    \
+	SIXTH "\n"                                                         \
+	"Event: appoint\nDate: 2025-01-01\nMember: Paul <paul@example.org>\n"  \
+	"Fingerprint: " FPR_PAUL "\n\n"                                    \
+	"Event: appoint\nDate: 2025-02-01\nMember: Quinn <quinn@example.org>\n" \
+	"Fingerprint: " FPR_QUINN "\n"
+
+/* Pending state for the command's Member. */
+typedef enum {
+	NO_PENDING,
+	REC_BY_CHAIR,        /* recommended by Carol on 2026-12-01 */
+	REC_BY_FORMER_CHAIR, /* recommended by someone no longer chair */
+	REC_OTHER_FPR,       /* recommended with another fingerprint */
+	REMOVAL_BY_CHAIR,    /* Carol signed a removal, Effective 2026-12-20 */
+	REMOVAL_BY_FORMER,   /* a former chair signed a removal */
+	REMOVAL_BOTH,        /* both halves: a removal already made */
+} PendingState;
+
+typedef struct {
+	const char *name;
+	const char *extra;        /* ledger events after BASE_LEDGER, or NULL */
+	const char *signer;       /* the signing key's primary fingerprint */
+	const char *command;
+	PendingState pending;
+	const char *subkey_of;    /* Fingerprint: is a subkey of this, or NULL */
+	DecideKind kind;
+	const char *reason;       /* a part of the refusal */
+	const char *date;         /* the event's Date, when appended */
+	const char *signed_by;    /* the event's Signed-By, when appended */
+} DecideCase;
+
+#define APPOINT_NINA                                                       \
+	"Tenure: appoint\nMember: Nina <nina@example.org>\nFingerprint: " FPR_NINA \
+	"\nProject-Joined: 2010-01-01\n"
+#define RECOMMEND_NINA                                                     \
+	"Tenure: recommend\nMember: Nina <nina@example.org>\nFingerprint: " FPR_NINA \
+	"\nProject-Joined: 2010-01-01\n"
+
+static const DecideCase cases[] = {
+	{"a member resigns on the signature's date", NULL, FPR_ALICE,
+	 "Tenure: resign\n", NO_PENDING, NULL, DECIDE_APPEND, NULL, SIGNED_ON,
+	 FPR_ALICE},
+	{"a member resigns from a later date", NULL, FPR_ALICE,
+	 "Tenure: resign\nEffective: 2026-12-31\n", NO_PENDING, NULL,
+	 DECIDE_APPEND, NULL, "2026-12-31", FPR_ALICE},
+	{"a resignation dated before the signature is refused", NULL, FPR_ALICE,
+	 "Tenure: resign\nEffective: 2026-12-01\n", NO_PENDING, NULL,
+	 DECIDE_REFUSE, "is before the signature's date", NULL, NULL},
+	{"someone who is no member cannot resign", NULL, FPR_OSCAR,
+	 "Tenure: resign\n", NO_PENDING, NULL, DECIDE_REFUSE,
+	 "the signer (" FPR_OSCAR ") is not a member", NULL, NULL},
+	{"a member whose term already ends cannot resign later",
+	 "Event: resign\nDate: 2026-12-10\nMember: Alice <alice@example.org>\n",
+	 FPR_ALICE, "Tenure: resign\nEffective: 2026-12-20\n", NO_PENDING,
+	 NULL, DECIDE_REFUSE, "is not a member of the committee on 2026-12-20",
+	 NULL, NULL},
+	{"a member with a later end recorded may leave earlier",
+	 "Event: resign\nDate: 2027-06-30\nMember: Alice <alice@example.org>\n",
+	 FPR_ALICE, "Tenure: resign\n", NO_PENDING, NULL, DECIDE_APPEND, NULL,
+	 SIGNED_ON, FPR_ALICE},
+
+	{"only the chair recommends", NULL, FPR_ALICE, RECOMMEND_NINA,
+	 NO_PENDING, NULL, DECIDE_REFUSE, "only the chair may recommend", NULL,
+	 NULL},
+	{"the leader does not recommend", NULL, FPR_LEO, RECOMMEND_NINA,
+	 NO_PENDING, NULL, DECIDE_REFUSE, "only the chair may recommend", NULL,
+	 NULL},
+	{"the chair's recommendation is pending", NULL, FPR_CAROL,
+	 RECOMMEND_NINA, NO_PENDING, NULL, DECIDE_PENDING, NULL, NULL, NULL},
+	{"a recommendation naming a subkey is refused", NULL, FPR_CAROL,
+	 RECOMMEND_NINA, NO_PENDING, FPR_SUB, DECIDE_REFUSE,
+	 "is a subkey of " FPR_SUB, NULL, NULL},
+
+	{"the chair appoints alone while the committee has five", NULL,
+	 FPR_CAROL, APPOINT_NINA, NO_PENDING, NULL, DECIDE_APPEND, NULL,
+	 SIGNED_ON, FPR_CAROL},
+	{"the chair does not appoint alone once it has six", SIXTH, FPR_CAROL,
+	 APPOINT_NINA, NO_PENDING, NULL, DECIDE_REFUSE,
+	 "5 members or fewer (it has 6)", NULL, NULL},
+	{"the leader appoints whom the chair recommended", SIXTH, FPR_LEO,
+	 APPOINT_NINA, REC_BY_CHAIR, NULL, DECIDE_APPEND, NULL, SIGNED_ON,
+	 FPR_LEO},
+	{"the leader does not appoint without a recommendation", SIXTH,
+	 FPR_LEO, APPOINT_NINA, NO_PENDING, NULL, DECIDE_REFUSE,
+	 "the chair has not recommended", NULL, NULL},
+	{"a recommendation by a former chair does not count", SIXTH, FPR_LEO,
+	 APPOINT_NINA, REC_BY_FORMER_CHAIR, NULL, DECIDE_REFUSE,
+	 "the chair has not recommended", NULL, NULL},
+	{"a recommendation of another key does not count", SIXTH, FPR_LEO,
+	 APPOINT_NINA, REC_OTHER_FPR, NULL, DECIDE_REFUSE,
+	 "the chair has not recommended", NULL, NULL},
+	{"a recommendation used by an appointment since does not count",
+	 SIXTH "\nEvent: appoint\nDate: 2026-12-02\nMember: Nina <nina@example.org>\n"
+	 "\nEvent: resign\nDate: 2026-12-02\nMember: Nina <nina@example.org>\n",
+	 FPR_LEO, APPOINT_NINA, REC_BY_CHAIR, NULL, DECIDE_REFUSE,
+	 "the chair has not recommended", NULL, NULL},
+	{"a member may not appoint", NULL, FPR_ALICE, APPOINT_NINA, NO_PENDING,
+	 NULL, DECIDE_REFUSE, "only the leader", NULL, NULL},
+	{"a sitting member is not appointed again", NULL, FPR_CAROL,
+	 "Tenure: appoint\nMember: Alice <alice@example.org>\nFingerprint: " FPR_ALICE
+	 "\nProject-Joined: 2010-01-01\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "is already a member", NULL, NULL},
+	{"a ninth member is refused", SIXTH_TO_EIGHTH, FPR_LEO, APPOINT_NINA,
+	 REC_BY_CHAIR, NULL, DECIDE_REFUSE, "already has 8 members", NULL, NULL},
+	{"an appointment naming a subkey is refused", NULL, FPR_CAROL,
+	 APPOINT_NINA, NO_PENDING, FPR_SUB, DECIDE_REFUSE,
+	 "is a subkey of " FPR_SUB, NULL, NULL},
+
+	{"a member cannot remove", NULL, FPR_ALICE,
+	 "Tenure: remove\nMember: Bob <bob@example.org>\n", NO_PENDING, NULL,
+	 DECIDE_REFUSE, "only the chair and the leader", NULL, NULL},
+	{"the chair's half of a removal is pending", NULL, FPR_CAROL,
+	 "Tenure: remove\nMember: Bob <bob@example.org>\n", NO_PENDING, NULL,
+	 DECIDE_PENDING, NULL, NULL, NULL},
+	{"the leader's half completes the chair's, on the later date", NULL,
+	 FPR_LEO, "Tenure: remove\nMember: Bob <bob@example.org>\n",
+	 REMOVAL_BY_CHAIR, NULL, DECIDE_APPEND, NULL, "2026-12-20",
+	 FPR_CAROL " " FPR_LEO},
+	{"a later date of the leader's counts over the chair's", NULL, FPR_LEO,
+	 "Tenure: remove\nMember: Bob <bob@example.org>\nEffective: 2026-12-25\n",
+	 REMOVAL_BY_CHAIR, NULL, DECIDE_APPEND, NULL, "2026-12-25",
+	 FPR_CAROL " " FPR_LEO},
+	{"a half by a former chair does not complete", NULL, FPR_LEO,
+	 "Tenure: remove\nMember: Bob <bob@example.org>\n", REMOVAL_BY_FORMER,
+	 NULL, DECIDE_PENDING, NULL, NULL, NULL},
+	{"a removal already made is not completed again", NULL, FPR_CAROL,
+	 "Tenure: remove\nMember: Bob <bob@example.org>\n", REMOVAL_BOTH, NULL,
+	 DECIDE_PENDING, NULL, NULL, NULL},
+	{"someone who is no member cannot be removed", NULL, FPR_CAROL,
+	 "Tenure: remove\nMember: Zed <zed@example.org>\n", NO_PENDING, NULL,
+	 DECIDE_REFUSE, "is not a member", NULL, NULL},
+
+	{"the chair defers an expiry", NULL, FPR_CAROL,
+	 "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2027-03-01\n"
+	 "Reason: a vote is running\n",
+	 NO_PENDING, NULL, DECIDE_APPEND, NULL, SIGNED_ON, FPR_CAROL},
+	{"only the chair defers", NULL, FPR_LEO,
+	 "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2027-03-01\n"
+	 "Reason: a vote is running\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "only the chair may defer", NULL,
+	 NULL},
+	{"a deferral until the past is refused", NULL, FPR_CAROL,
+	 "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2026-12-03\n"
+	 "Reason: a vote is running\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "Until: is not after", NULL, NULL},
+};
+
+static Day
+D(const char *text)
+{
+	Day day = DAY_NONE;
+	if (!date_parse(text, &day))
+		g_error("bad date in test: %s", text);
+	return day;
+}
+
+static PendingRecommendation *
+recommendation_for(PendingState state)
+{
+	if (state != REC_BY_CHAIR && state != REC_BY_FORMER_CHAIR &&
+	    state != REC_OTHER_FPR)
+		return NULL;
+	PendingRecommendation *rec = g_new0(PendingRecommendation, 1);
+	rec->member = g_strdup("Nina <nina@example.org>");
+	rec->fingerprint = g_strdup(state == REC_OTHER_FPR ? FPR_SUB : FPR_NINA);
+	rec->project_joined = D("2010-01-01");
+	rec->signed_by = g_strdup(state == REC_BY_FORMER_CHAIR ? FPR_FORMER
+	                                                       : FPR_CAROL);
+	rec->message_id = g_strdup("<rec@example.org>");
+	rec->date = D("2026-12-01");
+	return rec;
+}
+
+static PendingRemoval *
+removal_for(PendingState state)
+{
+	if (state != REMOVAL_BY_CHAIR && state != REMOVAL_BY_FORMER &&
+	    state != REMOVAL_BOTH)
+		return NULL;
+	PendingRemoval *removal = g_new0(PendingRemoval, 1);
+	removal->member = g_strdup("Bob <bob@example.org>");
+	removal->effective = D("2026-12-20");
+	removal->chair = g_strdup(state == REMOVAL_BY_FORMER ? FPR_FORMER
+	                                                     : FPR_CAROL);
+	removal->chair_message = g_strdup("<half@example.org>");
+	if (state == REMOVAL_BOTH) {
+		removal->leader = g_strdup(FPR_LEO);
+		removal->leader_message = g_strdup("<other@example.org>");
+	}
+	return removal;
+}
+
+static void
+test_case(gconstpointer data)
+{
+	const DecideCase *row = data;
+	g_autofree char *text = g_strconcat(base_ledger, row->extra ? "\n" : "",
+	                                    row->extra ? row->extra : "", NULL);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) ledger = ledger_parse("test.ledger", text, -1, &error);
+	g_assert_no_error(error);
+	g_autoptr(Committee) committee = committee_replay(ledger, &error);
+	g_assert_no_error(error);
+	g_autoptr(Rule) rule = rule_new_from_string("none", "", &error);
+	g_assert_no_error(error);
+	g_autoptr(Conf) conf = conf_new_default();
+	g_autoptr(Command) command = NULL;
+	g_autofree char *parse_error = NULL;
+	g_assert_cmpint(command_parse(row->command, &command, &parse_error), ==,
+	                COMMAND_PARSE_OK);
+	g_autoptr(PendingRecommendation) rec = recommendation_for(row->pending);
+	g_autoptr(PendingRemoval) removal = removal_for(row->pending);
+
+	DecideInput in = {
+	    .conf = conf,
+	    .committee = committee,
+	    .default_rule = rule,
+	    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO},
+	    .command = command,
+	    .signer = row->signer,
+	    .signer_member = committee_find_fingerprint(committee, row->signer),
+	    .signed_on = D(SIGNED_ON),
+	    .message_id = "<command@example.org>",
+	    .signature_record = "signature X 2026-12-03T10:00:00Z sha256:00",
+	    .fingerprint_primary = row->subkey_of,
+	    .recommendation = rec,
+	    .removal = removal,
+	};
+	g_auto(Decision) decision;
+	decide(&in, &decision);
+	if (decision.kind != row->kind)
+		g_test_message("reason: %s", decision.reason ? decision.reason : "-");
+	g_assert_cmpint(decision.kind, ==, row->kind);
+	if (row->reason) {
+		g_assert_nonnull(decision.reason);
+		if (strstr(decision.reason, row->reason) == NULL)
+			g_error("expected a reason with \"%s\", got \"%s\"",
+			        row->reason, decision.reason);
+	}
+	switch (row->kind) {
+	case DECIDE_REFUSE:
+		g_assert_nonnull(decision.reason);
+		g_assert_null(decision.event);
+		g_assert_null(decision.recommendation);
+		g_assert_null(decision.removal);
+		break;
+	case DECIDE_PENDING:
+		g_assert_null(decision.reason);
+		g_assert_null(decision.event);
+		g_assert_true(decision.recommendation || decision.removal);
+		break;
+	case DECIDE_APPEND: {
+		g_assert_null(decision.reason);
+		g_assert_nonnull(decision.event);
+		char buf[11];
+		g_assert_cmpstr(date_format(decision.event->date, buf), ==, row->date);
+		g_assert_cmpstr(decision.event->signed_by, ==, row->signed_by);
+		g_assert_cmpstr(decision.event->source, ==, "<command@example.org>");
+		g_assert_nonnull(strstr(decision.event->comment, "signature X"));
+		break;
+	}
+	}
+}
+
+/* The halves of a removal keep their own signers and messages. */
+static void
+test_removal_halves(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) ledger = ledger_parse("test.ledger", base_ledger, -1,
+	                                        &error);
+	g_assert_no_error(error);
+	g_autoptr(Committee) committee = committee_replay(ledger, &error);
+	g_assert_no_error(error);
+	g_autoptr(Rule) rule = rule_new_from_string("none", "", &error);
+	g_autoptr(Conf) conf = conf_new_default();
+	g_autoptr(Command) command = NULL;
+	command_parse("Tenure: remove\nMember: Bob <bob@example.org>\n", &command,
+	              NULL);
+	g_autoptr(PendingRemoval) former = removal_for(REMOVAL_BY_FORMER);
+	DecideInput in = {
+	    .conf = conf,
+	    .committee = committee,
+	    .default_rule = rule,
+	    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO},
+	    .command = command,
+	    .signer = FPR_LEO,
+	    .signed_on = D(SIGNED_ON),
+	    .message_id = "<leo@example.org>",
+	    .signature_record = "signature",
+	    .removal = former,
+	};
+	g_auto(Decision) decision;
+	decide(&in, &decision);
+	g_assert_cmpint(decision.kind, ==, DECIDE_PENDING);
+	g_assert_null(decision.removal->chair);
+	g_assert_cmpstr(decision.removal->leader, ==, FPR_LEO);
+	g_assert_cmpstr(decision.removal->leader_message, ==, "<leo@example.org>");
+	g_assert_cmpstr(decision.removal->member, ==, "Bob <bob@example.org>");
+}
+
+static void
+test_roles_of(void)
+{
+	DecideRoles roles = {.chair = FPR_CAROL, .leader = FPR_CAROL};
+	g_assert_cmpuint(decide_roles_of(&roles, FPR_CAROL), ==,
+	                 DECIDE_ROLE_CHAIR | DECIDE_ROLE_LEADER);
+	g_assert_cmpuint(decide_roles_of(&roles, FPR_ALICE), ==, 0);
+	g_assert_cmpuint(decide_roles_of(&roles, NULL), ==, 0);
+	DecideRoles nobody = {0};
+	g_assert_cmpuint(decide_roles_of(&nobody, FPR_CAROL), ==, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *path = g_strdup_printf("/decide/%s", cases[i].name);
+		g_test_add_data_func(path, &cases[i], test_case);
+	}
+	g_test_add_func("/decide/removal-halves", test_removal_halves);
+	g_test_add_func("/decide/roles-of", test_roles_of);
+	return g_test_run();
+}
