@@ -1,0 +1,120 @@
+/* fuzz-intake.c: a list mail from its bytes to a command, as intake
+ * reads it, with the signature check left out.
+ *
+ * The input is a whole message.  It goes through the same steps as in
+ * intake: the cheap "looks like a command" test, the MIME parse with its
+ * structural warnings, the choice of the one part that may carry a
+ * command, and the command parser on that part's text.  Where intake
+ * would run gpg, the harness takes the text as signed: for PGP/MIME the
+ * first part's text, for a clearsigned part the text between the armour
+ * lines, dash-escaping undone, as gpg would return it.  Nothing here
+ * depends on keys, so every input exercises the parsers that see mail
+ * before any signature is known to be good.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gmime/gmime.h>
+
+#include "command.h"
+#include "fuzz.h"
+#include "mime.h"
+#include "verify.h"
+
+/* The cleartext of a clearsigned block, as gpg hands it back. */
+static char *
+cleartext(const char *armoured)
+{
+	const char *p = strstr(armoured, "-----BEGIN PGP SIGNED MESSAGE-----");
+	if (p == NULL)
+		return NULL;
+	p = strchr(p, '\n');
+	/* The armour headers (Hash:) end at the first empty line. */
+	while (p != NULL && p[1] != '\n' && p[1] != '\0')
+		p = strchr(p + 1, '\n');
+	if (p == NULL || p[1] == '\0')
+		return NULL;
+	p += 2;
+	const char *end = strstr(p, "-----BEGIN PGP SIGNATURE-----");
+	if (end == NULL)
+		return NULL;
+	GString *text = g_string_new(NULL);
+	while (p < end) {
+		const char *eol = memchr(p, '\n', end - p);
+		const char *next = eol ? eol + 1 : end;
+		if (g_str_has_prefix(p, "- "))
+			p += 2;
+		g_string_append_len(text, p, next - p);
+		p = next;
+	}
+	return g_string_free(text, FALSE);
+}
+
+static void
+parse_command(const char *text)
+{
+	g_autoptr(Command) command = NULL;
+	g_autofree char *reason = NULL;
+	switch (command_parse(text, &command, &reason)) {
+	case COMMAND_PARSE_NONE:
+		break;
+	case COMMAND_PARSE_OK:
+		FUZZ_ASSERT(command != NULL, "a parsed command is returned");
+		FUZZ_ASSERT(command->lines->len <= COMMAND_MAX_LINES,
+		            "a command has at most COMMAND_MAX_LINES lines");
+		g_free(command_transcript(command));
+		break;
+	case COMMAND_PARSE_BAD:
+		FUZZ_ASSERT(reason != NULL && *reason != '\0',
+		            "a bad command says why");
+		if (command)
+			g_free(command_transcript(command));
+		break;
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static gboolean ready;
+	if (!ready) {
+		g_mime_init();
+		ready = TRUE;
+	}
+	(void)command_looks_like((const char *)data, size);
+
+	g_autoptr(GBytes) raw = g_bytes_new(data, size);
+	g_autofree char *reason = NULL;
+	g_autoptr(GMimeMessage) message = verify_parse_message(raw, &reason);
+	if (message == NULL) {
+		FUZZ_ASSERT(reason != NULL, "an unparsable message says why");
+		return 0;
+	}
+	GMimeObject *part = NULL;
+	g_autofree char *refusal = NULL;
+	SignedKind kind = verify_find_signed(message, &part, &refusal);
+	g_autofree char *text = NULL;
+	switch (kind) {
+	case SIGNED_NONE:
+		return 0;
+	case SIGNED_REFUSED:
+		FUZZ_ASSERT(refusal != NULL, "a refused part says why");
+		return 0;
+	case SIGNED_PGP_MIME:
+		FUZZ_ASSERT(GMIME_IS_MULTIPART_SIGNED(part),
+		            "PGP/MIME is a multipart/signed");
+		text = verify_part_text(
+		    g_mime_multipart_get_part(GMIME_MULTIPART(part), 0));
+		break;
+	case SIGNED_CLEARSIGNED: {
+		g_autofree char *armoured = verify_part_text(part);
+		FUZZ_ASSERT(armoured != NULL, "a clearsigned part has text");
+		text = cleartext(armoured);
+		break;
+	}
+	}
+	if (text != NULL)
+		parse_command(text);
+	return 0;
+}

@@ -1,0 +1,65 @@
+#!/bin/bash
+# fuzz/make-seeds.sh: (re)makes the seed corpora under fuzz/corpus/ from
+# the project's own test material.  Run it from the top of the tree when
+# the formats change; its output is committed, so `make fuzz` and the
+# corpus replay in `make check` need no gpg.
+#
+#   intake/    signed mail of every shape the intake tests use (PGP/MIME,
+#              clearsigned, a footer in multipart/mixed, nested, forwarded,
+#              quoted-printable, a mail without MIME), signed by keys made
+#              for the run (the keys are thrown away; only the mail stays)
+#   ledger/    the example ledgers and the test ledger
+#   conf/      the shipped and the example configuration
+#   template/  the shipped templates
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/fuzz/corpus
+. "$top/tests/lib.sh"
+. "$top/tests/lib-gpg.sh"
+
+mkdir -p "$out/intake" "$out/ledger" "$out/conf" "$out/template"
+cp "$top"/examples/*.ledger "$top"/tests/data/*.ledger "$out/ledger/"
+cp "$top/etc/tenure.conf" "$out/conf/shipped.conf"
+cp "$top/examples/tenure.conf" "$out/conf/example.conf"
+cp "$top"/templates/*.txt "$out/template/"
+
+gpg_world_init
+gpg_new_key "Russ Allbery" rra@debian.org >/dev/null
+gpg_new_key "Don Armstrong" don@debian.org >/dev/null
+t=$TEST_DIR
+
+mime_text_part "Tenure: resign
+Effective: 2026-12-31
+
+Thanks for all the fish.
+" >"$t/resign.part"
+pgpmime_entity rra@debian.org "$t/resign.part" >"$t/pgpmime"
+mail_message "Russ Allbery <rra@debian.org>" pgpmime@example.org "$t/pgpmime" \
+	"List-Id: <debian-ctte.lists.debian.org>" >"$out/intake/pgpmime.eml"
+
+clearsigned_entity don@debian.org "Tenure: recommend
+Member: Sam Hartman <hartmans@debian.org>
+Fingerprint: 0123456789ABCDEF0123456789ABCDEF01234567
+Project-Joined: 2000-01-01
+thanks
+- a dash-escaped line" >"$t/clear"
+mail_message "Don Armstrong <don@debian.org>" clear@example.org "$t/clear" >"$out/intake/clearsigned.eml"
+
+printf 'Content-Type: text/plain\n\n_______________\nlist footer\n' >"$t/footer"
+mixed_entity "$t/pgpmime" "$t/footer" >"$t/mixed"
+mail_message "Russ Allbery <rra@debian.org>" mixed@example.org "$t/mixed" >"$out/intake/footer.eml"
+
+rfc822_entity "$out/intake/pgpmime.eml" >"$t/fwd"
+mixed_entity "$t/fwd" >"$t/fwdmixed"
+mail_message "Don Armstrong <don@debian.org>" fwd@example.org "$t/fwdmixed" >"$out/intake/forwarded.eml"
+
+printf 'Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: quoted-printable\n\nTenure: defer\nMember: Ren=C3=A9e <r@debian.org>\nUntil: 2027-01-01\nReason: a vote is under way\n' >"$t/qp.part"
+pgpmime_entity don@debian.org "$t/qp.part" >"$t/qp"
+mail_message "Don Armstrong <don@debian.org>" qp@example.org "$t/qp" >"$out/intake/quoted-printable.eml"
+
+printf 'Content-Type: multipart/alternative; boundary="alt"\n\n--alt\nContent-Type: text/plain\n\nTenure: resign\n--alt\nContent-Type: text/html\n\n<p>Tenure: remove</p>\n--alt--\n' >"$t/alt.part"
+pgpmime_entity rra@debian.org "$t/alt.part" >"$t/alt"
+mail_message "Russ Allbery <rra@debian.org>" alt@example.org "$t/alt" >"$out/intake/alternative.eml"
+
+printf 'From: someone@example.org\nSubject: plain\nMessage-ID: <plain@example.org>\n\n> Tenure: resign\nTenure: appoint\nMember: X <x@example.org>\n-- \nsig\n' >"$out/intake/no-mime.eml"
+echo "seeds in $out"
