@@ -26,6 +26,11 @@ committee_free(Committee *committee)
 	g_hash_table_unref(committee->by_email);
 	g_ptr_array_unref(committee->people);
 	g_ptr_array_unref(committee->rules);
+	for (int r = 0; r < ROLE_COUNT; r++) {
+		g_ptr_array_unref(committee->roles[r]);
+		g_free(committee->bootstrap[r]);
+	}
+	g_hash_table_unref(committee->keys);
 	g_free(committee);
 }
 
@@ -101,6 +106,80 @@ person_for(Committee *committee, const LedgerEvent *event)
 	return person;
 }
 
+/* Records EVENT's Fingerprint as its Member's key from its Date on. */
+static void
+add_key(Committee *committee, const LedgerEvent *event)
+{
+	if (event->fingerprint == NULL || event->email == NULL)
+		return;
+	GPtrArray *history = g_hash_table_lookup(committee->keys, event->email);
+	if (history == NULL) {
+		history = g_ptr_array_new();
+		g_hash_table_insert(committee->keys, g_strdup(event->email),
+		                    history);
+	}
+	g_ptr_array_add(history, (gpointer)event);
+}
+
+/* Known to the ledger: has served, or held or holds a role. */
+static gboolean
+known_before(const Committee *committee, const char *email)
+{
+	if (g_hash_table_contains(committee->by_email, email) ||
+	    g_hash_table_contains(committee->keys, email))
+		return TRUE;
+	for (int r = 0; r < ROLE_COUNT; r++)
+		for (guint i = 0; i < committee->roles[r]->len; i++) {
+			const LedgerEvent *event = committee->roles[r]->pdata[i];
+			if (g_strcmp0(event->email, email) == 0)
+				return TRUE;
+		}
+	return FALSE;
+}
+
+static gboolean
+replay_role_or_key(Committee *committee, const Ledger *ledger,
+                   const LedgerEvent *event, const char *date, GError **error)
+{
+	const char *problem = NULL;
+	g_autofree char *owned = NULL;
+	if (event->kind == EVENT_ROLE) {
+		CommitteeRole role = ROLE_CHAIR;
+		committee_role_parse(event->role, &role);
+		Person *person = committee_find(committee, event->email);
+		/* The committee elects its chair from its members (6.1.7). */
+		if (role == ROLE_CHAIR &&
+		    (person == NULL || person_term_on(person, event->date) == NULL))
+			problem = owned = g_strdup_printf(
+			    "role: %s is not a member on %s and cannot chair",
+			    event->member, date);
+		else
+			g_ptr_array_add(committee->roles[role], (gpointer)event);
+	} else if (!known_before(committee, event->email)) {
+		problem = owned = g_strdup_printf(
+		    "key: %s is not in the ledger before %s", event->member, date);
+	} else {
+		const char *owner = committee_key_owner_on(
+		    committee, event->fingerprint, event->date);
+		if (owner && strcmp(owner, event->email) != 0)
+			problem = owned = g_strdup_printf(
+			    "key: %s is %s's key on %s", event->fingerprint,
+			    owner, date);
+	}
+	if (problem) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID, "%s:%u: %s",
+		            ledger->path, event->line, problem);
+		return FALSE;
+	}
+	add_key(committee, event);
+	Person *person = committee_find(committee, event->email);
+	if (person && event->fingerprint) {
+		g_free(person->fingerprint);
+		person->fingerprint = g_strdup(event->fingerprint);
+	}
+	return TRUE;
+}
+
 #define FAIL(...)                                                           \
 	do {                                                                \
 		g_autofree char *msg_ = g_strdup_printf(__VA_ARGS__);       \
@@ -116,6 +195,11 @@ committee_replay(const Ledger *ledger, GError **error)
 	committee->people = g_ptr_array_new_with_free_func(person_free);
 	committee->by_email = g_hash_table_new(g_str_hash, g_str_equal);
 	committee->rules = g_ptr_array_new();
+	for (int r = 0; r < ROLE_COUNT; r++)
+		committee->roles[r] = g_ptr_array_new();
+	committee->keys = g_hash_table_new_full(
+	    g_str_hash, g_str_equal, g_free,
+	    (GDestroyNotify)g_ptr_array_unref);
 
 	/* g_ptr_array_sort is a stable merge sort in GLib. */
 	g_autoptr(GPtrArray) events = g_ptr_array_new();
@@ -135,6 +219,13 @@ committee_replay(const Ledger *ledger, GError **error)
 			g_ptr_array_add(committee->rules, (gpointer)event);
 			continue;
 		}
+		if (event->kind == EVENT_ROLE || event->kind == EVENT_KEY) {
+			if (!replay_role_or_key(committee, ledger, event, date, error))
+				goto fail;
+			continue;
+		}
+		if (event->kind == EVENT_APPOINT)
+			add_key(committee, event);
 		Person *person = person_for(committee, event);
 		Term *last = person->terms->len
 		                 ? &g_array_index(person->terms, Term,
@@ -185,6 +276,8 @@ committee_replay(const Ledger *ledger, GError **error)
 				last->deferred_on = event->date;
 			break;
 		case EVENT_RULE:
+		case EVENT_ROLE:
+		case EVENT_KEY:
 			break;
 		}
 	}
@@ -251,4 +344,119 @@ committee_rule_on(const Committee *committee, Day day)
 			rule = event;
 	}
 	return rule;
+}
+
+static const char *const role_names[] = {
+	[ROLE_CHAIR] = "chair",
+	[ROLE_LEADER] = "leader",
+};
+
+const char *
+committee_role_name(CommitteeRole role)
+{
+	return role_names[role];
+}
+
+gboolean
+committee_role_parse(const char *name, CommitteeRole *role)
+{
+	for (int r = 0; r < ROLE_COUNT; r++)
+		if (name && strcmp(name, role_names[r]) == 0) {
+			*role = r;
+			return TRUE;
+		}
+	return FALSE;
+}
+
+void
+committee_bootstrap_roles(Committee *committee, const char *chair,
+                          const char *leader)
+{
+	const char *given[ROLE_COUNT] = {[ROLE_CHAIR] = chair,
+	                                 [ROLE_LEADER] = leader};
+	for (int r = 0; r < ROLE_COUNT; r++) {
+		g_free(committee->bootstrap[r]);
+		committee->bootstrap[r] = NULL;
+		if (given[r] &&
+		    !ledger_fingerprint_normalize(given[r], &committee->bootstrap[r]))
+			committee->bootstrap[r] = NULL;
+	}
+}
+
+const LedgerEvent *
+committee_role_on(const Committee *committee, CommitteeRole role, Day day)
+{
+	const LedgerEvent *holder = NULL;
+	GPtrArray *events = committee->roles[role];
+	for (guint i = 0; i < events->len; i++) {
+		const LedgerEvent *event = events->pdata[i];
+		if (event->date <= day)
+			holder = event;
+	}
+	if (holder && role == ROLE_CHAIR) {
+		const Person *person = committee_find(committee, holder->email);
+		if (person == NULL || person_term_on(person, day) == NULL)
+			return NULL;
+	}
+	return holder;
+}
+
+const char *
+committee_role_key_on(const Committee *committee, CommitteeRole role, Day day)
+{
+	GPtrArray *events = committee->roles[role];
+	if (events->len == 0 ||
+	    ((const LedgerEvent *)events->pdata[0])->date > day)
+		return committee->bootstrap[role];
+	const LedgerEvent *holder = committee_role_on(committee, role, day);
+	return holder ? committee_key_on(committee, holder->email, day) : NULL;
+}
+
+gboolean
+committee_holds_role(const Committee *committee, CommitteeRole role,
+                     const char *fpr, Day day)
+{
+	const char *key = committee_role_key_on(committee, role, day);
+	return key && fpr && g_ascii_strcasecmp(key, fpr) == 0;
+}
+
+const char *
+committee_key_on(const Committee *committee, const char *email, Day day)
+{
+	g_autofree char *key = g_ascii_strdown(email, -1);
+	GPtrArray *history = g_hash_table_lookup(committee->keys, key);
+	if (history == NULL || history->len == 0)
+		return NULL;
+	/* Before the first record, the first key: it was the person's
+	 * key when they were first recorded. */
+	const LedgerEvent *current = history->pdata[0];
+	for (guint i = 1; i < history->len; i++) {
+		const LedgerEvent *event = history->pdata[i];
+		if (event->date <= day)
+			current = event;
+	}
+	return current->fingerprint;
+}
+
+const char *
+committee_key_owner_on(const Committee *committee, const char *fpr, Day day)
+{
+	if (fpr == NULL)
+		return NULL;
+	GHashTableIter iter;
+	gpointer email, history;
+	g_hash_table_iter_init(&iter, committee->keys);
+	while (g_hash_table_iter_next(&iter, &email, &history)) {
+		const char *key = committee_key_on(committee, email, day);
+		if (key && g_ascii_strcasecmp(key, fpr) == 0)
+			return email;
+	}
+	return NULL;
+}
+
+Person *
+committee_find_key(const Committee *committee, const char *fpr, Day day)
+{
+	const char *email = committee_key_owner_on(committee, fpr, day);
+	return email ? committee_find(committee, email) : NULL;
 }

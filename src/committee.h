@@ -11,6 +11,17 @@
  * (an expiry, a removal) recorded after it, and then changes nothing.
  *
  * People are identified by the lower-cased address in Member.
+ *
+ * Roles and keys are history too.  A role event passes the chair or the
+ * leader's role to its Member from its Date; before a role's first role
+ * event, whoever the configuration names (committee_bootstrap_roles)
+ * holds it.  The chair must be serving when elected, and the chair's
+ * role lapses with the holder's term.  Everyone's keys are a history
+ * by address: the Fingerprint of an appoint, role or key event is that
+ * person's key from its Date on (the earliest also before it), so a key
+ * replaced by a key event no longer acts for its holder.  Replay refuses
+ * a key event for someone the ledger does not know yet, or naming a key
+ * that is someone else's on that date.
  */
 #ifndef TENURE_COMMITTEE_H
 #define TENURE_COMMITTEE_H
@@ -40,10 +51,21 @@ typedef struct {
 	GArray *terms;          /* of Term, oldest first */
 } Person;
 
+typedef enum {
+	ROLE_CHAIR,
+	ROLE_LEADER,
+	ROLE_COUNT,
+} CommitteeRole;
+
 typedef struct {
 	GPtrArray *people;      /* of Person*, in order of first appearance */
 	GHashTable *by_email;   /* email -> Person* (borrowed) */
 	GPtrArray *rules;       /* of const LedgerEvent* (rule events), by date */
+	GPtrArray *roles[ROLE_COUNT]; /* of const LedgerEvent* (role events),
+	                           by date */
+	GHashTable *keys;       /* email -> GPtrArray of const LedgerEvent*
+	                           carrying that person's Fingerprint, by date */
+	char *bootstrap[ROLE_COUNT]; /* [roles] fingerprints, or NULL */
 } Committee;
 
 /* Replays LEDGER (which must outlive the result). */
@@ -71,6 +93,46 @@ int committee_seniority_cmp(const Person *a, const Person *b, Day day);
 
 /* The rule event in force on DAY, or NULL (before any rule event). */
 const LedgerEvent *committee_rule_on(const Committee *committee, Day day);
+
+/* "chair", "leader"; and back (FALSE for anything else). */
+const char *committee_role_name(CommitteeRole role);
+gboolean committee_role_parse(const char *name, CommitteeRole *role);
+
+/* The fingerprints ([roles] in the configuration) that hold each role
+ * before the ledger's first role event for it.  Either may be NULL. */
+void committee_bootstrap_roles(Committee *committee, const char *chair,
+                               const char *leader);
+
+/* The role event by which ROLE is held on DAY, or NULL: before the
+ * first one (see committee_role_key_on), or while the chair's role is
+ * vacant because its holder's term ended. */
+const LedgerEvent *committee_role_on(const Committee *committee,
+                                     CommitteeRole role, Day day);
+
+/* The key the holder of ROLE signs with on DAY: the holder's key on
+ * DAY; before the role's first role event, the bootstrap fingerprint;
+ * NULL when nobody (with a known key) holds it.  Borrowed. */
+const char *committee_role_key_on(const Committee *committee,
+                                  CommitteeRole role, Day day);
+
+/* Whether FPR is the key of the holder of ROLE on DAY. */
+gboolean committee_holds_role(const Committee *committee, CommitteeRole role,
+                              const char *fpr, Day day);
+
+/* The key EMAIL signs with on DAY, or NULL if none is recorded.
+ * Borrowed. */
+const char *committee_key_on(const Committee *committee, const char *email,
+                             Day day);
+
+/* The address (member, former member or role holder) whose key on DAY
+ * is FPR, or NULL.  Borrowed. */
+const char *committee_key_owner_on(const Committee *committee,
+                                   const char *fpr, Day day);
+
+/* The person who served or serves (see Person) whose key on DAY is FPR,
+ * or NULL: the one way a signature is matched to a member. */
+Person *committee_find_key(const Committee *committee, const char *fpr,
+                           Day day);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Committee, committee_free)
 

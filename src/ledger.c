@@ -18,6 +18,7 @@ static const char *const kind_names[] = {
 	[EVENT_APPOINT] = "appoint", [EVENT_RESIGN] = "resign",
 	[EVENT_REMOVE] = "remove",   [EVENT_EXPIRE] = "expire",
 	[EVENT_DEFER] = "defer",     [EVENT_RULE] = "rule",
+	[EVENT_ROLE] = "role",       [EVENT_KEY] = "key",
 };
 
 const char *
@@ -61,6 +62,7 @@ ledger_event_copy(const LedgerEvent *event)
 	copy->fingerprint = g_strdup(event->fingerprint);
 	copy->rule = g_strdup(event->rule);
 	copy->parameters = g_strdup(event->parameters);
+	copy->role = g_strdup(event->role);
 	copy->source = g_strdup(event->source);
 	copy->signed_by = g_strdup(event->signed_by);
 	copy->recorded = g_strdup(event->recorded);
@@ -78,6 +80,7 @@ ledger_event_free(LedgerEvent *event)
 	g_free(event->fingerprint);
 	g_free(event->rule);
 	g_free(event->parameters);
+	g_free(event->role);
 	g_free(event->source);
 	g_free(event->signed_by);
 	g_free(event->recorded);
@@ -160,6 +163,13 @@ field_allowed(EventKind kind, const char *name)
 	if (kind == EVENT_RULE)
 		return g_ascii_strcasecmp(name, "Rule") == 0 ||
 		       g_ascii_strcasecmp(name, "Parameters") == 0;
+	/* A role or a key passes to someone: who and which key, nothing
+	 * about terms or seniority. */
+	if (kind == EVENT_ROLE || kind == EVENT_KEY)
+		return g_ascii_strcasecmp(name, "Member") == 0 ||
+		       g_ascii_strcasecmp(name, "Fingerprint") == 0 ||
+		       (kind == EVENT_ROLE &&
+		        g_ascii_strcasecmp(name, "Role") == 0);
 	for (guint i = 0; common_optional[i]; i++)
 		if (g_ascii_strcasecmp(common_optional[i], name) == 0)
 			return TRUE;
@@ -197,7 +207,7 @@ event_from_stanza(const Deb822Stanza *stanza, const char *source,
 	EventKind kind;
 	if (!ledger_event_kind_parse(kind_name, &kind))
 		FAIL(deb822_get_field(stanza, "Event")->line,
-		     "Event: unknown event \"%s\" (expected appoint, resign, remove, expire, defer or rule)",
+		     "Event: unknown event \"%s\" (expected appoint, resign, remove, expire, defer, rule, role or key)",
 		     kind_name);
 	for (guint i = 0; i < stanza->fields->len; i++) {
 		const Deb822Field *field = stanza->fields->pdata[i];
@@ -240,6 +250,18 @@ event_from_stanza(const Deb822Stanza *stanza, const char *source,
 		FAIL(field->line,
 		     "Fingerprint: \"%s\" is not a 40-digit hex fingerprint",
 		     field->value);
+	if (kind == EVENT_ROLE) {
+		const char *role = required(stanza, "Role", source, kind_name,
+		                            error);
+		if (role == NULL)
+			return NULL;
+		if (strcmp(role, "chair") != 0 && strcmp(role, "leader") != 0)
+			FAIL(deb822_get_field(stanza, "Role")->line,
+			     "Role: \"%s\" is not chair or leader", role);
+		event->role = g_strdup(role);
+	}
+	if (kind == EVENT_KEY && event->fingerprint == NULL)
+		FAIL(stanza->line, "key event without Fingerprint");
 	if ((field = deb822_get_field(stanza, "Project-Joined")) &&
 	    !date_parse(field->value, &event->project_joined))
 		FAIL(field->line,
@@ -303,6 +325,7 @@ ledger_event_to_text(const LedgerEvent *event)
 	char date[11], other[11];
 	deb822_add(stanza, "Event", ledger_event_kind_name(event->kind));
 	deb822_add(stanza, "Date", date_format(event->date, date));
+	deb822_add(stanza, "Role", event->role);
 	deb822_add(stanza, "Member", event->member);
 	deb822_add(stanza, "Fingerprint", event->fingerprint);
 	if (event->project_joined)

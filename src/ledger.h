@@ -21,6 +21,8 @@ typedef enum {
 	EVENT_EXPIRE,
 	EVENT_DEFER,
 	EVENT_RULE,
+	EVENT_ROLE,  /* Role: chair|leader passes to Member from Date */
+	EVENT_KEY,   /* Member signs with Fingerprint from Date on */
 } EventKind;
 
 typedef struct {
@@ -33,6 +35,7 @@ typedef struct {
 	Day until;           /* Until (defer) */
 	char *rule;          /* Rule (rule) */
 	char *parameters;    /* Parameters (rule): "term=4y cooldown=2y" */
+	char *role;          /* Role (role): "chair" or "leader" */
 	char *source;        /* Source: Message-ID or "import" */
 	char *signed_by;     /* Signed-By: fingerprint(s), space-separated */
 	char *recorded;      /* Recorded: UTC timestamp */

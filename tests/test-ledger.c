@@ -9,6 +9,12 @@
 #include "ledger.h"
 #include "util.h"
 
+#define FPR_A "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+#define FPR_B "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
+#define FPR_C "CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC"
+#define FPR_L "1111111111111111111111111111111111111111"
+#define FPR_M "2222222222222222222222222222222222222222"
+
 static const char *const good =
     "# The committee of mail 001.\n"
     "Event: appoint\n"
@@ -87,7 +93,7 @@ test_parse_errors(void)
 		{"Event: appoint\nDate: 2025-02-30\nMember: A <a@x.org>\n",
 		 "L:2: Date: \"2025-02-30\" is not a valid date (YYYY-MM-DD)"},
 		{"Event: elect\nDate: 2025-01-01\nMember: A <a@x.org>\n",
-		 "L:1: Event: unknown event \"elect\" (expected appoint, resign, remove, expire, defer or rule)"},
+		 "L:1: Event: unknown event \"elect\" (expected appoint, resign, remove, expire, defer, rule, role or key)"},
 		{"Event: appoint\nDate: 2025-01-01\nMember: A <a@x.org>",
 		 "L:3: truncated: the last line has no newline"},
 		{"Event: appoint\nDate: 2025-01-01\n",
@@ -109,6 +115,22 @@ test_parse_errors(void)
 		 "L:4: Fingerprint: \"1234\" is not a 40-digit hex fingerprint"},
 		{"Event: rule\nDate: 2025-01-01\nMember: A <a@x.org>\nRule: none\n",
 		 "L:3: field Member is not allowed in rule events"},
+		{"Event: role\nDate: 2025-01-01\nMember: A <a@x.org>\n",
+		 "L:1: role event without Role"},
+		{"Event: role\nDate: 2025-01-01\nRole: secretary\nMember: A <a@x.org>\n",
+		 "L:3: Role: \"secretary\" is not chair or leader"},
+		{"Event: role\nDate: 2025-01-01\nRole: chair\n",
+		 "L:1: role event without Member"},
+		{"Event: role\nDate: 2025-01-01\nRole: chair\nMember: A <a@x.org>\n"
+		 "Project-Joined: 2000-01-01\n",
+		 "L:5: field Project-Joined is not allowed in role events"},
+		{"Event: key\nDate: 2025-01-01\nMember: A <a@x.org>\n",
+		 "L:1: key event without Fingerprint"},
+		{"Event: key\nDate: 2025-01-01\nMember: A <a@x.org>\nRole: chair\n"
+		 "Fingerprint: " FPR_A "\n",
+		 "L:4: field Role is not allowed in key events"},
+		{"Event: appoint\nDate: 2025-01-01\nMember: A <a@x.org>\nRole: chair\n",
+		 "L:4: field Role is not allowed in appoint events"},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autoptr(GError) error = NULL;
@@ -139,6 +161,18 @@ test_replay_errors(void)
 		 "L:9: remove: A <a@x.org> is not a member on 2022-01-01"},
 		{"Event: defer\nDate: 2020-01-01\nMember: A <a@x.org>\nUntil: 2020-02-01\n",
 		 "L:1: defer: A <a@x.org> is not a member on 2020-01-01"},
+		{"Event: role\nDate: 2020-01-01\nRole: chair\nMember: A <a@x.org>\n",
+		 "L:1: role: A <a@x.org> is not a member on 2020-01-01 and cannot chair"},
+		{"Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n\n"
+		 "Event: resign\nDate: 2020-06-30\nMember: A <a@x.org>\n\n"
+		 "Event: role\nDate: 2020-07-01\nRole: chair\nMember: A <a@x.org>\n",
+		 "L:9: role: A <a@x.org> is not a member on 2020-07-01 and cannot chair"},
+		{"Event: key\nDate: 2020-01-01\nMember: A <a@x.org>\nFingerprint: " FPR_A "\n",
+		 "L:1: key: A <a@x.org> is not in the ledger before 2020-01-01"},
+		{"Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\nFingerprint: " FPR_A "\n\n"
+		 "Event: appoint\nDate: 2020-01-01\nMember: B <b@x.org>\nFingerprint: " FPR_B "\n\n"
+		 "Event: key\nDate: 2021-01-01\nMember: B <b@x.org>\nFingerprint: " FPR_A "\n",
+		 "L:11: key: " FPR_A " is a@x.org's key on 2021-01-01"},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autoptr(GError) error = NULL;
@@ -226,6 +260,109 @@ test_replay_superseded(void)
 	g_assert_null(committee2);
 	g_assert_cmpstr(error->message, ==,
 	                "L:9: resign: A <a@x.org> is not a member on 2027-06-30");
+}
+
+static Day
+day(const char *text)
+{
+	Day d = DAY_NONE;
+	g_assert_true(date_parse(text, &d));
+	return d;
+}
+
+static const char *const roles_ledger =
+    "Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\nFingerprint: " FPR_A "\n\n"
+    "Event: appoint\nDate: 2020-01-01\nMember: B <b@x.org>\nFingerprint: " FPR_B "\n\n"
+    "Event: appoint\nDate: 2020-01-01\nMember: C <c@x.org>\n\n"
+    "Event: role\nDate: 2020-01-01\nRole: chair\nMember: A <a@x.org>\nSource: import\n\n"
+    "Event: role\nDate: 2020-04-21\nRole: leader\nMember: Leo <leo@x.org>\n"
+    "Fingerprint: " FPR_L "\nSource: import\n\n"
+    "Event: role\nDate: 2021-04-21\nRole: leader\nMember: Mia <mia@x.org>\n"
+    "Fingerprint: " FPR_M "\nSource: import\n\n"
+    "Event: role\nDate: 2021-02-01\nRole: chair\nMember: B <b@x.org>\nSource: import\n\n"
+    "Event: resign\nDate: 2022-06-30\nMember: B <b@x.org>\n";
+
+/* Who holds each role on a date: the bootstrap before the first role
+ * event, the holder of the latest one after it; the chair's role lapses
+ * with the holder's term; the events round-trip. */
+static void
+test_replay_roles(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) ledger = ledger_parse("L", roles_ledger, -1, &error);
+	g_assert_no_error(error);
+	g_autofree char *text = ledger_to_text(ledger);
+	g_assert_nonnull(strstr(text, "Event: role\nDate: 2021-02-01\nRole: chair\n"
+	                              "Member: B <b@x.org>\n"));
+	g_autoptr(Committee) committee = committee_replay(ledger, &error);
+	g_assert_no_error(error);
+	committee_bootstrap_roles(committee, FPR_C, FPR_C);
+	/* The roles are no members: the committee has 3. */
+	g_autoptr(GPtrArray) members = committee_members_on(committee, day("2021-06-01"));
+	g_assert_cmpuint(members->len, ==, 3);
+
+	g_assert_cmpstr(committee_role_key_on(committee, ROLE_CHAIR, day("2020-01-01")), ==, FPR_A);
+	g_assert_cmpstr(committee_role_key_on(committee, ROLE_CHAIR, day("2021-01-31")), ==, FPR_A);
+	g_assert_cmpstr(committee_role_key_on(committee, ROLE_CHAIR, day("2021-02-01")), ==, FPR_B);
+	g_assert_true(committee_holds_role(committee, ROLE_CHAIR, FPR_B, day("2022-06-30")));
+	g_assert_false(committee_holds_role(committee, ROLE_CHAIR, FPR_A, day("2022-06-30")));
+	/* B's term ended: the chair is vacant, not A's again nor the
+	 * configuration's. */
+	g_assert_null(committee_role_on(committee, ROLE_CHAIR, day("2022-07-01")));
+	g_assert_null(committee_role_key_on(committee, ROLE_CHAIR, day("2022-07-01")));
+
+	/* Before the first leader event, the configuration's leader. */
+	g_assert_cmpstr(committee_role_key_on(committee, ROLE_LEADER, day("2020-04-20")), ==, FPR_C);
+	g_assert_cmpstr(committee_role_key_on(committee, ROLE_LEADER, day("2020-04-21")), ==, FPR_L);
+	g_assert_cmpstr(committee_role_key_on(committee, ROLE_LEADER, day("2021-04-20")), ==, FPR_L);
+	g_assert_cmpstr(committee_role_key_on(committee, ROLE_LEADER, day("2021-04-21")), ==, FPR_M);
+	const LedgerEvent *leader = committee_role_on(committee, ROLE_LEADER, day("2026-01-01"));
+	g_assert_cmpstr(leader->member, ==, "Mia <mia@x.org>");
+	g_assert_false(committee_holds_role(committee, ROLE_LEADER, FPR_L, day("2021-04-21")));
+	/* The leader's key is not a member's. */
+	g_assert_null(committee_find_key(committee, FPR_M, day("2021-05-01")));
+	g_assert_cmpstr(committee_key_owner_on(committee, FPR_M, day("2021-05-01")), ==, "mia@x.org");
+
+	/* Without role events, the configuration holds both roles. */
+	g_autoptr(Ledger) bare = ledger_parse("L", "Event: appoint\nDate: 2020-01-01\n"
+	                                      "Member: A <a@x.org>\n", -1, &error);
+	g_autoptr(Committee) c2 = committee_replay(bare, &error);
+	g_assert_no_error(error);
+	g_assert_null(committee_role_key_on(c2, ROLE_CHAIR, day("2020-01-01")));
+	committee_bootstrap_roles(c2, "aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa", NULL);
+	g_assert_true(committee_holds_role(c2, ROLE_CHAIR, FPR_A, day("2030-01-01")));
+	g_assert_null(committee_role_key_on(c2, ROLE_LEADER, day("2030-01-01")));
+}
+
+/* A member's key history: from a key event's date only the new key is
+ * theirs; before it, the old one. */
+static void
+test_replay_keys(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *text = g_strconcat(
+	    roles_ledger,
+	    "\nEvent: key\nDate: 2022-01-10\nMember: A <a@x.org>\nFingerprint: " FPR_C "\n"
+	    "\nEvent: key\nDate: 2022-03-01\nMember: Mia <mia@x.org>\nFingerprint: " FPR_A "\n",
+	    NULL);
+	g_autoptr(Ledger) ledger = ledger_parse("L", text, -1, &error);
+	g_assert_no_error(error);
+	g_autoptr(Committee) committee = committee_replay(ledger, &error);
+	g_assert_no_error(error);
+	Person *a = committee_find(committee, "a@x.org");
+	g_assert_true(committee_find_key(committee, FPR_A, day("2022-01-09")) == a);
+	g_assert_null(committee_find_key(committee, FPR_A, day("2022-01-10")));
+	g_assert_true(committee_find_key(committee, FPR_C, day("2022-01-10")) == a);
+	g_assert_null(committee_find_key(committee, FPR_C, day("2022-01-09")));
+	/* A member without a recorded key is found by none. */
+	g_assert_null(committee_key_on(committee, "c@x.org", day("2022-01-09")));
+	/* The latest key is the one a status shows. */
+	g_assert_cmpstr(a->fingerprint, ==, FPR_C);
+	/* A role holder's new key holds the role from its date on; A's old
+	 * key, released, may be someone else's. */
+	g_assert_true(committee_holds_role(committee, ROLE_LEADER, FPR_M, day("2022-02-28")));
+	g_assert_true(committee_holds_role(committee, ROLE_LEADER, FPR_A, day("2022-03-01")));
+	g_assert_false(committee_holds_role(committee, ROLE_LEADER, FPR_M, day("2022-03-01")));
 }
 
 static char *
@@ -327,6 +464,8 @@ main(int argc, char **argv)
 	g_test_add_func("/ledger/replay-errors", test_replay_errors);
 	g_test_add_func("/ledger/replay-seniority", test_replay_seniority);
 	g_test_add_func("/ledger/replay-superseded", test_replay_superseded);
+	g_test_add_func("/ledger/replay-roles", test_replay_roles);
+	g_test_add_func("/ledger/replay-keys", test_replay_keys);
 	g_test_add_func("/ledger/append", test_append);
 	g_test_add_func("/ledger/append-refuses-damaged", test_append_refuses_damaged);
 	g_test_add_func("/ledger/load-missing", test_load_missing);
