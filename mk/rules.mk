@@ -18,8 +18,8 @@ src_libtenure_a_SOURCES += \
 
 check_PROGRAMS += tests/test-rules
 tests_test_rules_LDADD = $(TEST_LDADD)
-TESTS += tests/test-rules tests/t-plan.sh
-dist_check_SCRIPTS += tests/t-plan.sh
+TESTS += tests/test-rules tests/t-plan.sh tests/t-status.sh
+dist_check_SCRIPTS += tests/t-plan.sh tests/t-status.sh
 EXTRA_DIST += tests/data/ctte-2014.ledger bench/simulate.sh
 
 # simulate.c draws resignations with log1p.

@@ -14,12 +14,18 @@
 
 static char *opt_format = NULL;
 static char *opt_date = NULL;
+static char *opt_name = NULL;
+static gboolean opt_show_addresses = FALSE;
 
 static const GOptionEntry entries[] = {
 	{"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
 	 "Output format: text (default), tsv, json or html", "FORMAT"},
 	{"date", 0, 0, G_OPTION_ARG_STRING, &opt_date,
 	 "Show the committee on DATE (default: today)", "DATE"},
+	{"name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
+	 "The committee's name (default: [committee] name)", "NAME"},
+	{"show-addresses", 0, 0, G_OPTION_ARG_NONE, &opt_show_addresses,
+	 "Show e-mail addresses on the HTML page (default: names only)", NULL},
 	{NULL},
 };
 
@@ -62,19 +68,64 @@ json_date(GString *out, Day day)
 		g_string_append_printf(out, "\"%s\"", date_format(day, buf));
 }
 
+/* Who holds ROLE on ON, as status names them: "Name <email>"; for a
+ * role the configuration still holds, the member or role holder whose
+ * key it names, else the key; NULL when nobody does.  *VACANT is set
+ * when the ledger records the role and nobody holds it on ON. */
+static char *
+role_holder(const Committee *committee, CommitteeRole role, Day on,
+            gboolean *vacant)
+{
+	*vacant = FALSE;
+	const LedgerEvent *event = committee_role_on(committee, role, on);
+	if (event)
+		return g_strdup(event->member);
+	const char *key = committee_role_key_on(committee, role, on);
+	if (key == NULL) {
+		*vacant = committee->roles[role]->len > 0;
+		return NULL;
+	}
+	const char *email = committee_key_owner_on(committee, key, on);
+	const Person *person = email ? committee_find(committee, email) : NULL;
+	if (person)
+		return g_strdup(person->member);
+	for (guint i = 0; email && i < committee->roles[role]->len; i++) {
+		const LedgerEvent *held = committee->roles[role]->pdata[i];
+		if (g_strcmp0(held->email, email) == 0)
+			return g_strdup(held->member);
+	}
+	return g_strdup_printf("key %s", key);
+}
+
+/* The sentence for a role nobody holds. */
+static const char *
+role_missing(gboolean vacant)
+{
+	return vacant ? "vacant" : "not recorded";
+}
+
+typedef struct {
+	char *chair, *leader;
+	gboolean chair_vacant, leader_vacant;
+} Roles;
+
 static void
-print_json(const Conf *conf, const char *rule, GPtrArray *infos, Day on,
-           GPtrArray *dead)
+print_json(const char *name, const char *rule, const Roles *roles,
+           int max_members, GPtrArray *infos, Day on, GPtrArray *dead)
 {
 	GString *out = g_string_new("{");
 	g_string_append(out, "\"committee\": ");
-	json_string(out, conf->name);
+	json_string(out, name);
 	g_string_append(out, ", \"date\": ");
 	json_date(out, on);
 	g_string_append(out, ", \"rule\": ");
 	json_string(out, rule);
+	g_string_append(out, ", \"chair\": ");
+	json_string(out, roles->chair);
+	g_string_append(out, ", \"leader\": ");
+	json_string(out, roles->leader);
 	g_string_append_printf(out, ", \"max_members\": %d, \"members\": [",
-	                       conf->max_members);
+	                       max_members);
 	gboolean first = TRUE;
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1) {
@@ -148,9 +199,21 @@ print_tsv(GPtrArray *infos)
 	}
 }
 
+/* NAME padded with spaces to WIDTH characters (not bytes: a name
+ * like Röhling would otherwise shift its row). */
+static char *
+padded(const char *name, int width)
+{
+	GString *out = g_string_new(name);
+	for (long n = g_utf8_strlen(name, -1); n < width; n++)
+		g_string_append_c(out, ' ');
+	return g_string_free(out, FALSE);
+}
+
 static void
-print_text(const Conf *conf, const char *rule, GPtrArray *infos, Day on,
-           GPtrArray *dead, guint queued)
+print_text(const Conf *conf, const char *name, const char *rule,
+           const Roles *roles, GPtrArray *infos, Day on, GPtrArray *dead,
+           guint queued)
 {
 	char d[11], a[11], e[11];
 	guint members = 0;
@@ -160,8 +223,11 @@ print_text(const Conf *conf, const char *rule, GPtrArray *infos, Day on,
 		members += info->member;
 		width = MAX(width, (int)g_utf8_strlen(info->person->member, -1));
 	}
-	printf("%s on %s: %u of %d seats filled; rule: %s\n", conf->name,
+	printf("%s on %s: %u of %d seats filled; rule: %s\n", name,
 	       date_format(on, d), members, conf->max_members, rule);
+	printf("Chair: %s; leader: %s\n",
+	       roles->chair ? roles->chair : role_missing(roles->chair_vacant),
+	       roles->leader ? roles->leader : role_missing(roles->leader_vacant));
 	if ((int)members < conf->min_members)
 		printf("warning: fewer than %d members\n", conf->min_members);
 	printf("\n%3s  %-*s  %-10s %-7s %-10s %s\n", "#", width, "Member",
@@ -172,8 +238,8 @@ print_text(const Conf *conf, const char *rule, GPtrArray *infos, Day on,
 			continue;
 		g_autofree char *served = date_span_to_string(
 		    MAX(0, date_months_between(info->appointed, on)));
-		printf("%3d  %-*s  %-10s %-7s %-10s %s%s\n", info->seniority,
-		       width, info->person->member,
+		g_autofree char *who = padded(info->person->member, width);
+		printf("%3d  %s  %-10s %-7s %-10s %s%s\n", info->seniority, who,
 		       date_format(info->appointed, a),
 		       served, date_format(info->term_end, e),
 		       info->term_end_scheduled ? "(scheduled) " : "",
@@ -197,8 +263,8 @@ print_text(const Conf *conf, const char *rule, GPtrArray *infos, Day on,
 		    info->eligible_from ? date_to_string(info->eligible_from)
 		    : info->eligible_reason ? g_strdup("not yet")
 		                            : g_strdup("now");
-		printf("%-*s  %-10s %-8s %-10s %s\n", width,
-		       info->person->member,
+		g_autofree char *who = padded(info->person->member, width);
+		printf("%s  %-10s %-8s %-10s %s\n", who,
 		       date_format(last ? last->end : DAY_NONE, e),
 		       ended_by_name(info), eligible,
 		       info->eligible_reason ? info->eligible_reason : "");
@@ -276,6 +342,11 @@ cmd_status(int argc, char **argv)
 	                                      first))
 	        : rule_describe(rule);
 	g_strstrip(rule_text);
+	const char *name = opt_name ? opt_name : conf->name;
+	committee_bootstrap_roles(committee, conf->chair, conf->leader);
+	Roles roles = {0};
+	roles.chair = role_holder(committee, ROLE_CHAIR, on, &roles.chair_vacant);
+	roles.leader = role_holder(committee, ROLE_LEADER, on, &roles.leader_vacant);
 
 	/* Mail state is reported only when the configured state exists. */
 	g_autoptr(GPtrArray) dead = NULL;
@@ -289,7 +360,8 @@ cmd_status(int argc, char **argv)
 	if (strcmp(format, "tsv") == 0) {
 		print_tsv(infos);
 	} else if (strcmp(format, "json") == 0) {
-		print_json(conf, rule_text, infos, on, dead);
+		print_json(name, rule_text, &roles, conf->max_members, infos, on,
+		           dead);
 	} else if (strcmp(format, "html") == 0) {
 		PlanOptions options = {
 			.default_rule = rule,
@@ -302,11 +374,22 @@ cmd_status(int argc, char **argv)
 			cmd_error("status", "%s", error->message);
 			return CMD_FAILED;
 		}
-		g_autofree char *html = status_html_render(
-		    conf->name, rule_text, committee, infos, plan, on);
+		StatusPage page = {
+			.committee_name = name,
+			.rule_text = rule_text,
+			.chair = roles.chair ? roles.chair
+			                     : role_missing(roles.chair_vacant),
+			.leader = roles.leader ? roles.leader
+			                       : role_missing(roles.leader_vacant),
+			.show_addresses = opt_show_addresses,
+		};
+		g_autofree char *html =
+		    status_html_render(&page, committee, infos, plan, on);
 		fputs(html, stdout);
 	} else {
-		print_text(conf, rule_text, infos, on, dead, queued);
+		print_text(conf, name, rule_text, &roles, infos, on, dead, queued);
 	}
+	g_free(roles.chair);
+	g_free(roles.leader);
 	return CMD_OK;
 }

@@ -18,12 +18,53 @@ append_escaped(GString *out, const char *text)
 	g_string_append(out, escaped);
 }
 
+/* TEXT escaped, with each YYYY-MM-DD in it kept whole (see
+ * append_date): the reasons are full of dates. */
+static void
+append_text(GString *out, const char *text)
+{
+	g_autofree char *escaped = g_markup_escape_text(text ? text : "", -1);
+	for (const char *p = escaped; *p; p++) {
+		gboolean date = strlen(p) >= 10;
+		for (int i = 0; date && i < 10; i++)
+			date = (i == 4 || i == 7) ? p[i] == '-'
+			                          : g_ascii_isdigit(p[i]);
+		if (!date) {
+			g_string_append_c(out, *p);
+			continue;
+		}
+		g_string_append(out, "<span class=\"date\">");
+		g_string_append_len(out, p, 10);
+		g_string_append(out, "</span>");
+		p += 9;
+	}
+}
+
+/* A person as the page names them: "Name", or "Name <email>" when
+ * addresses are shown. */
+static void
+append_person(GString *out, const char *member, gboolean show_addresses)
+{
+	g_autofree char *name = g_strdup(member ? member : "");
+	char *angle = strrchr(name, '<');
+	if (!show_addresses && angle && angle > name) {
+		*angle = '\0';
+		g_strchomp(name);
+	}
+	append_escaped(out, name);
+}
+
+/* A date in a span that never wraps: a phone would otherwise break
+ * 2026-12-31 at its hyphens. */
 static void
 append_date(GString *out, Day day)
 {
 	char buf[11];
-	g_string_append(out,
-	                day == DAY_NONE ? "&ndash;" : date_format(day, buf));
+	if (day == DAY_NONE)
+		g_string_append(out, "&ndash;");
+	else
+		g_string_append_printf(out, "<span class=\"date\">%s</span>",
+		                       date_format(day, buf));
 }
 
 static const char style[] =
@@ -35,13 +76,16 @@ static const char style[] =
     "th{background:#f3f3f3}td.num{text-align:right}"
     ".scheduled{font-weight:bold}.why{color:#555;font-size:.9em}"
     ".warn{color:#a00;font-weight:bold}"
-    "svg text{font-size:11px;font-family:sans-serif}";
+    "svg text{font-size:11px;font-family:sans-serif}"
+    ".date{white-space:nowrap}.wide{overflow-x:auto}"
+    "svg{max-width:100%;height:auto}"
+    "@media (max-width:40em){body{margin:.5em}th,td{padding:.2em .3em}}";
 
 static void
-render_members(GString *out, GPtrArray *infos, Day on)
+render_members(GString *out, GPtrArray *infos, Day on, gboolean addresses)
 {
 	g_string_append(
-	    out, "<h2>Members</h2>\n<table>\n<tr><th>#</th><th>Member</th>"
+	    out, "<h2>Members</h2>\n<div class=\"wide\"><table>\n<tr><th>#</th><th>Member</th>"
 	         "<th>Appointed</th><th>Served</th><th>Term ends</th>"
 	         "<th>Why</th></tr>\n");
 	for (guint i = 0; i < infos->len; i++) {
@@ -52,7 +96,7 @@ render_members(GString *out, GPtrArray *infos, Day on)
 		    MAX(0, date_months_between(info->appointed, on)));
 		g_string_append_printf(out, "<tr><td class=\"num\">%d</td><td>",
 		                       info->seniority);
-		append_escaped(out, info->person->member);
+		append_person(out, info->person->member, addresses);
 		g_string_append(out, "</td><td>");
 		append_date(out, info->appointed);
 		g_string_append_printf(
@@ -62,17 +106,65 @@ render_members(GString *out, GPtrArray *infos, Day on)
 		if (info->term_end != DAY_NONE && !info->term_end_scheduled)
 			g_string_append(out, " (projected)");
 		g_string_append(out, "</td><td class=\"why\">");
-		append_escaped(out, info->term_end_reason);
+		append_text(out, info->term_end_reason);
 		g_string_append(out, "</td></tr>\n");
 	}
-	g_string_append(out, "</table>\n");
+	g_string_append(out, "</table></div>\n");
+}
+
+/* Whether MEMBER's expiry on ON is among the due ones of render_due. */
+static gboolean
+due_on(GPtrArray *infos, const char *member, Day on)
+{
+	for (guint i = 0; i < infos->len; i++) {
+		const TermInfo *info = infos->pdata[i];
+		if (info->member && info->term_end == on &&
+		    g_strcmp0(info->person->member, member) == 0)
+			return TRUE;
+	}
+	return FALSE;
 }
 
 static void
-render_upcoming(GString *out, GPtrArray *events, Day on)
+upcoming_header(GString *out, guint *shown)
+{
+	if ((*shown)++ == 0)
+		g_string_append(out, "<div class=\"wide\"><table>\n<tr><th>Date"
+		                     "</th><th>What</th><th>Member</th><th>Why"
+		                     "</th></tr>\n");
+}
+
+/* Expiries whose day has come and that the ledger does not record yet:
+ * the plan starts on ON and would not show them, yet they are what is
+ * due most. */
+static void
+render_due(GString *out, GPtrArray *infos, Day on, gboolean addresses,
+           guint *shown)
+{
+	for (guint i = 0; i < infos->len; i++) {
+		const TermInfo *info = infos->pdata[i];
+		if (!info->member || info->term_end == DAY_NONE ||
+		    info->term_end > on)
+			continue;
+		upcoming_header(out, shown);
+		g_string_append(out, "<tr class=\"warn\"><td>");
+		append_date(out, info->term_end);
+		g_string_append_printf(out, "</td><td>%s</td><td>",
+		                       info->term_end < on ? "overdue" : "due today");
+		append_person(out, info->person->member, addresses);
+		g_string_append(out, "</td><td class=\"why\">");
+		append_text(out, info->term_end_reason);
+		g_string_append(out, "</td></tr>\n");
+	}
+}
+
+static void
+render_upcoming(GString *out, GPtrArray *infos, GPtrArray *events, Day on,
+                gboolean addresses)
 {
 	g_string_append(out, "<h2>Upcoming</h2>\n");
 	guint shown = 0;
+	render_due(out, infos, on, addresses, &shown);
 	for (guint i = 0; events && i < events->len; i++) {
 		const PlanEvent *event = events->pdata[i];
 		if (event->date < on ||
@@ -81,29 +173,29 @@ render_upcoming(GString *out, GPtrArray *events, Day on)
 		     event->kind != PLAN_SCHEDULED &&
 		     event->kind != PLAN_ELIGIBLE))
 			continue;
-		if (shown++ == 0)
-			g_string_append(out,
-			                "<table>\n<tr><th>Date</th><th>What"
-			                "</th><th>Member</th><th>Why</th>"
-			                "</tr>\n");
+		/* An expiry already shown as due is not repeated. */
+		if (event->kind == PLAN_EXPIRE && event->date == on &&
+		    due_on(infos, event->member, on))
+			continue;
+		upcoming_header(out, &shown);
 		g_string_append(out, "<tr><td>");
 		append_date(out, event->date);
 		g_string_append_printf(out, "</td><td>%s</td><td>",
 		                       plan_kind_name(event->kind));
-		append_escaped(out, event->member);
+		append_person(out, event->member, addresses);
 		g_string_append(out, "</td><td class=\"why\">");
-		append_escaped(out, event->detail);
+		append_text(out, event->detail);
 		g_string_append(out, "</td></tr>\n");
 	}
 	if (shown == 0)
 		g_string_append(out, "<p>Nothing is due in the next three "
 		                     "years.</p>\n");
 	else
-		g_string_append(out, "</table>\n");
+		g_string_append(out, "</table></div>\n");
 }
 
 static void
-render_former(GString *out, GPtrArray *infos, Day on)
+render_former(GString *out, GPtrArray *infos, gboolean addresses)
 {
 	gboolean header = FALSE;
 	for (guint i = 0; i < infos->len; i++) {
@@ -112,14 +204,14 @@ render_former(GString *out, GPtrArray *infos, Day on)
 			continue;
 		if (!header) {
 			g_string_append(out,
-			                "<h2>Former members</h2>\n<table>\n"
+			                "<h2>Former members</h2>\n<div class=\"wide\"><table>\n"
 			                "<tr><th>Member</th><th>Last day</th>"
 			                "<th>May be appointed again</th>"
 			                "<th>Why not before</th></tr>\n");
 			header = TRUE;
 		}
 		g_string_append(out, "<tr><td>");
-		append_escaped(out, info->person->member);
+		append_person(out, info->person->member, addresses);
 		g_string_append(out, "</td><td>");
 		append_date(out, info->term_end);
 		g_string_append(out, "</td><td>");
@@ -129,11 +221,11 @@ render_former(GString *out, GPtrArray *infos, Day on)
 			g_string_append(out, info->eligible_reason ? "not yet"
 			                                           : "now");
 		g_string_append(out, "</td><td class=\"why\">");
-		append_escaped(out, info->eligible_reason);
+		append_text(out, info->eligible_reason);
 		g_string_append(out, "</td></tr>\n");
 	}
 	if (header)
-		g_string_append(out, "</table>\n");
+		g_string_append(out, "</table></div>\n");
 }
 
 typedef struct {
@@ -174,9 +266,9 @@ render_timeline(GString *out, GPtrArray *infos, Day on)
 	g_string_append_printf(
 	    out,
 	    "<h2>Timeline</h2>\n<svg xmlns=\"http://www.w3.org/"
-	    "2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" "
-	    "aria-label=\"terms of every member\">\n",
-	    TIMELINE_WIDTH, height);
+	    "2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	    "role=\"img\" aria-label=\"terms of every member\">\n",
+	    TIMELINE_WIDTH, height, TIMELINE_WIDTH, height);
 	int step = (y1 - y0) > 20 ? 5 : (y1 - y0) > 10 ? 2 : 1;
 	for (int year = y0; year <= y1 + 1; year += step) {
 		int x = x_of(&span, date_from_ymd(year, 1, 1));
@@ -238,10 +330,20 @@ render_timeline(GString *out, GPtrArray *infos, Day on)
 	                     "yet fixed); red: today.</p>\n");
 }
 
+static void
+append_role(GString *out, const char *label, const char *holder,
+            gboolean addresses)
+{
+	g_string_append_printf(out, "%s: ", label);
+	if (holder && strchr(holder, '<'))
+		append_person(out, holder, addresses);
+	else
+		append_escaped(out, holder ? holder : "not recorded");
+}
+
 char *
-status_html_render(const char *committee_name, const char *rule_text,
-                   const Committee *committee, GPtrArray *term_infos,
-                   GPtrArray *plan_events, Day on)
+status_html_render(const StatusPage *page, const Committee *committee,
+                   GPtrArray *term_infos, GPtrArray *plan_events, Day on)
 {
 	GString *out = g_string_new(NULL);
 	char d[11];
@@ -249,25 +351,31 @@ status_html_render(const char *committee_name, const char *rule_text,
 	guint members = 0;
 	for (guint i = 0; i < term_infos->len; i++)
 		members += ((const TermInfo *)term_infos->pdata[i])->member;
+	(void)committee;
 
 	g_string_append(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-	                     "<meta charset=\"utf-8\">\n<title>");
-	append_escaped(out, committee_name);
+	                     "<meta charset=\"utf-8\">\n"
+	                     "<meta name=\"viewport\" content=\"width=device-width, "
+	                     "initial-scale=1\">\n<title>");
+	append_escaped(out, page->committee_name);
 	g_string_append_printf(out,
 	                       ": status on %s</title>\n<style>%s</style>\n"
 	                       "</head>\n<body>\n<h1>",
 	                       d, style);
-	append_escaped(out, committee_name);
-	g_string_append_printf(out,
-	                       "</h1>\n<p>Status on %s: %u members. Term "
-	                       "rule: <code>",
-	                       d, members);
-	append_escaped(out, rule_text);
-	g_string_append(out, "</code>.</p>\n");
-	render_members(out, term_infos, on);
-	render_upcoming(out, plan_events, on);
+	append_escaped(out, page->committee_name);
+	g_string_append(out, "</h1>\n<p>Status on ");
+	append_date(out, on);
+	g_string_append_printf(out, ": %u members. Term rule: <code>", members);
+	append_escaped(out, page->rule_text);
+	g_string_append(out, "</code>.</p>\n<p>");
+	append_role(out, "Chair", page->chair, page->show_addresses);
+	g_string_append(out, "; ");
+	append_role(out, "Leader", page->leader, page->show_addresses);
+	g_string_append(out, ".</p>\n");
+	render_members(out, term_infos, on, page->show_addresses);
+	render_upcoming(out, term_infos, plan_events, on, page->show_addresses);
 	render_timeline(out, term_infos, on);
-	render_former(out, term_infos, on);
+	render_former(out, term_infos, page->show_addresses);
 	g_string_append_printf(out,
 	                       "<p class=\"why\">Generated by tenure %s "
 	                       "from the committee's ledger.</p>\n"

@@ -62,7 +62,7 @@ expect_error "a malformed ledger line is refused with file and line" \
 	"tenure status: bad.ledger:2: expected \"Field: value\", got \"Date 2014-01-01\"" \
 	$'Event: appoint\nDate 2014-01-01\n'
 expect_error "an unknown event is refused" \
-	"tenure status: bad.ledger:1: Event: unknown event \"elect\" (expected appoint, resign, remove, expire, defer or rule)" \
+	"tenure status: bad.ledger:1: Event: unknown event \"elect\" (expected appoint, resign, remove, expire, defer, rule, role or key)" \
 	$'Event: elect\nDate: 2014-01-01\nMember: A <a@b.org>\n'
 expect_error "a date that does not exist is refused" \
 	"tenure status: bad.ledger:2: Date: \"2025-02-30\" is not a valid date (YYYY-MM-DD)" \

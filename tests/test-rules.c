@@ -775,14 +775,17 @@ test_cap_and_status_page(void)
 	};
 	g_autoptr(GPtrArray) plan = plan_run(ledger, &options, NULL);
 	g_assert_nonnull(plan);
-	g_autofree char *html = status_html_render(
-	    "Technical Committee", "debian", committee, infos, plan, on);
+	StatusPage page = {.committee_name = "Technical Committee",
+	                   .rule_text = "debian",
+	                   .show_addresses = TRUE};
+	g_autofree char *html =
+	    status_html_render(&page, committee, infos, plan, on);
 	static const char *const present[] = {
 	    "<!DOCTYPE html>",
 	    "<title>Technical Committee: status on 2018-06-01</title>",
 	    "M0 &amp; Sons &lt;m0@d.o&gt;",
 	    /* M0 and M1, the two most senior with more than 42 months. */
-	    "<td class=\"scheduled\">2018-12-31</td>",
+	    "<td class=\"scheduled\"><span class=\"date\">2018-12-31</span></td>",
 	    "<h2>Upcoming</h2>",
 	    "<h2>Timeline</h2>",
 	    "<svg",
