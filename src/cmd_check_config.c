@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "committee.h"
 #include "conf.h"
 #include "ledger.h"
 
@@ -31,9 +32,6 @@ check_files(const Conf *conf, GPtrArray *problems)
 	if (conf->list == NULL)
 		g_ptr_array_add(problems, g_strdup_printf(
 		    "%s: [committee] list: missing", conf->path));
-	if (conf->chair == NULL || conf->leader == NULL)
-		g_ptr_array_add(problems, g_strdup_printf(
-		    "%s: [roles]: chair and leader must both be set", conf->path));
 	const char *secrets[][2] = {
 		{"source", conf->source_password_file},
 		{"sink", conf->sink_password_file},
@@ -53,6 +51,52 @@ check_files(const Conf *conf, GPtrArray *problems)
 	if (ledger == NULL)
 		g_ptr_array_add(problems, g_strdup_printf(
 		    "%s: [committee] ledger: %s", conf->path, error->message));
+}
+
+/* [roles] against the ledger's role events.  A role the ledger does
+ * not record must be configured; one it records is the ledger's, and
+ * where [roles] names someone else, the notes say so: [roles] then only
+ * applies before the ledger's first event for the role. */
+static void
+check_roles(const Conf *conf, GPtrArray *problems, GPtrArray *notes)
+{
+	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, TRUE, NULL);
+	g_autoptr(Committee) committee = ledger ? committee_replay(ledger, NULL)
+	                                        : NULL;
+	const char *configured[ROLE_COUNT] = {[ROLE_CHAIR] = conf->chair,
+	                                      [ROLE_LEADER] = conf->leader};
+	GString *unset = g_string_new(NULL);
+	for (int r = 0; r < ROLE_COUNT; r++) {
+		const char *name = committee_role_name(r);
+		if (committee == NULL || committee->roles[r]->len == 0) {
+			if (configured[r] == NULL)
+				g_string_append_printf(unset, "%s%s",
+				                       unset->len ? " and " : "", name);
+			continue;
+		}
+		Day today = date_today();
+		const LedgerEvent *first = committee->roles[r]->pdata[0];
+		const LedgerEvent *holder = committee_role_on(committee, r, today);
+		const char *key = committee_role_key_on(committee, r, today);
+		if (configured[r] == NULL ||
+		    (key && g_ascii_strcasecmp(key, configured[r]) == 0))
+			continue;
+		char since[11], from[11];
+		g_ptr_array_add(notes, g_strdup_printf(
+		    "%s: [roles] %s: %s is not the ledger's %s today (%s, since %s); "
+		    "the ledger decides, and [roles] %s applies only before %s "
+		    "(record earlier holders as role events to retire it)",
+		    conf->path, name, configured[r], name,
+		    holder ? holder->member : "vacant",
+		    holder ? date_format(holder->date, since) : "-", name,
+		    date_format(first->date, from)));
+	}
+	if (unset->len > 0)
+		g_ptr_array_add(problems, g_strdup_printf(
+		    "%s: [roles]: %s must be set: the ledger records no role event for %s",
+		    conf->path, unset->str,
+		    strchr(unset->str, ' ') ? "them" : "it"));
+	g_string_free(unset, TRUE);
 }
 
 int
@@ -78,7 +122,11 @@ cmd_check_config(int argc, char **argv)
 		return CMD_FAILED;
 	}
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
 	check_files(conf, problems);
+	check_roles(conf, problems, notes);
+	for (guint i = 0; i < notes->len; i++)
+		printf("note: %s\n", (char *)notes->pdata[i]);
 	for (guint i = 0; i < problems->len; i++)
 		fprintf(stderr, "%s\n", (char *)problems->pdata[i]);
 	if (problems->len > 0)

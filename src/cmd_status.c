@@ -94,7 +94,8 @@ role_holder(const Committee *committee, CommitteeRole role, Day on,
 		if (g_strcmp0(held->email, email) == 0)
 			return g_strdup(held->member);
 	}
-	return g_strdup_printf("key %s", key);
+	return g_strdup_printf("key %s ([roles] %s)", key,
+	                       committee_role_name(role));
 }
 
 /* The sentence for a role nobody holds. */

@@ -12,22 +12,27 @@ static const char *const verb_names[] = {
 	[COMMAND_APPOINT] = "appoint",
 	[COMMAND_REMOVE] = "remove",
 	[COMMAND_DEFER] = "defer",
+	[COMMAND_HANDOVER] = "handover",
+	[COMMAND_NEW_KEY] = "new-key",
 };
 
 /* Which fields each verb takes: R required, O optional, '-' refused.
- * Columns: Member, Fingerprint, Project-Joined, Effective, Until, Reason. */
+ * Columns: Member, Fingerprint, Project-Joined, Effective, Until, Reason,
+ * Role. */
 enum { F_MEMBER, F_FINGERPRINT, F_PROJECT_JOINED, F_EFFECTIVE, F_UNTIL,
-       F_REASON, F_COUNT };
+       F_REASON, F_ROLE, F_COUNT };
 static const char *const field_names[F_COUNT] = {
 	"Member", "Fingerprint", "Project-Joined", "Effective", "Until",
-	"Reason",
+	"Reason", "Role",
 };
 static const char verb_fields[][F_COUNT + 1] = {
-	[COMMAND_RESIGN] = "---O--",
-	[COMMAND_RECOMMEND] = "RRR---",
-	[COMMAND_APPOINT] = "RRRO--",
-	[COMMAND_REMOVE] = "R--O--",
-	[COMMAND_DEFER] = "R---RR",
+	[COMMAND_RESIGN] = "---O---",
+	[COMMAND_RECOMMEND] = "RRR----",
+	[COMMAND_APPOINT] = "RRRO---",
+	[COMMAND_REMOVE] = "R--O---",
+	[COMMAND_DEFER] = "R---RR-",
+	[COMMAND_HANDOVER] = "OR-O--R",
+	[COMMAND_NEW_KEY] = "-R-O---",
 };
 
 const char *
@@ -57,6 +62,7 @@ command_free(Command *command)
 	g_free(command->email);
 	g_free(command->fingerprint);
 	g_free(command->reason);
+	g_free(command->role);
 	if (command->lines)
 		g_ptr_array_unref(command->lines);
 	g_free(command);
@@ -152,6 +158,15 @@ set_field(Command *command, int f, const char *value, guint line_no,
 			return FALSE;
 		}
 		command->reason = g_strdup(value);
+		return TRUE;
+	case F_ROLE:
+		if (g_ascii_strcasecmp(value, "chair") != 0 &&
+		    g_ascii_strcasecmp(value, "leader") != 0) {
+			*reason = g_strdup_printf("line %u: Role: \"%s\" is not chair or leader",
+			                          line_no, value);
+			return FALSE;
+		}
+		command->role = g_ascii_strdown(value, -1);
 		return TRUE;
 	default: {
 		Day day;

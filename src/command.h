@@ -25,6 +25,8 @@ typedef enum {
 	COMMAND_APPOINT,
 	COMMAND_REMOVE,
 	COMMAND_DEFER,
+	COMMAND_HANDOVER, /* Role passes to the key Fingerprint names */
+	COMMAND_NEW_KEY,  /* the signer's key is Fingerprint from now on */
 } CommandVerb;
 
 typedef struct {
@@ -36,6 +38,7 @@ typedef struct {
 	Day effective;       /* Effective, DAY_NONE when not given */
 	Day until;           /* Until (defer) */
 	char *reason;        /* Reason (defer) */
+	char *role;          /* Role (handover): "chair" or "leader" */
 	GPtrArray *lines;    /* the block's lines as written, for the
 	                        transcript */
 } Command;

@@ -460,3 +460,19 @@ committee_find_key(const Committee *committee, const char *fpr, Day day)
 	const char *email = committee_key_owner_on(committee, fpr, day);
 	return email ? committee_find(committee, email) : NULL;
 }
+
+const char *
+committee_name_of(const Committee *committee, const char *email)
+{
+	const Person *person = committee_find(committee, email);
+	if (person)
+		return person->member;
+	const char *name = NULL;
+	for (int r = 0; r < ROLE_COUNT; r++)
+		for (guint i = 0; i < committee->roles[r]->len; i++) {
+			const LedgerEvent *event = committee->roles[r]->pdata[i];
+			if (g_ascii_strcasecmp(event->email, email) == 0)
+				name = event->member;
+		}
+	return name;
+}

@@ -129,6 +129,10 @@ const char *committee_key_on(const Committee *committee, const char *email,
 const char *committee_key_owner_on(const Committee *committee,
                                    const char *fpr, Day day);
 
+/* The latest "Name <email>" the ledger gives EMAIL (as a member or a
+ * role holder), or NULL.  Borrowed. */
+const char *committee_name_of(const Committee *committee, const char *email);
+
 /* The person who served or serves (see Person) whose key on DAY is FPR,
  * or NULL: the one way a signature is matched to a member. */
 Person *committee_find_key(const Committee *committee, const char *fpr,

@@ -43,6 +43,7 @@ static const KeySpec keys[] = {
 	{"committee", "templates", KEY_PATH, AT(templates_dir)},
 	{"roles", "chair", KEY_FPR, AT(chair)},
 	{"roles", "leader", KEY_FPR, AT(leader)},
+	{"roles", "secretary", KEY_FPR, AT(secretary)},
 	{"keys", "keyring", KEY_PATHS, AT(keyrings)},
 	{"keys", "gnupg-home", KEY_PATH, AT(gnupg_home)},
 	{"keys", "bot-key", KEY_FPR, AT(bot_key)},

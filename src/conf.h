@@ -32,6 +32,7 @@ typedef struct {
 	/* [roles] */
 	char *chair;            /* fingerprint or NULL */
 	char *leader;           /* fingerprint or NULL */
+	char *secretary;        /* fingerprint or NULL: may sign handovers */
 
 	/* [keys] */
 	char **keyrings;        /* NULL-terminated, absolute paths */

@@ -21,6 +21,9 @@ decide_roles_of(const DecideRoles *roles, const char *fingerprint)
 		held |= DECIDE_ROLE_CHAIR;
 	if (roles->leader && g_ascii_strcasecmp(roles->leader, fingerprint) == 0)
 		held |= DECIDE_ROLE_LEADER;
+	if (roles->secretary &&
+	    g_ascii_strcasecmp(roles->secretary, fingerprint) == 0)
+		held |= DECIDE_ROLE_SECRETARY;
 	return held;
 }
 
@@ -302,6 +305,115 @@ decide_defer(const DecideInput *in, Decision *out)
 	return DECIDE_APPEND;
 }
 
+/* The new key must be one the keyrings hold, as a primary key: a
+ * signature by it could not be verified otherwise. */
+static gboolean
+usable_key(const DecideInput *in, char **reason)
+{
+	if (!primary_fingerprint(in, reason))
+		return FALSE;
+	if (in->fingerprint_usable)
+		return TRUE;
+	*reason = g_strdup_printf("Fingerprint: %s is not a usable key in the keyring",
+	                          in->command->fingerprint);
+	return FALSE;
+}
+
+/* The chair's or the leader's role passes to the holder of the key
+ * Fingerprint names: signed by the role's holder on the signature's
+ * date, or by the secretary (who announces election results). */
+static DecideKind
+decide_handover(const DecideInput *in, Decision *out)
+{
+	const Command *c = in->command;
+	CommitteeRole role = ROLE_CHAIR;
+	committee_role_parse(c->role, &role);
+	const char *name = committee_role_name(role);
+	if (!signer_is(in, role == ROLE_CHAIR ? DECIDE_ROLE_CHAIR
+	                                      : DECIDE_ROLE_LEADER) &&
+	    !signer_is(in, DECIDE_ROLE_SECRETARY))
+		return refuse(out, g_strdup_printf("only the %s or the secretary may hand "
+		                                   "over the %s's role", name, name));
+	Day day;
+	if (!effective_day(in, &day, &out->reason) ||
+	    !usable_key(in, &out->reason))
+		return DECIDE_REFUSE;
+	char buf[11];
+	date_format(day, buf);
+	const char *owner = committee_key_owner_on(in->committee, c->fingerprint, day);
+	const char *member = c->member;
+	if (member && owner && strcmp(owner, c->email) != 0)
+		return refuse(out, g_strdup_printf("Fingerprint: %s is the key of %s on %s, "
+		                                   "not of %s", c->fingerprint,
+		                                   committee_name_of(in->committee, owner),
+		                                   buf, member));
+	if (member && owner == NULL) {
+		/* A role event's key becomes its holder's: a member's new
+		 * key is recorded by new-key, signed by the old one. */
+		const char *key = committee_key_on(in->committee, c->email, day);
+		if (key)
+			return refuse(out, g_strdup_printf("Fingerprint: %s is not %s's key on %s "
+			                                   "(%s is; a new key is recorded with "
+			                                   "\"Tenure: new-key\")",
+			                                   c->fingerprint, member, buf, key));
+	}
+	if (member == NULL && owner == NULL)
+		return refuse(out, g_strdup_printf("the ledger knows nobody with the key %s; "
+		                                   "give the new holder's Member:",
+		                                   c->fingerprint));
+	if (member == NULL)
+		member = committee_name_of(in->committee, owner);
+	g_autofree char *email = NULL;
+	ledger_member_email(member, &email);
+	if (role == ROLE_CHAIR) {
+		const Person *person = committee_find(in->committee, email);
+		if (person == NULL || person_term_on(person, day) == NULL)
+			return refuse(out, g_strdup_printf("%s is not a member on %s and cannot chair",
+			                                   member, buf));
+	}
+	const char *held = committee_role_key_on(in->committee, role, day);
+	if (held && g_ascii_strcasecmp(held, c->fingerprint) == 0)
+		return refuse(out, g_strdup_printf("%s already holds the %s's role on %s",
+		                                   member, name, buf));
+	out->event = event_new(in, EVENT_ROLE, day, member);
+	out->event->role = g_strdup(name);
+	out->event->fingerprint = g_strdup(c->fingerprint);
+	return DECIDE_APPEND;
+}
+
+/* A member (or a role holder) replaces their key: signed by the key
+ * they hold on the signature's date; from the event's date on only the
+ * new key acts for them. */
+static DecideKind
+decide_new_key(const DecideInput *in, Decision *out)
+{
+	const Command *c = in->command;
+	char when[11];
+	const char *email = in->signer_member ? in->signer_member->email
+	                                      : committee_key_owner_on(in->committee,
+	                                                               in->signer,
+	                                                               in->signed_on);
+	if (email == NULL)
+		return refuse(out, g_strdup_printf("the signer (%s) is nobody's key in the "
+		                                   "ledger on %s", in->signer,
+		                                   date_format(in->signed_on, when)));
+	Day day;
+	if (!effective_day(in, &day, &out->reason) ||
+	    !usable_key(in, &out->reason))
+		return DECIDE_REFUSE;
+	const char *member = committee_name_of(in->committee, email);
+	if (g_ascii_strcasecmp(c->fingerprint, in->signer) == 0)
+		return refuse(out, g_strdup("Fingerprint: is the key that signed this command"));
+	const char *other = committee_key_owner_on(in->committee, c->fingerprint, day);
+	if (other && strcmp(other, email) != 0)
+		return refuse(out, g_strdup_printf("Fingerprint: %s is the key of %s",
+		                                   c->fingerprint,
+		                                   committee_name_of(in->committee, other)));
+	out->event = event_new(in, EVENT_KEY, day, member);
+	out->event->fingerprint = g_strdup(c->fingerprint);
+	return DECIDE_APPEND;
+}
+
 void
 decide(const DecideInput *in, Decision *out)
 {
@@ -321,6 +433,12 @@ decide(const DecideInput *in, Decision *out)
 		break;
 	case COMMAND_DEFER:
 		out->kind = decide_defer(in, out);
+		break;
+	case COMMAND_HANDOVER:
+		out->kind = decide_handover(in, out);
+		break;
+	case COMMAND_NEW_KEY:
+		out->kind = decide_new_key(in, out);
 		break;
 	}
 	/* A refusal carries nothing else: a half-built event must not be

@@ -35,12 +35,14 @@
 typedef struct {
 	const char *chair;
 	const char *leader;
+	const char *secretary;  /* [roles] secretary: may sign handovers */
 } DecideRoles;
 
 /* The roles a signer holds, as flags. */
 typedef enum {
 	DECIDE_ROLE_CHAIR = 1 << 0,
 	DECIDE_ROLE_LEADER = 1 << 1,
+	DECIDE_ROLE_SECRETARY = 1 << 2,
 } DecideRole;
 
 typedef struct {
@@ -57,6 +59,8 @@ typedef struct {
 	                                  in the event's Comment */
 	const char *fingerprint_primary; /* when the command's Fingerprint is a
 	                                  subkey: its primary key's, else NULL */
+	gboolean fingerprint_usable;   /* the command's Fingerprint is a usable
+	                                  primary key in the keyrings */
 	const PendingRecommendation *recommendation; /* for the command's
 	                                  Member, or NULL */
 	const PendingRemoval *removal; /* likewise */

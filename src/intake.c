@@ -40,6 +40,7 @@ struct Intake {
 	Rule *default_rule;
 	char *chair;
 	char *leader;
+	char *secretary;
 	gboolean audit;
 };
 
@@ -71,6 +72,7 @@ intake_create(const Conf *conf, gboolean audit, GError **error)
 	intake->audit = audit;
 	intake->chair = normalized(conf->chair);
 	intake->leader = normalized(conf->leader);
+	intake->secretary = normalized(conf->secretary);
 	if (!util_mkdir_p(conf->state_dir, 0700, error) ||
 	    (intake->verifier = verify_new(conf, error)) == NULL ||
 	    (intake->seen = seen_load(conf->state_dir, error)) == NULL ||
@@ -107,6 +109,7 @@ intake_free(Intake *intake)
 		rule_free(intake->default_rule);
 	g_free(intake->chair);
 	g_free(intake->leader);
+	g_free(intake->secretary);
 	g_free(intake);
 }
 
@@ -136,14 +139,17 @@ signature_comment(const Mail *mail)
 	                       when, mail->sig->digest);
 }
 
-/* The member the signer is: by the Fingerprint the ledger records, or,
- * for a member recorded without one, by an address of the signing key
- * in the configured (curated) keyring, as long as no other key there
- * carries that address too (a user ID is the key holder's own claim). */
+/* The member the signer is: by the key the ledger records for them on
+ * the signature's date (a key replaced since no longer acts for them),
+ * or, for a member recorded without one, by an address of the signing
+ * key in the configured (curated) keyring, as long as no other key
+ * there carries that address too (a user ID is the key holder's own
+ * claim). */
 static Person *
-signer_person(Intake *intake, const Committee *committee, const Signed *sig)
+signer_person(Intake *intake, const Committee *committee, const Signed *sig,
+              Day day)
 {
-	Person *person = committee_find_fingerprint(committee, sig->fingerprint);
+	Person *person = committee_find_key(committee, sig->fingerprint, day);
 	if (person)
 		return person;
 	for (guint i = 0; i < sig->emails->len; i++) {
@@ -270,13 +276,16 @@ refuse(Intake *intake, const Mail *mail, const char *reason, GError **error)
 }
 
 /* Who held the chair and the leader's role on DAY: the one place
- * intake says where roles come from. */
+ * intake says where roles come from.  The ledger's role events, and
+ * before a role's first one the configuration (see committee.h). */
 static DecideRoles
 roles_on(const Intake *intake, const Committee *committee, Day day)
 {
-	(void)committee;
-	(void)day;
-	DecideRoles roles = {.chair = intake->chair, .leader = intake->leader};
+	DecideRoles roles = {
+		.chair = committee_role_key_on(committee, ROLE_CHAIR, day),
+		.leader = committee_role_key_on(committee, ROLE_LEADER, day),
+		.secretary = intake->secretary,
+	};
 	return roles;
 }
 
@@ -306,6 +315,7 @@ act(Intake *intake, Mail *mail, GError **error)
 	g_autoptr(Committee) committee = committee_replay(ledger, error);
 	if (committee == NULL)
 		return FALSE;
+	committee_bootstrap_roles(committee, intake->chair, intake->leader);
 
 	const Command *command = mail->command;
 	g_autofree char *primary = NULL;
@@ -326,7 +336,10 @@ act(Intake *intake, Mail *mail, GError **error)
 		.roles = roles_on(intake, committee, mail->signed_on),
 		.command = command,
 		.signer = mail->sig->fingerprint,
-		.signer_member = signer_person(intake, committee, mail->sig),
+		.signer_member = signer_person(intake, committee, mail->sig,
+		                               mail->signed_on),
+		.fingerprint_usable = command->fingerprint &&
+		                      verify_has_key(intake->verifier, command->fingerprint),
 		.signed_on = mail->signed_on,
 		.message_id = mail->message_id,
 		.signature_record = record,

@@ -522,6 +522,20 @@ verify_is_subkey(Verifier *verifier, const char *fingerprint, char **primary)
 	return subkey;
 }
 
+gboolean
+verify_has_key(Verifier *verifier, const char *fingerprint)
+{
+	gpgme_key_t key = NULL;
+	gboolean usable = fingerprint && lookup_key(verifier, fingerprint, &key) &&
+	                  key->subkeys && key->subkeys->fpr &&
+	                  g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) == 0 &&
+	                  !key->revoked && !key->expired && !key->disabled &&
+	                  !key->invalid;
+	if (key)
+		gpgme_key_unref(key);
+	return usable;
+}
+
 guint
 verify_keys_with_email(Verifier *verifier, const char *email)
 {

@@ -91,6 +91,10 @@ void signed_free(Signed *signed_text);
 gboolean verify_is_subkey(Verifier *verifier, const char *fingerprint,
                           char **primary);
 
+/* TRUE when the configured keyrings hold a usable primary key (not
+ * revoked, expired or disabled) whose fingerprint is FINGERPRINT. */
+gboolean verify_has_key(Verifier *verifier, const char *fingerprint);
+
 /* How many keys in the configured keyrings carry EMAIL (lower case) on
  * a user ID that is neither revoked nor invalid. */
 guint verify_keys_with_email(Verifier *verifier, const char *email);
