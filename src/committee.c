@@ -41,18 +41,6 @@ committee_find(const Committee *committee, const char *email)
 	return g_hash_table_lookup(committee->by_email, key);
 }
 
-Person *
-committee_find_fingerprint(const Committee *committee, const char *fpr)
-{
-	for (guint i = 0; i < committee->people->len; i++) {
-		Person *person = committee->people->pdata[i];
-		if (person->fingerprint &&
-		    g_ascii_strcasecmp(person->fingerprint, fpr) == 0)
-			return person;
-	}
-	return NULL;
-}
-
 const Term *
 person_term_on(const Person *person, Day day)
 {

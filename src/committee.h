@@ -73,9 +73,6 @@ Committee *committee_replay(const Ledger *ledger, GError **error);
 void committee_free(Committee *committee);
 
 Person *committee_find(const Committee *committee, const char *email);
-/* The person whose Fingerprint is FPR, or NULL. */
-Person *committee_find_fingerprint(const Committee *committee,
-                                   const char *fpr);
 
 /* The term PERSON is serving on DAY, or NULL. */
 const Term *person_term_on(const Person *person, Day day);

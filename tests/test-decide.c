@@ -28,6 +28,9 @@
 #define FPR_PAUL "4444444444444444444444444444444444444444"
 #define FPR_SUB "5555555555555555555555555555555555555555"
 #define FPR_QUINN "6666666666666666666666666666666666666666"
+#define FPR_STRAY "7777777777777777777777777777777777777777" /* in no keyring */
+#define FPR_SAM "8888888888888888888888888888888888888888"   /* the secretary */
+#define FPR_MIA "9999999999999999999999999999999999999999"
 
 #define SIGNED_ON "2026-12-03"
 
@@ -193,6 +196,81 @@ static const DecideCase cases[] = {
 	 "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2026-12-03\n"
 	 "Reason: a vote is running\n",
 	 NO_PENDING, NULL, DECIDE_REFUSE, "Until: is not after", NULL, NULL},
+
+	{"the leader hands the leader's role over", NULL, FPR_LEO,
+	 "Tenure: handover\nRole: leader\nMember: Mia <mia@example.org>\n"
+	 "Fingerprint: " FPR_MIA "\n", NO_PENDING, NULL, DECIDE_APPEND, NULL,
+	 SIGNED_ON, FPR_LEO},
+	{"the secretary announces the new leader", NULL, FPR_SAM,
+	 "Tenure: handover\nRole: leader\nMember: Mia <mia@example.org>\n"
+	 "Fingerprint: " FPR_MIA "\nEffective: 2027-04-21\n", NO_PENDING, NULL,
+	 DECIDE_APPEND, NULL, "2027-04-21", FPR_SAM},
+	{"a member cannot hand over the leader's role", NULL, FPR_ALICE,
+	 "Tenure: handover\nRole: leader\nMember: Mia <mia@example.org>\n"
+	 "Fingerprint: " FPR_MIA "\n", NO_PENDING, NULL, DECIDE_REFUSE,
+	 "only the leader or the secretary may hand over the leader's role",
+	 NULL, NULL},
+	{"the leader cannot hand over the chair", NULL, FPR_LEO,
+	 "Tenure: handover\nRole: chair\nFingerprint: " FPR_ALICE "\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE,
+	 "only the chair or the secretary may hand over the chair's role", NULL,
+	 NULL},
+	{"the chair hands over to the member whose key is named", NULL,
+	 FPR_CAROL, "Tenure: handover\nRole: chair\nFingerprint: " FPR_ALICE "\n",
+	 NO_PENDING, NULL, DECIDE_APPEND, NULL, SIGNED_ON, FPR_CAROL},
+	{"the chair passes only to a member", NULL, FPR_CAROL,
+	 "Tenure: handover\nRole: chair\nMember: Mia <mia@example.org>\n"
+	 "Fingerprint: " FPR_MIA "\n", NO_PENDING, NULL, DECIDE_REFUSE,
+	 "Mia <mia@example.org> is not a member on 2026-12-03 and cannot chair",
+	 NULL, NULL},
+	{"a handover to an unknown key needs a Member", NULL, FPR_CAROL,
+	 "Tenure: handover\nRole: chair\nFingerprint: " FPR_MIA "\n", NO_PENDING,
+	 NULL, DECIDE_REFUSE, "the ledger knows nobody with the key " FPR_MIA,
+	 NULL, NULL},
+	{"a handover naming another member's key is refused", NULL, FPR_CAROL,
+	 "Tenure: handover\nRole: chair\nMember: Alice <alice@example.org>\n"
+	 "Fingerprint: " FPR_BOB "\n", NO_PENDING, NULL, DECIDE_REFUSE,
+	 "Fingerprint: " FPR_BOB " is the key of Bob <bob@example.org>", NULL,
+	 NULL},
+	{"a handover does not change a member's key", NULL, FPR_CAROL,
+	 "Tenure: handover\nRole: chair\nMember: Alice <alice@example.org>\n"
+	 "Fingerprint: " FPR_MIA "\n", NO_PENDING, NULL, DECIDE_REFUSE,
+	 "is not Alice <alice@example.org>'s key on 2026-12-03", NULL, NULL},
+	{"a handover to the holder is refused", NULL, FPR_CAROL,
+	 "Tenure: handover\nRole: chair\nFingerprint: " FPR_CAROL "\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "already holds the chair's role", NULL,
+	 NULL},
+	{"a handover to a key in no keyring is refused", NULL, FPR_LEO,
+	 "Tenure: handover\nRole: leader\nMember: Mia <mia@example.org>\n"
+	 "Fingerprint: " FPR_STRAY "\n", NO_PENDING, NULL, DECIDE_REFUSE,
+	 "is not a usable key in the keyring", NULL, NULL},
+
+	{"a member records a new key", NULL, FPR_ALICE,
+	 "Tenure: new-key\nFingerprint: " FPR_MIA "\n", NO_PENDING, NULL,
+	 DECIDE_APPEND, NULL, SIGNED_ON, FPR_ALICE},
+	{"a new key signed by nobody the ledger knows is refused", NULL,
+	 FPR_OSCAR, "Tenure: new-key\nFingerprint: " FPR_MIA "\n", NO_PENDING,
+	 NULL, DECIDE_REFUSE, "is nobody's key in the ledger on 2026-12-03",
+	 NULL, NULL},
+	{"a new key that is another member's is refused", NULL, FPR_ALICE,
+	 "Tenure: new-key\nFingerprint: " FPR_BOB "\n", NO_PENDING, NULL,
+	 DECIDE_REFUSE, "is the key of Bob <bob@example.org>", NULL, NULL},
+	{"a new key in no keyring is refused", NULL, FPR_ALICE,
+	 "Tenure: new-key\nFingerprint: " FPR_STRAY "\n", NO_PENDING, NULL,
+	 DECIDE_REFUSE, "is not a usable key in the keyring", NULL, NULL},
+	{"the signing key is no new key", NULL, FPR_ALICE,
+	 "Tenure: new-key\nFingerprint: " FPR_ALICE "\n", NO_PENDING, NULL,
+	 DECIDE_REFUSE, "is the key that signed this command", NULL, NULL},
+	{"a replaced key no longer acts for its member",
+	 "Event: key\nDate: 2026-12-01\nMember: Alice <alice@example.org>\n"
+	 "Fingerprint: " FPR_MIA "\n",
+	 FPR_ALICE, "Tenure: resign\n", NO_PENDING, NULL, DECIDE_REFUSE,
+	 "the signer (" FPR_ALICE ") is not a member", NULL, NULL},
+	{"the new key acts for its member",
+	 "Event: key\nDate: 2026-12-01\nMember: Alice <alice@example.org>\n"
+	 "Fingerprint: " FPR_MIA "\n",
+	 FPR_MIA, "Tenure: resign\n", NO_PENDING, NULL, DECIDE_APPEND, NULL,
+	 SIGNED_ON, FPR_MIA},
 };
 
 static Day
@@ -251,6 +329,9 @@ test_case(gconstpointer data)
 	g_assert_no_error(error);
 	g_autoptr(Committee) committee = committee_replay(ledger, &error);
 	g_assert_no_error(error);
+	/* The roles as intake passes them: the configuration's while the
+	 * ledger records none. */
+	committee_bootstrap_roles(committee, FPR_CAROL, FPR_LEO);
 	g_autoptr(Rule) rule = rule_new_from_string("none", "", &error);
 	g_assert_no_error(error);
 	g_autoptr(Conf) conf = conf_new_default();
@@ -265,10 +346,12 @@ test_case(gconstpointer data)
 	    .conf = conf,
 	    .committee = committee,
 	    .default_rule = rule,
-	    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO},
+	    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO, .secretary = FPR_SAM},
 	    .command = command,
 	    .signer = row->signer,
-	    .signer_member = committee_find_fingerprint(committee, row->signer),
+	    .signer_member = committee_find_key(committee, row->signer, D(SIGNED_ON)),
+	    .fingerprint_usable = command->fingerprint &&
+	                          strcmp(command->fingerprint, FPR_STRAY) != 0,
 	    .signed_on = D(SIGNED_ON),
 	    .message_id = "<command@example.org>",
 	    .signature_record = "signature X 2026-12-03T10:00:00Z sha256:00",
@@ -352,9 +435,12 @@ test_removal_halves(void)
 static void
 test_roles_of(void)
 {
-	DecideRoles roles = {.chair = FPR_CAROL, .leader = FPR_CAROL};
+	DecideRoles roles = {.chair = FPR_CAROL, .leader = FPR_CAROL,
+	                     .secretary = FPR_SAM};
 	g_assert_cmpuint(decide_roles_of(&roles, FPR_CAROL), ==,
 	                 DECIDE_ROLE_CHAIR | DECIDE_ROLE_LEADER);
+	g_assert_cmpuint(decide_roles_of(&roles, FPR_SAM), ==,
+	                 DECIDE_ROLE_SECRETARY);
 	g_assert_cmpuint(decide_roles_of(&roles, FPR_ALICE), ==, 0);
 	g_assert_cmpuint(decide_roles_of(&roles, NULL), ==, 0);
 	DecideRoles nobody = {0};
