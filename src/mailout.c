@@ -226,6 +226,101 @@ render_line(const char *path, guint lineno, const char *line, GHashTable *vars,
 	}
 }
 
+/* The length of LINE's prefix of blanks and '>' quote marks. */
+static gsize
+line_prefix(const char *line)
+{
+	gsize n = 0;
+	while (line[n] == ' ' || line[n] == '\t' || line[n] == '>')
+		n++;
+	return n;
+}
+
+/* TRUE when LINE starts a unit of its own that text wrapped from the
+ * line before must not run into: an empty line, an indented or quoted
+ * line, the signature separator, or a "Field: value" line. */
+static gboolean
+line_stands_alone(const char *line)
+{
+	if (*line == '\0' || line_prefix(line) > 0 || strcmp(line, "-- ") == 0)
+		return TRUE;
+	const char *p = line;
+	while (g_ascii_isalnum(*p) || *p == '-')
+		p++;
+	return p != line && p[0] == ':' && p[1] == ' ';
+}
+
+/* Appends the words of TEXT to OUT as lines of at most WIDTH characters,
+ * each led by PREFIX.  Returns the words of the last line when KEEP_LAST
+ * (for the caller to run into the next line), else NULL. */
+static char *
+wrap_words(const char *prefix, const char *text, guint width,
+           gboolean keep_last, GString *out)
+{
+	glong prefix_len = g_utf8_strlen(prefix, -1);
+	g_auto(GStrv) words = g_strsplit_set(text, " \t", -1);
+	g_autoptr(GString) line = g_string_new(NULL);
+	glong column = 0;
+	for (guint i = 0; words[i]; i++) {
+		if (*words[i] == '\0')
+			continue; /* runs of blanks become one at a break */
+		glong len = g_utf8_strlen(words[i], -1);
+		if (line->len > 0 && prefix_len + column + 1 + len > (glong)width) {
+			g_string_append_printf(out, "%s%s\n", prefix, line->str);
+			g_string_truncate(line, 0);
+			column = 0;
+		}
+		if (line->len > 0) {
+			g_string_append_c(line, ' ');
+			column++;
+		}
+		g_string_append(line, words[i]);
+		column += len;
+	}
+	if (keep_last)
+		return g_strdup(line->str);
+	g_string_append_printf(out, "%s%s\n", prefix, line->str);
+	return NULL;
+}
+
+char *
+mailout_wrap(const char *body, guint width)
+{
+	GString *out = g_string_sized_new(strlen(body) + 16);
+	g_auto(GStrv) lines = g_strsplit(body, "\n", -1);
+	guint n = g_strv_length(lines);
+	/* A final newline leaves an empty last element, not a line. */
+	if (n > 0 && lines[n - 1][0] == '\0')
+		n--;
+	/* Words wrapped off a line of prose run into the next line when
+	 * that one continues the paragraph, so a filled-in placeholder
+	 * does not leave a ragged stub behind. */
+	g_autofree char *carry = NULL;
+	for (guint i = 0; i < n; i++) {
+		const char *line = lines[i];
+		if (carry != NULL && line_stands_alone(line)) {
+			g_string_append_printf(out, "%s\n", carry);
+			g_clear_pointer(&carry, g_free);
+		}
+		g_autofree char *joined =
+		    carry ? g_strconcat(carry, " ", line, NULL) : g_strdup(line);
+		g_clear_pointer(&carry, g_free);
+		if (g_utf8_strlen(joined, -1) <= (glong)width ||
+		    strcmp(joined, "-- ") == 0) {
+			g_string_append_printf(out, "%s\n", joined);
+			continue;
+		}
+		gsize plen = line_prefix(joined);
+		g_autofree char *prefix = g_strndup(joined, plen);
+		gboolean prose = plen == 0 && i + 1 < n &&
+		                 !line_stands_alone(lines[i + 1]);
+		carry = wrap_words(prefix, joined + plen, width, prose, out);
+	}
+	if (carry != NULL)
+		g_string_append_printf(out, "%s\n", carry);
+	return g_string_free(out, FALSE);
+}
+
 typedef struct {
 	GPtrArray *header_names;  /* of char*, in template order */
 	GPtrArray *header_values; /* of char*, rendered */
@@ -502,12 +597,15 @@ mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
 	                         NULL);
 	g_mime_object_set_header(GMIME_OBJECT(message), "X-Tenure", kind, NULL);
 
+	/* Placeholders make lines of any length; people read 72 columns. */
+	g_autofree char *body = mailout_wrap(rendered.body->str,
+	                                     MAILOUT_WRAP_WIDTH);
 	g_autoptr(GMimeTextPart) text =
 	    g_mime_text_part_new_with_subtype("plain");
 	/* g_mime_text_part_set_text would recode the body to the smallest
 	 * charset that fits (ISO-8859-1 for "é"); tenure's mail is UTF-8. */
-	GMimeStream *stream = g_mime_stream_mem_new_with_buffer(
-	    rendered.body->str, rendered.body->len);
+	GMimeStream *stream =
+	    g_mime_stream_mem_new_with_buffer(body, strlen(body));
 	GMimeDataWrapper *content = g_mime_data_wrapper_new_with_stream(
 	    stream, GMIME_CONTENT_ENCODING_DEFAULT);
 	g_mime_part_set_content(GMIME_PART(text), content);

@@ -6,7 +6,9 @@
  * announce-remove, announce-expire, announce-scheduled, reminder, reply.
  * Every message gets Date, Message-ID, Auto-Submitted (auto-generated, or
  * auto-replied for replies), MIME headers, CRLF line endings, and a
- * PGP/MIME signature by the bot key when [keys] bot-key is set.
+ * PGP/MIME signature by the bot key when [keys] bot-key is set.  Body
+ * lines are wrapped at MAILOUT_WRAP_WIDTH after the placeholders are
+ * filled.
  */
 #ifndef TENURE_MAILOUT_H
 #define TENURE_MAILOUT_H
@@ -23,6 +25,17 @@ char *mailout_message_id(const Conf *conf, const char *event_key);
 /* TRUE when MESSAGE_ID's form is one tenure makes for CONF, so mail the
  * bot sent is recognised when the list echoes it back. */
 gboolean mailout_is_own_message_id(const Conf *conf, const char *message_id);
+
+/* Body lines of tenure's mail are wrapped at this many characters. */
+#define MAILOUT_WRAP_WIDTH 72
+
+/* BODY with every line longer than WIDTH characters broken at blanks.
+ * Continuation lines repeat the line's leading blanks and '>' quote
+ * marks; the words wrapped off a line of prose run into the next line
+ * when it continues the paragraph (not empty, indented, quoted, "-- " or
+ * a "Field: value" line); a single word longer than WIDTH stays whole.
+ * Every line of the result ends in '\n'. */
+char *mailout_wrap(const char *body, guint width);
 
 /* Renders KIND with VARS (placeholder -> value) into a finished message
  * with MESSAGE_ID. */

@@ -282,6 +282,85 @@ test_compose_every_template(void)
 	}
 }
 
+static void
+test_wrap_table(void)
+{
+	static const struct {
+		const char *in;
+		guint width;
+		const char *out;
+	} cases[] = {
+	    {"short line\n", 72, "short line\n"},
+	    {"one two three four", 9, "one two\nthree\nfour\n"},
+	    /* Continuations keep the indentation and the quote marks. */
+	    {"  one two three", 9, "  one two\n  three\n"},
+	    {"> one two three", 9, "> one two\n> three\n"},
+	    /* A word longer than the width is never cut. */
+	    {"a 0123456789ABCDEF b", 8, "a\n0123456789ABCDEF\nb\n"},
+	    /* Characters, not bytes, are counted. */
+	    {"\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9", 6,
+	     "\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9\n"},
+	    {"-- ", 2, "-- \n"},
+	    {"", 72, ""},
+	    {"a\n\nb\n", 72, "a\n\nb\n"},
+	    /* Prose runs on into the next line of its paragraph ... */
+	    {"one two three\nfour five\n", 9, "one two\nthree\nfour five\n"},
+	    {"one two three four\nfive\n", 9,
+	     "one two\nthree\nfour five\n"},
+	    /* ... but never into a field, a quote or a new paragraph. */
+	    {"one two three\nRule: x\n", 9, "one two\nthree\nRule: x\n"},
+	    {"one two three\n\nfour\n", 9, "one two\nthree\n\nfour\n"},
+	    {"> one two three\n> four\n", 9,
+	     "> one two\n> three\n> four\n"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *got = mailout_wrap(cases[i].in, cases[i].width);
+		g_assert_cmpstr(got, ==, cases[i].out);
+	}
+}
+
+/* Filled-in placeholders make long lines; the mail's body lines are
+ * rewrapped to 72 columns and lose no word. */
+static void
+test_compose_wraps_at_72(void)
+{
+	g_autoptr(Conf) conf = test_conf();
+	g_free(conf->name);
+	conf->name = g_strdup("Debian Technical Committee");
+	const char *kinds[] = {"announce-appoint", "announce-resign",
+	                       "announce-remove",  "announce-expire",
+	                       "announce-scheduled", "reminder"};
+	for (gsize k = 0; k < G_N_ELEMENTS(kinds); k++) {
+		g_autoptr(GHashTable) vars = person_vars();
+		g_hash_table_insert(
+		    vars, g_strdup("member"),
+		    g_strdup("Bartholomew Maximilian Garbée-Ståhlberg "
+		             "<bartholomew.garbee-stahlberg@example.org>"));
+		g_hash_table_insert(
+		    vars, g_strdup("name"),
+		    g_strdup("Bartholomew Maximilian Garbée-Ståhlberg"));
+		g_autofree char *id = mailout_message_id(conf, kinds[k]);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GBytes) bytes =
+		    mailout_compose(conf, kinds[k], vars, id, &error);
+		g_assert_no_error(error);
+		GMimeMessage *message = parse_message(bytes);
+		g_autofree char *text = g_mime_text_part_get_text(
+		    GMIME_TEXT_PART(g_mime_message_get_mime_part(message)));
+		g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+		for (guint i = 0; lines[i]; i++) {
+			g_strchomp(lines[i]);
+			if (g_utf8_strlen(lines[i], -1) > 72)
+				g_error("%s: line %u has %ld characters: %s",
+				        kinds[k], i + 1,
+				        g_utf8_strlen(lines[i], -1), lines[i]);
+		}
+		if (strstr(text, "Bartholomew") == NULL)
+			g_error("%s: the address was lost:\n%s", kinds[k], text);
+		g_object_unref(message);
+	}
+}
+
 static char *
 write_template(const char *dir, const char *kind, const char *text)
 {
@@ -776,6 +855,49 @@ test_schedule_history_not_announced(void)
 	g_assert_cmpuint(outbox_count_queued(later->state_dir), ==, 0);
 }
 
+/* The queued mail for KEY, as stored in the outbox. */
+static char *
+queued_text(const Conf *conf, const char *key)
+{
+	g_autofree char *id = mailout_message_id(conf, key);
+	g_autofree char *sum =
+	    g_compute_checksum_for_string(G_CHECKSUM_SHA256, id, -1);
+	g_autofree char *name = g_strndup(sum, 32);
+	g_autofree char *path = g_build_filename(conf->state_dir, "outbox",
+	                                         "queue", name, NULL);
+	char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		g_error("%s: not queued (%s)", key, path);
+	return text;
+}
+
+/* An appointment made before the ledger's first rule event, whose end
+ * of term that later rule sets, names that rule beside the end, never
+ * "Term rule in force: none" alone. */
+static void
+test_schedule_rule_beside_term_end(void)
+{
+	static const char ledger[] =
+	    "Event: rule\nDate: 2015-01-01\nRule: debian\nSource: import\n\n"
+	    "Event: appoint\nDate: 2010-01-10\n"
+	    "Member: Alice Senior <alice@example.org>\nSource: import\n\n"
+	    "Event: appoint\nDate: 2014-11-24\n"
+	    "Member: Sam Hartman <hartmans@example.org>\n"
+	    "Source: <appoint-sam@example.org>\n";
+	g_autoptr(Conf) conf = schedule_conf(ledger);
+	Day next_due = DAY_NONE;
+	g_autoptr(GError) error = NULL;
+	g_assert_true(schedule_run(conf, day("2014-11-25"), &next_due, &error));
+	g_assert_no_error(error);
+	g_autofree char *text = queued_text(
+	    conf, "announce/appoint/hartmans@example.org/2014-11-24");
+	if (strstr(text, "Expected end of term: 20") == NULL ||
+	    strstr(text, "Term rule in force: none; from 2015-01-01: "
+	                 "debian") == NULL)
+		g_error("the announcement does not name the rule that ends "
+		        "the term:\n%s", text);
+}
+
 static void
 test_schedule_announce_days_before(void)
 {
@@ -838,6 +960,9 @@ main(int argc, char **argv)
 	g_test_add_func("/mailout/no-header-injection-from-values",
 	                test_header_injection);
 	g_test_add_func("/mailout/queue-is-once-per-event", test_queue_once);
+	g_test_add_func("/mailout/wrap-table", test_wrap_table);
+	g_test_add_func("/mailout/body-lines-wrapped-at-72",
+	                test_compose_wraps_at_72);
 	g_test_add_func("/mailout/signed-pgp-mime-verifies", test_signed);
 	g_test_add_func("/schedule/calendar-of-a-debian-expiry",
 	                test_schedule_calendar);
@@ -847,6 +972,8 @@ main(int argc, char **argv)
 	                test_schedule_member_with_comma);
 	g_test_add_func("/schedule/history-is-not-announced",
 	                test_schedule_history_not_announced);
+	g_test_add_func("/schedule/rule-named-beside-the-end-of-term",
+	                test_schedule_rule_beside_term_end);
 	g_test_add_func("/schedule/announce-days-before-the-expiry",
 	                test_schedule_announce_days_before);
 	/* Last: it sets the clock. */
