@@ -213,12 +213,11 @@ member_address(const char *name, const char *email)
 	return text;
 }
 
-/* The description of the rule in force on DAY: the ledger's rule event
- * then, else the configured rule. */
+/* The description of the rule of EVENT, or of the configured rule when
+ * EVENT is NULL. */
 static char *
-rule_on(const Schedule *s, Day day)
+rule_event_describe(const Schedule *s, const LedgerEvent *event)
 {
-	const LedgerEvent *event = committee_rule_on(s->committee, day);
 	if (event) {
 		g_autoptr(Rule) rule =
 		    rule_new_from_string(event->rule, event->parameters, NULL);
@@ -226,6 +225,31 @@ rule_on(const Schedule *s, Day day)
 			return rule_describe(rule);
 	}
 	return rule_describe(s->rule);
+}
+
+/* The description of the rules in force from DAY to UNTIL (DAY alone when
+ * UNTIL is DAY_NONE): the ledger's rule event on DAY, else the
+ * configured rule, then each later rule event up to UNTIL with its date,
+ * so that a mail giving an end of term also names the rule that sets it
+ * ("none; from 2015-01-01: debian"). */
+static char *
+rule_on(const Schedule *s, Day day, Day until)
+{
+	g_autoptr(GString) text = g_string_new(NULL);
+	g_autofree char *first =
+	    rule_event_describe(s, committee_rule_on(s->committee, day));
+	g_string_append(text, first);
+	for (guint i = 0; until != DAY_NONE && i < s->committee->rules->len;
+	     i++) {
+		const LedgerEvent *event = s->committee->rules->pdata[i];
+		if (event->date <= day || event->date > until)
+			continue;
+		char buf[11];
+		g_autofree char *later = rule_event_describe(s, event);
+		g_string_append_printf(text, "; from %s: %s",
+		                       date_format(event->date, buf), later);
+	}
+	return g_string_free(g_steal_pointer(&text), FALSE);
 }
 
 static char *
@@ -259,7 +283,9 @@ person_vars(const Schedule *s, const char *member, const char *email,
 	GHashTable *vars =
 	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	g_autofree char *name = member_name(member, email);
-	g_autofree char *rule = rule_on(s, date);
+	Day term_end =
+	    info && info->member ? info->term_end : DAY_NONE;
+	g_autofree char *rule = rule_on(s, date, term_end);
 	g_autofree char *address = member_address(name, email);
 	var(vars, "member", address);
 	var(vars, "name", name);
