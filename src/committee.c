@@ -31,6 +31,7 @@ committee_free(Committee *committee)
 		g_free(committee->bootstrap[r]);
 	}
 	g_hash_table_unref(committee->keys);
+	g_ptr_array_unref(committee->defers);
 	g_free(committee);
 }
 
@@ -188,6 +189,8 @@ committee_replay(const Ledger *ledger, GError **error)
 	committee->keys = g_hash_table_new_full(
 	    g_str_hash, g_str_equal, g_free,
 	    (GDestroyNotify)g_ptr_array_unref);
+	committee->defers = g_ptr_array_new();
+	committee->path = ledger->path;
 
 	/* g_ptr_array_sort is a stable merge sort in GLib. */
 	g_autoptr(GPtrArray) events = g_ptr_array_new();
@@ -262,6 +265,7 @@ committee_replay(const Ledger *ledger, GError **error)
 			                           event->until);
 			if (last->deferred_on == DAY_NONE)
 				last->deferred_on = event->date;
+			g_ptr_array_add(committee->defers, (gpointer)event);
 			break;
 		case EVENT_RULE:
 		case EVENT_ROLE:

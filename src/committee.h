@@ -66,6 +66,9 @@ typedef struct {
 	GHashTable *keys;       /* email -> GPtrArray of const LedgerEvent*
 	                           carrying that person's Fingerprint, by date */
 	char *bootstrap[ROLE_COUNT]; /* [roles] fingerprints, or NULL */
+	GPtrArray *defers;      /* of const LedgerEvent* (defer events), by
+	                           date (ledger order breaks ties) */
+	const char *path;       /* the ledger's, for errors (borrowed) */
 } Committee;
 
 /* Replays LEDGER (which must outlive the result). */

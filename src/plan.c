@@ -160,8 +160,8 @@ engine_appoint(Engine *engine, guint input, const EngineTerm *term,
 		}
 	}
 	if (term) {
-		seat.deferred_until = term->deferred_until;
-		seat.deferred_on = term->deferred_on;
+		seat.deferrals = term->deferrals;
+		seat.n_deferrals = term->n_deferrals;
 	}
 	if (seat.pinned_end == DAY_NONE && seat.planned_end == DAY_NONE) {
 		seat.planned_end =
@@ -458,6 +458,43 @@ engine_term_cmp(gconstpointer a, gconstpointer b)
 	return x->order < y->order ? -1 : x->order > y->order ? 1 : 0;
 }
 
+/* Each term's defer events, in date order; every defer falls within a
+ * term of its member (replay refuses any other). */
+static void
+input_add_deferrals(EngineInput *input, const Committee *committee)
+{
+	g_autoptr(GArray) first = g_array_new(FALSE, TRUE, sizeof(guint));
+	for (guint i = 0; i < input->terms->len; i++) {
+		const EngineTerm *t =
+		    &g_array_index(input->terms, EngineTerm, i);
+		const Person *person = committee->people->pdata[t->person];
+		guint at = input->deferrals->len;
+		g_array_append_val(first, at);
+		for (guint j = 0; j < committee->defers->len; j++) {
+			const LedgerEvent *event = committee->defers->pdata[j];
+			if (committee_find(committee, event->email) != person ||
+			    person_term_on(person, event->date) !=
+			        input->sources->pdata[i])
+				continue;
+			EngineDeferral deferral = {event->date, event->until};
+			g_array_append_val(input->deferrals, deferral);
+		}
+	}
+	/* The array no longer grows: point the terms into it. */
+	for (guint i = 0; i < input->terms->len; i++) {
+		EngineTerm *t = &g_array_index(input->terms, EngineTerm, i);
+		guint at = g_array_index(first, guint, i);
+		guint end = i + 1 < first->len
+		                ? g_array_index(first, guint, i + 1)
+		                : input->deferrals->len;
+		t->n_deferrals = end - at;
+		t->deferrals =
+		    t->n_deferrals
+		        ? &g_array_index(input->deferrals, EngineDeferral, at)
+		        : NULL;
+	}
+}
+
 gboolean
 engine_input_build(EngineInput *input, const Committee *committee,
                    const Rule *default_rule, GError **error)
@@ -470,6 +507,7 @@ engine_input_build(EngineInput *input, const Committee *committee,
 	input->spans = g_array_new(FALSE, TRUE, sizeof(EngineRuleSpan));
 	input->owned_rules =
 	    g_ptr_array_new_with_free_func((GDestroyNotify)rule_free);
+	input->deferrals = g_array_new(FALSE, TRUE, sizeof(EngineDeferral));
 
 	for (guint p = 0; p < committee->people->len; p++) {
 		const Person *person = committee->people->pdata[p];
@@ -483,8 +521,6 @@ engine_input_build(EngineInput *input, const Committee *committee,
 			    .start = term->start,
 			    .recorded_end = term->end,
 			    .recorded_kind = term->ended_by,
-			    .deferred_until = term->deferred_until,
-			    .deferred_on = term->deferred_on,
 			    .order = term->order,
 			};
 			g_array_append_val(input->terms, engine_term);
@@ -504,6 +540,7 @@ engine_input_build(EngineInput *input, const Committee *committee,
 		}
 		g_ptr_array_add(input->sources, (gpointer)source);
 	}
+	input_add_deferrals(input, committee);
 
 	/* A rule event records from when a rule applies, so the history
 	 * before the first one is never reinterpreted: no term limit
@@ -522,8 +559,12 @@ engine_input_build(EngineInput *input, const Committee *committee,
 		Rule *rule = rule_new_from_string(event->rule,
 		                                  event->parameters, &local);
 		if (rule == NULL) {
+			/* Like every other ledger error: file, line, field. */
+			g_autoptr(Rule) known = rule_new(event->rule, NULL, NULL);
 			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-			            "ledger line %u: %s", event->line,
+			            "%s:%u: %s: %s",
+			            committee->path ? committee->path : "ledger",
+			            event->line, known ? "Parameters" : "Rule",
 			            local->message);
 			engine_input_clear(input);
 			return FALSE;
@@ -543,6 +584,7 @@ engine_input_clear(EngineInput *input)
 	g_clear_pointer(&input->project_joined, g_array_unref);
 	g_clear_pointer(&input->spans, g_array_unref);
 	g_clear_pointer(&input->owned_rules, g_ptr_array_unref);
+	g_clear_pointer(&input->deferrals, g_array_unref);
 }
 
 /* ---- plan_run ---- */

@@ -11,14 +11,21 @@
  * Read as: on `day` each year, a member whose continuous service is at
  * least `max-service` expires, unless the members who left in
  * (D - 12 months, D) plus the current members with longer continuous
- * service number at least two.  Members tied on continuous service are
- * ranked by seniority (Project-Joined, then ledger order), so that at
- * most two are forced out in any year, as the mail intends. */
+ * service number at least two.  "Longer" is strictly longer (SPEC, and
+ * the mail's "a longer continuous period"): members appointed the same
+ * day have equal service and none counts for another, so three of them
+ * reaching max-service together all leave, even though the mail's
+ * examples never show more than two a year.  Seniority is not used to
+ * rank them: the rule speaks of service, not of seniority. */
 #include "config.h"
 
 #include "rules/rules-private.h"
 
-enum { REASON_MAX_SERVICE };
+/* The reason code carries the counts that decided it: REASON_LEFT per
+ * member who left in the year before (0 or 1), REASON_LONGER per member
+ * with longer service (0 or 1), REASON_SAME per member with the same
+ * service. */
+enum { REASON_LEFT = 1, REASON_LONGER = 2, REASON_SAME = 4 };
 
 static const ParamSpec annual_expiry_params[] = {
     {"day", PARAM_MONTH_DAY, G_STRUCT_OFFSET(Rule, day), "08-16"},
@@ -78,18 +85,21 @@ annual_expiry_decide(const Rule *rule, Board *board)
 		if (!undecided(seat) || rule_seat_end(seat) == today ||
 		    seat->due > today)
 			continue;
-		guint longer = 0;
-		for (guint j = 0; j < board->n_seats && left + longer < 2;
-		     j++) {
+		guint longer = 0, same = 0;
+		for (guint j = 0; j < board->n_seats; j++) {
 			const Seat *other = &board->seats[j];
-			if (other->service_start < seat->service_start ||
-			    (other->service_start == seat->service_start &&
-			     j < i))
+			if (j == i)
+				continue;
+			if (other->service_start < seat->service_start)
 				longer++;
+			else if (other->service_start == seat->service_start)
+				same++;
 		}
 		if (left + longer < 2)
 			rule_board_expire(board, seat, today,
-			                  REASON_MAX_SERVICE,
+			                  (int)(left * REASON_LEFT +
+			                        longer * REASON_LONGER +
+			                        same * REASON_SAME),
 			                  seat->service_start);
 	}
 }
@@ -119,16 +129,24 @@ annual_expiry_explain(const Rule *rule, int reason, Day decided, Day reason_day,
 	char d[11], s[11];
 	date_format(decided, d);
 	date_format(reason_day, s);
-	return g_strdup_printf("served %s (since %s) on %s, at least %s, and "
-	                       "fewer than two members left in the 12 months "
-	                       "before or served longer (annual-expiry)",
-	                       served, s, d, max);
+	int left = reason % REASON_LONGER / REASON_LEFT;
+	int longer = reason % REASON_SAME / REASON_LONGER;
+	int same = reason / REASON_SAME;
+	g_autofree char *tie =
+	    same > 0 ? g_strdup_printf("; %d with the same service, which is "
+	                               "not longer",
+	                               same)
+	             : g_strdup("");
+	return g_strdup_printf("served %s (since %s) on %s, at least %s: %d "
+	                       "left in the 12 months before and %d served "
+	                       "longer, fewer than two%s (annual-expiry)",
+	                       served, s, d, max, left, longer, tie);
 }
 
 const RuleClass rule_annual_expiry_class = {
     .name = "annual-expiry",
     .summary = "on `day` each year, members with `max-service` or more "
-               "leave, at most two a year",
+               "leave unless two left in the year or served longer",
     .params = annual_expiry_params,
     .adopt = annual_expiry_adopt,
     .appointed = annual_expiry_appointed,

@@ -79,6 +79,19 @@ parse_month_day(const char *text, int *out)
 	return TRUE;
 }
 
+/* "4y13m" parses as 61 months, but months beside years are the part of
+ * a year left over: 13 of them is a mistake (18m alone is fine). */
+static gboolean
+months_within_year(const char *text)
+{
+	const char *y = strchr(text, 'y');
+	if (y == NULL || y[1] == '\0')
+		return TRUE;
+	char *end = NULL;
+	gint64 months = g_ascii_strtoll(y + 1, &end, 10);
+	return months < 12;
+}
+
 static gboolean
 param_set(Rule *rule, const ParamSpec *spec, const char *value, GError **error)
 {
@@ -88,7 +101,8 @@ param_set(Rule *rule, const ParamSpec *spec, const char *value, GError **error)
 	case PARAM_SPAN:
 	case PARAM_SPAN_OR_ZERO: {
 		int months;
-		if (!date_parse_span(value, &months)) {
+		if (!date_parse_span(value, &months) ||
+		    !months_within_year(value)) {
 			g_set_error(
 			    error, TENURE_ERROR, TENURE_ERROR_INVALID,
 			    "rule %s: parameter %s: \"%s\" is not a duration "
@@ -282,11 +296,14 @@ rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
 {
 	if (seat->pinned_end != DAY_NONE)
 		return FALSE;
-	seat->deferred = seat->deferred_until != DAY_NONE &&
-	                 seat->deferred_until > expiry &&
-	                 seat->deferred_on <= expiry;
-	if (seat->deferred)
-		expiry = seat->deferred_until;
+	seat->deferred = FALSE;
+	for (guint i = 0; i < seat->n_deferrals; i++) {
+		const EngineDeferral *deferral = &seat->deferrals[i];
+		if (deferral->on <= expiry && deferral->until > expiry) {
+			expiry = deferral->until;
+			seat->deferred = TRUE;
+		}
+	}
 	board->version++;
 	seat->expiry = expiry;
 	rule_seat_update(seat);

@@ -27,6 +27,12 @@
 /* A day later than any real date: "no such day yet". */
 #define DAY_NEVER ((Day)G_MAXUINT32)
 
+/* A defer event: on ON, the expiry pending then moves to UNTIL. */
+typedef struct {
+	Day on;
+	Day until;
+} EngineDeferral;
+
 /* One sitting member, as the rules see them. */
 typedef struct {
 	guint term;         /* index of the term in the engine's list */
@@ -42,9 +48,8 @@ typedef struct {
 	Day planned_end;    /* a recorded (or simulated) future ending
 	                       the rule may pre-empt; DAY_NONE if none */
 	EventKind planned_kind;
-	Day deferred_until; /* latest defer Until, or DAY_NONE */
-	Day deferred_on;    /* the Date of the first defer (later ones
-	                       extend it), or DAY_NONE */
+	const EngineDeferral *deferrals; /* the term's, by date */
+	guint n_deferrals;
 	Day expiry;         /* last day the rule decided, or DAY_NONE */
 	Day decided;        /* when the rule decided it */
 	Day reason_day;     /* a date the reason refers to */
@@ -179,10 +184,11 @@ rule_seat_update(Seat *seat)
 }
 
 /* Sets SEAT's rule-driven last day to EXPIRY (decided on board->today),
- * moved to its deferral's Until when that is later and the deferral was
- * made by EXPIRY (a deferral dated after the last day of service comes
- * too late to postpone it).  Does nothing to a
- * seat whose ending is pinned.  Returns TRUE when the expiry was set. */
+ * then applies the seat's deferrals one at a time in date order: each
+ * moves the expiry pending on its own date to its Until when that is
+ * later, and only if that expiry has not yet taken effect (a deferral
+ * dated after the last day of service comes too late).  Does nothing to
+ * a seat whose ending is pinned.  Returns TRUE when the expiry was set. */
 gboolean rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
                            Day reason_day);
 
@@ -226,9 +232,9 @@ typedef struct {
 	Day start;
 	Day recorded_end; /* DAY_NONE when the ledger leaves it open */
 	EventKind recorded_kind;
-	Day deferred_until;
-	Day deferred_on; /* the Date of the term's first defer */
-	guint order;     /* ledger order of the appointment */
+	const EngineDeferral *deferrals; /* by date; NULL when none */
+	guint n_deferrals;
+	guint order; /* ledger order of the appointment */
 } EngineTerm;
 
 typedef struct {
@@ -317,6 +323,7 @@ typedef struct {
 	GArray *project_joined; /* of Day, per person */
 	GArray *spans;          /* of EngineRuleSpan */
 	GPtrArray *owned_rules; /* of Rule*, parsed from rule events */
+	GArray *deferrals;      /* of EngineDeferral, the terms' */
 	const Committee *committee;
 } EngineInput;
 

@@ -28,10 +28,12 @@ senior_rolling_next_decision(const Rule *rule, const Board *board, Day after)
 	if (board->n_seats == 0)
 		return DAY_NEVER;
 	const Seat *top = &board->seats[0];
-	/* A most senior member whose ending is already fixed holds the rule
-	 * back until that ending, which the engine sees anyway. */
+	/* A most senior member whose ending is already fixed (a deferred
+	 * expiry, history) holds the rule back until that ending.  On their
+	 * last day they count as ended, as a resignation that day does, so
+	 * the rule may decide on that very day about the next one. */
 	if (top->pinned_end != DAY_NONE || top->expiry != DAY_NONE)
-		return DAY_NEVER;
+		after = MAX(after, rule_seat_end(top));
 	guint k = (guint)rule->min_turnover;
 	if (board->n_ended < k)
 		return after;
