@@ -110,6 +110,46 @@ person_slot(GArray *array, guint person)
 	return &g_array_index(array, guint, person);
 }
 
+static void record_decision(EngineOutcome *outcome, const Seat *seat);
+
+/* Removes the I-th seat from the board. */
+static void
+engine_unseat(Engine *engine, guint i)
+{
+	Board *board = &engine->board;
+	Seat *seat = &board->seats[i];
+	*person_slot(engine->sitting, seat->person) = 0;
+	memmove(&board->seats[i], &board->seats[i + 1],
+	        (board->n_seats - i - 1) * sizeof(Seat));
+	board->n_seats--;
+	board->version++;
+}
+
+/* A placeholder only stands in for the appointments the ledger does not
+ * record: when a recorded one finds the committee full, the least
+ * senior placeholder gives up its seat the day before, so that the
+ * projection never exceeds the cap.  That is no term ending the rules
+ * count (a turnover window, a member who left): the placeholder was
+ * never more than a stand-in. */
+static void
+engine_stand_down_placeholder(Engine *engine, Day day)
+{
+	Board *board = &engine->board;
+	for (guint i = board->n_seats; i > 0; i--) {
+		Seat *seat = &board->seats[i - 1];
+		EngineOutcome *outcome = &g_array_index(
+		    engine->result->outcomes, EngineOutcome, seat->term);
+		if (outcome->input != G_MAXUINT || seat->start >= day)
+			continue;
+		outcome->end = day - 1;
+		record_decision(outcome, seat);
+		outcome->ended_by = EVENT_RESIGN;
+		outcome->stood_down = TRUE;
+		engine_unseat(engine, i - 1);
+		return;
+	}
+}
+
 /* Seats a member appointed on DAY.  INPUT is G_MAXUINT for a placeholder
  * (then TERM is NULL). */
 static void
@@ -124,6 +164,8 @@ engine_appoint(Engine *engine, guint input, const EngineTerm *term,
 		return;
 	}
 
+	if (input != G_MAXUINT && (int)board->n_seats >= setup->max_members)
+		engine_stand_down_placeholder(engine, day);
 	EngineOutcome outcome = {0};
 	outcome.input = input;
 	outcome.person = person;
@@ -283,7 +325,9 @@ engine_end_day(Engine *engine, Day day)
 		}
 		board->ended[board->n_ended++] = day;
 		board->version++;
-		if (setup->fill_after > 0 && day >= setup->fill_from)
+		if (setup->fill_after > 0 &&
+		    (day >= setup->fill_from ||
+		     (outcome->computed && day >= setup->fill_computed_from)))
 			queue_fill(engine, day + (Day)setup->fill_after);
 	}
 	board->n_seats = kept;
@@ -719,6 +763,21 @@ ending_kind(EventKind kind)
 	}
 }
 
+/* Whether O's person was appointed again after O, by DAY. */
+static gboolean
+appointed_again(const Planner *planner, const EngineOutcome *o, Day day)
+{
+	GArray *outcomes = planner->result.outcomes;
+	for (guint i = 0; i < outcomes->len; i++) {
+		const EngineOutcome *later =
+		    &g_array_index(outcomes, EngineOutcome, i);
+		if (later->person == o->person && later->start > o->end &&
+		    later->start <= day)
+			return TRUE;
+	}
+	return FALSE;
+}
+
 static void
 plan_outcome_events(Planner *planner, const EngineOutcome *o)
 {
@@ -751,6 +810,9 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 			             ? g_strdup_printf(
 			                   "overdue, not recorded: %s", why)
 			             : g_steal_pointer(&why);
+		} else if (o->stood_down) {
+			detail = g_strdup("placeholder newcomer; gives its "
+			                  "seat to a recorded appointment");
 		} else {
 			detail = g_strdup("recorded");
 		}
@@ -758,15 +820,19 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 		          o->computed, detail);
 	}
 	if (o->end != DAY_NONE) {
-		const Rule *rule = engine_rule_on(planner->spans,
-		                                  planner->n_spans, o->end + 1);
+		/* The rule being planned says when the person may return,
+		 * also for a term that ended before FROM under another. */
+		const Rule *rule =
+		    engine_rule_on(planner->spans, planner->n_spans,
+		                   MAX(o->end + 1, options->from));
 		BarKind bar;
 		Day bar_day;
 		Day from =
 		    engine_eligible_from(rule, &planner->result, o->person,
 		                         o->end + 1, &bar, &bar_day);
 		if (bar != BAR_NONE && from != DAY_NEVER &&
-		    in_range(planner, from))
+		    in_range(planner, from) &&
+		    !appointed_again(planner, o, from))
 			add_event(planner, from, PLAN_ELIGIBLE, o->person, TRUE,
 			          rule_explain_bar(rule, bar, bar_day, from));
 	}
@@ -836,6 +902,37 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 	}
 }
 
+/* A recorded appointment in the planned period that would seat one
+ * member more than the cap allows is an error naming its stanza: the
+ * plan (a what-if rule keeping members the ledger let go, or a ledger
+ * that contradicts the cap) cannot be carried out. */
+static gboolean
+check_cap(const Planner *planner, const Ledger *ledger, GError **error)
+{
+	GArray *outcomes = planner->result.outcomes;
+	for (guint i = 0; i < outcomes->len; i++) {
+		const EngineOutcome *o =
+		    &g_array_index(outcomes, EngineOutcome, i);
+		if (!o->over_cap || o->input == G_MAXUINT ||
+		    !in_range(planner, o->start))
+			continue;
+		const Term *term = planner->input->sources->pdata[o->input];
+		g_autofree char *member = member_name(planner, o->person);
+		char d[11];
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s:%u: appoint: %s would be member number %d on "
+		            "%s, and the committee has at most %d",
+		            ledger->path,
+		            term && term->appointed_by ? term->appointed_by->line
+		                                       : 0,
+		            member, planner->options->max_members + 1,
+		            date_format(o->start, d),
+		            planner->options->max_members);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 GPtrArray *
 plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 {
@@ -875,7 +972,9 @@ plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 	}
 
 	/* Placeholders project beyond what the ledger knows: a vacancy
-	 * before its last appointment was the ledger's to fill. */
+	 * before its last appointment was the ledger's to fill, unless a
+	 * what-if rule made it (an expiry the ledger's own rules did not
+	 * give), and those are filled from FROM on. */
 	Day fill_from = options->from;
 	for (guint i = 0; i < input.terms->len; i++)
 		fill_from =
@@ -895,6 +994,8 @@ plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 	    .max_members = options->max_members,
 	    .fill_after = options->fill_after,
 	    .fill_from = fill_from,
+	    .fill_computed_from =
+	        options->override ? options->from : fill_from,
 	};
 	Planner planner = {
 	    .options = options,
@@ -905,6 +1006,12 @@ plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 	};
 	engine_result_init(&planner.result);
 	engine_run(&setup, &planner.result);
+	if (!check_cap(&planner, ledger, error)) {
+		g_array_unref(planner.events);
+		engine_result_clear(&planner.result);
+		engine_input_clear(&input);
+		return NULL;
+	}
 
 	for (guint i = 0; i < planner.result.outcomes->len; i++)
 		plan_outcome_events(

@@ -181,6 +181,7 @@ run_job(Job *job)
 	    .max_members = options->max_members,
 	    .fill_after = options->fill_after,
 	    .fill_from = options->start,
+	    .fill_computed_from = options->start,
 	    .draw_resignation = draw_resignation,
 	    .draw_data = &luck,
 	    .account = account_days,

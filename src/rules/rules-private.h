@@ -222,8 +222,12 @@ char *rule_explain_bar(const Rule *rule, BarKind bar, Day bar_day,
  * recorded before HISTORY_BEFORE is history and pinned; a recorded
  * expiry on or after RECOMPUTE_FROM is ignored and recomputed; any other
  * recorded ending is planned, and an earlier rule-driven expiry pre-empts
- * it.  With FILL_AFTER > 0 every vacancy from FILL_FROM on is filled by a
- * placeholder newcomer that many days later, while there is room.  With
+ * it.  With FILL_AFTER > 0 every vacancy from FILL_FROM on, and every
+ * vacancy a rule-driven expiry leaves from FILL_COMPUTED_FROM on, is
+ * filled by a placeholder newcomer that many days later, while there is
+ * room; a recorded appointment that finds the committee full while a
+ * placeholder sits takes the least senior placeholder's seat (that
+ * placeholder's last day is the day before).  With
  * DRAW_RESIGNATION (simulations), every term without a recorded ending
  * gets the resignation day it returns (DAY_NONE: none) for its first day
  * from HISTORY_BEFORE on. */
@@ -255,6 +259,7 @@ typedef struct {
 	int max_members;
 	int fill_after; /* days; 0 = no placeholders */
 	Day fill_from;
+	Day fill_computed_from;
 	Day (*draw_resignation)(gpointer data, Day from);
 	gpointer draw_data;
 	/* Simulations: called for each stretch of days FROM to TO (both
@@ -276,6 +281,8 @@ typedef struct {
 	gboolean computed; /* ended by the rule */
 	gboolean planned;  /* ended as the ledger planned (not history) */
 	gboolean over_cap; /* appointed with the committee full */
+	gboolean stood_down; /* a placeholder that gave its seat to a
+	                        recorded appointment */
 	/* The rule's decision about the term, if any (even when a planned
 	 * ending came first): */
 	Day expiry;
