@@ -77,6 +77,10 @@ override_rule(const Conf *conf, const Committee *committee, Day from,
 			}
 		}
 	}
+	/* --param replaces what the rule in force says, but a key given
+	 * twice on the command line is a mistake, as in Parameters:. */
+	g_autoptr(GHashTable) given =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	for (char **param = opt_params; param && *param; param++) {
 		const char *eq = strchr(*param, '=');
 		if (eq == NULL || eq == *param) {
@@ -84,8 +88,13 @@ override_rule(const Conf *conf, const Committee *committee, Day from,
 			          *param);
 			return FALSE;
 		}
-		g_hash_table_insert(params, g_strndup(*param, eq - *param),
-		                    g_strdup(eq + 1));
+		char *key = g_strndup(*param, eq - *param);
+		if (!g_hash_table_add(given, key)) {
+			cmd_error("plan", "--param: parameter %s given twice",
+			          key);
+			return FALSE;
+		}
+		g_hash_table_insert(params, g_strdup(key), g_strdup(eq + 1));
 	}
 	g_autoptr(GError) error = NULL;
 	*out = rule_new(name, params, &error);
@@ -155,22 +164,30 @@ ics_line(GString *out, const char *name, const char *value, gboolean text)
 		}
 		g_string_append_c(line, *p);
 	}
+	/* Fold so that no line exceeds 75 octets (CRLF not counted), and
+	 * between UTF-8 characters, never inside one: a character that
+	 * would not fit whole goes to the next line. */
 	gsize column = 0;
-	for (gsize i = 0; i < line->len; i++) {
-		/* Fold between UTF-8 characters, never inside one. */
-		if (column >= 74 && ((guchar)line->str[i] & 0xC0) != 0x80) {
+	for (gsize i = 0; i < line->len;) {
+		gsize width = 1;
+		while (i + width < line->len &&
+		       ((guchar)line->str[i + width] & 0xC0) == 0x80)
+			width++;
+		if (column + width > 75) {
 			g_string_append(out, "\r\n ");
 			column = 1;
 		}
-		g_string_append_c(out, line->str[i]);
-		column++;
+		g_string_append_len(out, line->str + i, (gssize)width);
+		column += width;
+		i += width;
 	}
 	g_string_append(out, "\r\n");
 	g_string_free(line, TRUE);
 }
 
 static void
-print_ics(GPtrArray *events, const char *rule_text)
+print_ics(GPtrArray *events, const char *committee_name,
+          const char *rule_text)
 {
 	GString *out = g_string_new(NULL);
 	g_autoptr(GDateTime) now =
@@ -182,12 +199,18 @@ print_ics(GPtrArray *events, const char *rule_text)
 	         FALSE);
 	ics_line(out, "CALSCALE", "GREGORIAN", FALSE);
 	g_autofree char *calname =
-	    g_strdup_printf("Committee terms (%s)", rule_text);
+	    g_strdup_printf("%s terms (%s)", committee_name, rule_text);
 	ics_line(out, "X-WR-CALNAME", calname, TRUE);
+	/* Keys already used, so that two rows alike on one day still get
+	 * two UIDs. */
+	g_autoptr(GHashTable) used =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	for (guint i = 0; i < events->len; i++) {
 		const PlanEvent *event = events->pdata[i];
 		const char *what;
-		if (event->kind == PLAN_EXPIRE)
+		if (event->kind == PLAN_EXPIRE && event->overdue)
+			what = "term expired, overdue (not recorded)";
+		else if (event->kind == PLAN_EXPIRE)
 			what = "term expires";
 		else if (event->kind == PLAN_ELIGIBLE)
 			what = "may be appointed again";
@@ -204,10 +227,17 @@ print_ics(GPtrArray *events, const char *rule_text)
 		    g_strdup_printf("%04d%02d%02d", ny, nm, nd);
 		/* A UID from the event itself, so that a calendar refreshed
 		 * from a new plan updates events instead of duplicating
-		 * them. */
-		g_autofree char *key =
-		    g_strdup_printf("%s %s %s", start,
-		                    plan_kind_name(event->kind), event->member);
+		 * them; the committee and the rule keep calendars of other
+		 * committees and other what-ifs apart. */
+		char *key = NULL;
+		for (guint n = 0; key == NULL; n++) {
+			key = g_strdup_printf(
+			    "%s\n%s\n%s\n%s\n%s\n%u", committee_name,
+			    rule_text, start, plan_kind_name(event->kind),
+			    event->member, n);
+			if (!g_hash_table_add(used, key))
+				key = NULL;
+		}
 		g_autofree char *hash =
 		    g_compute_checksum_for_string(G_CHECKSUM_SHA256, key, -1);
 		g_autofree char *uid = g_strdup_printf("%.32s@tenure", hash);
@@ -342,7 +372,8 @@ cmd_plan(int argc, char **argv)
 	if (strcmp(format, "tsv") == 0)
 		print_tsv(events);
 	else if (strcmp(format, "ics") == 0)
-		print_ics(events, rule_text);
+		print_ics(events, conf->name ? conf->name : "Committee",
+		          rule_text);
 	else
 		print_text(events, rule_text, from, until);
 	/* Machine formats carry only events; disputes go to stderr so that

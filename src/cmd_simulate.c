@@ -128,23 +128,29 @@ print_text(const SimulateResult *results, guint n, const SimulateOptions *o)
 	       "vacancies filled after %d days; seed %u\n\n",
 	       o->runs, o->years, date_format(o->start, d),
 	       o->resign_rate * 100, o->fill_after, o->seed);
-	printf("%-52s %15s %15s %7s %21s %9s\n", "", "tenure (years)",
+	printf("%-52s %15s %31s %7s %21s %9s\n", "", "tenure (years)",
 	       "forced expiries", "mean", "share of days with", "");
 	g_autofree char *below = g_strdup_printf("<%d members", o->min_members);
-	printf("%-52s %7s %7s %7s %7s %7s %10s %10s %9s\n", "rule", "mean",
-	       "longest", "a year", "worst", "members", below, "<2 seasoned",
-	       "runs/s");
+	printf("%-52s %7s %7s %7s %7s %15s %7s %10s %10s %9s\n", "rule",
+	       "mean", "longest", "a year", "worst", "years 0/1/2/3+",
+	       "members", below, "<2 seasoned", "runs/s");
 	for (guint i = 0; i < n; i++) {
 		const SimulateResult *r = &results[i];
-		printf("%-52s %7.1f %7.1f %7.2f %7d %7.2f %9.1f%% %10.1f%% "
-		       "%9.0f\n",
+		g_autofree char *years = g_strdup_printf(
+		    "%.0f/%.0f/%.0f/%.0f%%", r->share_years[0] * 100,
+		    r->share_years[1] * 100, r->share_years[2] * 100,
+		    r->share_years[3] * 100);
+		printf("%-52s %7.1f %7.1f %7.2f %7d %15s %7.2f %9.1f%% "
+		       "%10.1f%% %9.0f\n",
 		       r->rule, r->mean_tenure, r->longest_tenure,
-		       r->expiries_per_year, r->worst_year, r->mean_members,
-		       r->share_below_min * 100, r->share_inexperienced * 100,
-		       r->runs_per_second);
+		       r->expiries_per_year, r->worst_year, years,
+		       r->mean_members, r->share_below_min * 100,
+		       r->share_inexperienced * 100, r->runs_per_second);
 	}
 	printf("\nWorst: the most forced expiries in one year of one run.  "
-	       "Seasoned: more than\ntwo years of continuous service.\n");
+	       "Years 0/1/2/3+: the\nshare of years with no, one, two, and "
+	       "three or more forced expiries.\nSeasoned: more than two "
+	       "years of continuous service.\n");
 }
 
 static void
@@ -152,14 +158,17 @@ print_tsv(const SimulateResult *results, guint n)
 {
 	printf("rule\tmean_tenure_years\tlongest_tenure_years\t"
 	       "expiries_per_year\tworst_year\tmean_members\tshare_below_min\t"
-	       "share_inexperienced\truns_per_second\n");
+	       "share_inexperienced\truns_per_second\tforced_years_0\t"
+	       "forced_years_1\tforced_years_2\tforced_years_3_or_more\n");
 	for (guint i = 0; i < n; i++) {
 		const SimulateResult *r = &results[i];
-		printf("%s\t%.3f\t%.3f\t%.4f\t%d\t%.3f\t%.5f\t%.5f\t%.0f\n",
+		printf("%s\t%.3f\t%.3f\t%.4f\t%d\t%.3f\t%.5f\t%.5f\t%.0f\t%.4f\t"
+		       "%.4f\t%.4f\t%.4f\n",
 		       r->rule, r->mean_tenure, r->longest_tenure,
 		       r->expiries_per_year, r->worst_year, r->mean_members,
 		       r->share_below_min, r->share_inexperienced,
-		       r->runs_per_second);
+		       r->runs_per_second, r->share_years[0], r->share_years[1],
+		       r->share_years[2], r->share_years[3]);
 	}
 }
 

@@ -816,8 +816,10 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 		} else {
 			detail = g_strdup("recorded");
 		}
-		add_event(planner, o->end, ending_kind(o->ended_by), o->person,
-		          o->computed, detail);
+		PlanEvent *ending =
+		    add_event(planner, o->end, ending_kind(o->ended_by),
+		              o->person, o->computed, detail);
+		ending->overdue = o->computed && o->end < options->from;
 	}
 	if (o->end != DAY_NONE) {
 		/* The rule being planned says when the person may return,

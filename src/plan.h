@@ -34,6 +34,7 @@ typedef struct {
 	char *member;    /* "Name <email>" */
 	char *detail;    /* reason, rule, or "recorded 2020-08-16" */
 	gboolean computed; /* from the rule, not from the ledger */
+	gboolean overdue;  /* PLAN_EXPIRE: before FROM and not recorded */
 	Day expiry;      /* PLAN_SCHEDULED: the expiry date fixed */
 } PlanEvent;
 

@@ -34,6 +34,7 @@ typedef struct {
 	double longest_days;
 	guint64 expiries;
 	int worst_year;
+	guint64 years[SIMULATE_YEAR_CLASSES]; /* by forced expiries */
 	guint64 below_days;
 	guint64 inexperienced_days;
 	double member_days;
@@ -131,8 +132,10 @@ account_run(const World *world, const EngineResult *result, int *per_year,
 			totals->expiries++;
 		}
 	}
-	for (int y = 0; y < options->years; y++)
+	for (int y = 0; y < options->years; y++) {
 		totals->worst_year = MAX(totals->worst_year, per_year[y]);
+		totals->years[MIN(per_year[y], SIMULATE_YEAR_CLASSES - 1)]++;
+	}
 }
 
 typedef struct {
@@ -208,6 +211,8 @@ totals_add(Totals *sum, const Totals *part)
 	sum->longest_days = MAX(sum->longest_days, part->longest_days);
 	sum->expiries += part->expiries;
 	sum->worst_year = MAX(sum->worst_year, part->worst_year);
+	for (int i = 0; i < SIMULATE_YEAR_CLASSES; i++)
+		sum->years[i] += part->years[i];
 	sum->below_days += part->below_days;
 	sum->inexperienced_days += part->inexperienced_days;
 	sum->member_days += part->member_days;
@@ -227,6 +232,9 @@ result_fill(SimulateResult *out, const Rule *rule, const Totals *totals,
 	out->expiries_per_year =
 	    (double)totals->expiries / options->runs / options->years;
 	out->worst_year = totals->worst_year;
+	for (int i = 0; i < SIMULATE_YEAR_CLASSES; i++)
+		out->share_years[i] = (double)totals->years[i] /
+		                      ((double)options->runs * options->years);
 	out->share_below_min = (double)totals->below_days / totals->days;
 	out->share_inexperienced =
 	    (double)totals->inexperienced_days / totals->days;

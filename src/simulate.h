@@ -31,12 +31,18 @@ typedef struct {
 	int threads;     /* 0: one per processor */
 } SimulateOptions;
 
+#define SIMULATE_YEAR_CLASSES 4
+
 typedef struct {
 	char *rule;               /* rule_describe() */
 	double mean_tenure;       /* years, over every term served */
 	double longest_tenure;    /* years */
 	double expiries_per_year; /* forced expiries, mean per year */
 	int worst_year;         /* most forced expiries in one year of a run */
+	/* Of all years of all runs: the share with 0, 1, 2, and 3 or more
+	 * forced expiries (a mean of 1.6 may be 2,2,2,2,0: a committee
+	 * choosing a rule wants to know). */
+	double share_years[SIMULATE_YEAR_CLASSES];
 	double share_below_min; /* of all days: fewer than min_members */
 	double share_inexperienced; /* of all days: fewer than two members
 	                           with more than two years' service */

@@ -132,4 +132,123 @@ test_begin "simulate: a --param before any --rule is refused"
 test_expect_failure "simulate --param term=4y" \
 	'"$TENURE" simulate --param term=4y --runs 1'
 
+# ---- Issue 10 ----
+
+cat >"$TEST_DIR/named.conf" <<'END'
+[committee]
+name = Example Committee
+END
+
+test_begin "iCalendar: lines fold at 75 octets between UTF-8 characters"
+# Names of every length before a run of 4-byte characters put a fold
+# on every byte of one of them.
+{
+	for pad in a aa aaa aaaa aaaaa aaaaaa aaaaaaa aaaaaaaa; do
+		printf 'Event: appoint\nDate: 2010-01-01\nMember: %s \360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204\360\235\224\204 <%s@example.org>\n\n' "$pad" "$pad"
+	done
+} >"$TEST_DIR/wide.ledger"
+"$TENURE" --now 2026-01-01 plan --config "$TEST_DIR/named.conf" --ledger "$TEST_DIR/wide.ledger" \
+	--rule fixed-term --from 2010-01-01 --until 2016-12-31 --format=ics >"$TEST_DIR/wide.ics"
+test_expect_equal "ok" "$(python3 - "$TEST_DIR/wide.ics" <<'END'
+import sys
+data = open(sys.argv[1], 'rb').read()
+bad = []
+lines = data.split(b'\r\n')
+for n, line in enumerate(lines[:-1], 1):
+    if len(line) > 75:
+        bad.append('line %d: %d octets' % (n, len(line)))
+    try:
+        line.decode('utf-8')
+    except UnicodeDecodeError:
+        bad.append('line %d splits a character' % n)
+unfolded = data.replace(b'\r\n ', b'')
+if unfolded.count('\U0001d504'.encode()) != 8 * 17:
+    bad.append('characters lost: %d' % unfolded.count('\U0001d504'.encode()))
+print('\n'.join(bad) or 'ok')
+END
+)"
+
+test_begin "iCalendar: UIDs differ between events, rules and committees; the calendar has the committee's name"
+uids() {
+	# shellcheck disable=SC2068
+	"$TENURE" --now 2026-01-01 plan --ledger "$CTTE" $@ --from 2014-06-01 \
+		--until 2020-12-31 --format=ics | tr -d '\r' | sed -n 's/^UID://p'
+}
+uids --rule annual-expiry --param max-service=6y >"$TEST_DIR/uid6"
+uids --rule annual-expiry --param max-service=5y >"$TEST_DIR/uid5"
+uids --config "$TEST_DIR/named.conf" --rule annual-expiry --param max-service=6y >"$TEST_DIR/uidn"
+dups=$(sort "$TEST_DIR/uid6" | uniq -d | wc -l)
+shared=$(sort "$TEST_DIR/uid6" "$TEST_DIR/uid5" "$TEST_DIR/uidn" | uniq -d | wc -l)
+name=$("$TENURE" --now 2026-01-01 plan --config "$TEST_DIR/named.conf" --ledger "$CTTE" \
+	--rule debian --from 2015-01-01 --until 2016-12-31 --format=ics | tr -d '\r' | grep '^X-WR-CALNAME:')
+test_expect_equal "0 0 $(wc -l <"$TEST_DIR/uid6" | awk '$1 > 5 { print "several" }')
+X-WR-CALNAME:Example Committee terms (debian)" "$dups $shared several
+$name"
+
+test_begin "iCalendar: an expiry past and not recorded is marked overdue"
+cat "$CTTE" - >"$TEST_DIR/debian.ledger" <<'END'
+
+Event: rule
+Date: 2015-01-01
+Rule: debian
+END
+"$TENURE" --now 2016-06-01 plan --ledger "$TEST_DIR/debian.ledger" --until 2017-12-31 \
+	--format=ics | tr -d '\r' | perl -0pe 's/\n //g' | grep '^SUMMARY:' >"$TEST_DIR/overdue.txt"
+test_expect_equal "SUMMARY:Ian Jackson <iwj@debian.org>: term expired\, overdue (not recorded)
+SUMMARY:Bdale Garbee <bdale@debian.org>: term expired\, overdue (not recorded)" \
+	"$(grep overdue "$TEST_DIR/overdue.txt")"
+
+test_begin "a bad rule event names the ledger file, line and field"
+cat "$CTTE" - >"$TEST_DIR/badrule.ledger" <<'END'
+
+Event: rule
+Date: 2015-01-01
+Rule: fixed-term
+Parameters: term=4y13m
+END
+line=$(grep -n '^Event: rule' "$TEST_DIR/badrule.ledger" | cut -d: -f1)
+"$TENURE" plan --ledger "$TEST_DIR/badrule.ledger" --from 2015-01-01 >/dev/null 2>"$TEST_DIR/err"
+status=$?
+test_expect_equal "1 tenure plan: $TEST_DIR/badrule.ledger:$line: Parameters: rule fixed-term: parameter term:" \
+	"$status $(cut -d'"' -f1 "$TEST_DIR/err" | sed 's/ $//')"
+
+for bad in "--rule fixed-term --param term=4y13m:term" \
+	"--rule fixed-term --param term=4y --param term=5y:given twice"; do
+	args=${bad%:*}
+	name=${bad##*:}
+	test_begin "plan $args is refused, naming $name"
+	# shellcheck disable=SC2086
+	"$TENURE" plan --ledger "$CTTE" $args --from 2014-06-01 >"$TEST_DIR/out" 2>"$TEST_DIR/err"
+	status=$?
+	if [ $status -eq 2 ] && grep -q "$name" "$TEST_DIR/err" && [ ! -s "$TEST_DIR/out" ]; then
+		test_pass
+	else
+		test_fail "expected exit 2 and an error naming $name" \
+			"got exit $status: $(cat "$TEST_DIR/err")"
+	fi
+done
+
+test_begin "a plan that would seat nine members exits 1 naming the appointment"
+cat "$CTTE" - >"$TEST_DIR/nine.ledger" <<'END'
+
+Event: appoint
+Date: 2014-03-01
+Member: Ninth Member <ninth@example.org>
+END
+line=$(grep -n 'Ninth' "$TEST_DIR/nine.ledger" | cut -d: -f1)
+"$TENURE" plan --ledger "$TEST_DIR/nine.ledger" --rule none --from 2014-01-01 \
+	--until 2014-12-31 >"$TEST_DIR/out" 2>"$TEST_DIR/err"
+status=$?
+test_expect_equal "1 tenure plan: $TEST_DIR/nine.ledger:$((line - 2)): appoint:" \
+	"$status $(cut -d' ' -f1-4 "$TEST_DIR/err")"
+
+test_begin "simulate: under debian a full committee forces 2,2,2,2,0 a year (1.6), shares of 0, 1 and 2"
+"$TENURE" simulate --rule debian --years 20 --runs 5 --resign-rate 0 --format=tsv \
+	>"$TEST_DIR/shares.tsv"
+test_expect_equal "forced_years_0 forced_years_1 forced_years_2
+1.60 0.200 0.000 0.800" \
+	"$(head -n 1 "$TEST_DIR/shares.tsv" | tr '\t' '\n' | grep '^forced_years' | head -n 3 | paste -sd ' ')
+$(awk -F '\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+	NR == 2 { printf "%.2f %.3f %.3f %.3f\n", $c["expiries_per_year"], $c["forced_years_0"], $c["forced_years_1"], $c["forced_years_2"] }' "$TEST_DIR/shares.tsv")"
+
 test_done
