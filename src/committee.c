@@ -130,8 +130,7 @@ static gboolean
 replay_role_or_key(Committee *committee, const Ledger *ledger,
                    const LedgerEvent *event, const char *date, GError **error)
 {
-	const char *problem = NULL;
-	g_autofree char *owned = NULL;
+	g_autofree char *problem = NULL;
 	if (event->kind == EVENT_ROLE) {
 		CommitteeRole role = ROLE_CHAIR;
 		committee_role_parse(event->role, &role);
@@ -139,26 +138,32 @@ replay_role_or_key(Committee *committee, const Ledger *ledger,
 		/* The committee elects its chair from its members (6.1.7). */
 		if (role == ROLE_CHAIR &&
 		    (person == NULL || person_term_on(person, event->date) == NULL))
-			problem = owned = g_strdup_printf(
+			problem = g_strdup_printf(
 			    "role: %s is not a member on %s and cannot chair",
 			    event->member, date);
-		else
-			g_ptr_array_add(committee->roles[role], (gpointer)event);
 	} else if (!known_before(committee, event->email)) {
-		problem = owned = g_strdup_printf(
+		problem = g_strdup_printf(
 		    "key: %s is not in the ledger before %s", event->member, date);
-	} else {
-		const char *owner = committee_key_owner_on(
-		    committee, event->fingerprint, event->date);
-		if (owner && strcmp(owner, event->email) != 0)
-			problem = owned = g_strdup_printf(
-			    "key: %s is %s's key on %s", event->fingerprint,
-			    owner, date);
 	}
+	/* A key is one person's at a time, or a signature would name two. */
+	const char *owner = problem ? NULL
+	                            : committee_key_owner_on(committee,
+	                                                     event->fingerprint,
+	                                                     event->date);
+	if (owner && strcmp(owner, event->email) != 0)
+		problem = g_strdup_printf(
+		    "%s: %s is %s's key on %s",
+		    ledger_event_kind_name(event->kind), event->fingerprint,
+		    owner, date);
 	if (problem) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID, "%s:%u: %s",
 		            ledger->path, event->line, problem);
 		return FALSE;
+	}
+	if (event->kind == EVENT_ROLE) {
+		CommitteeRole role = ROLE_CHAIR;
+		committee_role_parse(event->role, &role);
+		g_ptr_array_add(committee->roles[role], (gpointer)event);
 	}
 	add_key(committee, event);
 	Person *person = committee_find(committee, event->email);
