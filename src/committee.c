@@ -220,8 +220,14 @@ committee_replay(const Ledger *ledger, GError **error)
 				goto fail;
 			continue;
 		}
-		if (event->kind == EVENT_APPOINT)
+		if (event->kind == EVENT_APPOINT && event->fingerprint) {
+			const char *owner = committee_key_owner_on(
+			    committee, event->fingerprint, event->date);
+			if (owner && strcmp(owner, event->email) != 0)
+				FAIL("appoint: %s is %s's key on %s",
+				     event->fingerprint, owner, date);
 			add_key(committee, event);
+		}
 		Person *person = person_for(committee, event);
 		Term *last = person->terms->len
 		                 ? &g_array_index(person->terms, Term,

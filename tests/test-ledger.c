@@ -177,6 +177,9 @@ test_replay_errors(void)
 		 "Event: role\nDate: 2021-01-01\nRole: leader\nMember: L <l@x.org>\n"
 		 "Fingerprint: " FPR_A "\n",
 		 "L:6: role: " FPR_A " is a@x.org's key on 2021-01-01"},
+		{"Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\nFingerprint: " FPR_A "\n\n"
+		 "Event: appoint\nDate: 2021-01-01\nMember: B <b@x.org>\nFingerprint: " FPR_A "\n",
+		 "L:6: appoint: " FPR_A " is a@x.org's key on 2021-01-01"},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autoptr(GError) error = NULL;
