@@ -215,7 +215,7 @@ cmd_audit(int argc, char **argv)
 	g_autoptr(Conf) conf = cmd_load_conf("audit");
 	if (conf == NULL)
 		return CMD_FAILED;
-	g_autoptr(Ledger) ledger = cmd_load_ledger("audit", conf, TRUE);
+	g_autoptr(Ledger) ledger = cmd_load_ledger("audit", conf, FALSE);
 	if (ledger == NULL)
 		return CMD_FAILED;
 
@@ -241,7 +241,10 @@ cmd_audit(int argc, char **argv)
 	scratch.state_dir = scratch_dir;
 	gboolean quiet = util_log_quiet;
 	util_log_quiet = TRUE;
-	gboolean rebuilt = rebuild(&scratch, ledger, archived, &error);
+	/* The rebuild appends to an empty ledger of its own (appending
+	 * never creates one). */
+	gboolean rebuilt = util_write_atomic(scratch_ledger, "", 0, &error) &&
+	                   rebuild(&scratch, ledger, archived, &error);
 	util_log_quiet = quiet;
 	g_autoptr(Ledger) result = rebuilt ? ledger_load(scratch_ledger, TRUE, &error)
 	                                   : NULL;

@@ -47,7 +47,7 @@ check_files(const Conf *conf, GPtrArray *problems)
 			    secrets[i][0], error->message));
 	}
 	g_autoptr(GError) error = NULL;
-	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, TRUE, &error);
+	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, FALSE, &error);
 	if (ledger == NULL)
 		g_ptr_array_add(problems, g_strdup_printf(
 		    "%s: [committee] ledger: %s", conf->path, error->message));

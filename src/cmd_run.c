@@ -205,25 +205,45 @@ report(gboolean once, const char *what, const GError *error)
 		util_log("run-error", "step", what, "error", error->message, NULL);
 }
 
+/* Whether the ledger is there, and no shorter than tenure last saw it
+ * (ledger_load_guarded); says so when not. */
+static gboolean
+ledger_ready(const Daemon *daemon, gboolean once)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) ledger = ledger_load_guarded(
+	    daemon->conf->ledger, daemon->conf->state_dir, &error);
+	if (ledger == NULL)
+		report(once, "ledger", error);
+	return ledger != NULL;
+}
+
 /* One pass.  Every step runs even when an earlier one failed, so that a
- * mailbox that is down does not hold up reminders or queued mail. */
+ * mailbox that is down does not hold up reminders or queued mail.  The
+ * exception is the ledger: without it (lost, or replaced by a shorter
+ * file) there is no committee to act for, so no mail is read and no
+ * schedule run until it is back; mail queued before still goes out. */
 static Pass
 run_pass(Daemon *daemon, gboolean once)
 {
 	Pass pass = {TRUE, TRUE, FALSE, 0, DAY_NONE};
 	g_autoptr(GError) error = NULL;
+	gboolean have_ledger = ledger_ready(daemon, once);
+	if (!have_ledger)
+		pass.work_ok = FALSE;
 
 	/* On a new day the schedule first records the expiries whose last
 	 * day has passed, so that a command signed after a member's last
 	 * day (a resignation, a deferral) finds the term ended instead of
 	 * outrunning the expiry. */
-	if (date_today() != daemon->scheduled_on &&
+	if (have_ledger && date_today() != daemon->scheduled_on &&
 	    !schedule_run(daemon->conf, date_today(), NULL, &error)) {
 		report(once, "schedule", error);
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
 	}
-	if (!source_fetch(daemon->source, handle_message, daemon, &error)) {
+	if (have_ledger &&
+	    !source_fetch(daemon->source, handle_message, daemon, &error)) {
 		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
 			pass.stopping = TRUE;
 			return pass;
@@ -233,7 +253,9 @@ run_pass(Daemon *daemon, gboolean once)
 		g_clear_error(&error);
 	}
 	Day today = date_today();
-	if (!schedule_run(daemon->conf, today, &pass.next_due, &error)) {
+	if (!have_ledger) {
+		/* Reported above. */
+	} else if (!schedule_run(daemon->conf, today, &pass.next_due, &error)) {
 		report(once, "schedule", error);
 		pass.work_ok = FALSE;
 		g_clear_error(&error);

@@ -5,9 +5,12 @@
  * bot's own mail and Auto-Submitted, a Message-ID already handled, and
  * whether any text looks like a command at all.  Only then does gpg run,
  * and only on the one part allowed to carry a command.  Once a command
- * is accepted, its signature is recorded before the ledger append (and
- * rolled back if the append fails): should the record be impossible,
- * nothing is done and the message is seen again later.
+ * is accepted, its signature is recorded as "applying" before the ledger
+ * append, and as decided only once everything the event entails is done
+ * (commit, finish): should any step fail or the process die, the message
+ * is seen again and the ledger says whether the event was appended.  The
+ * ledger is read through its guard (ledger_load_guarded): a missing or
+ * shortened ledger stops intake instead of starting history afresh.
  */
 #include "config.h"
 
@@ -220,46 +223,80 @@ log_refused(const Mail *mail, const char *reason)
 	         mail->sig ? mail->sig->fingerprint : "-", "reason", reason, NULL);
 }
 
-/* Archives, records the signature, then appends (or only records, for a
- * pending step).  Any failure undoes what came before it. */
+/* The pending records an applied command has used up: what decide()
+ * says of the event it makes (decide.c).  Needed again when the event
+ * is found in the ledger after a crash, where decide cannot be asked. */
+static void
+used_up(const Command *command, gboolean *recommendation, gboolean *removal)
+{
+	*recommendation = command->verb == COMMAND_APPOINT;
+	*removal = command->verb == COMMAND_APPOINT ||
+	           command->verb == COMMAND_REMOVE;
+}
+
+/* What follows an event's append, every step idempotent: drop the
+ * pending records it used up, archive the mail, record the signature as
+ * decided (with the Message-ID, in the same write).  Until that last
+ * write the record says "applying", so a crash anywhere here ends in
+ * the mail being seen again, its event found in the ledger, and this
+ * run again: never in a second decision on a command the ledger holds. */
 static gboolean
-commit(Intake *intake, const Mail *mail, const LedgerEvent *event,
-       char **refusal, GError **error)
+finish(Intake *intake, const Mail *mail, gboolean drop_recommendation,
+       gboolean drop_removal, GError **error)
 {
 	const Signed *sig = mail->sig;
-	g_autofree char *archived = NULL;
+	const Command *command = mail->command;
+	if (drop_recommendation &&
+	    !pending_drop_recommendation(intake->pending, command->email, error))
+		return FALSE;
+	if (drop_removal &&
+	    !pending_drop_removal(intake->pending, command->email, error))
+		return FALSE;
 	if (!intake->audit &&
 	    !archive_store(intake->conf->state_dir, mail->source->raw,
-	                   mail->source->arrival, &archived, error))
+	                   mail->source->arrival, NULL, error))
 		return FALSE;
+	return seen_add_signature(intake->seen, sig->fingerprint, sig->created,
+	                          sig->digest, mail->message_id, FALSE, error);
+}
+
+/* Carries out DECISION (not a refusal).  A pending step: the pending
+ * record is on disk already; archive, then record the signature.  An
+ * event: record the signature as "applying", append, then finish().
+ * When the append fails the "applying" record stays: whether the event
+ * reached the ledger is for the ledger to say when the mail is seen
+ * again (ledger_append cuts a failed stanza back, but a failed fsync
+ * leaves nothing certain). */
+static gboolean
+commit(Intake *intake, const Mail *mail, Decision *decision, GError **error)
+{
+	const Signed *sig = mail->sig;
+	if (decision->event == NULL)
+		return (intake->audit ||
+		        archive_store(intake->conf->state_dir, mail->source->raw,
+		                      mail->source->arrival, NULL, error)) &&
+		       seen_add_signature(intake->seen, sig->fingerprint,
+		                          sig->created, sig->digest,
+		                          mail->message_id, FALSE, error);
 	if (!seen_add_signature(intake->seen, sig->fingerprint, sig->created,
-	                        sig->digest, mail->message_id, event != NULL,
-	                        error)) {
-		if (archived)
-			archive_remove(archived, NULL);
+	                        sig->digest, mail->message_id, TRUE, error))
 		return FALSE;
-	}
 	g_autoptr(GError) local = NULL;
-	if (event && !ledger_append(intake->conf->ledger, event, &local)) {
-		seen_remove_signature(intake->seen, sig->fingerprint, sig->created,
-		                      sig->digest, NULL);
-		if (archived)
-			archive_remove(archived, NULL);
+	if (!ledger_append_guarded(intake->conf->ledger, intake->conf->state_dir,
+	                           decision->event, &local)) {
 		/* An event the ledger's own checks reject is a refusal, not a
-		 * failure to be retried forever. */
+		 * failure to be retried forever (refuse() then records the
+		 * signature as decided). */
 		if (g_error_matches(local, TENURE_ERROR, TENURE_ERROR_INVALID)) {
-			*refusal = g_strdup_printf("the ledger refuses the event: %s",
-			                           local->message);
+			decision->reason = g_strdup_printf("the ledger refuses the event: %s",
+			                                   local->message);
 			return TRUE;
 		}
 		g_propagate_error(error, g_steal_pointer(&local));
 		return FALSE;
 	}
-	/* Should this write fail, the message is seen again and the ledger
-	 * shows the append happened (see intake_handle). */
-	return !event ||
-	       seen_add_signature(intake->seen, sig->fingerprint, sig->created,
-	                          sig->digest, mail->message_id, FALSE, error);
+	return finish(intake, mail, decision->drop_recommendation,
+	              decision->drop_removal, error);
 }
 
 /* A refusal of a verified command is final: the reply goes out, then
@@ -273,6 +310,22 @@ refuse(Intake *intake, const Mail *mail, const char *reason, GError **error)
 	       seen_add_signature(intake->seen, mail->sig->fingerprint,
 	                          mail->sig->created, mail->sig->digest,
 	                          mail->message_id, FALSE, error);
+}
+
+/* Whether LEDGER holds the event of SIG: every event from mail carries
+ * its signature record in Comment (signature_comment). */
+static gboolean
+ledger_holds_signature(const Ledger *ledger, const Mail *mail)
+{
+	/* The whole record (signer, time, digest): the same words signed
+	 * again later are another signature. */
+	g_autofree char *needle = signature_comment(mail);
+	for (guint i = 0; i < ledger->events->len; i++) {
+		const LedgerEvent *event = ledger->events->pdata[i];
+		if (event->comment && strstr(event->comment, needle))
+			return TRUE;
+	}
+	return FALSE;
 }
 
 /* Who held the chair and the leader's role on DAY: the one place
@@ -309,9 +362,21 @@ update_pending(Intake *intake, const Command *command,
 static gboolean
 act(Intake *intake, Mail *mail, GError **error)
 {
-	g_autoptr(Ledger) ledger = ledger_load(intake->conf->ledger, TRUE, error);
+	g_autoptr(Ledger) ledger = ledger_load_guarded(intake->conf->ledger,
+	                                               intake->conf->state_dir, error);
 	if (ledger == NULL)
 		return FALSE;
+	/* The ledger has the last word: a command whose event it holds was
+	 * applied (the process stopped before the signature record said
+	 * so, or that record was lost), and is never decided again. */
+	if (ledger_holds_signature(ledger, mail)) {
+		util_log("ignored", "id", mail->source->id, "msgid", mail->message_id,
+		         "reason", "signature already handled (its event is in the ledger)",
+		         NULL);
+		gboolean recommendation, removal;
+		used_up(mail->command, &recommendation, &removal);
+		return finish(intake, mail, recommendation, removal, error);
+	}
 	g_autoptr(Committee) committee = committee_replay(ledger, error);
 	if (committee == NULL)
 		return FALSE;
@@ -354,17 +419,10 @@ act(Intake *intake, Mail *mail, GError **error)
 	    !update_pending(intake, command, &decision, error))
 		return FALSE;
 	const LedgerEvent *event = decision.event;
-	if (decision.kind != DECIDE_REFUSE &&
-	    !commit(intake, mail, event, &decision.reason, error))
+	if (decision.kind != DECIDE_REFUSE && !commit(intake, mail, &decision, error))
 		return FALSE;
 	if (decision.reason != NULL)
 		return refuse(intake, mail, decision.reason, error);
-	if (event && decision.drop_recommendation &&
-	    !pending_drop_recommendation(intake->pending, command->email, error))
-		return FALSE;
-	if (event && decision.drop_removal &&
-	    !pending_drop_removal(intake->pending, command->email, error))
-		return FALSE;
 	char day[11];
 	util_log(event ? "applied" : "pending", "msgid", mail->message_id,
 	         "command", command_verb_name(command->verb), "member",
@@ -410,29 +468,6 @@ first_from_address(GMimeMessage *message)
 				INTERNET_ADDRESS_MAILBOX(ia)), -1);
 	}
 	return NULL;
-}
-
-/* Whether the ledger holds the event of SIG: every event from mail
- * carries its signature record in Comment (signature_comment). */
-static gboolean
-ledger_has_signature(Intake *intake, const Signed *sig, gboolean *found,
-                     GError **error)
-{
-	g_autoptr(Ledger) ledger = ledger_load(intake->conf->ledger, TRUE, error);
-	if (ledger == NULL)
-		return FALSE;
-	/* The whole record (signer, time, digest): the same words signed
-	 * again later are another signature. */
-	g_autofree char *when = time_text(sig->created);
-	g_autofree char *needle = g_strdup_printf("signature %s %s sha256:%s",
-	                                          sig->fingerprint, when,
-	                                          sig->digest);
-	*found = FALSE;
-	for (guint i = 0; i < ledger->events->len && !*found; i++) {
-		const LedgerEvent *event = ledger->events->pdata[i];
-		*found = event->comment && strstr(event->comment, needle);
-	}
-	return TRUE;
 }
 
 /* The cheapest test of all, on the raw bytes: a command needs the word
@@ -525,22 +560,15 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	gboolean applying = FALSE;
 	if (seen_signature_lookup(intake->seen, sig->fingerprint, sig->created,
 	                          sig->digest, &done, &applying)) {
-		gboolean appended = FALSE;
-		if (applying && !ledger_has_signature(intake, sig, &appended, error))
-			return FALSE;
-		if (!applying || appended) {
+		if (!applying) {
 			util_log("ignored", "id", message->id, "msgid", message_id,
 			         "reason", "signature already handled", "first", done,
 			         NULL);
-			if (applying &&
-			    !seen_add_signature(intake->seen, sig->fingerprint,
-			                        sig->created, sig->digest, done, FALSE,
-			                        error))
-				return FALSE;
 			return seen_add_message(intake->seen, message_id, error);
 		}
-		/* Recorded, but the process stopped before the ledger append:
-		 * decide again, as if new. */
+		/* Recorded, but the process stopped before the work was done:
+		 * act() finishes it if the ledger holds the event, and decides
+		 * again, as if new, if not. */
 		util_log("resuming", "id", message->id, "msgid", message_id,
 		         "first", done, NULL);
 	}

@@ -404,22 +404,174 @@ read_all(int fd, const char *path, gsize *len, GError **error)
 	return g_string_free(text, FALSE);
 }
 
-gboolean
-ledger_append(const char *path, const LedgerEvent *event, GError **error)
+/* --- The mark: the ledger as tenure last saw it ---------------------- */
+
+#define MARK_NAME "ledger-mark"
+
+typedef struct {
+	guint64 bytes;
+	guint events;
+	char *sha256; /* of the first BYTES bytes */
+} Mark;
+
+static void
+mark_clear(Mark *mark)
+{
+	g_clear_pointer(&mark->sha256, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Mark, mark_clear)
+
+/* Reads STATE_DIR's mark into *MARK; *FOUND is FALSE when there is none
+ * (a state directory tenure never wrote a ledger from). */
+static gboolean
+mark_read(const char *state_dir, Mark *mark, gboolean *found, GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, MARK_NAME, NULL);
+	g_autofree char *text = NULL;
+	g_autoptr(GError) local = NULL;
+	*found = FALSE;
+	if (!g_file_get_contents(path, &text, NULL, &local)) {
+		if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+			return TRUE;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		return FALSE;
+	}
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	gboolean have_bytes = FALSE, have_events = FALSE;
+	for (guint i = 0; lines[i]; i++) {
+		char *end = NULL;
+		if (g_str_has_prefix(lines[i], "bytes ")) {
+			mark->bytes = g_ascii_strtoull(lines[i] + 6, &end, 10);
+			have_bytes = end && *end == '\0';
+		} else if (g_str_has_prefix(lines[i], "events ")) {
+			mark->events = (guint)g_ascii_strtoull(lines[i] + 7, &end, 10);
+			have_events = end && *end == '\0';
+		} else if (g_str_has_prefix(lines[i], "sha256 ")) {
+			g_free(mark->sha256);
+			mark->sha256 = g_strdup(lines[i] + 7);
+		}
+	}
+	if (!have_bytes || !have_events || mark->sha256 == NULL ||
+	    strlen(mark->sha256) != 64) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: not a ledger mark (bytes, events and sha256 lines)",
+		            path);
+		return FALSE;
+	}
+	*found = TRUE;
+	return TRUE;
+}
+
+static gboolean
+mark_write(const char *state_dir, const char *text, gsize len, guint events,
+           GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, MARK_NAME, NULL);
+	g_autofree char *digest =
+	    g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+	g_autofree char *record = g_strdup_printf(
+	    "# tenure: the ledger as last seen; it may only grow (see tenure(1))\n"
+	    "bytes %" G_GSIZE_FORMAT "\nevents %u\nsha256 %s\n",
+	    len, events, digest);
+	return util_write_atomic(path, record, -1, error);
+}
+
+/* Checks TEXT (the whole ledger at PATH, EVENTS events) against STATE_DIR's
+ * mark: the ledger only ever grows, so it must be at least as long and
+ * begin with the very bytes the mark recorded.  Advances the mark when
+ * the ledger grew (an event appended, by tenure or by hand). */
+static gboolean
+mark_check(const char *path, const char *state_dir, const char *text,
+           gsize len, guint events, GError **error)
+{
+	g_auto(Mark) mark = {0};
+	gboolean found = FALSE;
+	if (!mark_read(state_dir, &mark, &found, error))
+		return FALSE;
+	g_autofree char *mark_path = g_build_filename(state_dir, MARK_NAME, NULL);
+	if (found && (len < mark.bytes || events < mark.events)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: the ledger has %u events (%" G_GSIZE_FORMAT " bytes), "
+		            "fewer than the %u events (%" G_GUINT64_FORMAT " bytes) "
+		            "tenure saw (%s); restore it, or remove %s to accept it "
+		            "as it is",
+		            path, events, len, mark.events, mark.bytes, mark_path,
+		            mark_path);
+		return FALSE;
+	}
+	if (found) {
+		g_autofree char *digest = g_compute_checksum_for_data(
+		    G_CHECKSUM_SHA256, (const guchar *)text, mark.bytes);
+		if (strcmp(digest, mark.sha256) != 0) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: the first %" G_GUINT64_FORMAT " bytes are not "
+			            "the ones tenure saw (%s), and the ledger is "
+			            "append-only; restore it, or remove %s to accept it "
+			            "as it is",
+			            path, mark.bytes, mark_path, mark_path);
+			return FALSE;
+		}
+		if (len == mark.bytes)
+			return TRUE;
+	}
+	return mark_write(state_dir, text, len, events, error);
+}
+
+/* Counts the events of a ledger text that parses. */
+static void
+set_missing(const char *path, GError **error)
+{
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+	            "%s: the ledger is missing; restore it, or start a new "
+	            "committee with `tenure init`",
+	            path);
+}
+
+/* What goes between the ledger's last stanza and a new one: a blank
+ * line, unless the text already ends with one (left by hand, or by a
+ * version that wrote the separator on its own). */
+static const char *
+separator(const char *text, gsize len)
+{
+	if (len == 0 || (len >= 2 && text[len - 1] == '\n' && text[len - 2] == '\n'))
+		return "";
+	return text[len - 1] == '\n' ? "\n" : "\n\n";
+}
+
+/* Cuts the file back to LEN bytes after a failed write or fsync, so that
+ * a failed append leaves no part of the stanza behind. */
+static void
+cut_back(int fd, gsize len)
+{
+	if (ftruncate(fd, (off_t)len) == 0)
+		fsync(fd);
+}
+
+static gboolean
+append(const char *path, const char *state_dir, const LedgerEvent *event,
+       GError **error)
 {
 	gboolean ok = FALSE;
 	g_autofree char *existing = NULL;
-	g_autofree char *stanza = NULL;
+	g_autofree char *added = NULL;
+	g_autofree char *candidate = NULL;
 	g_autoptr(Ledger) ledger = NULL;
 	g_autoptr(Committee) committee = NULL;
 	g_autoptr(LedgerEvent) copy = ledger_event_copy(event);
 	gsize len = 0;
 
-	int fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	/* Never created here: a ledger that is gone is lost history, not an
+	 * empty committee (`tenure init` makes a new one). */
+	int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);
 	if (fd < 0) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-		            "%s: cannot open the ledger: %s", path,
-		            g_strerror(errno));
+		if (errno == ENOENT)
+			set_missing(path, error);
+		else
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: cannot open the ledger: %s", path,
+			            g_strerror(errno));
 		return FALSE;
 	}
 	if (flock(fd, LOCK_EX) < 0) {
@@ -436,42 +588,134 @@ ledger_append(const char *path, const LedgerEvent *event, GError **error)
 	ledger = ledger_parse(path, existing, len, error);
 	if (ledger == NULL)
 		goto out;
+	if (state_dir && !mark_check(path, state_dir, existing, len,
+	                             ledger->events->len, error))
+		goto out;
 	if (copy->recorded == NULL) {
 		g_autoptr(GDateTime) now =
 		    g_date_time_new_from_unix_utc(date_now_unix());
 		copy->recorded = g_date_time_format(now, "%Y-%m-%dT%H:%M:%SZ");
 	}
-	stanza = ledger_event_to_text(copy);
+	{
+		g_autofree char *stanza = ledger_event_to_text(copy);
+		added = g_strconcat(separator(existing, len), stanza, NULL);
+	}
 	/* The new event must parse back to itself and keep the ledger
 	 * consistent; check on a copy before touching the file. */
+	candidate = g_strconcat(existing, added, NULL);
 	{
-		g_autofree char *candidate =
-		    g_strconcat(existing, len > 0 ? "\n" : "", stanza, NULL);
-		g_autoptr(Ledger) check =
-		    ledger_parse(path, candidate, -1, error);
+		g_autoptr(Ledger) check = ledger_parse(path, candidate, -1, error);
 		if (check == NULL)
 			goto out;
 		committee = committee_replay(check, error);
 		if (committee == NULL)
 			goto out;
 	}
-	if ((len > 0 && !write_all(fd, path, "\n", 1, error)) ||
-	    !write_all(fd, path, stanza, strlen(stanza), error)) {
-		/* A short write (disk full) must not leave half a stanza:
-		 * cut the file back to what it was. */
-		if (ftruncate(fd, len) == 0)
-			fsync(fd);
+	/* One write for the separator and the stanza: a crash between two
+	 * would leave a stray blank line. */
+	if (!write_all(fd, path, added, strlen(added), error)) {
+		/* A short write (disk full) must not leave half a stanza. */
+		cut_back(fd, len);
 		goto out;
 	}
 	if (fsync(fd) < 0) {
+		/* After a failed fsync nobody knows what reached the disk: take
+		 * the stanza out again, so the caller's "not appended" is the
+		 * truth; the caller also looks again before deciding anew. */
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: fsync: %s", path, g_strerror(errno));
+		cut_back(fd, len);
 		goto out;
 	}
-	ok = len > 0 || util_fsync_dir(path, error);
+	ok = !state_dir ||
+	     mark_write(state_dir, candidate, strlen(candidate),
+	                ledger->events->len + 1, error);
 out:
 	close(fd);
 	return ok;
+}
+
+gboolean
+ledger_append(const char *path, const LedgerEvent *event, GError **error)
+{
+	return append(path, NULL, event, error);
+}
+
+gboolean
+ledger_append_guarded(const char *path, const char *state_dir,
+                      const LedgerEvent *event, GError **error)
+{
+	return append(path, state_dir, event, error);
+}
+
+gboolean
+ledger_create(const char *path, const Ledger *ledger, const char *state_dir,
+              GError **error)
+{
+	g_autofree char *text = ledger_to_text(ledger);
+	gsize len = strlen(text);
+	{
+		g_autoptr(Ledger) check = ledger_parse(path, text, len, error);
+		if (check == NULL)
+			return FALSE;
+		g_autoptr(Committee) committee = committee_replay(check, error);
+		if (committee == NULL)
+			return FALSE;
+	}
+	if (g_file_test(path, G_FILE_TEST_EXISTS)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s: a ledger is already there; tenure init starts a "
+		            "new committee only where there is none",
+		            path);
+		return FALSE;
+	}
+	if (state_dir) {
+		g_auto(Mark) mark = {0};
+		gboolean found = FALSE;
+		if (!mark_read(state_dir, &mark, &found, error))
+			return FALSE;
+		if (found) {
+			g_autofree char *mark_path =
+			    g_build_filename(state_dir, MARK_NAME, NULL);
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			            "%s: tenure kept a ledger of %u events here; restore "
+			            "it at %s, or remove %s to start a new committee",
+			            mark_path, mark.events, path, mark_path);
+			return FALSE;
+		}
+	}
+	/* Written aside and linked into place: a crash leaves either no
+	 * ledger or the whole of it, and link() never replaces a ledger
+	 * that appeared meanwhile. */
+	g_autofree char *temp = g_strdup_printf("%s.tn-XXXXXX", path);
+	int fd = g_mkstemp_full(temp, O_RDWR | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot create: %s", temp, g_strerror(errno));
+		return FALSE;
+	}
+	gboolean ok = write_all(fd, temp, text, len, error);
+	if (ok && fsync(fd) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: fsync: %s",
+		            temp, g_strerror(errno));
+		ok = FALSE;
+	}
+	close(fd);
+	if (ok && link(temp, path) < 0) {
+		if (errno == EEXIST)
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			            "%s: a ledger is already there; tenure init starts "
+			            "a new committee only where there is none",
+			            path);
+		else
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: cannot create: %s", path, g_strerror(errno));
+		ok = FALSE;
+	}
+	unlink(temp);
+	ok = ok && util_fsync_dir(path, error);
+	return ok && (!state_dir ||
+	              mark_write(state_dir, text, len, ledger->events->len, error));
 }
 
 Ledger *
@@ -481,6 +725,10 @@ ledger_load(const char *path, gboolean missing_ok, GError **error)
 	if (fd < 0) {
 		if (missing_ok && errno == ENOENT)
 			return ledger_parse(path, "", 0, error);
+		if (errno == ENOENT) {
+			set_missing(path, error);
+			return NULL;
+		}
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: cannot read the ledger: %s", path,
 		            g_strerror(errno));
@@ -497,6 +745,34 @@ ledger_load(const char *path, gboolean missing_ok, GError **error)
 	/* A ledger that parses but contradicts itself is refused as a whole. */
 	g_autoptr(Committee) committee = committee_replay(ledger, error);
 	if (committee == NULL)
+		return NULL;
+	return g_steal_pointer(&ledger);
+}
+
+Ledger *
+ledger_load_guarded(const char *path, const char *state_dir, GError **error)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			set_missing(path, error);
+		else
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: cannot read the ledger: %s", path,
+			            g_strerror(errno));
+		return NULL;
+	}
+	gsize len = 0;
+	g_autofree char *text = read_all(fd, path, &len, error);
+	close(fd);
+	if (text == NULL)
+		return NULL;
+	g_autoptr(Ledger) ledger = ledger_parse(path, text, len, error);
+	if (ledger == NULL)
+		return NULL;
+	g_autoptr(Committee) committee = committee_replay(ledger, error);
+	if (committee == NULL ||
+	    !mark_check(path, state_dir, text, len, ledger->events->len, error))
 		return NULL;
 	return g_steal_pointer(&ledger);
 }

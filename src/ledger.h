@@ -64,8 +64,23 @@ gboolean ledger_member_email(const char *member, char **email);
 gboolean ledger_fingerprint_normalize(const char *text, char **out);
 
 /* Loads PATH; a missing file is an error unless MISSING_OK, in which case
- * the ledger is empty. */
+ * the ledger is empty (for reading only: nothing creates a ledger but
+ * ledger_create). */
 Ledger *ledger_load(const char *path, gboolean missing_ok, GError **error);
+
+/* The guard against a lost or replaced ledger, for the commands that act
+ * on it (run, import).  STATE_DIR/ledger-mark, replaced atomically,
+ * records the ledger as tenure last read or wrote it: its length in
+ * bytes and events and the SHA-256 of those bytes.  The ledger only
+ * grows, so one that is missing, shorter, or whose first bytes differ is
+ * an error (TENURE_ERROR_IO, naming the mark): tenure stops instead of
+ * acting for an empty or older committee.  Removing the mark accepts
+ * the ledger as it is.
+ *
+ * ledger_load_guarded loads PATH (missing: an error) and checks it
+ * against the mark, advancing the mark when the ledger grew. */
+Ledger *ledger_load_guarded(const char *path, const char *state_dir,
+                            GError **error);
 
 /* Parses ledger TEXT; SOURCE names it in errors. */
 Ledger *ledger_parse(const char *source, const char *text, gssize len,
@@ -77,12 +92,27 @@ char *ledger_event_to_text(const LedgerEvent *event);
 /* The whole ledger as text, stanzas separated by blank lines. */
 char *ledger_to_text(const Ledger *ledger);
 
-/* Appends EVENT to the ledger file at PATH (created if missing) under an
- * exclusive lock, after checking that the existing file parses and that
- * the ledger with EVENT still replays (committee_replay).  Sets Recorded
- * when EVENT has none.  Returns only once the data is fsynced. */
+/* Appends EVENT to the ledger file at PATH under an exclusive lock, after
+ * checking that the existing file parses and that the ledger with EVENT
+ * still replays (committee_replay; TENURE_ERROR_INVALID when it does
+ * not).  A missing ledger is an error: appending never creates one.
+ * Sets Recorded when EVENT has none.  The separator and the stanza go in
+ * one write; returns only once the data is fsynced.  On failure the file
+ * is cut back to what it was (also after a failed fsync, whose outcome
+ * on disk is unknown). */
 gboolean ledger_append(const char *path, const LedgerEvent *event,
                        GError **error);
+
+/* ledger_append, checking the ledger against STATE_DIR's mark first and
+ * advancing the mark once the event is on disk. */
+gboolean ledger_append_guarded(const char *path, const char *state_dir,
+                               const LedgerEvent *event, GError **error);
+
+/* Writes a new ledger at PATH holding LEDGER's events (`tenure init`),
+ * whole or not at all; fails if PATH exists, or if STATE_DIR (may be
+ * NULL) has the mark of another ledger.  Sets STATE_DIR's mark. */
+gboolean ledger_create(const char *path, const Ledger *ledger,
+                       const char *state_dir, GError **error);
 
 void ledger_free(Ledger *ledger);
 

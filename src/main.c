@@ -23,6 +23,7 @@ static const Command commands[] = {
 	{"import", cmd_import, "backfill the ledger from an mbox or Maildir archive"},
 	{"audit", cmd_audit, "re-verify archived mail and rebuild the ledger"},
 	{"check-config", cmd_check_config, "check the configuration and report every problem"},
+	{"init", cmd_init, "write the first stanzas of a new committee's ledger"},
 };
 
 static void

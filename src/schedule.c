@@ -95,7 +95,7 @@ schedule_load(Schedule *s, GError **error)
 	g_clear_pointer(&s->status, g_ptr_array_unref);
 	g_clear_pointer(&s->committee, committee_free);
 	g_clear_pointer(&s->ledger, ledger_free);
-	s->ledger = ledger_load(s->conf->ledger, TRUE, error);
+	s->ledger = ledger_load_guarded(s->conf->ledger, s->conf->state_dir, error);
 	if (s->ledger == NULL)
 		return FALSE;
 	s->committee = committee_replay(s->ledger, error);
@@ -170,7 +170,8 @@ record_expiries(Schedule *s, gboolean *appended, GError **error)
 		    EVENT_EXPIRE, info->term_end, info->person->member);
 		event->source = g_strdup("tenure");
 		event->comment = g_strdup(reason);
-		if (!ledger_append(s->conf->ledger, event, error))
+		if (!ledger_append_guarded(s->conf->ledger, s->conf->state_dir,
+		                           event, error))
 			return FALSE;
 		char last[11];
 		util_log("expired", "member", info->person->member, "last-day",

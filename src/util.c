@@ -40,20 +40,81 @@ gboolean
 util_write_atomic(const char *path, const char *data, gssize len,
                   GError **error)
 {
-	g_autoptr(GError) local = NULL;
 	if (len < 0)
 		len = strlen(data);
-	/* GLib writes a temp file (O_EXCL), fsyncs it, renames it over PATH
-	 * and fsyncs the directory. */
-	if (!g_file_set_contents_full(path, data, len,
-	                              G_FILE_SET_CONTENTS_CONSISTENT |
-	                                  G_FILE_SET_CONTENTS_DURABLE,
-	                              0600, &local)) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
-		            local->message);
+	/* The temp file's name says whose it is (UTIL_TEMP_MARK), so that
+	 * one left by a process killed before its rename can be told from
+	 * anything else and removed (util_remove_temps). */
+	g_autofree char *temp = g_strconcat(path, UTIL_TEMP_MARK "XXXXXX", NULL);
+	int fd = g_mkstemp_full(temp, O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot create a temp file: %s", path,
+		            g_strerror(errno));
 		return FALSE;
 	}
-	return TRUE;
+	const char *at = data;
+	gssize left = len;
+	const char *failed = NULL;
+	int saved = 0;
+	while (left > 0 && failed == NULL) {
+		ssize_t n = write(fd, at, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			failed = "write";
+			saved = errno;
+			break;
+		}
+		at += n;
+		left -= n;
+	}
+	if (failed == NULL && fsync(fd) < 0) {
+		failed = "fsync";
+		saved = errno;
+	}
+	if (close(fd) < 0 && failed == NULL) {
+		failed = "close";
+		saved = errno;
+	}
+	if (failed == NULL && rename(temp, path) < 0) {
+		failed = "rename";
+		saved = errno;
+	}
+	if (failed) {
+		unlink(temp);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s: %s",
+		            path, failed, g_strerror(saved));
+		return FALSE;
+	}
+	return util_fsync_dir(path, error);
+}
+
+static gboolean
+is_temp_name(const char *name)
+{
+	const char *mark = g_strrstr(name, UTIL_TEMP_MARK);
+	return mark && mark != name && strlen(mark) == strlen(UTIL_TEMP_MARK) + 6;
+}
+
+guint
+util_remove_temps(const char *dir)
+{
+	guint removed = 0;
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const char *name;
+	while (d && (name = g_dir_read_name(d)) != NULL) {
+		g_autofree char *path = g_build_filename(dir, name, NULL);
+		if (g_file_test(path, G_FILE_TEST_IS_SYMLINK))
+			continue;
+		if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
+			removed += util_remove_temps(path);
+		} else if (is_temp_name(name) && unlink(path) == 0) {
+			util_log("temp-removed", "file", path, NULL);
+			removed++;
+		}
+	}
+	return removed;
 }
 
 gboolean
@@ -120,5 +181,8 @@ util_lock_state(const char *state_dir, GError **error)
 			            "%s: flock: %s", path, g_strerror(saved));
 		return -1;
 	}
+	/* Whoever holds the lock is the only writer: a temp file now is
+	 * one a killed process left. */
+	util_remove_temps(state_dir);
 	return fd;
 }

@@ -24,10 +24,19 @@ typedef enum {
 	TENURE_ERROR_LOCKED,   /* another instance holds the lock */
 } TenureError;
 
-/* Replaces PATH whole: temp file, fsync, rename, fsync of the directory.
- * On failure PATH is untouched. */
+/* Replaces PATH whole: temp file PATH.tn-XXXXXX (O_EXCL), fsync,
+ * rename, fsync of the directory.  On failure PATH is untouched and the
+ * temp file removed. */
 gboolean util_write_atomic(const char *path, const char *data, gssize len,
                            GError **error);
+
+/* What marks the name of a temp file of util_write_atomic. */
+#define UTIL_TEMP_MARK ".tn-"
+
+/* Removes, under DIR and its subdirectories, the temp files of writes
+ * that never reached their rename (a process killed meanwhile); only
+ * for whoever holds the state lock.  Returns how many it removed. */
+guint util_remove_temps(const char *dir);
 
 /* fsyncs the directory holding PATH, so a rename or create in it is
  * durable. */
@@ -37,7 +46,8 @@ gboolean util_fsync_dir(const char *path, GError **error);
 gboolean util_mkdir_p(const char *dir, int mode, GError **error);
 
 /* Takes the exclusive lock STATE_DIR/lock (creating STATE_DIR) that
- * keeps `tenure run` and `tenure import` apart.  Returns the descriptor
+ * keeps `tenure run` and `tenure import` apart, and removes the temp
+ * files a killed process left there (util_remove_temps).  Returns the descriptor
  * that holds the lock until closed, or -1 with ERROR set
  * (TENURE_ERROR_LOCKED when another instance holds it). */
 int util_lock_state(const char *state_dir, GError **error);

@@ -73,7 +73,7 @@ expect_error "a truncated ledger is refused" \
 
 test_begin "a missing ledger is refused"
 "$TENURE" status --ledger missing.ledger 2>err >/dev/null; rc=$?
-test_expect_equal "1 tenure status: missing.ledger: cannot read the ledger: No such file or directory" "$rc $(cat err)"
+test_expect_equal "1 tenure status: missing.ledger: the ledger is missing; restore it, or start a new committee with \`tenure init\`" "$rc $(cat err)"
 
 test_begin "an unreadable ledger is refused"
 if [ "$(id -u)" = 0 ]; then

@@ -552,9 +552,12 @@ mark_applying() {
 }
 later_still=$(date -u -d '+40 days' +%Y-%m-%d)
 before=$(events)
+# The ledger as it was before the append, and tenure's record of it.
+cp "$W/state/ledger-mark" "$W/mark.saved"
 run_import "$(pgpmime "$CAROL" carol@example.org carol-crash "Tenure: resign
 Effective: $later_still")"
 drop_last_stanza
+cp "$W/mark.saved" "$W/state/ledger-mark"
 mark_applying carol-crash
 run_import "$W/m/carol-crash.eml"
 expect_event "after a crash before the ledger append, the command is applied on restart" \

@@ -394,7 +394,7 @@ static void
 test_append(void)
 {
 	g_autoptr(GError) error = NULL;
-	g_autofree char *path = scratch_file(NULL);
+	g_autofree char *path = scratch_file("");
 	Day d;
 	date_parse("2020-01-01", &d);
 	g_autoptr(LedgerEvent) appoint =
@@ -455,11 +455,184 @@ test_load_missing(void)
 	g_autoptr(Ledger) none = ledger_load("/nonexistent/ledger", FALSE, &error);
 	g_assert_null(none);
 	g_assert_cmpstr(error->message, ==,
-	                "/nonexistent/ledger: cannot read the ledger: No such file or directory");
+	                "/nonexistent/ledger: the ledger is missing; restore it, or "
+	                "start a new committee with `tenure init`");
 	g_clear_error(&error);
 	g_autoptr(Ledger) empty = ledger_load("/nonexistent/ledger", TRUE, &error);
 	g_assert_no_error(error);
 	g_assert_cmpuint(empty->events->len, ==, 0);
+}
+
+static char *
+read_text(const char *path)
+{
+	char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return NULL;
+	return text;
+}
+
+static LedgerEvent *
+appointment(const char *date, const char *member)
+{
+	Day d;
+	g_assert_true(date_parse(date, &d));
+	LedgerEvent *event = ledger_event_new(EVENT_APPOINT, d, member);
+	event->recorded = g_strdup("2026-01-01T00:00:00Z");
+	return event;
+}
+
+/* Appending never creates a ledger: a missing one is lost history. */
+static void
+test_append_missing(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *path = scratch_file(NULL);
+	g_autoptr(LedgerEvent) event = appointment("2021-01-01", "Bob <bob@example.org>");
+	g_assert_false(ledger_append(path, event, &error));
+	g_assert_true(g_str_has_suffix(error->message,
+	                               "/ledger: the ledger is missing; restore it, or "
+	                               "start a new committee with `tenure init`"));
+	g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+	remove_scratch(path);
+}
+
+/* One blank line between stanzas, whatever the text ended with before
+ * (a blank line left by a crash, or no final newline at all). */
+static void
+test_append_separator(void)
+{
+	static const struct {
+		const char *before;
+		const char *after;
+	} cases[] = {
+		{"", "Event: appoint\nDate: 2021-01-01\nMember: Bob <bob@example.org>\n"
+		     "Recorded: 2026-01-01T00:00:00Z\n"},
+		{"Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n",
+		 "Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n\n"
+		 "Event: appoint\nDate: 2021-01-01\nMember: Bob <bob@example.org>\n"
+		 "Recorded: 2026-01-01T00:00:00Z\n"},
+		{"Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n\n",
+		 "Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n\n"
+		 "Event: appoint\nDate: 2021-01-01\nMember: Bob <bob@example.org>\n"
+		 "Recorded: 2026-01-01T00:00:00Z\n"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(GError) error = NULL;
+		g_autofree char *path = scratch_file(cases[i].before);
+		g_autoptr(LedgerEvent) event =
+		    appointment("2021-01-01", "Bob <bob@example.org>");
+		g_assert_true(ledger_append(path, event, &error));
+		g_assert_no_error(error);
+		g_autofree char *after = read_text(path);
+		g_assert_cmpstr(after, ==, cases[i].after);
+		remove_scratch(path);
+	}
+}
+
+static void
+remove_dir(const char *dir)
+{
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const char *name;
+	while (d && (name = g_dir_read_name(d)) != NULL) {
+		g_autofree char *path = g_build_filename(dir, name, NULL);
+		g_unlink(path);
+	}
+	g_rmdir(dir);
+}
+
+/* The guard: once tenure has seen a ledger, a missing, shorter or
+ * rewritten one is an error naming the mark, and growing is fine. */
+static void
+test_guard(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *state = g_dir_make_tmp("tn.XXXXXX", NULL);
+	const char *first = "Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n";
+	g_autofree char *path = scratch_file(first);
+	g_autoptr(LedgerEvent) bob = appointment("2021-01-01", "Bob <bob@example.org>");
+	g_assert_true(ledger_append_guarded(path, state, bob, &error));
+	g_assert_no_error(error);
+	g_autofree char *grown = read_text(path);
+	{
+		g_autoptr(Ledger) ledger = ledger_load_guarded(path, state, &error);
+		g_assert_no_error(error);
+		g_assert_cmpuint(ledger->events->len, ==, 2);
+	}
+
+	/* Replaced by the older, shorter file. */
+	g_assert_true(g_file_set_contents(path, first, -1, NULL));
+	g_autoptr(Ledger) shorter = ledger_load_guarded(path, state, &error);
+	g_assert_null(shorter);
+	g_assert_nonnull(strstr(error->message,
+	                        ": the ledger has 1 events (52 bytes), fewer than "
+	                        "the 2 events"));
+	g_assert_nonnull(strstr(error->message, "/ledger-mark to accept it as it is"));
+	g_clear_error(&error);
+	g_autoptr(LedgerEvent) carol = appointment("2021-02-01", "Carol <carol@example.org>");
+	g_assert_false(ledger_append_guarded(path, state, carol, &error));
+	g_assert_nonnull(strstr(error->message, "fewer than the 2 events"));
+	g_clear_error(&error);
+	g_autofree char *untouched = read_text(path);
+	g_assert_cmpstr(untouched, ==, first);
+
+	/* As long, but another history. */
+	g_autofree char *other = g_strdup(grown);
+	other[strlen("Event: appoint\nDate: 20")] = '1';
+	g_assert_true(g_file_set_contents(path, other, -1, NULL));
+	g_autoptr(Ledger) rewritten = ledger_load_guarded(path, state, &error);
+	g_assert_null(rewritten);
+	g_assert_nonnull(strstr(error->message, "are not the ones tenure saw"));
+	g_clear_error(&error);
+
+	/* Gone. */
+	g_unlink(path);
+	g_autoptr(Ledger) gone = ledger_load_guarded(path, state, &error);
+	g_assert_null(gone);
+	g_assert_nonnull(strstr(error->message, "the ledger is missing"));
+	g_clear_error(&error);
+
+	/* Back, and grown by hand: accepted, and the mark follows. */
+	g_autofree char *more = g_strconcat(grown, "\nEvent: appoint\nDate: 2022-01-01\n"
+	                                    "Member: Dan <dan@example.org>\n", NULL);
+	g_assert_true(g_file_set_contents(path, more, -1, NULL));
+	g_autoptr(Ledger) back = ledger_load_guarded(path, state, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(back->events->len, ==, 3);
+	g_assert_true(g_file_set_contents(path, grown, -1, NULL));
+	g_autoptr(Ledger) cut = ledger_load_guarded(path, state, &error);
+	g_assert_null(cut);
+	g_clear_error(&error);
+	remove_scratch(path);
+	remove_dir(state);
+}
+
+/* ledger_create writes the whole ledger or nothing, and never over an
+ * existing one or the remembered one of the state directory. */
+static void
+test_create(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *state = g_dir_make_tmp("tn.XXXXXX", NULL);
+	g_autofree char *path = scratch_file(NULL);
+	g_autoptr(Ledger) ledger = ledger_parse(path, good, -1, &error);
+	g_assert_no_error(error);
+	g_assert_true(ledger_create(path, ledger, state, &error));
+	g_assert_no_error(error);
+	g_autoptr(Ledger) loaded = ledger_load_guarded(path, state, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(loaded->events->len, ==, ledger->events->len);
+	g_assert_false(ledger_create(path, ledger, state, &error));
+	g_assert_nonnull(strstr(error->message, "a ledger is already there"));
+	g_clear_error(&error);
+	g_unlink(path);
+	g_assert_false(ledger_create(path, ledger, state, &error));
+	g_assert_nonnull(strstr(error->message, "tenure kept a ledger of"));
+	g_clear_error(&error);
+	g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+	remove_scratch(path);
+	remove_dir(state);
 }
 
 int
@@ -476,5 +649,9 @@ main(int argc, char **argv)
 	g_test_add_func("/ledger/append", test_append);
 	g_test_add_func("/ledger/append-refuses-damaged", test_append_refuses_damaged);
 	g_test_add_func("/ledger/load-missing", test_load_missing);
+	g_test_add_func("/ledger/append-missing", test_append_missing);
+	g_test_add_func("/ledger/append-separator", test_append_separator);
+	g_test_add_func("/ledger/guard", test_guard);
+	g_test_add_func("/ledger/create", test_create);
 	return g_test_run();
 }
