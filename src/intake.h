@@ -4,8 +4,11 @@
  * it carries a command (cheaply, before any signature check), verifies
  * the OpenPGP signature against the configured keyrings only, parses the
  * command from the signed text only, applies the role and term rules,
- * records the signature (exactly once), appends the ledger event,
- * archives the message and queues the transcript reply for refusals.
+ * records the signature as being applied, appends the ledger event,
+ * archives the message and records the signature as decided (exactly
+ * once: the ledger says, when the mail is seen again, whether a command
+ * interrupted between those steps was applied), and queues the
+ * transcript reply for refusals.
  * Refusing a message is normal work and returns TRUE; FALSE means the
  * work could not be done (ledger or state not writable) and the message
  * must be seen again.
