@@ -23,6 +23,17 @@
  * holds the messages after it until the same time, untried and without
  * counting an attempt, so a server that is down costs one connection
  * attempt per flush, not one per queued message.
+ *
+ * A full or failing disk must not turn into repeated mail.  Before a
+ * message goes to the sink its queue entry is rewritten with Sending
+ * (the time of the attempt): if even that cannot be written, nothing is
+ * sent.  If the sent record cannot be written after the sink took the
+ * message, this process remembers the delivery and only writes the
+ * record on later flushes; a later process finds the Sending mark and
+ * asks the sink whether the message is there (a Maildir can tell, SMTP
+ * cannot and is sent again, with the same Message-ID).  Any failed write
+ * holds the whole outbox, with the same backoff as a failing server,
+ * rather than let the daemon's next pass try again within a second.
  */
 #include "config.h"
 
@@ -51,8 +62,46 @@ typedef struct {
 	guint attempts;
 	gint64 next_attempt;
 	char *last_error;
+	gint64 sending; /* when an attempt began whose end is unknown; 0: none */
 	GBytes *message;
 } Entry;
+
+/* What this process knows about a state directory's outbox that the
+ * disk could not be told. */
+typedef struct {
+	GHashTable *unrecorded; /* queue file name -> sent time (gint64 *):
+	                           taken by the sink, no sent record yet */
+	gint64 hold_until;      /* no flush before this, after a failed write */
+	guint failures;         /* consecutive flushes with a failed write */
+} Memory;
+
+static GHashTable *memories; /* state_dir -> Memory */
+G_LOCK_DEFINE_STATIC(memories);
+
+static void
+memory_free(Memory *memory)
+{
+	g_hash_table_unref(memory->unrecorded);
+	g_free(memory);
+}
+
+static Memory *
+memory_for(const char *state_dir)
+{
+	G_LOCK(memories);
+	if (memories == NULL)
+		memories = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+		                                 (GDestroyNotify)memory_free);
+	Memory *memory = g_hash_table_lookup(memories, state_dir);
+	if (memory == NULL) {
+		memory = g_new0(Memory, 1);
+		memory->unrecorded = g_hash_table_new_full(
+		    g_str_hash, g_str_equal, g_free, g_free);
+		g_hash_table_insert(memories, g_strdup(state_dir), memory);
+	}
+	G_UNLOCK(memories);
+	return memory;
+}
 
 static void
 entry_free(Entry *entry)
@@ -129,6 +178,9 @@ entry_serialize(const Entry *entry, const char *dead_reason, gsize *len)
 	    g_strdup_printf("%" G_GINT64_FORMAT, entry->next_attempt);
 	g_autofree char *last_error = one_line(entry->last_error);
 	g_autofree char *reason = one_line(dead_reason);
+	g_autofree char *sending =
+	    entry->sending ? g_strdup_printf("%" G_GINT64_FORMAT, entry->sending)
+	                   : NULL;
 	deb822_add(stanza, "Message-Id", entry->message_id);
 	deb822_add(stanza, "Envelope-From", entry->envelope_from);
 	deb822_add(stanza, "Recipients", recipients);
@@ -136,6 +188,7 @@ entry_serialize(const Entry *entry, const char *dead_reason, gsize *len)
 	deb822_add(stanza, "Attempts", attempts);
 	deb822_add(stanza, "Next-Attempt", next);
 	deb822_add(stanza, "Last-Error", last_error);
+	deb822_add(stanza, "Sending", sending);
 	deb822_add(stanza, "Dead-Reason", reason);
 	GString *out = g_string_new(NULL);
 	deb822_write(stanza, out);
@@ -214,6 +267,13 @@ entry_load(const char *path, char **dead_reason, GError **error)
 	for (char **r = entry->recipients; *r; r++)
 		g_strstrip(*r);
 	entry->last_error = g_strdup(deb822_get(stanza, "Last-Error"));
+	const char *sending = deb822_get(stanza, "Sending");
+	if (sending && !parse_int64(sending, &entry->sending)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s:%u: Sending: \"%s\" is not a Unix time", path,
+		            stanza->line, sending);
+		return NULL;
+	}
 	if (dead_reason)
 		*dead_reason = g_strdup(deb822_get(stanza, "Dead-Reason"));
 	entry->message = g_bytes_new(split + 2, len - header_len - 1);
@@ -369,12 +429,26 @@ move_dead(const char *state_dir, const Entry *entry, const char *reason,
 	       remove_file(queued, error);
 }
 
+/* Marks ENTRY as being sent, durably, before the sink gets it: a
+ * process that stops before the outcome is on disk leaves the mark for
+ * the next one to check. */
+static gboolean
+mark_sending(const char *state_dir, Entry *entry, gint64 now, GError **error)
+{
+	entry->sending = now;
+	gsize len = 0;
+	g_autofree char *text = entry_serialize(entry, NULL, &len);
+	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
+	return util_write_atomic(queued, text, len, error);
+}
+
 static gboolean
 defer_entry(const char *state_dir, Entry *entry, gint64 now, const char *reason,
             GError **error)
 {
 	entry->attempts++;
 	entry->next_attempt = now + backoff(entry->attempts);
+	entry->sending = 0;
 	g_free(entry->last_error);
 	entry->last_error = g_strdup(reason);
 	gsize len = 0;
@@ -451,6 +525,104 @@ load_queue(const char *state_dir, guint *dead, GError **error)
 	return g_steal_pointer(&entries);
 }
 
+/* A write that failed holds the whole outbox: log why, and keep the
+ * daemon from trying again (and sending again) before the backoff. */
+static void
+hold_after_write_failure(const char *state_dir, Memory *memory, gint64 now,
+                         GError **error)
+{
+	memory->failures++;
+	memory->hold_until = now + backoff(memory->failures);
+	g_autofree char *retry =
+	    g_strdup_printf("%" G_GINT64_FORMAT, memory->hold_until - now);
+	util_log("outbox-hold", "state-dir", state_dir, "retry-in", retry,
+	         "reason", (*error)->message, NULL);
+	g_prefix_error(error, "outbox held for %s s, nothing more is sent: ",
+	               retry);
+}
+
+/* Writes the sent record of a message the sink took at SENT_AT in an
+ * earlier flush of this process, or that the sink says it holds. */
+static gboolean
+record_delivered(const char *state_dir, Memory *memory, const Entry *entry,
+                 gint64 sent_at, const char *how, GError **error)
+{
+	if (!record_sent(state_dir, entry, sent_at, error))
+		return FALSE;
+	g_hash_table_remove(memory->unrecorded, entry->name);
+	util_log("sent-recorded", "message-id", entry->message_id, "how", how,
+	         NULL);
+	return TRUE;
+}
+
+/* Tries one ENTRY that is due: FALSE only when the outbox could not be
+ * written (*WRITE_FAILED) or read. */
+static gboolean
+flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
+            gint64 now, gint64 *hold_until, char **hold_reason, guint *n_sent,
+            guint *n_deferred, guint *n_dead, GError **error)
+{
+	if (known_in(state_dir, "sent", entry->name)) {
+		g_autofree char *queued =
+		    outbox_path(state_dir, "queue", entry->name);
+		return remove_file(queued, error);
+	}
+	gint64 *sent_at = g_hash_table_lookup(memory->unrecorded, entry->name);
+	if (sent_at)
+		return record_delivered(state_dir, memory, entry, *sent_at,
+		                        "remembered", error);
+	if (entry->sending && sink_delivered(sink, entry->message_id))
+		return record_delivered(state_dir, memory, entry,
+		                        entry->sending, "found in the sink",
+		                        error);
+	if (*hold_until > 0) {
+		if (!hold_entry(state_dir, entry, *hold_until, *hold_reason,
+		                error))
+			return FALSE;
+		(*n_deferred)++;
+		return TRUE;
+	}
+	if (entry->sending)
+		util_log("resending", "message-id", entry->message_id, "reason",
+		         "an earlier attempt ended without a record", NULL);
+	if (!mark_sending(state_dir, entry, now, error))
+		return FALSE;
+	g_autoptr(GError) failure = NULL;
+	if (sink_send(sink, entry->envelope_from,
+	              (const char *const *)entry->recipients, entry->message,
+	              &failure)) {
+		util_log("sent", "message-id", entry->message_id, NULL);
+		(*n_sent)++;
+		if (record_sent(state_dir, entry, now, error))
+			return TRUE;
+		g_hash_table_insert(memory->unrecorded, g_strdup(entry->name),
+		                    g_memdup2(&now, sizeof now));
+		g_prefix_error(error, "%s was sent but not recorded: ",
+		               entry->message_id);
+		return FALSE;
+	}
+	if (failure->domain == TENURE_ERROR &&
+	    failure->code == TENURE_ERROR_INVALID) {
+		if (!move_dead(state_dir, entry, failure->message, error))
+			return FALSE;
+		util_log("dead-letter", "message-id", entry->message_id,
+		         "reason", failure->message, NULL);
+		(*n_dead)++;
+		return TRUE;
+	}
+	if (!defer_entry(state_dir, entry, now, failure->message, error))
+		return FALSE;
+	g_autofree char *attempts = g_strdup_printf("%u", entry->attempts);
+	g_autofree char *retry =
+	    g_strdup_printf("%" G_GINT64_FORMAT, entry->next_attempt - now);
+	util_log("deferred", "message-id", entry->message_id, "attempts",
+	         attempts, "retry-in", retry, "reason", failure->message, NULL);
+	(*n_deferred)++;
+	*hold_until = entry->next_attempt;
+	*hold_reason = g_strdup(failure->message);
+	return TRUE;
+}
+
 gboolean
 outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
              guint *deferred, guint *dead, GError **error)
@@ -458,67 +630,37 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 	guint n_sent = 0, n_deferred = 0, n_dead = 0;
 	gboolean ok = FALSE;
 	g_autoptr(GPtrArray) entries = NULL;
+	Memory *memory = memory_for(state_dir);
 	/* After a temporary failure the rest of the queue waits with that
 	 * message rather than be tried one by one against a server that is
 	 * down (each try can take the whole connect timeout). */
 	gint64 hold_until = 0;
 	char *hold_reason = NULL;
-	if (!outbox_ensure(state_dir, error))
+	if (memory->hold_until > now) {
+		n_deferred = outbox_count_queued(state_dir);
+		ok = TRUE;
 		goto out;
+	}
+	if (!outbox_ensure(state_dir, error))
+		goto write_failed;
 	entries = load_queue(state_dir, &n_dead, error);
 	if (entries == NULL)
-		goto out;
+		goto write_failed;
 	for (guint i = 0; i < entries->len; i++) {
 		Entry *entry = entries->pdata[i];
 		if (entry->next_attempt > now)
 			continue;
-		if (known_in(state_dir, "sent", entry->name)) {
-			g_autofree char *queued =
-			    outbox_path(state_dir, "queue", entry->name);
-			if (!remove_file(queued, error))
-				goto out;
-			continue;
-		}
-		if (hold_until > 0) {
-			if (!hold_entry(state_dir, entry, hold_until,
-			                hold_reason, error))
-				goto out;
-			n_deferred++;
-			continue;
-		}
-		g_autoptr(GError) failure = NULL;
-		if (sink_send(sink, entry->envelope_from,
-		              (const char *const *)entry->recipients,
-		              entry->message, &failure)) {
-			if (!record_sent(state_dir, entry, now, error))
-				goto out;
-			util_log("sent", "message-id", entry->message_id, NULL);
-			n_sent++;
-		} else if (failure->domain == TENURE_ERROR &&
-		           failure->code == TENURE_ERROR_INVALID) {
-			if (!move_dead(state_dir, entry, failure->message,
-			               error))
-				goto out;
-			util_log("dead-letter", "message-id", entry->message_id,
-			         "reason", failure->message, NULL);
-			n_dead++;
-		} else {
-			if (!defer_entry(state_dir, entry, now,
-			                 failure->message, error))
-				goto out;
-			g_autofree char *attempts =
-			    g_strdup_printf("%u", entry->attempts);
-			g_autofree char *retry = g_strdup_printf(
-			    "%" G_GINT64_FORMAT, entry->next_attempt - now);
-			util_log("deferred", "message-id", entry->message_id,
-			         "attempts", attempts, "retry-in", retry,
-			         "reason", failure->message, NULL);
-			n_deferred++;
-			hold_until = entry->next_attempt;
-			hold_reason = g_strdup(failure->message);
-		}
+		if (!flush_entry(state_dir, sink, memory, entry, now,
+		                 &hold_until, &hold_reason, &n_sent,
+		                 &n_deferred, &n_dead, error))
+			goto write_failed;
 	}
+	memory->failures = 0;
+	memory->hold_until = 0;
 	ok = TRUE;
+	goto out;
+write_failed:
+	hold_after_write_failure(state_dir, memory, now, error);
 out:
 	g_free(hold_reason);
 	if (sent)
@@ -536,6 +678,9 @@ outbox_next_due(const char *state_dir, gint64 now)
 	g_autoptr(GPtrArray) entries = load_queue(state_dir, NULL, NULL);
 	if (entries == NULL || entries->len == 0)
 		return -1;
+	Memory *memory = memory_for(state_dir);
+	if (memory->hold_until > now)
+		return memory->hold_until - now;
 	gint64 next = G_MAXINT64;
 	for (guint i = 0; i < entries->len; i++) {
 		const Entry *entry = entries->pdata[i];
@@ -549,6 +694,24 @@ outbox_count_queued(const char *state_dir)
 {
 	g_autoptr(GPtrArray) names = list_names(state_dir, "queue", NULL);
 	return names ? names->len : 0;
+}
+
+GPtrArray *
+outbox_failing(const char *state_dir)
+{
+	GPtrArray *failing = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) entries = load_queue(state_dir, NULL, NULL);
+	for (guint i = 0; entries && i < entries->len; i++) {
+		const Entry *entry = entries->pdata[i];
+		if (entry->last_error == NULL || *entry->last_error == '\0')
+			continue;
+		g_ptr_array_add(failing,
+		                g_strdup_printf("%s\t%u\t%" G_GINT64_FORMAT "\t%s",
+		                                entry->message_id, entry->attempts,
+		                                entry->next_attempt,
+		                                entry->last_error));
+	}
+	return failing;
 }
 
 static gint

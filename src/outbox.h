@@ -34,6 +34,9 @@ gboolean outbox_flush(const char *state_dir, Sink *sink, gint64 now,
 gint64 outbox_next_due(const char *state_dir, gint64 now);
 
 guint outbox_count_queued(const char *state_dir);
+/* Queued messages that failed before, oldest first: "ID\tATTEMPTS\t
+ * NEXT-ATTEMPT\tLAST-ERROR" each (Unix time; the error quotes the server). */
+GPtrArray *outbox_failing(const char *state_dir);
 /* Message-IDs and reasons of dead letters, "ID\treason" each. */
 GPtrArray *outbox_dead_letters(const char *state_dir);
 

@@ -39,6 +39,13 @@ sink_send(Sink *sink, const char *envelope_from, const char *const *recipients,
 	                          error);
 }
 
+gboolean
+sink_delivered(Sink *sink, const char *message_id)
+{
+	return sink->driver->delivered &&
+	       sink->driver->delivered(sink, message_id);
+}
+
 void
 sink_close(Sink *sink)
 {

@@ -6,6 +6,12 @@
  * timeout: retry later), TENURE_ERROR_INVALID for a permanent refusal
  * (5xx: dead letter).  Drivers: sink_smtp.c (smtp://, smtps://) and
  * sink_maildir.c (maildir:PATH).
+ *
+ * delivered() tells whether a message with MESSAGE_ID is already there,
+ * for the outbox to record a delivery whose record a crash or a full
+ * disk kept from being written, instead of sending it again.  Only a
+ * sink that can look (Maildir) has it; sink_delivered is FALSE for the
+ * others.
  */
 #ifndef TENURE_SINK_H
 #define TENURE_SINK_H
@@ -22,6 +28,7 @@ typedef struct {
 	gboolean (*send)(Sink *sink, const char *envelope_from,
 	                 const char *const *recipients, GBytes *message,
 	                 GError **error);
+	gboolean (*delivered)(Sink *sink, const char *message_id);
 	void (*close)(Sink *sink);
 } SinkDriver;
 
@@ -33,6 +40,7 @@ Sink *sink_open(const Conf *conf, const char *url, GError **error);
 gboolean sink_send(Sink *sink, const char *envelope_from,
                    const char *const *recipients, GBytes *message,
                    GError **error);
+gboolean sink_delivered(Sink *sink, const char *message_id);
 void sink_close(Sink *sink);
 
 extern const SinkDriver sink_smtp_driver;

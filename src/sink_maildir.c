@@ -139,6 +139,47 @@ out:
 	return ok;
 }
 
+/* TRUE when the header of the message in PATH has Message-ID: ID. */
+static gboolean
+file_has_message_id(const char *path, const char *id)
+{
+	g_autofree char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return FALSE;
+	char *end = strstr(text, "\n\n");
+	if (end)
+		*end = '\0';
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	for (char **line = lines; *line; line++) {
+		if (g_ascii_strncasecmp(*line, "Message-ID:", 11) != 0)
+			continue;
+		g_autofree char *value = g_strstrip(g_strdup(*line + 11));
+		if (strcmp(value, id) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* Looks through new/ and cur/ (a reader may have moved the file). */
+static gboolean
+maildir_delivered(Sink *base, const char *message_id)
+{
+	MaildirSink *sink = (MaildirSink *)base;
+	static const char *const subs[] = {"new", "cur"};
+	for (gsize i = 0; i < G_N_ELEMENTS(subs); i++) {
+		g_autofree char *dir = g_build_filename(sink->path, subs[i], NULL);
+		g_autoptr(GDir) handle = g_dir_open(dir, 0, NULL);
+		const char *name;
+		while (handle && (name = g_dir_read_name(handle)) != NULL) {
+			g_autofree char *path =
+			    g_build_filename(dir, name, NULL);
+			if (file_has_message_id(path, message_id))
+				return TRUE;
+		}
+	}
+	return FALSE;
+}
+
 static void
 maildir_close(Sink *base)
 {
@@ -151,5 +192,6 @@ const SinkDriver sink_maildir_driver = {
     .scheme = "maildir",
     .open = maildir_open,
     .send = maildir_send,
+    .delivered = maildir_delivered,
     .close = maildir_close,
 };

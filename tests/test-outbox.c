@@ -570,6 +570,51 @@ test_smtp_down_then_up(void)
 }
 
 static void
+test_smtp_connection_refusals_keep_the_queue(void)
+{
+	/* A refusal that would refuse any message is the server's problem:
+	 * the mail stays queued with the server's words, never a dead
+	 * letter; later mail waits with it. */
+	static const struct {
+		const char *file; /* control file suffix */
+		const char *answer;
+	} cases[] = {
+	    {".greeting", "554 5.3.2 no SMTP service here"},
+	    {".mail", "530 5.7.0 Authentication required"},
+	    {".mail", "550 5.7.1 sender ctte-bot@example.org not allowed"},
+	    {".mail", "421 4.3.2 shutting down"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		Server *server = server_start("plain", NULL);
+		g_autofree char *state = NULL;
+		g_autoptr(Conf) conf = plain_conf(server, &state);
+		g_autofree char *control =
+		    g_strconcat(server->control, cases[i].file, NULL);
+		g_autofree char *line = g_strconcat(cases[i].answer, "\n", NULL);
+		g_assert_true(g_file_set_contents(control, line, -1, NULL));
+		Sink *sink = open_sink(conf);
+		add_sample(state, "<c1@example.org>");
+		add_sample(state, "<c2@example.org>");
+		flush_expect(state, sink, 1000, 0, 2, 0);
+		g_assert_cmpuint(outbox_count_queued(state), ==, 2);
+		g_autoptr(GPtrArray) dead = outbox_dead_letters(state);
+		g_assert_cmpuint(dead->len, ==, 0);
+		g_autoptr(GPtrArray) failing = outbox_failing(state);
+		g_assert_cmpuint(failing->len, ==, 2);
+		if (!strstr(failing->pdata[0], cases[i].answer))
+			g_error("expected \"%s\" in the error, got: %s",
+			        cases[i].answer, (char *)failing->pdata[0]);
+		/* The server is fixed: both go out at the retry. */
+		g_assert_cmpint(g_unlink(control), ==, 0);
+		flush_expect(state, sink, 1060, 2, 0, 0);
+		sink_close(sink);
+		g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+		g_assert_cmpuint(files->len, ==, 2);
+		server_stop(server);
+	}
+}
+
+static void
 test_smtp_permanent_dead_letter(void)
 {
 	Server *server = server_start("plain", NULL);
@@ -652,6 +697,119 @@ test_unreadable_entry_is_buried(void)
 	                               "0123456789abcdef0123456789abcdef\t"));
 }
 
+/* Makes STATE's outbox/sent refuse new files, as a full disk would (a
+ * link to a directory of /proc, where not even root creates files), or
+ * gives it back. */
+static void
+break_sent_dir(const char *state, gboolean broken)
+{
+	g_autofree char *sent = g_build_filename(state, "outbox", "sent", NULL);
+	if (broken) {
+		g_assert_cmpint(g_rmdir(sent), ==, 0);
+		g_assert_cmpint(symlink("/proc/self/fdinfo", sent), ==, 0);
+	} else {
+		g_assert_cmpint(g_unlink(sent), ==, 0);
+		g_assert_cmpint(g_mkdir(sent, 0700), ==, 0);
+	}
+}
+
+static void
+test_unrecorded_send_is_not_repeated(void)
+{
+	/* The server takes the mail, the sent record cannot be written:
+	 * the outbox says so, holds for the backoff, and once the disk
+	 * takes writes again it records the delivery without sending. */
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<f1@example.org>");
+	add_sample(state, "<f2@example.org>");
+	break_sent_dir(state, TRUE);
+	guint s = 0, f = 0, d = 0;
+	g_autoptr(GError) error = NULL;
+	g_assert_false(outbox_flush(state, sink, 1000, &s, &f, &d, &error));
+	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_IO);
+	g_assert_nonnull(strstr(error->message, "outbox held for 60 s"));
+	g_assert_nonnull(strstr(error->message, "was sent but not recorded"));
+	g_assert_cmpint(outbox_next_due(state, 1000), ==, 60);
+	/* Within the backoff nothing is tried at all. */
+	flush_expect(state, sink, 1001, 0, 2, 0);
+	flush_expect(state, sink, 1059, 0, 2, 0);
+	g_autoptr(GPtrArray) held = maildir_files(server->maildir);
+	g_assert_cmpuint(held->len, ==, 1);
+	/* Still broken at the retry: the backoff doubles, nothing is sent. */
+	g_clear_error(&error);
+	g_assert_false(outbox_flush(state, sink, 1060, &s, &f, &d, &error));
+	g_assert_cmpint(outbox_next_due(state, 1060), ==, 120);
+	g_autoptr(GPtrArray) still = maildir_files(server->maildir);
+	g_assert_cmpuint(still->len, ==, 1);
+	/* Space again: f1 is recorded, not resent; f2 is sent. */
+	break_sent_dir(state, FALSE);
+	flush_expect(state, sink, 1180, 1, 0, 0);
+	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
+	g_assert_true(outbox_known(state, "<f1@example.org>"));
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 2);
+	server_stop(server);
+}
+
+static void
+test_sending_mark_found_in_maildir(void)
+{
+	/* A process that stopped after the Maildir delivery and before the
+	 * sent record left the Sending mark: the next one finds the
+	 * message in the Maildir by its Message-ID and only records it. */
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *out = fresh_dir("out");
+	g_autofree char *url = g_strdup_printf("maildir:%s/Maildir", out);
+	g_autoptr(Conf) conf = test_conf(state, url);
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<s1@example.org>");
+	add_sample(state, "<s2@example.org>");
+	g_autofree char *queue_dir =
+	    g_build_filename(state, "outbox", "queue", NULL);
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) copies = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GDir) dir = g_dir_open(queue_dir, 0, NULL);
+	const char *name;
+	while ((name = g_dir_read_name(dir)) != NULL) {
+		g_autofree char *path = g_build_filename(queue_dir, name, NULL);
+		g_ptr_array_add(names, g_strdup(name));
+		g_ptr_array_add(copies, read_text(path));
+	}
+	flush_expect(state, sink, 1000, 2, 0, 0);
+	/* Both back as they were just before delivery, without their sent
+	 * records; s2 is removed from the Maildir, as if never delivered. */
+	g_autofree char *md = g_strdup_printf("%s/Maildir", out);
+	for (guint i = 0; i < names->len; i++) {
+		g_autofree char *path =
+		    g_build_filename(queue_dir, names->pdata[i], NULL);
+		g_autofree char *sent = g_build_filename(
+		    state, "outbox", "sent", names->pdata[i], NULL);
+		const char *copy = copies->pdata[i];
+		const char *split = strstr(copy, "\n\n");
+		g_autofree char *marked = g_strdup_printf(
+		    "%.*sSending: 1000\n%s", (int)(split - copy + 1), copy,
+		    split + 1);
+		g_assert_true(g_file_set_contents(path, marked, -1, NULL));
+		g_assert_cmpint(g_unlink(sent), ==, 0);
+	}
+	g_autoptr(GPtrArray) before = maildir_files(md);
+	g_assert_cmpuint(before->len, ==, 2);
+	for (guint i = 0; i < before->len; i++) {
+		g_autofree char *text = read_text(before->pdata[i]);
+		if (strstr(text, "<s2@example.org>"))
+			g_assert_cmpint(g_unlink(before->pdata[i]), ==, 0);
+	}
+	flush_expect(state, sink, 2000, 1, 0, 0);
+	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(md);
+	g_assert_cmpuint(files->len, ==, 2);
+}
+
 static void
 test_unknown_sink_scheme(void)
 {
@@ -691,6 +849,8 @@ main(int argc, char **argv)
 	                test_crash_after_sent_record);
 	g_test_add_func("/outbox/unreadable-entry-goes-to-dead",
 	                test_unreadable_entry_is_buried);
+	g_test_add_func("/outbox/sending-mark-found-in-maildir-not-resent",
+	                test_sending_mark_found_in_maildir);
 	g_test_add_func("/sink/unknown-scheme-refused",
 	                test_unknown_sink_scheme);
 	g_test_add_func("/smtp/plain-delivers-crlf-and-envelope",
@@ -714,6 +874,10 @@ main(int argc, char **argv)
 	                test_smtp_wrong_password_is_retried);
 	g_test_add_func("/smtp/down-backoff-doubles-to-an-hour",
 	                test_smtp_down_then_up);
+	g_test_add_func("/smtp/sent-but-unrecorded-held-not-resent",
+	                test_unrecorded_send_is_not_repeated);
+	g_test_add_func("/smtp/connection-refusals-keep-the-queue",
+	                test_smtp_connection_refusals_keep_the_queue);
 	g_test_add_func("/smtp/5xx-dead-letter",
 	                test_smtp_permanent_dead_letter);
 	int result = g_test_run();
