@@ -367,11 +367,15 @@ run_once(Daemon *daemon)
 	Pass pass = run_pass(daemon, TRUE);
 	if (pass.stopping)
 		return CMD_OK;
-	if (pass.deferred > 0)
-		cmd_error(NAME, "%u message(s) could not be sent yet; they stay in the outbox",
-		          pass.deferred);
-	return pass.fetch_ok && pass.work_ok && pass.deferred == 0 ? CMD_OK
-	                                                          : CMD_FAILED;
+	/* Mail still waiting after an earlier failure (its retry not due
+	 * yet, so not tried in this pass) is work not done either. */
+	g_autoptr(GPtrArray) failing = outbox_failing(daemon->conf->state_dir);
+	guint waiting = MAX(pass.deferred, failing->len);
+	if (waiting > 0)
+		cmd_error(NAME, "%u message(s) could not be sent yet; they stay in the outbox%s%s",
+		          waiting, failing->len ? ": " : "",
+		          failing->len ? strrchr(failing->pdata[0], '\t') + 1 : "");
+	return pass.fetch_ok && pass.work_ok && waiting == 0 ? CMD_OK : CMD_FAILED;
 }
 
 static void

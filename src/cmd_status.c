@@ -112,7 +112,8 @@ typedef struct {
 
 static void
 print_json(const char *name, const char *rule, const Roles *roles,
-           int max_members, GPtrArray *infos, Day on, GPtrArray *dead)
+           int max_members, GPtrArray *infos, Day on, GPtrArray *dead,
+           GPtrArray *failing)
 {
 	GString *out = g_string_new("{");
 	g_string_append(out, "\"committee\": ");
@@ -175,6 +176,12 @@ print_json(const char *name, const char *rule, const Roles *roles,
 			g_string_append(out, ", ");
 		json_string(out, dead->pdata[i]);
 	}
+	g_string_append(out, "],\n \"outbox_failing\": [");
+	for (guint i = 0; failing && i < failing->len; i++) {
+		if (i)
+			g_string_append(out, ", ");
+		json_string(out, failing->pdata[i]);
+	}
 	g_string_append(out, "]}\n");
 	fputs(out->str, stdout);
 	g_string_free(out, TRUE);
@@ -214,7 +221,7 @@ padded(const char *name, int width)
 static void
 print_text(const Conf *conf, const char *name, const char *rule,
            const Roles *roles, GPtrArray *infos, Day on, GPtrArray *dead,
-           guint queued)
+           guint queued, GPtrArray *failing)
 {
 	char d[11], a[11], e[11];
 	guint members = 0;
@@ -272,6 +279,20 @@ print_text(const Conf *conf, const char *name, const char *rule,
 	}
 	if (queued > 0)
 		printf("\nOutbox: %u message(s) waiting to be sent\n", queued);
+	/* Why mail waits, in the server's words: a server refusing every
+	 * message (a 554 greeting, 530 at MAIL FROM) is for the operator. */
+	for (guint i = 0; failing && i < failing->len; i++) {
+		g_auto(GStrv) f = g_strsplit(failing->pdata[i], "\t", 4);
+		if (g_strv_length(f) < 4)
+			continue;
+		g_autoptr(GDateTime) next = g_date_time_new_from_unix_utc(
+		    g_ascii_strtoll(f[2], NULL, 10));
+		g_autofree char *when =
+		    next ? g_date_time_format(next, "%Y-%m-%d %H:%M:%S UTC")
+		         : g_strdup("?");
+		printf("  %s: %s attempt(s), next %s: %s\n", f[0], f[1], when,
+		       f[3]);
+	}
 	if (dead && dead->len > 0) {
 		printf("\nDead letters (refused by the mail server, not retried):\n");
 		for (guint i = 0; i < dead->len; i++)
@@ -351,18 +372,20 @@ cmd_status(int argc, char **argv)
 
 	/* Mail state is reported only when the configured state exists. */
 	g_autoptr(GPtrArray) dead = NULL;
+	g_autoptr(GPtrArray) failing = NULL;
 	guint queued = 0;
 	if (cmd_globals.ledger_path == NULL &&
 	    g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR)) {
 		dead = outbox_dead_letters(conf->state_dir);
 		queued = outbox_count_queued(conf->state_dir);
+		failing = outbox_failing(conf->state_dir);
 	}
 
 	if (strcmp(format, "tsv") == 0) {
 		print_tsv(infos);
 	} else if (strcmp(format, "json") == 0) {
 		print_json(name, rule_text, &roles, conf->max_members, infos, on,
-		           dead);
+		           dead, failing);
 	} else if (strcmp(format, "html") == 0) {
 		PlanOptions options = {
 			.default_rule = rule,
@@ -388,7 +411,8 @@ cmd_status(int argc, char **argv)
 		    status_html_render(&page, committee, infos, plan, on);
 		fputs(html, stdout);
 	} else {
-		print_text(conf, name, rule_text, &roles, infos, on, dead, queued);
+		print_text(conf, name, rule_text, &roles, infos, on, dead, queued,
+		           failing);
 	}
 	g_free(roles.chair);
 	g_free(roles.leader);

@@ -14,10 +14,14 @@
  * with errormsg=... when it failed, and refused=... when some recipients
  * were refused and the others took the mail.
  *
- * A 5xx reply to the envelope or the data is a permanent refusal
- * (TENURE_ERROR_INVALID: dead letter); everything else that fails,
- * including TLS and authentication problems that an operator must fix,
- * is temporary (TENURE_ERROR_NETWORK: the outbox retries it).
+ * Only a 5xx reply to RCPT TO (every recipient refused) or to DATA and
+ * the message itself is a refusal of this message (TENURE_ERROR_INVALID:
+ * dead letter).  A refusal at connection level, which would refuse any
+ * message (a 554 greeting, a 5xx to EHLO, STARTTLS, AUTH or MAIL FROM,
+ * such as "530 authentication required"), and everything else that
+ * fails, is temporary (TENURE_ERROR_NETWORK: the outbox keeps the mail
+ * and retries it), with the server's words in the error for `tenure
+ * status`.
  */
 #include "config.h"
 
@@ -49,6 +53,10 @@ typedef struct {
 	char errbuf[CURL_ERROR_SIZE];
 	GString *last_reply; /* the server's last reply line */
 	GString *refusals;   /* every 4xx/5xx reply of this mail, "; "-joined */
+	char last_command[8]; /* the verb of the last command sent ("" before
+	                         any): which step a reply answers */
+	char failed_command[8]; /* the step the last 4xx/5xx reply answered */
+	GString *failed_reply;  /* that reply */
 } SmtpSink;
 
 typedef struct {
@@ -68,14 +76,26 @@ read_message(char *buffer, size_t size, size_t nitems, void *user_data)
 	return n;
 }
 
-/* Keeps the last line the server sent, so errors quote its words
- * ("550 5.7.1 relaying denied") rather than only curl's summary. */
+/* Keeps the last line the server sent, and the last refusal with the
+ * step it answered, so errors quote its words ("530 5.7.0
+ * Authentication required" at MAIL) rather than only curl's summary.
+ * The answer to the QUIT curl sends after a failure says nothing. */
 static int
 debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
             void *user_data)
 {
 	SmtpSink *sink = user_data;
-	if (type != CURLINFO_HEADER_IN)
+	if (type == CURLINFO_HEADER_OUT) {
+		gsize n = 0;
+		while (n < size && n < sizeof sink->last_command - 1 &&
+		       g_ascii_isalpha(data[n]))
+			n++;
+		memcpy(sink->last_command, data, n);
+		sink->last_command[n] = '\0';
+		return 0;
+	}
+	if (type != CURLINFO_HEADER_IN ||
+	    g_ascii_strcasecmp(sink->last_command, "QUIT") == 0)
 		return 0;
 	g_autofree char *text = g_strndup(data, size);
 	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
@@ -84,10 +104,14 @@ debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
 		if (**line == '\0')
 			continue;
 		g_string_assign(sink->last_reply, *line);
-		if (**line == '4' || **line == '5')
+		if (**line == '4' || **line == '5') {
 			g_string_append_printf(sink->refusals, "%s%s",
 			                       sink->refusals->len ? "; " : "",
 			                       *line);
+			g_string_assign(sink->failed_reply, *line);
+			memcpy(sink->failed_command, sink->last_command,
+			       sizeof sink->failed_command);
+		}
 	}
 	return 0;
 }
@@ -115,6 +139,7 @@ smtp_open(const Conf *conf, const char *url, GError **error)
 	sink->url = g_strdup(url);
 	sink->last_reply = g_string_new(NULL);
 	sink->refusals = g_string_new(NULL);
+	sink->failed_reply = g_string_new(NULL);
 
 	CURLU *parsed = curl_url();
 	char *host = NULL, *port = NULL;
@@ -227,22 +252,19 @@ smtp_setup(SmtpSink *sink, const char *from, struct curl_slist *rcpt,
 	curl_easy_setopt(curl, CURLOPT_DEBUGDATA, sink);
 }
 
-/* Only a 5xx answer to what the server was given (envelope or data) is
- * permanent; a 5xx to STARTTLS or AUTH is a configuration problem that
- * must not turn every queued mail into a dead letter. */
+/* Only a 5xx answer to this message's recipients or data is
+ * permanent.  The same answer to the greeting, EHLO, STARTTLS, AUTH or
+ * MAIL FROM (the bot's own address) would refuse every message: a
+ * server or configuration problem that must not turn the queue into
+ * dead letters.  530 and 535 say "authenticate first" wherever they
+ * come. */
 static gboolean
-refusal_is_permanent(CURLcode rc, long status)
+refusal_is_permanent(const char *last_command, long status)
 {
-	if (status < 500 || status > 599)
+	if (status < 500 || status > 599 || status == 530 || status == 535)
 		return FALSE;
-	switch (rc) {
-	case CURLE_SEND_ERROR:
-	case CURLE_RECV_ERROR:
-	case CURLE_WEIRD_SERVER_REPLY:
-		return TRUE;
-	default:
-		return FALSE;
-	}
+	return g_ascii_strcasecmp(last_command, "RCPT") == 0 ||
+	       g_ascii_strcasecmp(last_command, "DATA") == 0;
 }
 
 static gboolean
@@ -261,6 +283,9 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 	sink->errbuf[0] = '\0';
 	g_string_truncate(sink->last_reply, 0);
 	g_string_truncate(sink->refusals, 0);
+	sink->last_command[0] = '\0';
+	sink->failed_command[0] = '\0';
+	g_string_truncate(sink->failed_reply, 0);
 	smtp_setup(sink, from, rcpt, &reader);
 
 	CURLcode rc = curl_easy_perform(sink->curl);
@@ -291,17 +316,20 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 		       "system CAs or [sink] ca-file";
 	else if (rc == CURLE_LOGIN_DENIED)
 		hint = "; check [sink] user and password-file";
+	const GString *said =
+	    sink->failed_reply->len > 0 ? sink->failed_reply : sink->last_reply;
 	g_autofree char *message_text =
-	    sink->last_reply->len > 0 && status >= 400
-	        ? g_strdup_printf("%s (server said: %s)%s", why,
-	                          sink->last_reply->str, hint)
+	    said->len > 0 && status >= 400
+	        ? g_strdup_printf("%s (server said: %s)%s", why, said->str,
+	                          hint)
 	        : g_strdup_printf("%s%s", why, hint);
 	util_log("smtp", "host", sink->host, "tls", sink->tls, "auth", auth,
 	         "from", envelope_from, "recipients", to, "smtpstatus",
 	         status_text, "errormsg", message_text, NULL);
 	g_set_error(error, TENURE_ERROR,
-	            refusal_is_permanent(rc, status) ? TENURE_ERROR_INVALID
-	                                             : TENURE_ERROR_NETWORK,
+	            refusal_is_permanent(sink->failed_command, status)
+	                ? TENURE_ERROR_INVALID
+	                : TENURE_ERROR_NETWORK,
 	            "smtp %s (tls=%s): %s", sink->host, sink->tls,
 	            message_text);
 	return FALSE;
@@ -323,6 +351,7 @@ smtp_close(Sink *base)
 	g_free(sink->ca_file);
 	g_string_free(sink->last_reply, TRUE);
 	g_string_free(sink->refusals, TRUE);
+	g_string_free(sink->failed_reply, TRUE);
 	g_free(sink);
 }
 

@@ -17,7 +17,11 @@
       When the control file exists and is not empty, its first line (for
       example "451 4.3.0 try again later" or "554 5.7.1 refused") is the
       answer to DATA instead.  Lines "ADDRESS ANSWER" in FILE.rcpt
-      refuse that recipient with that answer.  The log file gets one line per SMTP event
+      refuse that recipient with that answer.  The first line of
+      FILE.mail answers MAIL FROM (say "530 5.7.0 Authentication
+      required"); the first line of FILE.greeting replaces the greeting
+      (say "554 5.3.2 no service"), after which every command but QUIT
+      gets 503, as RFC 5321 wants.  The log file gets one line per SMTP event
       (EHLO, AUTH-OK/AUTH-FAIL, MAIL, RCPT, DATA) with "tls" or "clear"
       for whether the session was encrypted at that point.
 """
@@ -141,9 +145,22 @@ class Handler:
         session.host_name = hostname
         return responses
 
+    def answer_from(self, suffix):
+        """The first line of the control file CONTROL+SUFFIX, or None."""
+        if not self.control:
+            return None
+        try:
+            with open(self.control + suffix) as f:
+                return f.readline().strip() or None
+        except FileNotFoundError:
+            return None
+
     async def handle_MAIL(self, server, session, envelope, address,
                           options):
         self.log(session, "MAIL")
+        answer = self.answer_from(".mail")
+        if answer:
+            return answer
         envelope.mail_from = address
         envelope.mail_options.extend(options)
         return "250 OK"
@@ -180,6 +197,32 @@ class Handler:
         return "250 OK delivered"
 
 
+class Refusal(asyncio.Protocol):
+    """A session refused at the greeting: 503 to everything but QUIT."""
+
+    def __init__(self, greeting, handler):
+        self.greeting = greeting
+        self.handler = handler
+        self.buffer = b""
+
+    def connection_made(self, transport):
+        self.transport = transport
+        if self.handler.log_path:
+            with open(self.handler.log_path, "a") as f:
+                f.write("GREETING-REFUSED\n")
+        transport.write(self.greeting.encode() + b"\r\n")
+
+    def data_received(self, data):
+        self.buffer += data
+        while b"\n" in self.buffer:
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            if line.strip().upper() == b"QUIT":
+                self.transport.write(b"221 2.0.0 bye\r\n")
+                self.transport.close()
+                return
+            self.transport.write(b"503 5.5.1 no service here\r\n")
+
+
 def serve(args):
     context = None
     if args.mode in ("starttls", "smtps"):
@@ -201,6 +244,9 @@ def serve(args):
     asyncio.set_event_loop(loop)
 
     def factory():
+        greeting = handler.answer_from(".greeting")
+        if greeting:
+            return Refusal(greeting, handler)
         kwargs = dict(hostname="localhost", loop=loop)
         if args.mode == "starttls":
             kwargs.update(tls_context=context, require_starttls=True)
