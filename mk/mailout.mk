@@ -24,5 +24,7 @@ check_PROGRAMS += tests/test-mailout tests/test-outbox
 # test-mailout runs the schedule, which asks the plan (libm) for dates.
 tests_test_mailout_LDADD = $(TEST_LDADD) -lm
 tests_test_outbox_LDADD = $(TEST_LDADD)
-TESTS += tests/test-mailout tests/test-outbox tests/t-mailout.sh
-dist_check_SCRIPTS += tests/lib-smtp.sh tests/smtpd.py tests/t-mailout.sh
+TESTS += tests/test-mailout tests/test-outbox tests/t-mailout.sh \
+	tests/t-mailfaults.sh
+dist_check_SCRIPTS += tests/lib-smtp.sh tests/smtpd.py tests/t-mailout.sh \
+	tests/t-mailfaults.sh
