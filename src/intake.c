@@ -177,19 +177,18 @@ reply_address(const Mail *mail)
 }
 
 /* Queues the private transcript for a refused signed command, within
- * [reminders] replies-per-day per signer. */
+ * [reminders] replies-per-day per signer; *REPLIED says whether it was
+ * queued, for the caller to count it with the signature's record. */
 static gboolean
 reply_refusal(Intake *intake, const Mail *mail, const char *reason,
-              GError **error)
+              gboolean *replied, GError **error)
 {
 	const char *to = reply_address(mail);
+	*replied = FALSE;
 	if (intake->audit || to == NULL)
 		return TRUE;
-	gboolean allowed = FALSE;
-	if (!seen_take_reply(intake->seen, mail->sig->fingerprint, date_today(),
-	                     intake->conf->replies_per_day, &allowed, error))
-		return FALSE;
-	if (!allowed) {
+	if (!seen_reply_allowed(intake->seen, mail->sig->fingerprint,
+	                        date_today(), intake->conf->replies_per_day)) {
 		util_log("reply-suppressed", "msgid", mail->message_id, "to", to,
 		         "reason", "reply limit reached for today", NULL);
 		return TRUE;
@@ -211,7 +210,9 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	                                       mail->sig->fingerprint,
 	                                       mail->sig->created, mail->sig->digest);
 	const char *recipients[] = {to, NULL};
-	return mailout_queue(intake->conf, "reply", vars, key, recipients, error);
+	*replied = mailout_queue(intake->conf, "reply", vars, key, recipients,
+	                         error);
+	return *replied;
 }
 
 static void
@@ -299,17 +300,19 @@ commit(Intake *intake, const Mail *mail, Decision *decision, GError **error)
 	              decision->drop_removal, error);
 }
 
-/* A refusal of a verified command is final: the reply goes out, then
- * the signature is recorded like an accepted one, so a repost under a
- * new Message-ID is not decided again once circumstances change. */
+/* A refusal of a verified command is final: the reply is queued, then
+ * the signature is recorded like an accepted one (with the reply
+ * counted against the day's limit in the same write), so a repost under
+ * a new Message-ID is not decided again once circumstances change. */
 static gboolean
 refuse(Intake *intake, const Mail *mail, const char *reason, GError **error)
 {
 	log_refused(mail, reason);
-	return reply_refusal(intake, mail, reason, error) &&
-	       seen_add_signature(intake->seen, mail->sig->fingerprint,
-	                          mail->sig->created, mail->sig->digest,
-	                          mail->message_id, FALSE, error);
+	gboolean replied = FALSE;
+	return reply_refusal(intake, mail, reason, &replied, error) &&
+	       seen_add_refusal(intake->seen, mail->sig->fingerprint,
+	                        mail->sig->created, mail->sig->digest,
+	                        mail->message_id, replied, date_today(), error);
 }
 
 /* Whether LEDGER holds the event of SIG: every event from mail carries

@@ -212,29 +212,49 @@ seen_remove_signature(Seen *seen, const char *fingerprint, gint64 created,
 	return save(seen, error);
 }
 
+/* Today's count of replies to FINGERPRINT. */
+static int
+reply_count(const Seen *seen, const char *fingerprint, const char *day)
+{
+	const char *record = g_hash_table_lookup(seen->replies, fingerprint);
+	if (record && g_str_has_prefix(record, day))
+		return atoi(record + strlen(day));
+	return 0;
+}
+
 gboolean
-seen_take_reply(Seen *seen, const char *fingerprint, Day today, int limit,
-                gboolean *allowed, GError **error)
+seen_reply_allowed(const Seen *seen, const char *fingerprint, Day today,
+                   int limit)
 {
 	char day[11];
 	date_format(today, day);
-	const char *record = g_hash_table_lookup(seen->replies, fingerprint);
-	int count = 0;
-	if (record && g_str_has_prefix(record, day))
-		count = atoi(record + strlen(day));
-	*allowed = count < limit;
-	if (!*allowed)
-		return TRUE;
-	g_autofree char *old = g_strdup(record);
+	return reply_count(seen, fingerprint, day) < limit;
+}
+
+gboolean
+seen_add_refusal(Seen *seen, const char *fingerprint, gint64 created,
+                 const char *digest, const char *message_id,
+                 gboolean replied, Day today, GError **error)
+{
+	if (!replied)
+		return seen_add_signature(seen, fingerprint, created, digest,
+		                          message_id, FALSE, error);
+	char day[11];
+	date_format(today, day);
+	g_autofree char *old =
+	    g_strdup(g_hash_table_lookup(seen->replies, fingerprint));
 	g_hash_table_replace(seen->replies, g_strdup(fingerprint),
-	                     g_strdup_printf("%s %d", day, count + 1));
-	if (save(seen, error))
+	                     g_strdup_printf("%s %d", day,
+	                                     reply_count(seen, fingerprint, day) + 1));
+	/* seen_add_signature writes the file, with the count in it, and
+	 * undoes its own part when that fails; the count is undone here. */
+	if (seen_add_signature(seen, fingerprint, created, digest, message_id,
+	                       FALSE, error))
 		return TRUE;
 	if (old)
 		g_hash_table_replace(seen->replies, g_strdup(fingerprint),
 		                     g_steal_pointer(&old));
 	else
 		g_hash_table_remove(seen->replies, fingerprint);
-	*allowed = FALSE;
 	return FALSE;
 }

@@ -52,10 +52,18 @@ gboolean seen_remove_signature(Seen *seen, const char *fingerprint,
                                gint64 created, const char *digest,
                                GError **error);
 
-/* Counts one refusal reply to FINGERPRINT on TODAY; *ALLOWED is FALSE
- * (and nothing is counted) once LIMIT replies went out that day. */
-gboolean seen_take_reply(Seen *seen, const char *fingerprint, Day today,
-                         int limit, gboolean *allowed, GError **error);
+/* TRUE while fewer than LIMIT refusal replies to FINGERPRINT were
+ * counted on TODAY. */
+gboolean seen_reply_allowed(const Seen *seen, const char *fingerprint,
+                            Day today, int limit);
+/* Records a refused signature as decided (like seen_add_signature) and,
+ * when REPLIED, counts the refusal reply queued for it to FINGERPRINT on
+ * TODAY: in the same write, so a crash either leaves both (the reply is
+ * queued and counted) or neither (the message is refused again, its
+ * reply found queued already, and counted then), never a count twice. */
+gboolean seen_add_refusal(Seen *seen, const char *fingerprint, gint64 created,
+                          const char *digest, const char *message_id,
+                          gboolean replied, Day today, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Seen, seen_free)
 

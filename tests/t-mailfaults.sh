@@ -8,9 +8,11 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-smtp.sh"
 . "$top_srcdir/tests/lib-fault.sh"
+. "$top_srcdir/tests/lib-gpg.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
+command -v gpg >/dev/null || test_skip_all "no gpg"
 command -v certtool >/dev/null || command -v openssl >/dev/null ||
 	test_skip_all "neither certtool nor openssl for the test CA"
 fault_require
@@ -187,6 +189,56 @@ for refusal in "greeting:554 5.3.2 no SMTP service here" \
 	run_once 2026-12-31T10:01:00Z && run_once 2026-12-31T10:30:00Z
 	test_expect_equal "0 $((before + 1)) 0 0" \
 		"$? $(delivered) $(count "$CASE/state/outbox/queue") $(count "$CASE/state/outbox/dead")"
+done
+
+# --- The reply limit across a crash ----------------------------------
+
+gpg_world_init
+LEO=$(gpg_new_key "Leo Outsider" leo@example.org) ||
+	test_skip_all "gpg could not make keys"
+gpg_export_keyring "$TEST_DIR/keyring.gpg" leo@example.org
+TENURE_GNUPG=$(mktemp -d /tmp/tn.XXXXXX)
+test_cleanup "gpgconf --homedir $TENURE_GNUPG --kill all; rm -rf $TENURE_GNUPG"
+for n in 1 2 3; do
+	clearsigned_entity leo@example.org "Tenure: frobnicate-$n" \
+		>"$TEST_DIR/entity-bad-$n"
+	mail_message leo@example.org "bad-$n-$$@example.org" \
+		"$TEST_DIR/entity-bad-$n" >"$TEST_DIR/bad-$n"
+done
+
+# Three refused commands from Leo with replies-per-day = 2; the first
+# run is killed at a kill point: where the reply is queued, or where the
+# signature (and the reply's count) is recorded after it.
+n_case=0
+for point in "rename@/outbox/queue/:1:kill=the reply is queued" \
+	"rename@/state/seen:2:kill=a refusal is recorded after its reply was queued"; do
+	spec=${point%%=*}
+	n_case=$((n_case + 1))
+	test_begin "killed where ${point#*=}: the two allowed replies still go out, the third is held back"
+	setup_case "replies-$n_case" "maildir:$TEST_DIR/replies-$n_case/out"
+	printf 'Event: appoint\nDate: 2026-01-05\nMember: Erin Example <erin@example.org>\nSource: import\n' \
+		>"$CASE/ledger"
+	cat >>"$CASE/tenure.conf" <<EOF
+
+[keys]
+keyring = $TEST_DIR/keyring.gpg
+gnupg-home = $TENURE_GNUPG
+
+[reminders]
+replies-per-day = 2
+EOF
+	for n in 1 2 3; do
+		deliver "$CASE/list" "$TEST_DIR/bad-$n" "$(($(date +%s) - 10 + n))"
+	done
+	LD_PRELOAD=$FAULTSHIM TENURE_FAULT=$spec \
+		"$TENURE" --config "$CASE/tenure.conf" run --once 2>"$CASE/log1"
+	killed=$?
+	"$TENURE" --config "$CASE/tenure.conf" run --once 2>"$CASE/log2"
+	"$TENURE" --config "$CASE/tenure.conf" run --once 2>>"$CASE/log2"
+	replies=$(grep -l '^X-Envelope-To: leo@example.org' "$CASE/out"/new/* 2>/dev/null |
+		wc -l | tr -d ' ')
+	test_expect_equal "137 2 1 reply $LEO $(date -u +%F) 2" \
+		"$killed $replies $(grep -c '^reply-suppressed' "$CASE/log2") $(grep '^reply ' "$CASE/state/seen")"
 done
 
 test_done
