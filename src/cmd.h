@@ -39,9 +39,19 @@ gboolean cmd_parse(GOptionContext *context, const char *name, int *argc,
                    char ***argv);
 
 /* Loads the configuration: --config if given; else, with --ledger, the
- * default file if it exists or built-in defaults; else the default file.
+ * built-in defaults (the default file is not read); else the default file.
  * Prints the error and returns NULL on failure. */
 Conf *cmd_load_conf(const char *name);
+
+/* For a command that writes state (run, import, audit, check-config):
+ * when run as root against files that belong to the service user,
+ * becomes that user for good and says so on stderr (privilege.h).
+ * Prints the error and returns FALSE when it may not go on. */
+gboolean cmd_become_state_owner(const char *name, const Conf *conf);
+
+/* cmd_load_conf, then cmd_become_state_owner.  Prints the error and
+ * returns NULL on failure. */
+Conf *cmd_load_state_conf(const char *name);
 
 /* Loads the ledger named by --ledger or CONF.  A missing ledger is an
  * error unless MISSING_OK.  Prints the error and returns NULL on

@@ -212,7 +212,7 @@ cmd_audit(int argc, char **argv)
 		cmd_error("audit", "takes no arguments");
 		return CMD_USAGE;
 	}
-	g_autoptr(Conf) conf = cmd_load_conf("audit");
+	g_autoptr(Conf) conf = cmd_load_state_conf("audit");
 	if (conf == NULL)
 		return CMD_FAILED;
 	g_autoptr(Ledger) ledger = cmd_load_ledger("audit", conf, FALSE);

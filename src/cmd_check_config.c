@@ -121,6 +121,20 @@ cmd_check_config(int argc, char **argv)
 		fprintf(stderr, "%s\n", error->message);
 		return CMD_FAILED;
 	}
+	/* Root checks what the service will see: as the user owning the
+	 * state (it says which), reading the file again as that user. */
+	if (geteuid() == 0) {
+		if (!cmd_become_state_owner("check-config", conf))
+			return CMD_FAILED;
+		if (geteuid() != 0) {
+			g_clear_pointer(&conf, conf_free);
+			conf = conf_load(path, &error);
+			if (conf == NULL) {
+				fprintf(stderr, "%s\n", error->message);
+				return CMD_FAILED;
+			}
+		}
+	}
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
 	check_files(conf, problems);

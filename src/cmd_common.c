@@ -6,6 +6,7 @@
 
 #include "cmd.h"
 #include "date.h"
+#include "privilege.h"
 
 CmdGlobals cmd_globals;
 
@@ -75,8 +76,11 @@ cmd_load_conf(const char *name)
 {
 	g_autoptr(GError) error = NULL;
 	const char *path = cmd_globals.config_path;
-	if (path == NULL && cmd_globals.ledger_path != NULL &&
-	    !g_file_test(CONF_DEFAULT_PATH, G_FILE_TEST_EXISTS))
+	/* A ledger given alone is read with the built-in defaults, never
+	 * the system's configuration: that file is for the service user
+	 * (mode 0640, group tenure), and anyone may inspect a copy of a
+	 * ledger. */
+	if (path == NULL && cmd_globals.ledger_path != NULL)
 		return conf_new_default();
 	if (path == NULL)
 		path = CONF_DEFAULT_PATH;
@@ -98,4 +102,31 @@ cmd_load_ledger(const char *name, const Conf *conf, gboolean missing_ok)
 	if (ledger == NULL)
 		cmd_error(name, "%s", error->message);
 	return ledger;
+}
+
+gboolean
+cmd_become_state_owner(const char *name, const Conf *conf)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *user = NULL;
+	g_autofree char *reason = NULL;
+	if (!privilege_drop_for_conf(conf, &user, &reason, &error)) {
+		cmd_error(name, "%s", error->message);
+		return FALSE;
+	}
+	if (user != NULL)
+		cmd_error(name, "running as user %s, the owner of %s", user,
+		          reason);
+	return TRUE;
+}
+
+Conf *
+cmd_load_state_conf(const char *name)
+{
+	Conf *conf = cmd_load_conf(name);
+	if (conf != NULL && !cmd_become_state_owner(name, conf)) {
+		conf_free(conf);
+		return NULL;
+	}
+	return conf;
 }

@@ -59,7 +59,7 @@ cmd_import(int argc, char **argv)
 	}
 	if (quiet)
 		util_log_quiet = TRUE;
-	g_autoptr(Conf) conf = cmd_load_conf("import");
+	g_autoptr(Conf) conf = cmd_load_state_conf("import");
 	if (conf == NULL)
 		return CMD_FAILED;
 

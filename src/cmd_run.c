@@ -448,7 +448,7 @@ cmd_run(int argc, char **argv)
 		return CMD_USAGE;
 	}
 
-	Conf *conf = cmd_load_conf(NAME);
+	Conf *conf = cmd_load_state_conf(NAME);
 	if (conf == NULL)
 		return CMD_FAILED;
 	g_autoptr(GError) error = NULL;

@@ -1,0 +1,179 @@
+#!/bin/sh
+# t-privilege.sh: a command started by root against the service's state
+# (owned by the service user) runs as that user, so it leaves no
+# root-owned file behind that would lock the service out; check-config
+# run by root checks as the service user and says so.  Needs root: a
+# throwaway system user is created for the run and deleted at exit.
+
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$top_srcdir/tests/lib-gpg.sh"
+
+[ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
+[ "$(id -u)" = 0 ] || test_skip_all "needs root (creates a system user)"
+command -v useradd >/dev/null || test_skip_all "no useradd"
+command -v gpg >/dev/null || test_skip_all "no gpg"
+
+# A short name, unique to this run, that no real account uses.
+SVC=tnp$$
+useradd --system --user-group --no-create-home --home-dir /nonexistent \
+	--shell /usr/sbin/nologin "$SVC" >/dev/null 2>&1 ||
+	test_skip_all "useradd could not create a system user"
+test_cleanup "userdel $SVC; groupdel $SVC"
+# The scratch directory is root's, mode 0700: let the service user in.
+chmod 0755 "$TEST_DIR"
+
+gpg_world_init
+gpg_new_key "Alice Member" alice@example.org >/dev/null ||
+	test_skip_all "gpg could not make keys"
+ALICE=$(gpg_fpr alice@example.org)
+gpg_export_keyring "$TEST_DIR/keyring.gpg" alice@example.org
+chmod 0644 "$TEST_DIR/keyring.gpg"
+
+# setup CASE [OWNER]: a committee whose ledger, state and GnuPG home sit
+# in CASE/var (owned by OWNER, default the service user), configured as
+# the package does it: the file root's, readable by the service's group.
+setup() {
+	CASE=$TEST_DIR/$1
+	VAR=$CASE/var
+	mkdir -p "$CASE/etc" "$VAR/list/new" "$VAR/list/cur" "$VAR/list/tmp"
+	printf 'Event: appoint\nDate: 2024-01-10\nMember: Alice Member <alice@example.org>\nFingerprint: %s\nProject-Joined: 2000-01-01\nSource: import\n\n' \
+		"$ALICE" >"$VAR/ledger"
+	cat >"$CASE/etc/tenure.conf" <<EOF
+[committee]
+name = Technical Committee
+list = ctte@lists.example.org
+ledger = $VAR/ledger
+state-dir = $VAR/state
+templates = $top_srcdir/templates
+
+[roles]
+chair = $ALICE
+leader = $ALICE
+
+[keys]
+keyring = $TEST_DIR/keyring.gpg
+gnupg-home = $VAR/gnupg
+
+[source]
+url = maildir:$VAR/list
+
+[sink]
+url = maildir:$VAR/out
+from = ctte-bot@example.org
+EOF
+	chown -R "${2:-$SVC}:${2:-$SVC}" "$VAR"
+	chmod 0750 "$VAR"
+	chgrp "$SVC" "$CASE/etc/tenure.conf"
+	chmod 0640 "$CASE/etc/tenure.conf"
+	test_cleanup "gpgconf --homedir '$VAR/gnupg' --kill all"
+}
+
+# Files under DIR not owned by the service user, one per line.
+not_owned() {
+	find "$1" ! -user "$SVC" -printf '%u %p\n' 2>&1
+}
+
+setup run
+clearsigned_entity alice@example.org "Tenure: resign" >"$TEST_DIR/entity"
+mail_message alice@example.org "resign-alice-$$@example.org" \
+	"$TEST_DIR/entity" >"$TEST_DIR/resign"
+deliver "$VAR/list" "$TEST_DIR/resign"
+chown -R "$SVC:$SVC" "$VAR/list"
+
+test_begin "tenure run --once started by root runs as the owner of the state"
+"$TENURE" --config "$CASE/etc/tenure.conf" run --once >"$TEST_DIR/out" 2>&1
+status=$?
+if [ $status -eq 0 ] && grep -q "running as user $SVC, the owner of $VAR" "$TEST_DIR/out"; then
+	test_pass
+else
+	test_fail "exit $status, expected a note naming user $SVC:" "$(cat "$TEST_DIR/out")"
+fi
+
+test_begin "that run did its work: the resignation is in the ledger"
+if grep -q '^Event: resign' "$VAR/ledger"; then
+	test_pass
+else
+	test_fail "no resign event in $VAR/ledger:" "$(cat "$TEST_DIR/out")"
+fi
+
+test_begin "every file that run wrote (lock, outbox, archive, gpg's files) is the service user's"
+test_expect_equal "" "$(not_owned "$VAR")"
+
+test_begin "tenure import started by root leaves no root-owned file either"
+rm -rf "$VAR/gnupg"
+mkdir -p "$TEST_DIR/archive/new" "$TEST_DIR/archive/cur" "$TEST_DIR/archive/tmp"
+chmod -R a+rX "$TEST_DIR/archive"
+if "$TENURE" --config "$CASE/etc/tenure.conf" import -q "maildir:$TEST_DIR/archive" \
+	>"$TEST_DIR/out" 2>&1; then
+	test_expect_equal "" "$(not_owned "$VAR")"
+else
+	test_fail "import failed:" "$(cat "$TEST_DIR/out")"
+fi
+
+test_begin "tenure audit started by root leaves no root-owned file"
+rm -rf "$VAR/gnupg"
+"$TENURE" --config "$CASE/etc/tenure.conf" audit >"$TEST_DIR/out" 2>&1
+test_expect_equal "" "$(not_owned "$VAR")"
+
+test_begin "check-config run by root says which user it checks as"
+"$TENURE" --config "$CASE/etc/tenure.conf" check-config >"$TEST_DIR/out" 2>&1
+status=$?
+if [ $status -eq 0 ] && grep -q "running as user $SVC" "$TEST_DIR/out"; then
+	test_pass
+else
+	test_fail "exit $status:" "$(cat "$TEST_DIR/out")"
+fi
+
+test_begin "check-config run by root reports a password file only root can read"
+printf 'secret\n' >"$CASE/etc/imap-password"
+chmod 0600 "$CASE/etc/imap-password"
+cp "$CASE/etc/tenure.conf" "$CASE/etc/pw.conf"
+sed -i "s|^url = maildir:$VAR/list|url = imaps://imap.example.org\nuser = tenure\npassword-file = $CASE/etc/imap-password|" \
+	"$CASE/etc/pw.conf"
+chgrp "$SVC" "$CASE/etc/pw.conf"
+chmod 0640 "$CASE/etc/pw.conf"
+if "$TENURE" --config "$CASE/etc/pw.conf" check-config >"$TEST_DIR/out" 2>&1; then
+	test_fail "check-config passed, but user $SVC cannot read the password file:" \
+		"$(cat "$TEST_DIR/out")"
+elif grep -q "\[source\] password-file: .*imap-password" "$TEST_DIR/out"; then
+	test_pass
+else
+	test_fail "expected a [source] password-file problem:" "$(cat "$TEST_DIR/out")"
+fi
+
+test_begin "a state directory owned by a uid with no account: root refuses, nothing written"
+setup orphan 4000999
+before=$(find "$VAR" | sort)
+if "$TENURE" --config "$CASE/etc/tenure.conf" run --once >"$TEST_DIR/out" 2>&1; then
+	test_fail "run --once succeeded as root on a vanished user's files"
+elif ! grep -q "uid 4000999, which has no account" "$TEST_DIR/out"; then
+	test_fail "expected the refusal to name uid 4000999:" "$(cat "$TEST_DIR/out")"
+else
+	test_expect_equal "$before" "$(find "$VAR" | sort)"
+fi
+
+test_begin "state and ledger of two different users: root refuses"
+setup split
+chown root:root "$VAR/ledger"
+chown nobody "$VAR/ledger"
+if "$TENURE" --config "$CASE/etc/tenure.conf" import -q "maildir:$TEST_DIR/archive" \
+	>"$TEST_DIR/out" 2>&1; then
+	test_fail "import succeeded"
+elif grep -q "belong to different users" "$TEST_DIR/out"; then
+	test_pass
+else
+	test_fail "expected a refusal naming both paths:" "$(cat "$TEST_DIR/out")"
+fi
+
+test_begin "root's own state (owned by root) stays root's, with no note"
+setup rootown root
+"$TENURE" --config "$CASE/etc/tenure.conf" run --once >"$TEST_DIR/out" 2>&1
+status=$?
+if [ $status -eq 0 ] && ! grep -q "running as user" "$TEST_DIR/out" &&
+	[ "$(stat -c %U "$VAR/state/lock")" = root ]; then
+	test_pass
+else
+	test_fail "exit $status:" "$(cat "$TEST_DIR/out")"
+fi
+
+test_done
