@@ -7,17 +7,23 @@ src_libtenure_a_SOURCES += \
 	src/source_imap.c \
 	src/cmd_run.c
 
+# tenure.service or tenure.timer for one committee; the templates
+# tenure@NAME.service or tenure-once@NAME.timer for each of several.
 dist_systemdsystemunit_DATA = \
 	systemd/tenure.service \
 	systemd/tenure-once.service \
-	systemd/tenure.timer
+	systemd/tenure.timer \
+	systemd/tenure@.service \
+	systemd/tenure-once@.service \
+	systemd/tenure-once@.timer
 
 # tests/test-imap: unit tests of the cursor file and the certificate
 # check when run alone; the driver of t-imap.sh when given a config.
 check_PROGRAMS += tests/test-imap
 tests_test_imap_LDADD = $(TEST_LDADD)
-TESTS += tests/test-imap tests/t-imap.sh tests/t-daemon.sh
-dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh
+TESTS += tests/test-imap tests/t-imap.sh tests/t-daemon.sh tests/t-units.sh
+dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh \
+	tests/t-units.sh
 
 # Benchmarks (run by hand from the build tree; they print figures).
 EXTRA_DIST += \
