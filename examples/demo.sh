@@ -20,7 +20,19 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=$(cd "$here/.." && pwd)
-TENURE=${TENURE:-$top_srcdir/tenure}
+# From the source tree: the built binary, the tests' gpg library and the
+# tree's templates.  Installed by the Debian package (in
+# /usr/share/doc/tenure/examples): the installed binary and templates and
+# the copy of the gpg library shipped beside this script.
+if [ -f "$top_srcdir/tests/lib-gpg.sh" ]; then
+	lib_gpg=$top_srcdir/tests/lib-gpg.sh
+	templates=$top_srcdir/templates
+	TENURE=${TENURE:-$top_srcdir/tenure}
+else
+	lib_gpg=$here/lib-gpg.sh
+	templates=/usr/share/tenure/templates
+	TENURE=${TENURE:-/usr/bin/tenure}
+fi
 keep=
 [ "${1:-}" = "--keep" ] && keep=1
 if [ ! -x "$TENURE" ]; then
@@ -46,7 +58,7 @@ cleanup() {
 trap cleanup EXIT
 # lib-gpg.sh is shared with the tests; the demo cleans up by itself.
 test_cleanup() { :; }
-. "$top_srcdir/tests/lib-gpg.sh"
+. "$lib_gpg"
 mkdir -m 700 "$GPG_WORLD"
 _gpg_counter=0
 
@@ -75,7 +87,7 @@ gpg_export_keyring "$D/keys/keyring.gpg" rra@debian.org don@debian.org \
 # gets the debian rule as of 2015-01-01 (GR 2014_004) and no rule before
 # it, so that 1998-2014 are not judged by a rule made in 2014.
 sed -i -e "s/^chair = .*/chair = $DON/" -e "s/^leader = .*/leader = $LUCAS/" \
-	-e "s|^templates = .*|templates = $top_srcdir/templates|" \
+	-e "s|^templates = .*|templates = $templates|" \
 	"$D/tenure.conf"
 if ! grep -q '^Event: rule' "$D/debian-ctte-2014.ledger"; then
 	rule=$(sed -n '/^\[rule\]/,/^\[/s/^name = //p' "$D/tenure.conf")
