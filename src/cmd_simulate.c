@@ -111,7 +111,7 @@ static const GOptionEntry entries[] = {
      "Days until a vacancy is filled (default 60)", "DAYS"},
     {"from", 0, 0, G_OPTION_ARG_STRING, &opt_from,
      "Start from the committee sitting on DATE (default: today, or "
-     "2014-06-01 for mail 001's committee when there is no ledger)",
+     "2014-06-01 for Debian's committee of 2014 when there is no ledger)",
      "DATE"},
     {"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
      "Output: text (default) or tsv", "FORMAT"},
