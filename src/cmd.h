@@ -44,10 +44,15 @@ gboolean cmd_parse(GOptionContext *context, const char *name, int *argc,
 Conf *cmd_load_conf(const char *name);
 
 /* For a command that writes state (run, import, audit, check-config):
- * when run as root against files that belong to the service user,
+ * when run as root against files that belong to the service user (its
+ * state-dir, the ledger, --ledger if given, and gnupg-home),
  * becomes that user for good and says so on stderr (privilege.h).
  * Prints the error and returns FALSE when it may not go on. */
 gboolean cmd_become_state_owner(const char *name, const Conf *conf);
+
+/* The same for a command that writes exactly PATHS (NULL-terminated;
+ * NULL entries end the list early). */
+gboolean cmd_become_owner_of(const char *name, const char *const *paths);
 
 /* cmd_load_conf, then cmd_become_state_owner.  Prints the error and
  * returns NULL on failure. */

@@ -104,13 +104,13 @@ cmd_load_ledger(const char *name, const Conf *conf, gboolean missing_ok)
 	return ledger;
 }
 
-gboolean
-cmd_become_state_owner(const char *name, const Conf *conf)
+/* Says who the process became, if anyone; FALSE after printing why it
+ * may not go on. */
+static gboolean
+report_drop(const char *name, gboolean dropped, char *user, char *reason,
+            GError *error)
 {
-	g_autoptr(GError) error = NULL;
-	g_autofree char *user = NULL;
-	g_autofree char *reason = NULL;
-	if (!privilege_drop_for_conf(conf, &user, &reason, &error)) {
+	if (!dropped) {
 		cmd_error(name, "%s", error->message);
 		return FALSE;
 	}
@@ -118,6 +118,28 @@ cmd_become_state_owner(const char *name, const Conf *conf)
 		cmd_error(name, "running as user %s, the owner of %s", user,
 		          reason);
 	return TRUE;
+}
+
+gboolean
+cmd_become_state_owner(const char *name, const Conf *conf)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *user = NULL;
+	g_autofree char *reason = NULL;
+	gboolean dropped = privilege_drop_for_conf(conf, cmd_globals.ledger_path,
+	                                           &user, &reason, &error);
+	return report_drop(name, dropped, user, reason, error);
+}
+
+gboolean
+cmd_become_owner_of(const char *name, const char *const *paths)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *user = NULL;
+	g_autofree char *reason = NULL;
+	gboolean dropped = privilege_drop_for_paths(paths, &user, &reason,
+	                                            &error);
+	return report_drop(name, dropped, user, reason, error);
 }
 
 Conf *

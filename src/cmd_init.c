@@ -182,6 +182,10 @@ cmd_init(int argc, char **argv)
 	const char *path = cmd_globals.ledger_path ? cmd_globals.ledger_path
 	                                           : conf->ledger;
 	const char *state_dir = cmd_globals.ledger_path ? NULL : conf->state_dir;
+	/* Root writes a service's new ledger as the service's user. */
+	const char *const written[] = {path, state_dir, NULL};
+	if (!cmd_become_owner_of(NAME, written))
+		return CMD_FAILED;
 	g_autoptr(GError) error = NULL;
 	int lock = state_dir ? util_lock_state(state_dir, &error) : -1;
 	if (state_dir && lock < 0) {

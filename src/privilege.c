@@ -60,21 +60,18 @@ become(const struct passwd *pw, GError **error)
 }
 
 gboolean
-privilege_drop_for_conf(const Conf *conf, char **user, char **reason,
-                        GError **error)
+privilege_drop_for_paths(const char *const *paths, char **user,
+                         char **reason, GError **error)
 {
 	*user = NULL;
 	*reason = NULL;
 	if (geteuid() != 0)
 		return TRUE;
 
-	const char *paths[] = {conf->state_dir, conf->ledger, conf->gnupg_home};
 	const char *owner_path = NULL;
 	uid_t owner = 0;
-	for (gsize i = 0; i < G_N_ELEMENTS(paths); i++) {
+	for (gsize i = 0; paths[i] != NULL; i++) {
 		uid_t uid;
-		if (paths[i] == NULL)
-			continue;
 		if (!privilege_path_owner(paths[i], &uid, error))
 			return FALSE;
 		if (uid == 0)
@@ -109,4 +106,20 @@ privilege_drop_for_conf(const Conf *conf, char **user, char **reason,
 	*user = g_steal_pointer(&name);
 	*reason = g_strdup(owner_path);
 	return TRUE;
+}
+
+gboolean
+privilege_drop_for_conf(const Conf *conf, const char *ledger, char **user,
+                        char **reason, GError **error)
+{
+	const char *paths[4];
+	gsize n = 0;
+	if (conf->state_dir)
+		paths[n++] = conf->state_dir;
+	if (ledger ? ledger : conf->ledger)
+		paths[n++] = ledger ? ledger : conf->ledger;
+	if (conf->gnupg_home)
+		paths[n++] = conf->gnupg_home;
+	paths[n] = NULL;
+	return privilege_drop_for_paths(paths, user, reason, error);
 }

@@ -2,7 +2,7 @@
  * files.
  *
  * The packaged service runs as the system user "tenure", which owns
- * /var/lib/tenure.  A command that writes state (run, import, audit)
+ * /var/lib/tenure.  A command that writes state (run, import, audit, init)
  * started by root would leave root-owned files there (the ledger lock,
  * the outbox, the IMAP cursor, gpg's files in gnupg-home) that the
  * service can then neither replace nor remove.  So every such command
@@ -23,14 +23,21 @@
 
 #include "conf.h"
 
-/* If the process is root and CONF's state-dir, ledger and gnupg-home
- * belong to another user, becomes that user and sets *USER (caller
- * frees) to its name and *REASON (caller frees) to the path that decided
- * it; otherwise changes nothing and sets both to NULL.  Fails, still
- * root, when those paths belong to two different users, to a uid with no
- * account, or when the switch fails. */
-gboolean privilege_drop_for_conf(const Conf *conf, char **user,
-                                 char **reason, GError **error);
+/* If the process is root and the existing PATHS (NULL-terminated; for a
+ * missing one, its nearest existing parent) belong to another user,
+ * becomes that user and sets *USER (caller frees) to its name and
+ * *REASON (caller frees) to the path that decided it; otherwise changes
+ * nothing and sets both to NULL.  Fails, still root, when those paths
+ * belong to two different users, to a uid with no account, or when the
+ * switch fails. */
+gboolean privilege_drop_for_paths(const char *const *paths, char **user,
+                                  char **reason, GError **error);
+
+/* privilege_drop_for_paths on what CONF's commands write: state-dir,
+ * LEDGER (or, when NULL, the configured ledger) and gnupg-home. */
+gboolean privilege_drop_for_conf(const Conf *conf, const char *ledger,
+                                 char **user, char **reason,
+                                 GError **error);
 
 /* The uid owning PATH, or its nearest existing parent; FALSE with ERROR
  * when no part of PATH can be examined. */

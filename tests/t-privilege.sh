@@ -176,4 +176,14 @@ else
 	test_fail "exit $status:" "$(cat "$TEST_DIR/out")"
 fi
 
+test_begin "tenure init started by root writes the new ledger as the service user"
+setup init
+rm -f "$VAR/ledger"
+if "$TENURE" --config "$CASE/etc/tenure.conf" init --rule none --date 2024-01-10 \
+	--member "Alice Member <alice@example.org>" >"$TEST_DIR/out" 2>&1 &&
+	[ -f "$VAR/ledger" ]; then
+	test_expect_equal "" "$(not_owned "$VAR")"
+else
+	test_fail "init failed:" "$(cat "$TEST_DIR/out")"
+fi
 test_done
