@@ -89,8 +89,16 @@ add_param(const char *option, const char *value, gpointer data, GError **error)
 		return FALSE;
 	}
 	RuleChoice *choice = choices->pdata[choices->len - 1];
-	g_hash_table_insert(choice->params, g_strndup(value, eq - value),
-	                    g_strdup(eq + 1));
+	char *key = g_strndup(value, eq - value);
+	/* As in a ledger's Parameters: a key given twice is a mistake. */
+	if (g_hash_table_contains(choice->params, key)) {
+		g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+		            "--param: parameter %s given twice for --rule %s",
+		            key, choice->name);
+		g_free(key);
+		return FALSE;
+	}
+	g_hash_table_insert(choice->params, key, g_strdup(eq + 1));
 	return TRUE;
 }
 

@@ -242,6 +242,16 @@ status=$?
 test_expect_equal "1 tenure plan: $TEST_DIR/nine.ledger:$((line - 2)): appoint:" \
 	"$status $(cut -d' ' -f1-4 "$TEST_DIR/err")"
 
+test_begin "simulate: a --param key given twice for one rule is refused"
+"$TENURE" simulate --rule fixed-term --param term=4y --param term=5y --runs 1 \
+	>"$TEST_DIR/out" 2>"$TEST_DIR/err"
+status=$?
+if [ $status -eq 2 ] && grep -q "given twice" "$TEST_DIR/err" && [ ! -s "$TEST_DIR/out" ]; then
+	test_pass
+else
+	test_fail "exit 2 and 'given twice'" "exit $status: $(cat "$TEST_DIR/err")"
+fi
+
 test_begin "simulate: under debian a full committee forces 2,2,2,2,0 a year (1.6), shares of 0, 1 and 2"
 "$TENURE" simulate --rule debian --years 20 --runs 5 --resign-rate 0 --format=tsv \
 	>"$TEST_DIR/shares.tsv"
