@@ -1189,11 +1189,11 @@ test_rotation_cooldown_month_end(void)
 			continue;
 		g_assert_cmpstr(from, ==, cases[i].eligible);
 		g_autofree char *before = S(D(cases[i].eligible) - 1);
-		g_autofree char *reason = NULL;
+		g_autofree char *too_early = NULL, *in_time = NULL;
 		g_assert_false(term_may_appoint(committee, none, 8, "a@d.o",
-		                                D(before), &reason));
+		                                D(before), &too_early));
 		g_assert_true(term_may_appoint(committee, none, 8, "a@d.o",
-		                               D(cases[i].eligible), &reason));
+		                               D(cases[i].eligible), &in_time));
 	}
 }
 
