@@ -3,9 +3,14 @@
  * plan_run replays the ledger's appointments, resignations, removals and
  * deferrals as recorded, computes every rule-driven expiry from FROM to
  * UNTIL (recorded expire events after FROM are recomputed, and a
- * difference is reported as a PLAN_MISMATCH event), re-eligibility dates,
- * and with fill_after > 0 fills each vacancy with a placeholder newcomer
- * ("Newcomer 1 <newcomer1@example.invalid>") that many days later.  Pure.
+ * difference is reported as a PLAN_MISMATCH event), re-eligibility dates
+ * (under the rule being planned, and not for someone appointed again by
+ * then), and with fill_after > 0 fills each vacancy after the ledger's
+ * last appointment, and each one an override's expiry leaves, with a
+ * placeholder newcomer ("Newcomer 1 <newcomer1@example.invalid>") that
+ * many days later, never above max_members.  A recorded appointment from
+ * FROM to UNTIL that would seat more than max_members is an error naming
+ * the ledger's FILE:LINE, as is a rule event that does not parse.  Pure.
  */
 #ifndef TENURE_PLAN_H
 #define TENURE_PLAN_H

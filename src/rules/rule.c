@@ -87,9 +87,7 @@ months_within_year(const char *text)
 	const char *y = strchr(text, 'y');
 	if (y == NULL || y[1] == '\0')
 		return TRUE;
-	char *end = NULL;
-	gint64 months = g_ascii_strtoll(y + 1, &end, 10);
-	return months < 12;
+	return g_ascii_strtoll(y + 1, NULL, 10) < 12;
 }
 
 static gboolean
