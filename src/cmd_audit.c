@@ -67,6 +67,11 @@ check_message(Verifier *verifier, const char *path, guint *problems)
 		(*problems)++;
 		return FALSE;
 	}
+	if (sig->refusal) {
+		printf("FAILED %s: %s\n", base, sig->refusal);
+		(*problems)++;
+		return FALSE;
+	}
 	g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc(sig->created);
 	g_autofree char *created = g_date_time_format(when, "%Y-%m-%dT%H:%M:%SZ");
 	const char *id = g_mime_message_get_message_id(message);
@@ -134,7 +139,14 @@ rebuild(const Conf *scratch, const Ledger *ledger, GPtrArray *archived,
 		}
 		if (m < archived->len) {
 			message.id = g_path_get_basename(archived->pdata[m]);
-			ok = intake_handle(&message, intake, error);
+			g_autoptr(GError) local = NULL;
+			ok = intake_handle(&message, intake, &local);
+			if (!ok && source_error_is_message(local)) {
+				printf("FAILED %s: %s\n", message.id, local->message);
+				ok = TRUE;
+			} else if (!ok) {
+				g_propagate_error(error, g_steal_pointer(&local));
+			}
 		}
 		source_message_clear(&message);
 	}

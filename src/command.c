@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "ledger.h"
+#include "util.h"
 
 static const char *const verb_names[] = {
 	[COMMAND_RESIGN] = "resign",
@@ -100,6 +101,21 @@ command_looks_like(const char *text, gssize len)
 			break;
 		p = nl + 1;
 	}
+	return FALSE;
+}
+
+/* A command line may hold no character that changes how it reads
+ * (control characters, bidi overrides and isolates, line separators):
+ * what the signer saw must be what is recorded and announced. */
+static gboolean
+line_clean(const char *line, guint line_no, char **reason)
+{
+	g_autofree char *bad = NULL;
+	if (util_text_clean(line, -1, &bad))
+		return TRUE;
+	*reason = g_strdup_printf("line %u: contains %s (a control or direction-changing "
+	                          "character); write the command as plain text",
+	                          line_no, bad);
 	return FALSE;
 }
 
@@ -209,6 +225,8 @@ parse_fields(Command *command, char **lines, guint i, guint counted,
 		if (*line == '\0' || g_ascii_strcasecmp(line, "thanks") == 0)
 			break;
 		g_ptr_array_add(command->lines, g_strdup(line));
+		if (!line_clean(line, i + 1, reason))
+			return FALSE;
 		g_autofree char *name = NULL;
 		g_autofree char *value = NULL;
 		if (!split_field(line, &name, &value)) {
@@ -273,7 +291,9 @@ command_parse(const char *text, Command **command_out, char **reason_out)
 	g_ptr_array_add(command->lines, g_strdup(first));
 	g_autofree char *verb = g_strstrip(g_strdup(first + 7));
 	CommandParseResult result = COMMAND_PARSE_BAD;
-	if (!verb_parse(verb, &command->verb)) {
+	if (!line_clean(first, i + 1, &reason)) {
+		g_clear_pointer(&command, command_free);
+	} else if (!verb_parse(verb, &command->verb)) {
 		reason = g_strdup_printf("line %u: Tenure: \"%s\" is not a command "
 		                         "(resign, recommend, appoint, remove, defer)",
 		                         i + 1, verb);

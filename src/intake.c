@@ -24,16 +24,13 @@
 #include "intake.h"
 #include "ledger.h"
 #include "mailout.h"
+#include "outbox.h"
 #include "pending.h"
 #include "rules/rule.h"
 #include "seen.h"
 #include "term.h"
 #include "util.h"
 #include "verify.h"
-
-/* Larger mail is refused before parsing: no command needs it and a
- * parser should not be handed an attacker's 50 MB. */
-#define INTAKE_MAX_SIZE (10 * 1024 * 1024)
 
 struct Intake {
 	const Conf *conf;
@@ -187,6 +184,14 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	*replied = FALSE;
 	if (intake->audit || to == NULL)
 		return TRUE;
+	/* The address is the key holder's own user ID: anything but a bare
+	 * address would break the envelope, so that key gets no reply. */
+	if (!outbox_address_valid(to)) {
+		util_log("reply-skipped", "msgid", mail->message_id, "to", to,
+		         "reason", "the signing key's address is not a bare address",
+		         NULL);
+		return TRUE;
+	}
 	if (!seen_reply_allowed(intake->seen, mail->sig->fingerprint,
 	                        date_today(), intake->conf->replies_per_day)) {
 		util_log("reply-suppressed", "msgid", mail->message_id, "to", to,
@@ -210,9 +215,21 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	                                       mail->sig->fingerprint,
 	                                       mail->sig->created, mail->sig->digest);
 	const char *recipients[] = {to, NULL};
-	*replied = mailout_queue(intake->conf, "reply", vars, key, recipients,
-	                         error);
-	return *replied;
+	g_autoptr(GError) local = NULL;
+	if (mailout_queue(intake->conf, "reply", vars, key, recipients, &local)) {
+		*replied = TRUE;
+		return TRUE;
+	}
+	/* The reply is a courtesy: one that cannot be composed (from what
+	 * this mail put in it) leaves the refusal standing.  Only an outbox
+	 * that cannot be written stops the work. */
+	if (local->domain == TENURE_ERROR && local->code == TENURE_ERROR_IO) {
+		g_propagate_error(error, g_steal_pointer(&local));
+		return FALSE;
+	}
+	util_log("reply-failed", "msgid", mail->message_id, "to", to, "reason",
+	         local->message, NULL);
+	return TRUE;
 }
 
 static void
@@ -473,6 +490,20 @@ first_from_address(GMimeMessage *message)
 	return NULL;
 }
 
+static gboolean
+message_id_plain(const char *message_id)
+{
+	gsize len = strlen(message_id);
+	if (len < 3 || len > 998 || message_id[0] != '<' ||
+	    message_id[len - 1] != '>')
+		return FALSE;
+	for (gsize i = 1; i + 1 < len; i++)
+		if (message_id[i] <= ' ' || message_id[i] >= 0x7f ||
+		    message_id[i] == '<' || message_id[i] == '>')
+			return FALSE;
+	return TRUE;
+}
+
 /* The cheapest test of all, on the raw bytes: a command needs the word
  * "Tenure:" somewhere, unless a part is base64-encoded and could hide
  * it.  Mail failing this (most list traffic) is not even parsed. */
@@ -498,20 +529,23 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 {
 	Intake *intake = user_data;
 	Mail mail = {.source = message};
+	/* The sources check the size before reading; this is for one that
+	 * could not (an IMAP server that sent no RFC822.SIZE). */
 	gsize size = g_bytes_get_size(message->raw);
-	if (size > INTAKE_MAX_SIZE) {
-		g_autofree char *reason = g_strdup_printf(
-			"message too large (%zu bytes, limit %d)", size, INTAKE_MAX_SIZE);
-		log_refused(&mail, reason);
-		return TRUE;
+	if (size > SOURCE_MAX_SIZE) {
+		g_autofree char *reason = source_too_large(size);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", reason);
+		return FALSE;
 	}
 	if (!may_carry_command(message->raw))
 		return TRUE;
 	g_autofree char *reason = NULL;
 	g_autoptr(GMimeMessage) parsed = verify_parse_message(message->raw, &reason);
 	if (parsed == NULL) {
-		log_refused(&mail, reason);
-		return TRUE;
+		/* Set aside for a person to look at: it may be a command the
+		 * parser could not read. */
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", reason);
+		return FALSE;
 	}
 	const char *id = g_mime_message_get_message_id(parsed);
 	g_autofree char *message_id = id && *id ? g_strdup_printf("<%s>", id) : NULL;
@@ -541,6 +575,13 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	}
 	if (message_id == NULL) {
 		log_refused(&mail, "command mail without a Message-ID");
+		return TRUE;
+	}
+	/* The Message-ID goes into the ledger, the state files and the
+	 * reply's headers: only a plain one (printable ASCII, no blanks). */
+	if (!message_id_plain(message_id)) {
+		log_refused(&mail, "command mail whose Message-ID is not printable ASCII "
+		                   "without blanks");
 		return TRUE;
 	}
 	g_autoptr(Signed) sig = NULL;
@@ -575,6 +616,10 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		util_log("resuming", "id", message->id, "msgid", message_id,
 		         "first", done, NULL);
 	}
+	/* A good signature over a command in the wrong place (an
+	 * attachment, HTML, a forwarded mail): the signer learns why. */
+	if (sig->refusal)
+		return refuse(intake, &mail, sig->refusal, error);
 	g_autoptr(Command) command = NULL;
 	CommandParseResult parsed_command = command_parse(sig->text, &command, &reason);
 	mail.command = command;

@@ -9,9 +9,12 @@
  * once: the ledger says, when the mail is seen again, whether a command
  * interrupted between those steps was applied), and queues the
  * transcript reply for refusals.
- * Refusing a message is normal work and returns TRUE; FALSE means the
- * work could not be done (ledger or state not writable) and the message
- * must be seen again.
+ * Refusing a message is normal work and returns TRUE.  FALSE with
+ * TENURE_ERROR_MESSAGE means this one message cannot be handled (larger
+ * than SOURCE_MAX_SIZE, MIME the parser cannot read): the source sets
+ * it aside and goes on.  Any other FALSE means the work could not be
+ * done (ledger or state not writable) and the message must be seen
+ * again.
  */
 #ifndef TENURE_INTAKE_H
 #define TENURE_INTAKE_H

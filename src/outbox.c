@@ -296,13 +296,19 @@ outbox_known(const char *state_dir, const char *message_id)
 	       known_in(state_dir, "dead", name);
 }
 
-/* An envelope address may not carry what would break the envelope
- * stanza or the SMTP command it becomes. */
-static gboolean
-envelope_address_valid(const char *address)
+gboolean
+outbox_address_valid(const char *address)
 {
-	return address && *address && !strpbrk(address, ",<> \t\r\n") &&
-	       strchr(address, '@');
+	if (address == NULL || *address == '\0')
+		return FALSE;
+	/* Nothing that would break the envelope stanza or the SMTP
+	 * command the address becomes: printable ASCII only, no blanks,
+	 * no list or route syntax, one '@' with text on both sides. */
+	for (const char *p = address; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f || strchr(",;<>()[]\\\"", *p))
+			return FALSE;
+	const char *at = strchr(address, '@');
+	return at && at != address && at[1] != '\0' && !strchr(at + 1, '@');
 }
 
 gboolean
@@ -314,7 +320,7 @@ outbox_add(const char *state_dir, const char *message_id,
 		return FALSE;
 	if (outbox_known(state_dir, message_id))
 		return TRUE;
-	if (!envelope_address_valid(envelope_from)) {
+	if (!outbox_address_valid(envelope_from)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
 		            "outbox: %s: envelope sender \"%s\" is not a bare "
 		            "address",
@@ -327,7 +333,7 @@ outbox_add(const char *state_dir, const char *message_id,
 		return FALSE;
 	}
 	for (const char *const *r = recipients; *r; r++) {
-		if (!envelope_address_valid(*r)) {
+		if (!outbox_address_valid(*r)) {
 			g_set_error(
 			    error, TENURE_ERROR, TENURE_ERROR_INVALID,
 			    "outbox: %s: recipient \"%s\" is not a bare "

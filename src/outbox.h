@@ -21,6 +21,10 @@ gboolean outbox_add(const char *state_dir, const char *message_id,
                     const char *const *recipients, GBytes *message,
                     GError **error);
 
+/* TRUE when ADDRESS is a bare address ("local@domain", printable ASCII,
+ * no blanks, brackets or lists): the only kind the envelope takes. */
+gboolean outbox_address_valid(const char *address);
+
 /* TRUE when MESSAGE_ID was ever added (queued, sent or dead). */
 gboolean outbox_known(const char *state_dir, const char *message_id);
 

@@ -87,3 +87,22 @@ source_url_path(const char *url)
 	                           : g_build_filename(cwd, path, NULL);
 	return g_canonicalize_filename(abs, NULL);
 }
+
+void
+source_log_set_aside(const char *id, const char *reason)
+{
+	util_log("set-aside", "id", id, "reason", reason, NULL);
+}
+
+gboolean
+source_error_is_message(const GError *error)
+{
+	return g_error_matches(error, TENURE_ERROR, TENURE_ERROR_MESSAGE);
+}
+
+char *
+source_too_large(guint64 size)
+{
+	return g_strdup_printf("message too large (%" G_GUINT64_FORMAT
+	                       " bytes, limit %d)", size, SOURCE_MAX_SIZE);
+}

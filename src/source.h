@@ -4,9 +4,20 @@
  * handler returns TRUE once the message is durably dealt with (acted on,
  * refused, or skipped and logged); only then does the source mark it seen
  * (Maildir: move new/ -> cur/; IMAP: advance the cursor; mbox: record the
- * offset).  A handler returning FALSE stops the fetch and leaves the
- * message to be seen again; the fetch then fails with the handler's
- * error.  Drivers: source_maildir.c, source_mbox.c, source_imap.c.
+ * offset).
+ *
+ * No one message may stall the source.  A message that cannot be
+ * handled for a reason of its own (larger than SOURCE_MAX_SIZE, checked
+ * before it is read; unreadable; or a handler FALSE with
+ * TENURE_ERROR_MESSAGE) is logged once ("set-aside id= reason=") and set
+ * aside, and the fetch goes on with the next: Maildir moves it to the
+ * .tenure-failed folder (new/ of DIR/.tenure-failed, Maildir++ style),
+ * mbox leaves it behind, IMAP records it in the state as failed after
+ * IMAP_FAILED_TRIES tries (imap_failed.h).  Any other handler FALSE is a
+ * failure of tenure's own state (ledger, state directory, keyring): it
+ * stops the fetch, leaves the message to be seen again, and the fetch
+ * fails with the handler's error.  Drivers: source_maildir.c,
+ * source_mbox.c, source_imap.c.
  */
 #ifndef TENURE_SOURCE_H
 #define TENURE_SOURCE_H
@@ -14,6 +25,10 @@
 #include <glib.h>
 
 #include "conf.h"
+
+/* Larger mail is set aside unread: no command needs it, and a parser
+ * (or memory) should not be handed an attacker's gigabytes. */
+#define SOURCE_MAX_SIZE (10 * 1024 * 1024)
 
 typedef struct {
 	char *id;          /* unique within the source: file name, UID, offset */
@@ -53,6 +68,16 @@ gboolean source_wait(Source *source, int timeout, GError **error);
 void source_close(Source *source);
 
 void source_message_clear(SourceMessage *message);
+
+/* Logs that the message ID is set aside for REASON (one line). */
+void source_log_set_aside(const char *id, const char *reason);
+
+/* TRUE when ERROR says the handler could not handle this one message
+ * (TENURE_ERROR_MESSAGE): the source sets it aside and goes on. */
+gboolean source_error_is_message(const GError *error);
+
+/* "message too large (SIZE bytes, limit SOURCE_MAX_SIZE)". */
+char *source_too_large(guint64 size);
 
 /* The path of a "maildir:PATH" or "mbox:PATH" URL ("scheme://PATH" too),
  * made absolute against the current directory; NULL when empty. */

@@ -6,7 +6,9 @@
  * other Maildir (an archive given to `tenure import`) is read whole,
  * cur/ and new/, and left untouched.  The delivery time is the leading
  * number of the file name (the Maildir convention "TIME.UNIQUE.HOST"),
- * or the file's modification time when the name has none.
+ * or the file's modification time when the name has none.  A message
+ * that cannot be handled (see source.h) goes to the .tenure-failed
+ * folder beside new/ and cur/.
  */
 #include "config.h"
 
@@ -18,6 +20,9 @@
 
 #include "source.h"
 #include "util.h"
+
+/* Where messages that cannot be handled go (a Maildir++ folder). */
+#define MAILDIR_FAILED ".tenure-failed"
 
 typedef struct {
 	Source base;
@@ -127,7 +132,9 @@ compare_entries(gconstpointer a, gconstpointer b)
 }
 
 /* Moves a handled message from new/ to cur/, with the ":2," info suffix
- * that marks it as seen by a Maildir reader. */
+ * that marks it as seen by a Maildir reader.  A name too long for the
+ * suffix goes to cur/ as it is (the info part is optional): a handled
+ * message must leave new/ whatever its name. */
 static gboolean
 mark_seen(MaildirSource *source, const MaildirEntry *entry, GError **error)
 {
@@ -136,12 +143,84 @@ mark_seen(MaildirSource *source, const MaildirEntry *entry, GError **error)
 	                            : g_strconcat(entry->name, ":2,", NULL);
 	g_autofree char *target = g_build_filename(source->dir, "cur", name, NULL);
 	g_autofree char *path = entry_path(source, entry);
-	if (rename(path, target) < 0) {
+	int rc = rename(path, target);
+	if (rc < 0 && errno == ENAMETOOLONG) {
+		g_free(target);
+		target = g_build_filename(source->dir, "cur", entry->name, NULL);
+		util_log("maildir-plain-name", "id", entry->name, "reason",
+		         "name too long for the \":2,\" suffix", NULL);
+		rc = rename(path, target);
+	}
+	if (rc < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: cannot move to cur/: %s", path, g_strerror(errno));
 		return FALSE;
 	}
 	return util_fsync_dir(target, error);
+}
+
+/* Sets a message aside for REASON: logged once, and for the configured
+ * source moved to DIR/.tenure-failed/new/ under its own name (which fits
+ * wherever it fitted before), where it is read no more and an
+ * administrator's mail reader shows it.  An archive given to `tenure
+ * import` is left untouched. */
+static gboolean
+set_aside(MaildirSource *source, const MaildirEntry *entry,
+          const char *reason, GError **error)
+{
+	source_log_set_aside(entry->name, reason);
+	if (!source->live)
+		return TRUE;
+	static const char *const subdirs[] = {"new", "cur", "tmp"};
+	for (gsize i = 0; i < G_N_ELEMENTS(subdirs); i++) {
+		g_autofree char *sub = g_build_filename(source->dir, MAILDIR_FAILED,
+		                                        subdirs[i], NULL);
+		if (!util_mkdir_p(sub, 0700, error))
+			return FALSE;
+	}
+	g_autofree char *path = entry_path(source, entry);
+	g_autofree char *target = g_build_filename(source->dir, MAILDIR_FAILED,
+	                                           "new", entry->name, NULL);
+	if (rename(path, target) < 0 && errno != ENOENT) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot move to %s/: %s", path, MAILDIR_FAILED,
+		            g_strerror(errno));
+		return FALSE;
+	}
+	return util_fsync_dir(target, error);
+}
+
+/* Reads ENTRY into *MESSAGE, after checking its size: a message over
+ * SOURCE_MAX_SIZE is never read.  FALSE with *REASON for a message to
+ * set aside; FALSE without one for a message that is gone. */
+static gboolean
+read_entry(MaildirSource *source, const MaildirEntry *entry,
+           SourceMessage *message, char **reason)
+{
+	g_autofree char *path = entry_path(source, entry);
+	struct stat st;
+	if (stat(path, &st) < 0) {
+		/* Another reader may have taken it meanwhile. */
+		if (errno != ENOENT)
+			*reason = g_strdup_printf("cannot read: %s", g_strerror(errno));
+		return FALSE;
+	}
+	if (st.st_size > SOURCE_MAX_SIZE) {
+		*reason = source_too_large((guint64)st.st_size);
+		return FALSE;
+	}
+	char *data = NULL;
+	gsize len = 0;
+	g_autoptr(GError) local = NULL;
+	if (!g_file_get_contents(path, &data, &len, &local)) {
+		if (!g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+			*reason = g_strdup_printf("cannot read: %s", local->message);
+		return FALSE;
+	}
+	message->id = g_strdup(entry->name);
+	message->raw = g_bytes_new_take(data, len);
+	message->arrival = entry->arrival;
+	return TRUE;
 }
 
 static gboolean
@@ -158,27 +237,25 @@ maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
 
 	for (guint i = 0; i < entries->len; i++) {
 		const MaildirEntry *entry = entries->pdata[i];
-		char *data = NULL;
-		gsize len = 0;
+		SourceMessage message = {0};
+		g_autofree char *reason = NULL;
+		if (!read_entry(source, entry, &message, &reason)) {
+			if (reason && !set_aside(source, entry, reason, error))
+				return FALSE;
+			continue;
+		}
 		g_autoptr(GError) local = NULL;
-		g_autofree char *path = entry_path(source, entry);
-		if (!g_file_get_contents(path, &data, &len, &local)) {
-			/* Another reader may have taken it meanwhile. */
-			if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-				continue;
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
-			            local->message);
+		gboolean handled = handler(&message, user_data, &local);
+		source_message_clear(&message);
+		if (!handled && source_error_is_message(local)) {
+			if (!set_aside(source, entry, local->message, error))
+				return FALSE;
+			continue;
+		}
+		if (!handled) {
+			g_propagate_error(error, g_steal_pointer(&local));
 			return FALSE;
 		}
-		SourceMessage message = {
-			.id = g_strdup(entry->name),
-			.raw = g_bytes_new_take(data, len),
-			.arrival = entry->arrival,
-		};
-		gboolean handled = handler(&message, user_data, error);
-		source_message_clear(&message);
-		if (!handled)
-			return FALSE;
 		if (source->live && !mark_seen(source, entry, error))
 			return FALSE;
 	}

@@ -6,6 +6,8 @@
  * the date on the "From " line.  An archive given to `tenure import` is
  * read whole; the configured source remembers the offset it has handled
  * in STATE_DIR/mbox-offset, so each run reads only what was appended.
+ * A message that cannot be handled (see source.h) is logged and left
+ * behind; the offset moves past it.
  */
 #include "config.h"
 
@@ -165,15 +167,35 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		const char *stop = next;
 		if (next < end && stop > body && stop[-1] == '\n')
 			stop--;
-		SourceMessage message = {
-			.id = g_strdup_printf("%" G_GINT64_FORMAT, (gint64)(p - data)),
-			.raw = message_bytes(body, stop < body ? body : stop),
-			.arrival = from_line_time(p, body - p),
-		};
-		gboolean handled = handler(&message, user_data, error);
-		source_message_clear(&message);
-		if (!handled)
+		g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT,
+		                                      (gint64)(p - data));
+		gsize length = stop > body ? (gsize)(stop - body) : 0;
+		g_autoptr(GError) failure = NULL;
+		gboolean handled = FALSE;
+		if (length > SOURCE_MAX_SIZE) {
+			/* Never copied out of the map: left behind unread. */
+			g_autofree char *reason = source_too_large(length);
+			source_log_set_aside(id, reason);
+			handled = TRUE;
+		} else {
+			SourceMessage message = {
+				.id = g_strdup(id),
+				.raw = message_bytes(body, body + length),
+				.arrival = from_line_time(p, body - p),
+			};
+			handled = handler(&message, user_data, &failure);
+			source_message_clear(&message);
+		}
+		/* One bad message must not stop an import of years of list
+		 * mail: it is logged and left behind. */
+		if (!handled && source_error_is_message(failure)) {
+			source_log_set_aside(id, failure->message);
+			handled = TRUE;
+		}
+		if (!handled) {
+			g_propagate_error(error, g_steal_pointer(&failure));
 			return FALSE;
+		}
 		if (source->offset_path) {
 			g_autofree char *state = g_strdup_printf("%" G_GINT64_FORMAT "\t%s\n",
 			                                         (gint64)(next - data),

@@ -129,6 +129,122 @@ util_mkdir_p(const char *dir, int mode, GError **error)
 	return TRUE;
 }
 
+/* The code point at P (at most LEFT bytes), or -1 for a byte that does
+ * not start valid UTF-8; returns how many bytes it takes. */
+static gsize
+next_char(const char *p, gsize left, gint32 *cp)
+{
+	gunichar c = g_utf8_get_char_validated(p, left);
+	if (c == (gunichar)-1 || c == (gunichar)-2) {
+		*cp = -1;
+		return 1;
+	}
+	*cp = (gint32)c;
+	return c == 0 ? 1 : (gsize)(g_utf8_next_char(p) - p);
+}
+
+/* What clean text may not hold (see util_text_clean). */
+static gboolean
+char_unsafe(gint32 cp)
+{
+	return cp < 0 || (cp < 0x20 && cp != '\t') || (cp >= 0x7f && cp < 0xa0) ||
+	       (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
+}
+
+static void
+append_escape(GString *out, const char *p, gint32 cp)
+{
+	if (cp < 0)
+		g_string_append_printf(out, "\\x%02x", (guchar)*p);
+	else if (cp < 0x80)
+		g_string_append_printf(out, "\\x%02x", (guint)cp);
+	else
+		g_string_append_printf(out, "\\u%04x", (guint)cp);
+}
+
+gboolean
+util_text_clean(const char *text, gssize len, char **bad)
+{
+	gsize left = len < 0 ? strlen(text) : (gsize)len;
+	for (const char *p = text; left > 0;) {
+		gint32 cp;
+		gsize n = next_char(p, left, &cp);
+		if (char_unsafe(cp)) {
+			if (bad == NULL)
+				return FALSE;
+			if (cp < 0)
+				*bad = g_strdup("invalid UTF-8");
+			else if (cp < 0x20 || (cp >= 0x7f && cp < 0xa0))
+				*bad = g_strdup_printf("control character U+%04X",
+				                       (guint)cp);
+			else
+				*bad = g_strdup_printf("U+%04X", (guint)cp);
+			return FALSE;
+		}
+		p += n;
+		left -= n;
+	}
+	return TRUE;
+}
+
+char *
+util_text_escape(const char *text, gboolean multiline)
+{
+	if (text == NULL)
+		return NULL;
+	GString *out = g_string_sized_new(strlen(text));
+	gsize left = strlen(text);
+	for (const char *p = text; left > 0;) {
+		gint32 cp;
+		gsize n = next_char(p, left, &cp);
+		if (char_unsafe(cp) && !(multiline && cp == '\n'))
+			append_escape(out, p, cp);
+		else
+			g_string_append_len(out, p, n);
+		p += n;
+		left -= n;
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* Appends VALUE as one token of a log line: bare when it is plain,
+ * else quoted with everything that could end the line, fake another
+ * field or turn the text around escaped. */
+static void
+log_append_value(GString *line, const char *value)
+{
+	gboolean plain = *value != '\0' && !strpbrk(value, " \t\"=\\") &&
+	                 util_text_clean(value, -1, NULL);
+	if (plain) {
+		g_string_append(line, value);
+		return;
+	}
+	g_string_append_c(line, '"');
+	gsize left = strlen(value);
+	for (const char *p = value; left > 0;) {
+		gint32 cp;
+		gsize n = next_char(p, left, &cp);
+		if (cp == '"' || cp == '\\') {
+			g_string_append_c(line, '\\');
+			g_string_append_c(line, (char)cp);
+		} else if (cp == '\n') {
+			g_string_append(line, "\\n");
+		} else if (cp == '\r') {
+			g_string_append(line, "\\r");
+		} else if (cp == '\t') {
+			g_string_append(line, "\\t");
+		} else if (char_unsafe(cp)) {
+			append_escape(line, p, cp);
+		} else {
+			g_string_append_len(line, p, n);
+		}
+		p += n;
+		left -= n;
+	}
+	g_string_append_c(line, '"');
+}
+
 void
 util_log(const char *event, ...)
 {
@@ -140,16 +256,8 @@ util_log(const char *event, ...)
 	const char *key;
 	while ((key = va_arg(ap, const char *)) != NULL) {
 		const char *value = va_arg(ap, const char *);
-		if (value == NULL)
-			value = "";
 		g_string_append_printf(line, " %s=", key);
-		if (*value == '\0' || strpbrk(value, " \t\"="))
-		{
-			g_autofree char *q = g_strescape(value, NULL);
-			g_string_append_printf(line, "\"%s\"", q);
-		} else {
-			g_string_append(line, value);
-		}
+		log_append_value(line, value ? value : "");
 	}
 	va_end(ap);
 	g_string_append_c(line, '\n');

@@ -22,6 +22,8 @@ typedef enum {
 	TENURE_ERROR_NETWORK,  /* a server could not be reached or refused */
 	TENURE_ERROR_VERIFY,   /* a signature did not verify */
 	TENURE_ERROR_LOCKED,   /* another instance holds the lock */
+	TENURE_ERROR_MESSAGE,  /* this one message cannot be handled (it
+	                          is set aside; the next one is handled) */
 } TenureError;
 
 /* Replaces PATH whole: temp file PATH.tn-XXXXXX (O_EXCL), fsync,
@@ -53,9 +55,30 @@ gboolean util_mkdir_p(const char *dir, int mode, GError **error);
 int util_lock_state(const char *state_dir, GError **error);
 
 /* Logs one event as "event key=value ..." on stderr (the journal when run
- * by systemd).  ARGS are key, value pairs ending with NULL; values with
- * spaces are quoted. */
+ * by systemd).  ARGS are key, value pairs ending with NULL.  A value with
+ * blanks, quotes, '=' or '\\' is quoted; inside it '"' and '\\' are
+ * escaped, and so is everything util_text_clean refuses (newlines
+ * included), so that one event is one line whatever a sender put in a
+ * header or a file name. */
 void util_log(const char *event, ...) G_GNUC_NULL_TERMINATED;
+
+/* Text taken from mail (names, reasons, Message-IDs, file names) may
+ * carry characters that rewrite how a line reads: control characters,
+ * bidi overrides and isolates, line and paragraph separators.
+ *
+ * util_text_clean: TRUE when TEXT (LEN bytes, or NUL-terminated when -1)
+ * is valid UTF-8 without a NUL, a C0 control character other than tab,
+ * DEL, a C1 control character, U+202A-U+202E, U+2066-U+2069, U+2028 or
+ * U+2029.  When FALSE and BAD is not NULL, *BAD names the first
+ * offender ("U+202E", "control character U+001B", "invalid UTF-8"),
+ * newly allocated.
+ *
+ * util_text_escape: TEXT with every such character written as an
+ * escape ("\x1b", "\u202e"; a byte of invalid UTF-8 as "\xHH"), so that
+ * it can be shown; with MULTILINE, newlines (and tabs) stay as they are.
+ * NULL gives NULL. */
+gboolean util_text_clean(const char *text, gssize len, char **bad);
+char *util_text_escape(const char *text, gboolean multiline);
 
 /* Set by --quiet in tests and by `status`-like commands; util_log prints
  * nothing when TRUE. */

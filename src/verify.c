@@ -38,6 +38,7 @@ signed_free(Signed *s)
 	g_free(s->digest);
 	g_free(s->digest_algo);
 	g_free(s->note);
+	g_free(s->refusal);
 	if (s->emails)
 		g_ptr_array_unref(s->emails);
 	g_free(s);
@@ -288,6 +289,22 @@ verify_part_text(GMimeObject *object)
 	return NULL;
 }
 
+/* SHA-256 (hex) of DATA with every CRLF taken as LF. */
+static char *
+sha256_lf(const guchar *data, gsize len)
+{
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	gsize start = 0;
+	for (gsize i = 0; i < len; i++) {
+		if (data[i] == '\r' && i + 1 < len && data[i + 1] == '\n') {
+			g_checksum_update(sum, data + start, i - start);
+			start = i + 1;
+		}
+	}
+	g_checksum_update(sum, data + start, len - start);
+	return g_strdup(g_checksum_get_string(sum));
+}
+
 /* The SHA-256 of the part verify_part_text reads, taken over its bytes
  * as signed (transfer encoding undone, no charset conversion) with CRLF
  * line ends made LF.  Neither the line ends nor, for a clearsigned part,
@@ -315,17 +332,17 @@ signed_digest(GMimeObject *object)
 	if (g_mime_data_wrapper_write_to_stream(content, stream) < 0)
 		return NULL;
 	GByteArray *bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(stream));
-	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
-	gsize start = 0;
-	for (gsize i = 0; i < bytes->len; i++) {
-		if (bytes->data[i] == '\r' && i + 1 < bytes->len &&
-		    bytes->data[i + 1] == '\n') {
-			g_checksum_update(sum, bytes->data + start, i - start);
-			start = i + 1;
-		}
-	}
-	g_checksum_update(sum, bytes->data + start, bytes->len - start);
-	return g_strdup(g_checksum_get_string(sum));
+	return sha256_lf(bytes->data, bytes->len);
+}
+
+/* For signed content no command may be read from (refused, but
+ * recorded like any handled signature): the SHA-256 of the whole
+ * content as GMime writes it, CRLF made LF. */
+static char *
+signed_digest_any(GMimeObject *object)
+{
+	g_autofree char *text = g_mime_object_to_string(object, NULL);
+	return text ? sha256_lf((const guchar *)text, strlen(text)) : NULL;
 }
 
 /* TRUE when some text/plain part anywhere in OBJECT (forwarded
@@ -384,6 +401,161 @@ clearsigned_only(const char *text, char **reason)
 	return TRUE;
 }
 
+static gboolean
+is_attachment(GMimeObject *object)
+{
+	GMimeContentDisposition *cd = g_mime_object_get_content_disposition(object);
+	return cd && g_mime_content_disposition_is_attachment(cd);
+}
+
+/* TRUE when OBJECT's text has a command block at its top (not merely a
+ * line that looks like one: a signed discussion of the syntax is no
+ * command, and earns no refusal). */
+static gboolean
+has_command_block(GMimeObject *object)
+{
+	if (!GMIME_IS_TEXT_PART(object))
+		return FALSE;
+	g_autofree char *text = g_mime_text_part_get_text(GMIME_TEXT_PART(object));
+	return text && command_parse(text, NULL, NULL) != COMMAND_PARSE_NONE;
+}
+
+/* Where, inside the signed content, a command sits that is not in the
+ * one part it may be read from. */
+typedef enum {
+	COMMAND_NOWHERE,
+	COMMAND_IN_NESTED,      /* in message/rfc822 or a nested multipart/signed */
+	COMMAND_IN_ALTERNATIVE, /* in multipart/alternative */
+	COMMAND_IN_ATTACHMENT,  /* Content-Disposition: attachment */
+	COMMAND_IN_NON_PLAIN,   /* in text/html or another non-plain text */
+	COMMAND_IN_LATER_PART,  /* in an inline text/plain after the first */
+} CommandPlace;
+
+static CommandPlace
+command_place(GMimeObject *object, GMimeObject *skip)
+{
+	if (object == NULL || object == skip)
+		return COMMAND_NOWHERE;
+	if (GMIME_IS_MESSAGE_PART(object)) {
+		GMimeMessage *inner =
+			g_mime_message_part_get_message(GMIME_MESSAGE_PART(object));
+		GMimeObject *body = inner ? g_mime_message_get_mime_part(inner) : NULL;
+		return command_place(body, skip) != COMMAND_NOWHERE
+		           ? COMMAND_IN_NESTED : COMMAND_NOWHERE;
+	}
+	if (GMIME_IS_MULTIPART(object)) {
+		GMimeMultipart *mp = GMIME_MULTIPART(object);
+		CommandPlace found = COMMAND_NOWHERE;
+		for (int i = 0; i < g_mime_multipart_get_count(mp) && !found; i++)
+			found = command_place(g_mime_multipart_get_part(mp, i), skip);
+		if (found && GMIME_IS_MULTIPART_SIGNED(object))
+			return COMMAND_IN_NESTED;
+		if (found && found != COMMAND_IN_NESTED &&
+		    is_type(object, "multipart", "alternative"))
+			return COMMAND_IN_ALTERNATIVE;
+		return found;
+	}
+	if (!has_command_block(object))
+		return COMMAND_NOWHERE;
+	if (is_attachment(object))
+		return COMMAND_IN_ATTACHMENT;
+	return is_type(object, "text", "plain") ? COMMAND_IN_LATER_PART
+	                                        : COMMAND_IN_NON_PLAIN;
+}
+
+static char *
+place_reason(CommandPlace place, SignedKind kind)
+{
+	switch (place) {
+	case COMMAND_IN_NESTED:
+		return g_strdup("the command is inside a forwarded message or another signed "
+		                "part; a signed mail may not carry someone else's signed mail "
+		                "as its command");
+	case COMMAND_IN_ALTERNATIVE:
+		return g_strdup("the command is in multipart/alternative (its text and HTML "
+		                "versions may say different things): send plain text");
+	case COMMAND_IN_ATTACHMENT:
+		return g_strdup(kind == SIGNED_CLEARSIGNED
+		                    ? "the clearsigned block is an attachment: put the "
+		                      "command in the mail's own text"
+		                    : "the command is in an attachment: put it at the top "
+		                      "of the mail's own text");
+	case COMMAND_IN_NON_PLAIN:
+		return g_strdup("the command is not in a text/plain part: send plain text");
+	case COMMAND_IN_LATER_PART:
+		return g_strdup("the command is not in the first text part: put it at the "
+		                "top of the mail's own text");
+	case COMMAND_NOWHERE:
+	default:
+		return NULL;
+	}
+}
+
+/* The one part the command may be read from: CONTENT itself when it is
+ * an inline text/plain, or the first part of a multipart/mixed CONTENT
+ * when that is; else NULL. */
+static GMimeObject *
+command_part(GMimeObject *content)
+{
+	GMimeObject *part = content;
+	if (is_type(content, "multipart", "mixed") &&
+	    !GMIME_IS_MULTIPART_SIGNED(content)) {
+		GMimeMultipart *mp = GMIME_MULTIPART(content);
+		if (g_mime_multipart_get_count(mp) < 1)
+			return NULL;
+		part = g_mime_multipart_get_part(mp, 0);
+	}
+	if (!GMIME_IS_TEXT_PART(part) || !is_type(part, "text", "plain") ||
+	    is_attachment(part))
+		return NULL;
+	return part;
+}
+
+/* TRUE when PART's bytes, transfer encoding undone, hold a NUL: C
+ * strings end there, so what follows would be read by no one and
+ * signed all the same. */
+static gboolean
+has_nul(GMimeObject *part)
+{
+	GMimeDataWrapper *content = g_mime_part_get_content(GMIME_PART(part));
+	if (content == NULL)
+		return FALSE;
+	g_autoptr(GMimeStream) stream = g_mime_stream_mem_new();
+	if (g_mime_data_wrapper_write_to_stream(content, stream) < 0)
+		return FALSE;
+	GByteArray *bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(stream));
+	return bytes->len > 0 && memchr(bytes->data, '\0', bytes->len) != NULL;
+}
+
+gboolean
+verify_command_text(GMimeObject *content, SignedKind kind,
+                    GMimeObject **part_out, char **text, char **reason)
+{
+	GMimeObject *part = command_part(content);
+	*part_out = part;
+	*text = NULL;
+	if (part && has_nul(part)) {
+		*reason = g_strdup("the signed text contains a NUL byte");
+		return FALSE;
+	}
+	if (part) {
+		*text = g_mime_text_part_get_text(GMIME_TEXT_PART(part));
+		if (*text && command_parse(*text, NULL, NULL) != COMMAND_PARSE_NONE)
+			return TRUE;
+	}
+	char *why = place_reason(command_place(content, part), kind);
+	if (why) {
+		g_clear_pointer(text, g_free);
+		*reason = why;
+		return FALSE;
+	}
+	/* No command anywhere: signed text that is not a command, which
+	 * the caller logs and leaves. */
+	if (*text == NULL)
+		*text = g_strdup("");
+	return TRUE;
+}
+
 /* Classifies the one part allowed to carry a command. */
 static SignedKind
 classify(GMimeObject *part, char **reason)
@@ -409,8 +581,10 @@ classify(GMimeObject *part, char **reason)
 			*reason = g_strdup("multipart/signed whose second part is not application/pgp-signature");
 			return SIGNED_REFUSED;
 		}
-		g_autofree char *text = verify_part_text(g_mime_multipart_get_part(mp, 0));
-		if (text == NULL || !command_looks_like(text, -1)) {
+		/* Anywhere in the signed content: verify_command_text says
+		 * after the signature check, to the signer, why a command in
+		 * an attachment or an HTML alternative does not count. */
+		if (!any_command_text(g_mime_multipart_get_part(mp, 0))) {
 			*reason = g_strdup("command outside the signed part");
 			return SIGNED_REFUSED;
 		}
@@ -733,12 +907,13 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	GMimeObject *content = kind == SIGNED_PGP_MIME
 	                           ? g_mime_multipart_get_part(GMIME_MULTIPART(part), 0)
 	                           : part;
-	s->text = verify_part_text(content);
-	if (s->text == NULL) {
-		*reason = g_strdup("signed part has no text");
-		return FALSE;
-	}
-	s->digest = signed_digest(content);
+	GMimeObject *text_part = NULL;
+	if (!verify_command_text(content, kind, &text_part, &s->text,
+	                         &s->refusal))
+		s->text = NULL;
+	s->digest = signed_digest(text_part ? text_part : content);
+	if (s->digest == NULL)
+		s->digest = signed_digest_any(content);
 	if (s->digest == NULL) {
 		*reason = g_strdup("signed part has no text");
 		return FALSE;

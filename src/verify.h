@@ -57,6 +57,10 @@ typedef struct {
 	char *note;          /* audit only: "key expired 2026-01-01, after the
 	                        signature" or NULL */
 	gboolean revoked_since; /* audit only: key revoked after signing */
+	char *refusal;       /* the signature is good, but the command may
+	                        not be read from where it is (an attachment,
+	                        HTML, a forwarded mail, a NUL byte): why, for
+	                        the signer's transcript; TEXT is NULL then */
 } Signed;
 
 typedef struct Verifier Verifier;
@@ -78,7 +82,9 @@ SignedKind verify_find_signed(GMimeMessage *message, GMimeObject **part,
 /* Verifies PART (as returned by verify_find_signed with KIND); ARRIVAL is
  * when the message arrived.  First re-imports the keyrings if they
  * changed.  TRUE with *RESULT; FALSE with *REASON for a refusal, or with
- * ERROR (and no reason) when the keyrings could not be read. */
+ * ERROR (and no reason) when the keyrings could not be read.  A good
+ * signature over content the command may not be read from is TRUE
+ * with (*RESULT)->refusal set (see verify_command_text). */
 gboolean verify_signed(Verifier *verifier, GMimeObject *part,
                        SignedKind kind, gint64 arrival, VerifyMode mode,
                        Signed **result, char **reason, GError **error);
@@ -98,6 +104,19 @@ gboolean verify_has_key(Verifier *verifier, const char *fingerprint);
 /* How many keys in the configured keyrings carry EMAIL (lower case) on
  * a user ID that is neither revoked nor invalid. */
 guint verify_keys_with_email(Verifier *verifier, const char *email);
+
+/* The command text of signed CONTENT (the first part of multipart/signed,
+ * or the clearsigned text/plain part; KIND says which).  The command is
+ * read from one part only: CONTENT when it is an inline text/plain, or
+ * the first part of a multipart/mixed CONTENT when that is an inline
+ * text/plain; *PART is that part, or NULL.  FALSE with *REASON when the
+ * part's bytes hold a NUL, or when a command block sits anywhere else
+ * in CONTENT: in an attachment (Content-Disposition: attachment), in
+ * multipart/alternative, in HTML, in a forwarded message/rfc822 or a
+ * nested multipart/signed at any depth, or in a later part.  TRUE with
+ * *TEXT otherwise (the part's text, or "" when there is none). */
+gboolean verify_command_text(GMimeObject *content, SignedKind kind,
+                             GMimeObject **part, char **text, char **reason);
 
 /* The text of the first text/plain part of OBJECT (depth first), decoded
  * to UTF-8, or NULL. */
