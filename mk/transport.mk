@@ -4,6 +4,7 @@
 src_libtenure_a_SOURCES += \
 	src/tls_verify.c src/tls_verify.h \
 	src/imap_cursor.c src/imap_cursor.h \
+	src/imap_failed.c src/imap_failed.h \
 	src/source_imap.c \
 	src/cmd_run.c
 

@@ -9,6 +9,8 @@
 #include "committee.h"
 #include "conf.h"
 #include "ledger.h"
+#include "util.h"
+#include "verify.h"
 
 /* Problems with the files the configuration names; one line each. */
 static void
@@ -99,6 +101,44 @@ check_roles(const Conf *conf, GPtrArray *problems, GPtrArray *notes)
 	g_string_free(unset, TRUE);
 }
 
+/* Members the ledger records no key for cannot act by mail (identity is
+ * the recorded fingerprint, never an address).  For each, the keys in
+ * the keyring that carry the member's address, as a hint for the
+ * administrator who records the right one: never as a decision.  Notes,
+ * not problems: they do not change the exit status. */
+static void
+note_members_without_key(const Conf *conf, GPtrArray *notes)
+{
+	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, TRUE, NULL);
+	g_autoptr(Committee) committee = ledger ? committee_replay(ledger, NULL)
+	                                        : NULL;
+	if (committee == NULL)
+		return;
+	Day today = date_today();
+	g_autoptr(GPtrArray) members = committee_members_on(committee, today);
+	for (guint i = 0; i < members->len; i++) {
+		const Person *person = members->pdata[i];
+		if (committee_key_on(committee, person->email, today) != NULL)
+			continue;
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GPtrArray) keys =
+			conf->keyrings ? verify_keyring_holders(conf, person->email, &error)
+			               : NULL;
+		g_autofree char *member = util_text_escape(person->member, FALSE);
+		g_autofree char *listed = NULL;
+		if (keys && keys->len > 0) {
+			g_ptr_array_add(keys, NULL);
+			listed = g_strjoinv(", ", (char **)keys->pdata);
+		}
+		g_ptr_array_add(notes, g_strdup_printf(
+		    "%s: %s has no Fingerprint in the ledger and cannot act by "
+		    "mail; keyring keys with %s: %s (a hint: record the key the "
+		    "member confirms)",
+		    conf->ledger, member, person->email,
+		    listed ? listed : error ? error->message : "none"));
+	}
+}
+
 int
 cmd_check_config(int argc, char **argv)
 {
@@ -139,6 +179,7 @@ cmd_check_config(int argc, char **argv)
 	g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
 	check_files(conf, problems);
 	check_roles(conf, problems, notes);
+	note_members_without_key(conf, notes);
 	for (guint i = 0; i < notes->len; i++)
 		printf("note: %s\n", (char *)notes->pdata[i]);
 	for (guint i = 0; i < problems->len; i++)

@@ -139,24 +139,34 @@ signature_comment(const Mail *mail)
 	                       when, mail->sig->digest);
 }
 
-/* The member the signer is: by the key the ledger records for them on
- * the signature's date (a key replaced since no longer acts for them),
- * or, for a member recorded without one, by an address of the signing
- * key in the configured (curated) keyring, as long as no other key
- * there carries that address too (a user ID is the key holder's own
- * claim). */
+/* The member the signer is: only by the key the ledger records for
+ * them on the signature's date (a key replaced since no longer acts for
+ * them).  A user ID is the key holder's own claim (anyone may put a
+ * member's address on a key of their own), so addresses never decide. */
 static Person *
-signer_person(Intake *intake, const Committee *committee, const Signed *sig,
-              Day day)
+signer_person(const Committee *committee, const Signed *sig, Day day)
 {
-	Person *person = committee_find_key(committee, sig->fingerprint, day);
-	if (person)
-		return person;
+	return committee_find_key(committee, sig->fingerprint, day);
+}
+
+/* For a signer who is no member by key: when the signing key carries
+ * the address of a member the ledger records no key for, the transcript
+ * says how that member's key gets recorded.  A hint only: the address
+ * decided nothing.  NULL when there is nothing to say. */
+static char *
+no_key_hint(const Committee *committee, const Signed *sig, Day day)
+{
 	for (guint i = 0; i < sig->emails->len; i++) {
-		person = committee_find(committee, sig->emails->pdata[i]);
-		if (person && person->fingerprint == NULL &&
-		    verify_keys_with_email(intake->verifier, sig->emails->pdata[i]) == 1)
-			return person;
+		const Person *person = committee_find(committee, sig->emails->pdata[i]);
+		if (person && person_term_on(person, day) &&
+		    committee_key_on(committee, person->email, day) == NULL)
+			return g_strdup_printf(
+				"the ledger records no key for %s, and a member acts by mail "
+				"only with the key whose fingerprint the ledger records (an "
+				"address on a key proves nothing: anyone can add one); ask the "
+				"committee's administrator to record your key's fingerprint "
+				"(%s) in the ledger after checking it with you",
+				person->member, sig->fingerprint);
 	}
 	return NULL;
 }
@@ -421,7 +431,7 @@ act(Intake *intake, Mail *mail, GError **error)
 		.roles = roles_on(intake, committee, mail->signed_on),
 		.command = command,
 		.signer = mail->sig->fingerprint,
-		.signer_member = signer_person(intake, committee, mail->sig,
+		.signer_member = signer_person(committee, mail->sig,
 		                               mail->signed_on),
 		.fingerprint_usable = command->fingerprint &&
 		                      verify_has_key(intake->verifier, command->fingerprint),
@@ -441,6 +451,15 @@ act(Intake *intake, Mail *mail, GError **error)
 	const LedgerEvent *event = decision.event;
 	if (decision.kind != DECIDE_REFUSE && !commit(intake, mail, &decision, error))
 		return FALSE;
+	if (decision.reason != NULL && in.signer_member == NULL) {
+		g_autofree char *hint = no_key_hint(committee, mail->sig,
+		                                    mail->signed_on);
+		if (hint) {
+			char *both = g_strdup_printf("%s; %s", decision.reason, hint);
+			g_free(decision.reason);
+			decision.reason = both;
+		}
+	}
 	if (decision.reason != NULL)
 		return refuse(intake, mail, decision.reason, error);
 	char day[11];

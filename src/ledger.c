@@ -140,6 +140,46 @@ ledger_fingerprint_normalize(const char *text, char **out)
 	return TRUE;
 }
 
+gboolean
+ledger_text_clean(const char *value, char **bad)
+{
+	/* Line by line: a value continued over several lines is one. */
+	for (const char *p = value; p;) {
+		const char *nl = strchr(p, '\n');
+		if (!util_text_clean(p, nl ? nl - p : -1, bad))
+			return FALSE;
+		p = nl ? nl + 1 : NULL;
+	}
+	return TRUE;
+}
+
+/* What goes into the ledger is clean text (see util_text_clean): a name
+ * or reason that reads differently on screen than in the file must
+ * never be recorded.  INVALID, so that intake refuses the command. */
+static gboolean
+event_clean(const LedgerEvent *event, GError **error)
+{
+	const struct {
+		const char *name;
+		const char *value;
+	} fields[] = {
+		{"Member", event->member},       {"Fingerprint", event->fingerprint},
+		{"Rule", event->rule},           {"Parameters", event->parameters},
+		{"Source", event->source},       {"Signed-By", event->signed_by},
+		{"Recorded", event->recorded},   {"Comment", event->comment},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(fields); i++) {
+		g_autofree char *bad = NULL;
+		if (fields[i].value && !ledger_text_clean(fields[i].value, &bad)) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			            "%s: contains %s (a control or direction-changing "
+			            "character)", fields[i].name, bad);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
 /* The fields each event may carry; the first ones listed are required. */
 typedef struct {
 	const char *const *required;
@@ -214,6 +254,10 @@ event_from_stanza(const Deb822Stanza *stanza, const char *source,
 		if (!field_allowed(kind, field->name))
 			FAIL(field->line, "field %s is not allowed in %s events",
 			     field->name, kind_name);
+		g_autofree char *bad = NULL;
+		if (!ledger_text_clean(field->value, &bad))
+			FAIL(field->line, "%s: contains %s (a control or "
+			     "direction-changing character)", field->name, bad);
 	}
 
 	const char *date_text = required(stanza, "Date", source, kind_name, error);
@@ -562,6 +606,8 @@ append(const char *path, const char *state_dir, const LedgerEvent *event,
 	g_autoptr(LedgerEvent) copy = ledger_event_copy(event);
 	gsize len = 0;
 
+	if (!event_clean(event, error))
+		return FALSE;
 	/* Never created here: a ledger that is gone is lost history, not an
 	 * empty committee (`tenure init` makes a new one). */
 	int fd = open(path, O_RDWR | O_APPEND | O_CLOEXEC);

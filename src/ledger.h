@@ -63,6 +63,13 @@ gboolean ledger_member_email(const char *member, char **email);
  * is 40 or 64 hex digits. */
 gboolean ledger_fingerprint_normalize(const char *text, char **out);
 
+/* TRUE when every line of VALUE is clean text (util_text_clean): no
+ * control character but tab, no bidi override or isolate, no line or
+ * paragraph separator.  Loading refuses a ledger with any other, and
+ * appending an event with one (TENURE_ERROR_INVALID).  *BAD as for
+ * util_text_clean. */
+gboolean ledger_text_clean(const char *value, char **bad);
+
 /* Loads PATH; a missing file is an error unless MISSING_OK, in which case
  * the ledger is empty (for reading only: nothing creates a ledger but
  * ledger_create). */

@@ -215,12 +215,17 @@ render_line(const char *path, guint lineno, const char *line, GHashTable *vars,
 			            lineno, name);
 			return FALSE;
 		}
+		/* Values may come from mail (a transcript, a subject): what
+		 * would change how the text reads (control characters, bidi
+		 * overrides) is shown escaped, never sent raw. */
 		if (in_header) {
 			g_autofree char *flat = g_strdup(value);
 			g_strdelimit(flat, "\r\n", ' ');
-			g_string_append(out, flat);
+			g_autofree char *shown = util_text_escape(flat, FALSE);
+			g_string_append(out, shown);
 		} else {
-			g_string_append(out, value);
+			g_autofree char *shown = util_text_escape(value, TRUE);
+			g_string_append(out, shown);
 		}
 		p = close + 2;
 	}

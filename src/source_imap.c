@@ -15,6 +15,13 @@
  * mailbox, so it is read again from the start; the intake's Message-ID
  * and signature records keep anything from being applied twice.
  *
+ * A message that cannot be handled for a reason of its own is tried
+ * again by the next fetches and, after IMAP_FAILED_TRIES tries (at once
+ * when its RFC822.SIZE is over SOURCE_MAX_SIZE: it is never fetched),
+ * recorded as failed in the state (imap_failed.h) while the cursor moves
+ * on; a fetch that stops before such a message to try it again later
+ * succeeds.
+ *
  * Costs: the source talks to the server only when it has reason to
  * believe there is new mail (UIDNEXT beyond the cursor when the mailbox
  * is opened, or an EXISTS response since).  An idle cycle is therefore
@@ -43,6 +50,7 @@
 #include <libetpan/libetpan.h>
 
 #include "imap_cursor.h"
+#include "imap_failed.h"
 #include "source.h"
 #include "tls_verify.h"
 #include "util.h"
@@ -74,6 +82,8 @@ typedef struct {
 	int poll_interval;
 	char *cursor_path;
 	ImapCursor cursor;
+	ImapFailed *failed;     /* messages set aside (imap_failed.h) */
+	gboolean retry_later;   /* a message failed a try: stop this fetch */
 
 	mailimap *imap;         /* NULL while disconnected */
 	gboolean has_idle;
@@ -497,6 +507,35 @@ compare_fetched(gconstpointer a, gconstpointer b)
 	return x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
+/* A message UID could not be handled for REASON, a reason of its own:
+ * one more try is counted in the state.  Until the tries are used up
+ * (or at once when FINAL: a message too large to fetch), the fetch
+ * stops before it without an error, to try again next time; then it is
+ * recorded as failed, logged once, and the cursor moves past it.  FALSE
+ * only when the state cannot be written. */
+static gboolean
+message_failed(ImapSource *source, guint32 uid, const char *id,
+               const char *reason, gboolean final, GError **error)
+{
+	guint tries = 0;
+	gboolean give_up = FALSE;
+	if (!imap_failed_note(source->failed, source->cursor.uidvalidity, uid,
+	                      reason, final, &tries, &give_up, error))
+		return FALSE;
+	char tries_text[16];
+	g_snprintf(tries_text, sizeof tries_text, "%u", tries);
+	if (!give_up) {
+		util_log("imap-message-retry", "id", id, "tries", tries_text,
+		         "reason", reason, NULL);
+		source->retry_later = TRUE;
+		return TRUE;
+	}
+	util_log("set-aside", "id", id, "tries", tries_text, "reason", reason,
+	         NULL);
+	source->cursor.last_uid = uid;
+	return imap_cursor_save(source->cursor_path, &source->cursor, error);
+}
+
 /* Hands one fetched message over and, once the handler says it is dealt
  * with, moves the cursor past it. */
 static gboolean
@@ -513,7 +552,17 @@ hand_over(ImapSource *source, const FetchedMessage *fetched,
 		.raw = raw,
 		.arrival = internal_date_to_unix(fetched->internal_date),
 	};
-	if (!handler(&message, user_data, error))
+	g_autoptr(GError) local = NULL;
+	if (!handler(&message, user_data, &local)) {
+		if (!source_error_is_message(local)) {
+			g_propagate_error(error, g_steal_pointer(&local));
+			return FALSE;
+		}
+		return message_failed(source, fetched->uid, id, local->message,
+		                      FALSE, error);
+	}
+	if (!imap_failed_forget(source->failed, source->cursor.uidvalidity,
+	                        fetched->uid, error))
 		return FALSE;
 	source->cursor.last_uid = fetched->uid;
 	return imap_cursor_save(source->cursor_path, &source->cursor, error);
@@ -573,7 +622,7 @@ fetch_batch(ImapSource *source, const PendingMessage *pending, guint count,
 	g_array_sort(fetched, compare_fetched);
 
 	gboolean ok = TRUE;
-	for (guint i = 0; ok && i < fetched->len; i++)
+	for (guint i = 0; ok && !source->retry_later && i < fetched->len; i++)
 		ok = hand_over(source, &g_array_index(fetched, FetchedMessage, i),
 		               handler, user_data, error);
 	mailimap_fetch_list_free(answer);
@@ -585,7 +634,22 @@ fetch_pending(ImapSource *source, GArray *pending, SourceHandler handler,
               gpointer user_data, GError **error)
 {
 	guint first = 0;
-	while (first < pending->len) {
+	while (first < pending->len && !source->retry_later) {
+		/* Never fetched: a message this large cannot be a command,
+		 * and would cost its size in memory. */
+		const PendingMessage *next = &g_array_index(pending, PendingMessage,
+		                                            first);
+		if (next->size > SOURCE_MAX_SIZE) {
+			g_autofree char *id = g_strdup_printf("%s;UIDVALIDITY=%u/;UID=%u",
+			                                      source->mailbox,
+			                                      source->cursor.uidvalidity,
+			                                      next->uid);
+			g_autofree char *reason = source_too_large(next->size);
+			if (!message_failed(source, next->uid, id, reason, TRUE, error))
+				return FALSE;
+			first++;
+			continue;
+		}
 		guint count = 0;
 		guint64 bytes = 0;
 		while (first + count < pending->len && count < BATCH_MESSAGES) {
@@ -627,6 +691,13 @@ imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		}
 		if (!fetch_pending(source, pending, handler, user_data, error))
 			return FALSE;
+		if (source->retry_later) {
+			/* A message failed a try: the next fetch tries again
+			 * without waiting for new mail. */
+			source->retry_later = FALSE;
+			source->may_have_mail = TRUE;
+			return TRUE;
+		}
 		source->may_have_mail = source->imap != NULL && saw_exists(source);
 	}
 	return TRUE;
@@ -737,6 +808,7 @@ imap_close(Source *base)
 	g_free(source->mailbox);
 	g_free(source->cursor_path);
 	imap_cursor_clear(&source->cursor);
+	imap_failed_free(source->failed);
 	g_free(source);
 }
 
@@ -815,6 +887,9 @@ imap_open(const Conf *conf, const char *url, GError **error)
 	if (source->password == NULL)
 		goto fail;
 	if (!imap_cursor_load(source->cursor_path, &source->cursor, &found, error))
+		goto fail;
+	source->failed = imap_failed_load(conf->state_dir, error);
+	if (source->failed == NULL)
 		goto fail;
 	return &source->base;
 fail:

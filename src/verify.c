@@ -732,6 +732,86 @@ verify_keys_with_email(Verifier *verifier, const char *email)
 	return count;
 }
 
+/* Removes DIR and what is in it (a scratch GNUPGHOME: files and the
+ * sockets or directories gpg may leave). */
+static void
+remove_tree(const char *dir)
+{
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const char *name;
+	while (d && (name = g_dir_read_name(d)) != NULL) {
+		g_autofree char *path = g_build_filename(dir, name, NULL);
+		if (g_file_test(path, G_FILE_TEST_IS_DIR) &&
+		    !g_file_test(path, G_FILE_TEST_IS_SYMLINK))
+			remove_tree(path);
+		else
+			unlink(path);
+	}
+	rmdir(dir);
+}
+
+/* Adds to FPRS every key listed from DATA with EMAIL on a valid UID. */
+static gboolean
+keys_from_data(gpgme_ctx_t ctx, gpgme_data_t data, const char *email,
+               GPtrArray *fprs)
+{
+	if (gpgme_op_keylist_from_data_start(ctx, data, 0) != GPG_ERR_NO_ERROR)
+		return FALSE;
+	gpgme_key_t key = NULL;
+	while (gpgme_op_keylist_next(ctx, &key) == GPG_ERR_NO_ERROR) {
+		for (gpgme_user_id_t uid = key->uids; uid; uid = uid->next) {
+			if (!uid->revoked && !uid->invalid && uid->email &&
+			    g_ascii_strcasecmp(uid->email, email) == 0 &&
+			    key->subkeys && key->subkeys->fpr) {
+				g_ptr_array_add(fprs, g_ascii_strup(key->subkeys->fpr, -1));
+				break;
+			}
+		}
+		gpgme_key_unref(key);
+	}
+	gpgme_op_keylist_end(ctx);
+	return TRUE;
+}
+
+GPtrArray *
+verify_keyring_holders(const Conf *conf, const char *email, GError **error)
+{
+	g_autoptr(GPtrArray) fprs = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *home = g_dir_make_tmp("tenure-keys.XXXXXX", NULL);
+	gpgme_ctx_t ctx = NULL;
+	gboolean ok = FALSE;
+	gpgme_check_version(NULL);
+	if (home == NULL ||
+	    gpgme_failed(gpgme_new(&ctx), "gpgme: context", error) ||
+	    gpgme_failed(gpgme_ctx_set_engine_info(ctx, GPGME_PROTOCOL_OpenPGP,
+	                                           NULL, home),
+	                 "gpgme: engine", error))
+		goto out;
+	for (char **k = conf->keyrings; k && *k; k++) {
+		gpgme_data_t data = NULL;
+		g_autofree char *what = g_strdup_printf("[keys] keyring: %s", *k);
+		if (gpgme_failed(gpgme_data_new_from_file(&data, *k, 1), what, error))
+			goto out;
+		gboolean listed = keys_from_data(ctx, data, email, fprs);
+		gpgme_data_release(data);
+		if (!listed) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: the keys cannot be listed", what);
+			goto out;
+		}
+	}
+	ok = TRUE;
+out:
+	if (ctx)
+		gpgme_release(ctx);
+	if (home)
+		remove_tree(home);
+	if (home == NULL)
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "cannot make a scratch directory for gpg");
+	return ok ? g_steal_pointer(&fprs) : NULL;
+}
+
 /* Checks the signing key with our own GPGME context: the certificate
  * names the signing subkey, which must be able to sign and, like its
  * primary key, be neither revoked nor expired.  Fills in the primary

@@ -105,6 +105,14 @@ gboolean verify_has_key(Verifier *verifier, const char *fingerprint);
  * a user ID that is neither revoked nor invalid. */
 guint verify_keys_with_email(Verifier *verifier, const char *email);
 
+/* The primary fingerprints of the keys in CONF's keyring files that
+ * carry EMAIL on a user ID that is neither revoked nor invalid, read
+ * from the files themselves (nothing is imported anywhere); NULL with
+ * ERROR when a file cannot be read.  For `tenure check-config`'s hint
+ * to the administrator: an address on a key decides nothing. */
+GPtrArray *verify_keyring_holders(const Conf *conf, const char *email,
+                                  GError **error);
+
 /* The command text of signed CONTENT (the first part of multipart/signed,
  * or the clearsigned text/plain part; KIND says which).  The command is
  * read from one part only: CONTENT when it is an inline text/plain, or

@@ -191,6 +191,53 @@ fi
 test_begin "after the re-read, the cursor holds the new UIDVALIDITY"
 test_expect_equal "uidvalidity=$(dovecot_uidvalidity)" "$(grep uidvalidity= "$TEST_DIR/state-main/imap-cursor")"
 
+# A message that cannot be handled is tried IMAP_FAILED_TRIES (3) times,
+# one fetch each, and then recorded as failed; the cursor moves past it
+# and the mail after it is handed over.  A message too large to be a
+# command is recorded as failed at once, without being fetched.
+imap main fetch
+make_mail big
+{
+	cat "$TEST_DIR/mbig"
+	head -c 11000000 /dev/zero | tr '\0' 'x' | fold -w 76
+} >"$TEST_DIR/mbig.full"
+mv "$TEST_DIR/mbig.full" "$TEST_DIR/mbig"
+dovecot_deliver "$TEST_DIR/mbig"
+deliver 20 21
+bad_uid=$(($(dovecot_uidnext) - 2))
+big_uid=$((bad_uid - 1))
+results=
+for try in 1 2 3; do
+	rc=0
+	"$IMAP" --bad '<m20@test>' "$TEST_DIR/main.conf" fetch >"$TEST_DIR/out" 2>"$TEST_DIR/err" || rc=$?
+	results="$results $rc:$(handed)"
+	cat "$TEST_DIR/err" >>"$TEST_DIR/err.all"
+done
+test_begin "a message that cannot be handled is tried three times, then set aside; the next is handed over"
+test_expect_equal " 0: 0: 0:<m21@test>" "$results"
+
+test_begin "... the too-large message is set aside unfetched, once, and the failing one after its third try"
+if [ "$(grep -c '^set-aside .*reason="message too large ([0-9]* bytes, limit 10485760)"' "$TEST_DIR/err.all")" = 1 ] &&
+	[ "$(grep -c '^imap-message-retry .*tries=[12] ' "$TEST_DIR/err.all")" = 2 ] &&
+	[ "$(grep -c '^set-aside .*UID='"$bad_uid"'" tries=3 reason="handler cannot handle' "$TEST_DIR/err.all")" = 1 ]; then
+	test_pass
+else
+	test_fail "expected one set-aside for the big message, two retries and one set-aside for <m20@test>" \
+		"$(cat "$TEST_DIR/err.all")"
+fi
+
+test_begin "... both are recorded as failed in the state, and the cursor is past them"
+failed_state=$(cat "$TEST_DIR/state-main/imap-failed" 2>/dev/null)
+if printf '%s\n' "$failed_state" | grep -q "^\[uid $(dovecot_uidvalidity)/$big_uid\]" &&
+	printf '%s\n' "$failed_state" | grep -q "^\[uid $(dovecot_uidvalidity)/$bad_uid\]" &&
+	[ "$(printf '%s\n' "$failed_state" | grep -c '^failed=true')" = 2 ] &&
+	grep -q "^last-uid=$((bad_uid + 1))\$" "$TEST_DIR/state-main/imap-cursor"; then
+	test_pass
+else
+	test_fail "expected uids $big_uid and $bad_uid failed, last-uid $((bad_uid + 1))" \
+		"$failed_state" "$(cat "$TEST_DIR/state-main/imap-cursor")"
+fi
+
 test_begin "a malformed cursor file is an error naming the file and the field"
 cp "$TEST_DIR/state-main/imap-cursor" "$TEST_DIR/cursor.saved"
 sed -i 's/^last-uid=.*/last-uid=many/' "$TEST_DIR/state-main/imap-cursor"

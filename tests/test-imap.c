@@ -19,7 +19,9 @@
  *       TIME" after the fetch (Unix time, for bench/idle-bytes.sh)
  *
  * Options (before CONFIG): --refuse-after N makes the handler fail on
- * message N+1, as a handler does when the ledger cannot be written.
+ * message N+1, as a handler does when the ledger cannot be written;
+ * --bad MESSAGE-ID makes it fail on that message alone, as the intake
+ * does for a message it cannot handle (TENURE_ERROR_MESSAGE).
  *
  * Each message is printed as "UID<TAB>Message-ID<TAB>ARRIVAL" with the
  * UID taken from the source's message id.  Errors go to stderr as one
@@ -370,6 +372,7 @@ run_unit_tests(int argc, char **argv)
 typedef struct {
 	guint handed;
 	int refuse_after;   /* -1: never */
+	const char *bad;    /* the Message-ID of a message to fail, or NULL */
 } Recorder;
 
 /* The Message-ID header's value, or "-": a plain scan is enough for the
@@ -404,6 +407,11 @@ record(const SourceMessage *message, gpointer user_data, GError **error)
 	}
 	const char *uid = strstr(message->id, ";UID=");
 	g_autofree char *message_id = message_id_of(message->raw);
+	if (recorder->bad && strcmp(recorder->bad, message_id) == 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE,
+		            "handler cannot handle %s (--bad)", message_id);
+		return FALSE;
+	}
 	printf("%s\t%s\t%" G_GINT64_FORMAT "\n", uid ? uid + 5 : message->id,
 	       message_id, message->arrival);
 	fflush(stdout);
@@ -422,21 +430,25 @@ fail(GError *error)
 int
 main(int argc, char **argv)
 {
-	Recorder recorder = {0, -1};
+	Recorder recorder = {0, -1, NULL};
 	GError *error = NULL;
 	int arg = 1;
 
 	/* GTest's own options all start with a dash; the driver's first
 	 * argument is a configuration file (or its one option). */
-	if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "--refuse-after") != 0))
+	if (argc < 2 || (argv[1][0] == '-' && strcmp(argv[1], "--refuse-after") != 0 &&
+	                 strcmp(argv[1], "--bad") != 0))
 		return run_unit_tests(argc, argv);
 
 	if (argc > 2 && strcmp(argv[1], "--refuse-after") == 0) {
 		recorder.refuse_after = atoi(argv[2]);
 		arg = 3;
+	} else if (argc > 2 && strcmp(argv[1], "--bad") == 0) {
+		recorder.bad = argv[2];
+		arg = 3;
 	}
 	if (argc - arg < 2) {
-		fprintf(stderr, "usage: test-imap [--refuse-after N] CONFIG fetch|watch COUNT SECONDS|cycle\n");
+		fprintf(stderr, "usage: test-imap [--refuse-after N|--bad MESSAGE-ID] CONFIG fetch|watch COUNT SECONDS|cycle\n");
 		return 2;
 	}
 	g_autoptr(Conf) conf = conf_load(argv[arg], &error);
