@@ -95,8 +95,12 @@ if ! grep -q '^Event: rule' "$D/debian-ctte-2014.ledger"; then
 	printf '\nEvent: rule\nDate: 2015-01-01\nRule: %s\nSource: import\n' \
 		"${rule:-debian}" >>"$D/debian-ctte-2014.ledger"
 fi
-# The 2014 ledger has no fingerprints: Russ is recognised by the address
-# on his key in the keyring, and his resignation records the fingerprint.
+# The 2014 ledger has no fingerprints, and a member acts by mail only
+# with the key the ledger records (an address on a key proves nothing).
+# The administrator, having checked Russ's fingerprint with him, records
+# it on his appointment (`tenure check-config` lists who lacks one).
+sed -i "/^Member: Russ Allbery <rra@debian.org>\$/a Fingerprint: $RUSS" \
+	"$D/debian-ctte-2014.ledger"
 echo "   chair  (Don Armstrong)  $DON"
 echo "   leader (Lucas Nussbaum) $LUCAS"
 echo "   member (Russ Allbery)   $RUSS"

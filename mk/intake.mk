@@ -19,8 +19,10 @@ src_libtenure_a_SOURCES += \
 check_PROGRAMS += tests/test-command tests/test-verify
 tests_test_command_LDADD = $(TEST_LDADD)
 tests_test_verify_LDADD = $(TEST_LDADD)
-TESTS += tests/test-command tests/test-verify tests/t-intake.sh tests/t-roles.sh
-dist_check_SCRIPTS += tests/lib-gpg.sh tests/t-intake.sh tests/t-roles.sh
+TESTS += tests/test-command tests/test-verify tests/t-intake.sh tests/t-roles.sh \
+	tests/t-hostile.sh
+dist_check_SCRIPTS += tests/lib-gpg.sh tests/t-intake.sh tests/t-roles.sh \
+	tests/t-hostile.sh
 
 # bench/bench-intake times a bare GMime parse and one verification for
 # bench/import.sh; it is built with the tests.
