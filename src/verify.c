@@ -710,28 +710,6 @@ verify_has_key(Verifier *verifier, const char *fingerprint)
 	return usable;
 }
 
-guint
-verify_keys_with_email(Verifier *verifier, const char *email)
-{
-	g_autofree char *pattern = g_strdup_printf("<%s>", email);
-	guint count = 0;
-	if (gpgme_op_keylist_start(verifier->ctx, pattern, 0) != GPG_ERR_NO_ERROR)
-		return 0;
-	gpgme_key_t key = NULL;
-	while (gpgme_op_keylist_next(verifier->ctx, &key) == GPG_ERR_NO_ERROR) {
-		for (gpgme_user_id_t uid = key->uids; uid; uid = uid->next) {
-			if (!uid->revoked && !uid->invalid && uid->email &&
-			    g_ascii_strcasecmp(uid->email, email) == 0) {
-				count++;
-				break;
-			}
-		}
-		gpgme_key_unref(key);
-	}
-	gpgme_op_keylist_end(verifier->ctx);
-	return count;
-}
-
 /* Removes DIR and what is in it (a scratch GNUPGHOME: files and the
  * sockets or directories gpg may leave). */
 static void

@@ -101,10 +101,6 @@ gboolean verify_is_subkey(Verifier *verifier, const char *fingerprint,
  * revoked, expired or disabled) whose fingerprint is FINGERPRINT. */
 gboolean verify_has_key(Verifier *verifier, const char *fingerprint);
 
-/* How many keys in the configured keyrings carry EMAIL (lower case) on
- * a user ID that is neither revoked nor invalid. */
-guint verify_keys_with_email(Verifier *verifier, const char *email);
-
 /* The primary fingerprints of the keys in CONF's keyring files that
  * carry EMAIL on a user ID that is neither revoked nor invalid, read
  * from the files themselves (nothing is imported anywhere); NULL with
