@@ -155,10 +155,11 @@ for name in sorted(os.listdir(queue)) if os.path.isdir(queue) else []:
 EOF
 }
 
-# expect_reply DESCRIPTION TO TEXT: a reply to TO says TEXT (fixed string).
+# expect_reply DESCRIPTION TO TEXT: a reply to TO says TEXT (a fixed
+# string; the body is rewrapped, so lines are joined first).
 expect_reply() {
 	test_begin "$1"
-	if replies "$2" | grep -qF -- "$3"; then
+	if replies "$2" | tr '\n' ' ' | tr -s ' ' | grep -qF -- "$3"; then
 		test_pass
 	else
 		test_fail "expected a reply to $2 saying: $3" "got:" "$(replies "$2")"
