@@ -98,9 +98,9 @@ fi
 # The 2014 ledger has no fingerprints, and a member acts by mail only
 # with the key the ledger records (an address on a key proves nothing).
 # The administrator, having checked Russ's fingerprint with him, records
-# it on his appointment (`tenure check-config` lists who lacks one).
-sed -i "/^Member: Russ Allbery <rra@debian.org>\$/a Fingerprint: $RUSS" \
-	"$D/debian-ctte-2014.ledger"
+# it as a key event (`tenure check-config` lists who lacks one).
+printf '\nEvent: key\nDate: 2014-01-02\nMember: Russ Allbery <rra@debian.org>\nFingerprint: %s\nSource: import\n' \
+	"$RUSS" >>"$D/debian-ctte-2014.ledger"
 echo "   chair  (Don Armstrong)  $DON"
 echo "   leader (Lucas Nussbaum) $LUCAS"
 echo "   member (Russ Allbery)   $RUSS"

@@ -132,8 +132,8 @@ note_members_without_key(const Conf *conf, GPtrArray *notes)
 		}
 		g_ptr_array_add(notes, g_strdup_printf(
 		    "%s: %s has no Fingerprint in the ledger and cannot act by "
-		    "mail; keyring keys with %s: %s (a hint: record the key the "
-		    "member confirms)",
+		    "mail; keyring keys with %s: %s (a hint: append a key event "
+		    "for the key the member confirms)",
 		    conf->ledger, member, person->email,
 		    listed ? listed : error ? error->message : "none"));
 	}

@@ -165,7 +165,7 @@ no_key_hint(const Committee *committee, const Signed *sig, Day day)
 				"only with the key whose fingerprint the ledger records (an "
 				"address on a key proves nothing: anyone can add one); ask the "
 				"committee's administrator to record your key's fingerprint "
-				"(%s) in the ledger after checking it with you",
+				"(%s) in the ledger, as a key event, after checking it with you",
 				person->member, sig->fingerprint);
 	}
 	return NULL;

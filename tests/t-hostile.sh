@@ -210,7 +210,7 @@ run_import "$(pgpmime "$GRACE" grace@example.org grace-resign "Tenure: resign")"
 expect_unchanged "a member the ledger records no fingerprint for cannot act by mail, even with her own key" \
 	"not a member"
 expect_reply "... and her transcript says how her fingerprint gets recorded" \
-	grace@example.org "ask the committee's administrator to record your key's fingerprint ($GRACE) in the ledger"
+	grace@example.org "ask the committee's administrator to record your key's fingerprint ($GRACE) in the ledger, as a key event"
 
 "$TENURE" --config "$W/tenure.conf" check-config >"$W/out" 2>"$W/err"
 status=$?
@@ -225,8 +225,10 @@ else
 		"got exit $status" "$(cat "$W/out" "$W/err")"
 fi
 
-# The administrator, having checked with Grace, records her key.
-sed -i "/^Member: Grace Member <grace@example.org>\$/a Fingerprint: $GRACE" "$W/ledger"
+# The administrator, having checked with Grace, records her key: a key
+# event appended to the ledger.
+printf '\nEvent: key\nDate: %s\nMember: Grace Member <grace@example.org>\nFingerprint: %s\nSource: import\n' \
+	"$(date -u +%Y-%m-%d)" "$GRACE" >>"$W/ledger"
 before=$(events)
 run_import "$(pgpmime "$GRACE" grace@example.org grace-resign-2 "Tenure: resign
 
