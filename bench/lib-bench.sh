@@ -18,6 +18,7 @@ mkdir -p "$CASE/mails"
 bench_members() {
 	local n=$1 i fpr emails=
 	gpg_world_init
+	MAIL_LIST=ctte@lists.example.org
 	TENURE_GNUPG=$(mktemp -d /tmp/tn.XXXXXX)
 	test_cleanup "gpgconf --homedir $TENURE_GNUPG --kill all; rm -rf $TENURE_GNUPG"
 	: >"$CASE/ledger"

@@ -19,21 +19,21 @@ static const char *const verb_names[] = {
 
 /* Which fields each verb takes: R required, O optional, '-' refused.
  * Columns: Member, Fingerprint, Project-Joined, Effective, Until, Reason,
- * Role. */
+ * Role, and the context every verb may name: Committee, List. */
 enum { F_MEMBER, F_FINGERPRINT, F_PROJECT_JOINED, F_EFFECTIVE, F_UNTIL,
-       F_REASON, F_ROLE, F_COUNT };
+       F_REASON, F_ROLE, F_COMMITTEE, F_LIST, F_COUNT };
 static const char *const field_names[F_COUNT] = {
 	"Member", "Fingerprint", "Project-Joined", "Effective", "Until",
-	"Reason", "Role",
+	"Reason", "Role", "Committee", "List",
 };
 static const char verb_fields[][F_COUNT + 1] = {
-	[COMMAND_RESIGN] = "---O---",
-	[COMMAND_RECOMMEND] = "RRR----",
-	[COMMAND_APPOINT] = "RRRO---",
-	[COMMAND_REMOVE] = "R--O---",
-	[COMMAND_DEFER] = "R---RR-",
-	[COMMAND_HANDOVER] = "OR-O--R",
-	[COMMAND_NEW_KEY] = "-R-O---",
+	[COMMAND_RESIGN] = "---O---OO",
+	[COMMAND_RECOMMEND] = "RRR----OO",
+	[COMMAND_APPOINT] = "RRRO---OO",
+	[COMMAND_REMOVE] = "R--O---OO",
+	[COMMAND_DEFER] = "R---RR-OO",
+	[COMMAND_HANDOVER] = "OR-O--ROO",
+	[COMMAND_NEW_KEY] = "-R-O---OO",
 };
 
 const char *
@@ -64,6 +64,8 @@ command_free(Command *command)
 	g_free(command->fingerprint);
 	g_free(command->reason);
 	g_free(command->role);
+	g_free(command->committee);
+	g_free(command->list);
 	if (command->lines)
 		g_ptr_array_unref(command->lines);
 	g_free(command);
@@ -146,6 +148,25 @@ field_index(const char *name)
 	return -1;
 }
 
+/* A list address as written ("list@host" or "<list@host>"), lower-cased
+ * into *ADDRESS; FALSE unless it is one plain address. */
+static gboolean
+list_address(const char *value, char **address)
+{
+	gsize len = strlen(value);
+	if (len >= 2 && value[0] == '<' && value[len - 1] == '>') {
+		value++;
+		len -= 2;
+	}
+	g_autofree char *text = g_ascii_strdown(value, len);
+	const char *at = strchr(text, '@');
+	if (at == NULL || at == text || at[1] == '\0' || strchr(at + 1, '@') ||
+	    strpbrk(text, " \t<>,;\"()[]\\"))
+		return FALSE;
+	*address = g_steal_pointer(&text);
+	return TRUE;
+}
+
 /* Stores VALUE for field F of COMMAND; FALSE with *REASON when it does
  * not parse. */
 static gboolean
@@ -169,11 +190,23 @@ set_field(Command *command, int f, const char *value, guint line_no,
 		}
 		return TRUE;
 	case F_REASON:
+	case F_COMMITTEE:
 		if (*value == '\0') {
-			*reason = g_strdup_printf("line %u: Reason: is empty", line_no);
+			*reason = g_strdup_printf("line %u: %s: is empty", line_no,
+			                          field_names[f]);
 			return FALSE;
 		}
-		command->reason = g_strdup(value);
+		if (f == F_REASON)
+			command->reason = g_strdup(value);
+		else
+			command->committee = g_strdup(value);
+		return TRUE;
+	case F_LIST:
+		if (!list_address(value, &command->list)) {
+			*reason = g_strdup_printf("line %u: List: \"%s\" is not an e-mail address",
+			                          line_no, value);
+			return FALSE;
+		}
 		return TRUE;
 	case F_ROLE:
 		if (g_ascii_strcasecmp(value, "chair") != 0 &&

@@ -39,6 +39,8 @@ typedef struct {
 	Day until;           /* Until (defer) */
 	char *reason;        /* Reason (defer) */
 	char *role;          /* Role (handover): "chair" or "leader" */
+	char *committee;     /* Committee: the committee's name, or NULL */
+	char *list;          /* List: the list address, lower-cased, or NULL */
 	GPtrArray *lines;    /* the block's lines as written, for the
 	                        transcript */
 } Command;

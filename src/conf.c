@@ -22,6 +22,7 @@ typedef enum {
 	KEY_STARTTLS,  /* required | no */
 	KEY_SOURCE,    /* imap://, imaps://, maildir:PATH, mbox:PATH */
 	KEY_SINK,      /* smtp://, smtps://, maildir:PATH */
+	KEY_PUBLIC,    /* list-id-or-to | list-id | off */
 } KeyType;
 
 typedef struct {
@@ -41,6 +42,8 @@ static const KeySpec keys[] = {
 	{"committee", "ledger", KEY_PATH, AT(ledger)},
 	{"committee", "state-dir", KEY_PATH, AT(state_dir)},
 	{"committee", "templates", KEY_PATH, AT(templates_dir)},
+	{"committee", "public-record", KEY_PUBLIC, AT(public_record)},
+	{"committee", "list-id", KEY_STRING, AT(list_id)},
 	{"roles", "chair", KEY_FPR, AT(chair)},
 	{"roles", "leader", KEY_FPR, AT(leader)},
 	{"roles", "secretary", KEY_FPR, AT(secretary)},
@@ -63,6 +66,7 @@ static const KeySpec keys[] = {
 	{"reminders", "days-before", KEY_DAYS, AT(days_before)},
 	{"reminders", "announce-days-before", KEY_INT, AT(announce_days_before)},
 	{"reminders", "replies-per-day", KEY_INT, AT(replies_per_day)},
+	{"reminders", "recommendation-days", KEY_INT, AT(recommendation_days)},
 };
 
 #undef AT
@@ -93,6 +97,8 @@ conf_new_default(void)
 	conf->n_days_before = G_N_ELEMENTS(days);
 	conf->announce_days_before = 0;
 	conf->replies_per_day = 3;
+	conf->recommendation_days = 90;
+	conf->public_record = CONF_PUBLIC_LIST_ID_OR_TO;
 	return conf;
 }
 
@@ -114,7 +120,7 @@ conf_free(Conf *conf)
 		case KEY_DAYS:
 			g_free(*(int **)field);
 			break;
-		case KEY_INT: case KEY_STARTTLS:
+		case KEY_INT: case KEY_STARTTLS: case KEY_PUBLIC:
 			break;
 		}
 	}
@@ -276,6 +282,17 @@ set_key(Conf *conf, const KeySpec *spec, const char *dir, const char *value)
 			return g_strdup_printf("\"%s\" must be \"required\" or \"no\"",
 			                       value);
 		return NULL;
+	case KEY_PUBLIC:
+		if (strcmp(value, "list-id-or-to") == 0)
+			*(ConfPublicRecord *)field = CONF_PUBLIC_LIST_ID_OR_TO;
+		else if (strcmp(value, "list-id") == 0)
+			*(ConfPublicRecord *)field = CONF_PUBLIC_LIST_ID;
+		else if (strcmp(value, "off") == 0)
+			*(ConfPublicRecord *)field = CONF_PUBLIC_OFF;
+		else
+			return g_strdup_printf("\"%s\" must be \"list-id-or-to\", "
+			                       "\"list-id\" or \"off\"", value);
+		return NULL;
 	case KEY_SOURCE:
 	case KEY_SINK: {
 		char *url = parse_url(dir, value, spec->type == KEY_SOURCE,
@@ -378,6 +395,10 @@ conf_load(const char *path, GError **error)
 	if (conf->max_members < 1)
 		g_ptr_array_add(problems, g_strdup_printf(
 		    "%s: [committee] max-members: must be at least 1", path));
+	if (conf->recommendation_days < 1)
+		g_ptr_array_add(problems, g_strdup_printf(
+		    "%s: [reminders] recommendation-days: must be at least 1",
+		    path));
 	if (conf->sink_from == NULL && conf->list != NULL &&
 	    conf->sink_url != NULL)
 		g_ptr_array_add(problems, g_strdup_printf(

@@ -13,6 +13,15 @@
 
 #define CONF_DEFAULT_PATH SYSCONFDIR "/tenure/tenure.conf"
 
+/* How intake tells that a command reached it through the list
+ * ([committee] public-record). */
+typedef enum {
+	CONF_PUBLIC_LIST_ID_OR_TO, /* List-Id names the list; without a
+	                              List-Id, To or Cc does */
+	CONF_PUBLIC_LIST_ID,       /* List-Id must name the list */
+	CONF_PUBLIC_OFF,           /* no check: the source holds list mail only */
+} ConfPublicRecord;
+
 typedef struct {
 	char *path;
 
@@ -24,6 +33,9 @@ typedef struct {
 	char *ledger;           /* /var/lib/tenure/ledger */
 	char *state_dir;        /* /var/lib/tenure */
 	char *templates_dir;    /* overrides /etc/tenure/templates, or NULL */
+	ConfPublicRecord public_record; /* list-id-or-to */
+	char *list_id;          /* the List-Id naming the list, or NULL: then
+	                           derived from list ("a@b" gives "a.b") */
 
 	/* [rule] */
 	char *rule_name;        /* "none" when unset */
@@ -61,6 +73,7 @@ typedef struct {
 	gsize n_days_before;
 	int announce_days_before; /* announce a scheduled expiry this early */
 	int replies_per_day;    /* refusal replies per signer per day, 3 */
+	int recommendation_days; /* a recommendation lapses after, 90 */
 } Conf;
 
 /* Loads PATH.  On failure returns NULL and sets ERROR to every problem,

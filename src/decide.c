@@ -11,6 +11,11 @@
 #include "decide.h"
 #include "term.h"
 
+/* How far ahead a command may reach: an Effective or Until further than
+ * this after the signature is a typo or a plan made too early to bind
+ * the committee that will be. */
+#define DECIDE_AHEAD_MONTHS 12
+
 guint
 decide_roles_of(const DecideRoles *roles, const char *fingerprint)
 {
@@ -50,16 +55,114 @@ event_new(const DecideInput *in, EventKind kind, Day date, const char *member)
 	return event;
 }
 
+/* The latest day a command signed on SIGNED_ON may name. */
+static Day
+latest_day(Day signed_on)
+{
+	return date_add_months(signed_on, DECIDE_AHEAD_MONTHS);
+}
+
 /* The effective date: as given, else the signature's date; never
- * before the signature, which would rewrite history. */
+ * before the signature, which would rewrite history, nor more than a
+ * year after it. */
 static gboolean
 effective_day(const DecideInput *in, Day *day, char **reason)
 {
 	*day = in->command->effective ? in->command->effective : in->signed_on;
+	char buf[11];
 	if (*day < in->signed_on) {
-		char buf[11];
 		*reason = g_strdup_printf("Effective: is before the signature's date (%s)",
 		                          date_format(in->signed_on, buf));
+		return FALSE;
+	}
+	if (*day > latest_day(in->signed_on)) {
+		*reason = g_strdup_printf("Effective: is more than a year after the "
+		                          "signature's date (at most %s)",
+		                          date_format(latest_day(in->signed_on), buf));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* A command bound to a committee or a list (Committee:, List:) counts
+ * only in that one: a mail signed for another committee the signer
+ * also sits on is not replayed into this one. */
+static gboolean
+context_matches(const DecideInput *in, char **reason)
+{
+	const Command *c = in->command;
+	const Conf *conf = in->conf;
+	if (c->committee &&
+	    (conf->name == NULL || g_ascii_strcasecmp(c->committee, conf->name) != 0)) {
+		*reason = g_strdup_printf("Committee: \"%s\" is not this committee "
+		                          "(\"%s\")", c->committee,
+		                          conf->name ? conf->name : "unnamed");
+		return FALSE;
+	}
+	if (c->list && (conf->list == NULL ||
+	                g_ascii_strcasecmp(c->list, conf->list) != 0)) {
+		*reason = g_strdup_printf("List: %s is not this committee's list (%s)",
+		                          c->list, conf->list ? conf->list : "none");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* The Fingerprint of an appointment or recommendation must not be one
+ * another member holds, now or from a date ahead: two people with one
+ * key could sign for each other. */
+static gboolean
+fingerprint_unshared(const DecideInput *in, char **reason)
+{
+	const Command *c = in->command;
+	for (guint i = 0; i < in->committee->people->len; i++) {
+		const Person *other = in->committee->people->pdata[i];
+		const Term *last = person_last_term(other);
+		if (other->fingerprint == NULL || last == NULL ||
+		    g_ascii_strcasecmp(other->fingerprint, c->fingerprint) != 0 ||
+		    g_ascii_strcasecmp(other->email, c->email) == 0)
+			continue;
+		if (last->end == DAY_NONE || last->end >= in->signed_on) {
+			*reason = g_strdup_printf("Fingerprint: %s is the key of %s, "
+			                          "a member of the committee",
+			                          c->fingerprint, other->member);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* Whether the ledger with EVENT keeps the committee within max-members
+ * on every day from the signature on, counting appointments recorded
+ * ahead, the rule's expiries and deferrals. */
+static gboolean
+within_cap(const DecideInput *in, const LedgerEvent *event, char **reason)
+{
+	Ledger with = {.path = in->ledger->path, .events = g_ptr_array_new()};
+	for (guint i = 0; i < in->ledger->events->len; i++)
+		g_ptr_array_add(with.events, in->ledger->events->pdata[i]);
+	g_ptr_array_add(with.events, (gpointer)event);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Committee) after = committee_replay(&with, &error);
+	g_ptr_array_unref(with.events);
+	if (after == NULL) {
+		*reason = g_strdup_printf("the ledger refuses the event: %s",
+		                          error->message);
+		return FALSE;
+	}
+	Day day;
+	int count;
+	if (term_cap_exceeded(in->committee, after, in->default_rule,
+	                      in->conf->max_members, in->signed_on, &day, &count,
+	                      &error)) {
+		char buf[11];
+		*reason = g_strdup_printf("the committee would have %d members on %s, "
+		                          "more than the %d it may have", count,
+		                          date_format(day, buf), in->conf->max_members);
+		return FALSE;
+	}
+	if (error) {
+		*reason = g_strdup(error->message);
 		return FALSE;
 	}
 	return TRUE;
@@ -125,8 +228,27 @@ decide_recommend(const DecideInput *in, Decision *out)
 	const Command *c = in->command;
 	if (!signer_is(in, DECIDE_ROLE_CHAIR))
 		return refuse(out, g_strdup("only the chair may recommend an appointment"));
-	if (!primary_fingerprint(in, &out->reason))
+	if (!primary_fingerprint(in, &out->reason) ||
+	    !fingerprint_unshared(in, &out->reason))
 		return DECIDE_REFUSE;
+	/* The recommendation lapses after recommendation-days, and the
+	 * appointment may take effect up to a year after it is signed: a
+	 * committee with no place for anyone new in all that time has no
+	 * use for the recommendation. */
+	Day until = latest_day(in->signed_on + in->conf->recommendation_days);
+	Day vacancy = DAY_NONE;
+	g_autoptr(GError) error = NULL;
+	if (!term_first_vacancy(in->committee, in->default_rule,
+	                        in->conf->max_members, in->signed_on, until,
+	                        &vacancy, &error))
+		return refuse(out, g_strdup(error->message));
+	if (vacancy == DAY_NONE) {
+		char buf[11];
+		return refuse(out, g_strdup_printf("the committee has no place for "
+		                                   "another member until %s (it may "
+		                                   "have %d)", date_format(until, buf),
+		                                   in->conf->max_members));
+	}
 	PendingRecommendation *rec = g_new0(PendingRecommendation, 1);
 	rec->member = g_strdup(c->member);
 	rec->fingerprint = g_strdup(c->fingerprint);
@@ -138,10 +260,17 @@ decide_recommend(const DecideInput *in, Decision *out)
 	return DECIDE_PENDING;
 }
 
+typedef enum {
+	NOT_RECOMMENDED,
+	RECOMMENDATION_LAPSED,
+	RECOMMENDED,
+} Recommendation;
+
 /* Whether the pending recommendation lets the leader appoint C's
- * person: same fingerprint, by whoever holds the chair now, and not
- * used up by an appointment since. */
-static gboolean
+ * person: same fingerprint, by whoever holds the chair now, not used
+ * up by an appointment since, and signed no more than
+ * recommendation-days before. */
+static Recommendation
 recommended(const DecideInput *in)
 {
 	const Command *c = in->command;
@@ -151,12 +280,19 @@ recommended(const DecideInput *in)
 	if (rec == NULL || rec->fingerprint == NULL ||
 	    g_ascii_strcasecmp(rec->fingerprint, c->fingerprint) != 0 ||
 	    !(decide_roles_of(&in->roles, rec->signed_by) & DECIDE_ROLE_CHAIR))
-		return FALSE;
+		return NOT_RECOMMENDED;
 	/* Nor one the person was appointed on since: it was used up, even
 	 * if the process stopped before dropping it. */
 	const Person *appointee = committee_find(in->committee, c->email);
 	const Term *last_term = appointee ? person_last_term(appointee) : NULL;
-	return !(last_term && last_term->start >= rec->date);
+	if (last_term && last_term->start >= rec->date)
+		return NOT_RECOMMENDED;
+	/* A recommendation nobody acted on for months was made for a
+	 * committee that has changed since. */
+	if (rec->date == DAY_NONE ||
+	    in->signed_on > rec->date + (Day)in->conf->recommendation_days)
+		return RECOMMENDATION_LAPSED;
+	return RECOMMENDED;
 }
 
 static DecideKind
@@ -169,11 +305,20 @@ decide_appoint(const DecideInput *in, Decision *out)
 	gboolean chair = signer_is(in, DECIDE_ROLE_CHAIR);
 	gboolean leader = signer_is(in, DECIDE_ROLE_LEADER);
 	g_autoptr(GPtrArray) members = committee_members_on(in->committee, day);
-	if (leader && recommended(in)) {
+	Recommendation rec = leader ? recommended(in) : NOT_RECOMMENDED;
+	if (rec == RECOMMENDED) {
 		/* The leader appoints the person the chair recommended. */
 	} else if (chair && members->len <= 5) {
 		/* While the committee has 5 members or fewer, the chair may
 		 * appoint alone (constitution 6.2.2). */
+	} else if (rec == RECOMMENDATION_LAPSED) {
+		char buf[11];
+		return refuse(out, g_strdup_printf("the chair's recommendation of %s "
+		                                   "(%s) lapsed after %d days "
+		                                   "([reminders] recommendation-days)",
+		                                   c->member,
+		                                   date_format(in->recommendation->date, buf),
+		                                   in->conf->recommendation_days));
 	} else if (leader) {
 		return refuse(out, g_strdup_printf("the chair has not recommended %s "
 		                                   "(with this fingerprint)", c->member));
@@ -186,7 +331,8 @@ decide_appoint(const DecideInput *in, Decision *out)
 		                            "recommended) or the chair (while the "
 		                            "committee has 5 members or fewer) may appoint"));
 	}
-	if (!primary_fingerprint(in, &out->reason))
+	if (!primary_fingerprint(in, &out->reason) ||
+	    !fingerprint_unshared(in, &out->reason))
 		return DECIDE_REFUSE;
 	char *why = NULL;
 	if (!term_may_appoint(in->committee, in->default_rule,
@@ -196,6 +342,8 @@ decide_appoint(const DecideInput *in, Decision *out)
 	out->event = event_new(in, EVENT_APPOINT, day, c->member);
 	out->event->fingerprint = g_strdup(c->fingerprint);
 	out->event->project_joined = c->project_joined;
+	if (!within_cap(in, out->event, &out->reason))
+		return DECIDE_REFUSE;
 	/* A half-signed removal is of one term: once a new term begins,
 	 * nothing is left for the other role to complete. */
 	out->drop_recommendation = TRUE;
@@ -297,11 +445,22 @@ decide_defer(const DecideInput *in, Decision *out)
 		return DECIDE_REFUSE;
 	if (c->until <= in->signed_on)
 		return refuse(out, g_strdup("Until: is not after the signature's date"));
+	if (c->until > latest_day(in->signed_on)) {
+		char buf[11];
+		return refuse(out, g_strdup_printf("Until: is more than a year after the "
+		                                   "signature's date (at most %s)",
+		                                   date_format(latest_day(in->signed_on),
+		                                               buf)));
+	}
 	out->event = event_new(in, EVENT_DEFER, in->signed_on, person->member);
 	out->event->until = c->until;
 	g_free(out->event->comment);
 	out->event->comment = g_strdup_printf("%s (%s)", c->reason,
 	                                      in->signature_record);
+	/* Keeping a member past the day a newcomer recorded ahead starts
+	 * must not make the committee too large. */
+	if (!within_cap(in, out->event, &out->reason))
+		return DECIDE_REFUSE;
 	return DECIDE_APPEND;
 }
 
@@ -418,6 +577,17 @@ void
 decide(const DecideInput *in, Decision *out)
 {
 	memset(out, 0, sizeof(*out));
+	/* tenure's own key signs announcements; a command signed with it
+	 * is the bot's mail read back, or its key misused. */
+	if (in->conf->bot_key && in->signer &&
+	    g_ascii_strcasecmp(in->conf->bot_key, in->signer) == 0) {
+		out->kind = refuse(out, g_strdup("tenure's own key signs no command"));
+		return;
+	}
+	if (!context_matches(in, &out->reason)) {
+		out->kind = DECIDE_REFUSE;
+		return;
+	}
 	switch (in->command->verb) {
 	case COMMAND_RESIGN:
 		out->kind = decide_resign(in, out);

@@ -46,8 +46,10 @@ typedef enum {
 } DecideRole;
 
 typedef struct {
-	const Conf *conf;              /* max-members and the like */
-	const Committee *committee;    /* the ledger replayed */
+	const Conf *conf;              /* max-members, name, list, bot-key,
+	                                  recommendation-days */
+	const Ledger *ledger;          /* the ledger as it is */
+	const Committee *committee;    /* LEDGER replayed */
 	const Rule *default_rule;      /* for a ledger without a rule event */
 	DecideRoles roles;             /* on the signature's date */
 	const Command *command;

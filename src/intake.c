@@ -50,6 +50,7 @@ typedef struct {
 	const char *message_id;  /* "<...>", or NULL */
 	const char *from;        /* the From: address, for logs only */
 	const char *subject;
+	const char *content;     /* SHA-256 of the signed entity as it came */
 	Signed *sig;
 	Command *command;
 	Day signed_on;           /* the UTC date of the signature */
@@ -191,8 +192,12 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
               gboolean *replied, GError **error)
 {
 	const char *to = reply_address(mail);
+	const char *bot_key = intake->conf->bot_key;
 	*replied = FALSE;
-	if (intake->audit || to == NULL)
+	/* A command signed with tenure's own key gets no answer: it would
+	 * go to tenure itself. */
+	if (intake->audit || to == NULL ||
+	    (bot_key && g_ascii_strcasecmp(bot_key, mail->sig->fingerprint) == 0))
 		return TRUE;
 	/* The address is the key holder's own user ID: anything but a bare
 	 * address would break the envelope, so that key gets no reply. */
@@ -285,7 +290,8 @@ finish(Intake *intake, const Mail *mail, gboolean drop_recommendation,
 	                   mail->source->arrival, NULL, error))
 		return FALSE;
 	return seen_add_signature(intake->seen, sig->fingerprint, sig->created,
-	                          sig->digest, mail->message_id, FALSE, error);
+	                          sig->digest, mail->message_id, mail->content,
+	                          FALSE, error);
 }
 
 /* Carries out DECISION (not a refusal).  A pending step: the pending
@@ -305,9 +311,11 @@ commit(Intake *intake, const Mail *mail, Decision *decision, GError **error)
 		                      mail->source->arrival, NULL, error)) &&
 		       seen_add_signature(intake->seen, sig->fingerprint,
 		                          sig->created, sig->digest,
-		                          mail->message_id, FALSE, error);
+		                          mail->message_id, mail->content, FALSE,
+		                          error);
 	if (!seen_add_signature(intake->seen, sig->fingerprint, sig->created,
-	                        sig->digest, mail->message_id, TRUE, error))
+	                        sig->digest, mail->message_id, mail->content,
+	                        TRUE, error))
 		return FALSE;
 	g_autoptr(GError) local = NULL;
 	if (!ledger_append_guarded(intake->conf->ledger, intake->conf->state_dir,
@@ -339,7 +347,8 @@ refuse(Intake *intake, const Mail *mail, const char *reason, GError **error)
 	return reply_refusal(intake, mail, reason, &replied, error) &&
 	       seen_add_refusal(intake->seen, mail->sig->fingerprint,
 	                        mail->sig->created, mail->sig->digest,
-	                        mail->message_id, replied, date_today(), error);
+	                        mail->message_id, mail->content, replied,
+	                        date_today(), error);
 }
 
 /* Whether LEDGER holds the event of SIG: every event from mail carries
@@ -426,6 +435,7 @@ act(Intake *intake, Mail *mail, GError **error)
 	g_autofree char *record = signature_comment(mail);
 	DecideInput in = {
 		.conf = intake->conf,
+		.ledger = ledger,
 		.committee = committee,
 		.default_rule = intake->default_rule,
 		.roles = roles_on(intake, committee, mail->signed_on),
@@ -523,6 +533,97 @@ message_id_plain(const char *message_id)
 	return TRUE;
 }
 
+/* Whether ADDRESS is among the mailboxes of LIST (groups flattened). */
+static gboolean
+addresses_include(InternetAddressList *list, const char *address)
+{
+	for (int i = 0; list && i < internet_address_list_length(list); i++) {
+		InternetAddress *ia = internet_address_list_get_address(list, i);
+		if (INTERNET_ADDRESS_IS_GROUP(ia) &&
+		    addresses_include(internet_address_group_get_members(
+		                          INTERNET_ADDRESS_GROUP(ia)),
+		                      address))
+			return TRUE;
+		if (INTERNET_ADDRESS_IS_MAILBOX(ia) &&
+		    g_ascii_strcasecmp(internet_address_mailbox_get_addr(
+		                           INTERNET_ADDRESS_MAILBOX(ia)),
+		                       address) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* The identifier of a List-Id value (RFC 2919): what is inside its
+ * angle brackets, or the whole value without them. */
+static char *
+list_id_of(const char *value)
+{
+	const char *open = strrchr(value, '<');
+	const char *close = open ? strchr(open, '>') : NULL;
+	if (open && close)
+		return g_strstrip(g_strndup(open + 1, close - open - 1));
+	return g_strstrip(g_strdup(value));
+}
+
+/* NULL when MESSAGE reached tenure through the committee's list ([committee]
+ * public-record says how that shows), else the refusal for the
+ * transcript.  A command is a public act (constitution 2.1.3: a member
+ * resigns "by stating so publicly"); mail sent to tenure alone is not. */
+static char *
+not_public(const Conf *conf, GMimeMessage *message)
+{
+	if (conf->public_record == CONF_PUBLIC_OFF)
+		return NULL;
+	if (conf->list == NULL)
+		return g_strdup("commands count only when sent to the committee's list, "
+		                "and tenure has no [committee] list to check");
+	const char *header = g_mime_object_get_header(GMIME_OBJECT(message),
+	                                              "List-Id");
+	g_autofree char *expected = NULL;
+	if (conf->list_id) {
+		expected = list_id_of(conf->list_id);
+	} else {
+		expected = g_strdup(conf->list);
+		*strchr(expected, '@') = '.';
+	}
+	const char *why = NULL;
+	if (header) {
+		g_autofree char *id = list_id_of(header);
+		if (g_ascii_strcasecmp(id, expected) == 0)
+			return NULL;
+		why = "its List-Id names another list";
+	} else if (conf->public_record == CONF_PUBLIC_LIST_ID) {
+		why = "it has no List-Id";
+	} else if (addresses_include(g_mime_message_get_addresses(
+	                                 message, GMIME_ADDRESS_TYPE_TO),
+	                             conf->list) ||
+	           addresses_include(g_mime_message_get_addresses(
+	                                 message, GMIME_ADDRESS_TYPE_CC),
+	                             conf->list)) {
+		return NULL;
+	} else {
+		why = "neither a List-Id nor To or Cc names the list";
+	}
+	return g_strdup_printf("commands count only when sent to the committee's list "
+	                       "%s, and this mail did not come through it (%s); "
+	                       "send it to the list", conf->list, why);
+}
+
+/* The SHA-256 of PART as it came (before gpg, which rewrites a
+ * clearsigned part), CRLF made LF: what "the same mail" means for a
+ * Message-ID seen before. */
+static char *
+content_hash(GMimeObject *part)
+{
+	g_autofree char *text = g_mime_object_to_string(part, NULL);
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	const char *p = text ? text : "";
+	for (const char *cr; (cr = strstr(p, "\r\n")) != NULL; p = cr + 1)
+		g_checksum_update(sum, (const guchar *)p, cr - p);
+	g_checksum_update(sum, (const guchar *)p, strlen(p));
+	return g_strdup(g_checksum_get_string(sum));
+}
+
 /* The cheapest test of all, on the raw bytes: a command needs the word
  * "Tenure:" somewhere, unless a part is base64-encoded and could hide
  * it.  Mail failing this (most list traffic) is not even parsed. */
@@ -579,17 +680,22 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		         message_id ? message_id : "-", "reason", skip, NULL);
 		return TRUE;
 	}
-	if (message_id && seen_has_message(intake->seen, message_id)) {
-		util_log("ignored", "id", message->id, "msgid", message_id,
-		         "reason", "Message-ID already handled", NULL);
-		return TRUE;
-	}
 	GMimeObject *part = NULL;
 	SignedKind kind = verify_find_signed(parsed, &part, &reason);
 	if (kind == SIGNED_NONE)
 		return TRUE;
 	if (kind == SIGNED_REFUSED) {
 		log_refused(&mail, reason);
+		return TRUE;
+	}
+	/* A Message-ID handled before spares gpg only for the same signed
+	 * entity: anyone can send mail under the Message-ID a member's
+	 * coming mail will have. */
+	g_autofree char *content = content_hash(part);
+	mail.content = content;
+	if (message_id && seen_has_message(intake->seen, message_id, content)) {
+		util_log("ignored", "id", message->id, "msgid", message_id,
+		         "reason", "Message-ID already handled", NULL);
 		return TRUE;
 	}
 	if (message_id == NULL) {
@@ -627,7 +733,8 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 			util_log("ignored", "id", message->id, "msgid", message_id,
 			         "reason", "signature already handled", "first", done,
 			         NULL);
-			return seen_add_message(intake->seen, message_id, error);
+			return seen_add_message(intake->seen, message_id, content,
+			                        error);
 		}
 		/* Recorded, but the process stopped before the work was done:
 		 * act() finishes it if the ledger holds the event, and decides
@@ -645,6 +752,16 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	if (parsed_command == COMMAND_PARSE_NONE) {
 		log_refused(&mail, "no command at the top of the signed text");
 		return TRUE;
+	}
+	g_autofree char *private = not_public(intake->conf, parsed);
+	if (private) {
+		/* Nothing but the reply's count is recorded: the same signed
+		 * mail sent to the list afterwards counts. */
+		log_refused(&mail, private);
+		gboolean replied = FALSE;
+		return reply_refusal(intake, &mail, private, &replied, error) &&
+		       (!replied || seen_count_reply(intake->seen, sig->fingerprint,
+		                                     date_today(), error));
 	}
 	if (parsed_command == COMMAND_PARSE_BAD)
 		return refuse(intake, &mail, reason, error);

@@ -11,7 +11,8 @@
 
 struct Seen {
 	char *path;
-	GHashTable *messages;   /* Message-ID -> NULL (a set) */
+	GHashTable *messages;   /* Message-ID -> content hash ("" when the
+	                           record predates them) */
 	GHashTable *signatures; /* "FPR CREATED DIGEST" -> "MESSAGE-ID" or
 	                           "MESSAGE-ID applying" */
 	GHashTable *replies;    /* FPR -> "YYYY-MM-DD COUNT" */
@@ -54,8 +55,9 @@ parse_line(Seen *seen, const char *line, guint line_no, GError **error)
 		                     g_strdup_printf("%s %s %s", f[1], f[2], f[3]),
 		                     n == 6 ? g_strdup_printf("%s %s", f[4], f[5])
 		                            : g_strdup(f[4]));
-	} else if (n == 2 && strcmp(f[0], "message") == 0) {
-		g_hash_table_add(seen->messages, g_strdup(f[1]));
+	} else if ((n == 2 || n == 3) && strcmp(f[0], "message") == 0) {
+		g_hash_table_replace(seen->messages, g_strdup(f[1]),
+		                     g_strdup(n == 3 ? f[2] : ""));
 	} else if (n == 4 && strcmp(f[0], "reply") == 0) {
 		g_hash_table_replace(seen->replies, g_strdup(f[1]),
 		                     g_strdup_printf("%s %s", f[2], f[3]));
@@ -73,7 +75,7 @@ seen_load(const char *state_dir, GError **error)
 {
 	g_autoptr(Seen) seen = g_new0(Seen, 1);
 	seen->path = g_build_filename(state_dir, "seen", NULL);
-	seen->messages = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	seen->messages = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	seen->signatures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	seen->replies = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 
@@ -111,10 +113,10 @@ append_sorted(GString *out, GHashTable *table, const char *kind,
 	guint n = g_hash_table_size(table);
 	qsort(keys, n, sizeof(gpointer), compare_keys);
 	for (guint i = 0; i < n; i++) {
-		if (with_value)
+		const char *value = g_hash_table_lookup(table, keys[i]);
+		if (with_value && value && *value)
 			g_string_append_printf(out, "%s %s %s\n", kind,
-			                       (const char *)keys[i],
-			                       (const char *)g_hash_table_lookup(table, keys[i]));
+			                       (const char *)keys[i], value);
 		else
 			g_string_append_printf(out, "%s %s\n", kind,
 			                       (const char *)keys[i]);
@@ -126,7 +128,7 @@ save(Seen *seen, GError **error)
 {
 	GString *out = g_string_new("# tenure: signatures and messages already handled\n");
 	append_sorted(out, seen->signatures, "signature", TRUE);
-	append_sorted(out, seen->messages, "message", FALSE);
+	append_sorted(out, seen->messages, "message", TRUE);
 	append_sorted(out, seen->replies, "reply", TRUE);
 	gboolean ok = util_write_atomic(seen->path, out->str, out->len, error);
 	g_string_free(out, TRUE);
@@ -134,9 +136,43 @@ save(Seen *seen, GError **error)
 }
 
 gboolean
-seen_has_message(const Seen *seen, const char *message_id)
+seen_has_message(const Seen *seen, const char *message_id,
+                 const char *content)
 {
-	return message_id && g_hash_table_contains(seen->messages, message_id);
+	const char *had = message_id ? g_hash_table_lookup(seen->messages,
+	                                                   message_id)
+	                             : NULL;
+	return had && content && *had && strcmp(had, content) == 0;
+}
+
+/* Records MESSAGE_ID with CONTENT in memory; the old value into *OLD
+ * (NULL when there was none), for undoing.  FALSE when there is nothing
+ * to record. */
+static gboolean
+message_put(Seen *seen, const char *message_id, const char *content,
+            char **old)
+{
+	*old = NULL;
+	if (!valid_token(message_id))
+		return FALSE;
+	const char *had = g_hash_table_lookup(seen->messages, message_id);
+	const char *value = valid_token(content) ? content : "";
+	/* A record with a content is not made unknown again. */
+	if (had && (*value == '\0' || strcmp(had, value) == 0))
+		return FALSE;
+	*old = g_strdup(had);
+	g_hash_table_replace(seen->messages, g_strdup(message_id),
+	                     g_strdup(value));
+	return TRUE;
+}
+
+static void
+message_undo(Seen *seen, const char *message_id, char *old)
+{
+	if (old)
+		g_hash_table_replace(seen->messages, g_strdup(message_id), old);
+	else
+		g_hash_table_remove(seen->messages, message_id);
 }
 
 gboolean
@@ -157,43 +193,47 @@ seen_signature_lookup(const Seen *seen, const char *fingerprint,
 }
 
 gboolean
-seen_add_message(Seen *seen, const char *message_id, GError **error)
+seen_add_message(Seen *seen, const char *message_id, const char *content,
+                 GError **error)
 {
-	if (!valid_token(message_id) || seen_has_message(seen, message_id))
+	char *old = NULL;
+	if (!message_put(seen, message_id, content, &old))
 		return TRUE;
-	g_hash_table_add(seen->messages, g_strdup(message_id));
-	if (save(seen, error))
+	if (save(seen, error)) {
+		g_free(old);
 		return TRUE;
-	g_hash_table_remove(seen->messages, message_id);
+	}
+	message_undo(seen, message_id, old);
 	return FALSE;
 }
 
 gboolean
 seen_add_signature(Seen *seen, const char *fingerprint, gint64 created,
                    const char *digest, const char *message_id,
-                   gboolean applying, GError **error)
+                   const char *content, gboolean applying, GError **error)
 {
 	g_autofree char *key = signature_key(fingerprint, created, digest);
-	/* While applying, the Message-ID is not yet handled: a restart must
-	 * let the message through to finish the work. */
-	gboolean new_message = !applying && valid_token(message_id) &&
-	                       !seen_has_message(seen, message_id);
 	g_autofree char *old = g_strdup(g_hash_table_lookup(seen->signatures, key));
 	const char *id = valid_token(message_id) ? message_id : "-";
 	g_hash_table_replace(seen->signatures, g_strdup(key),
 	                     applying ? g_strconcat(id, " " APPLYING, NULL)
 	                              : g_strdup(id));
-	if (new_message)
-		g_hash_table_add(seen->messages, g_strdup(message_id));
-	if (save(seen, error))
+	/* While applying, the Message-ID is not yet handled: a restart must
+	 * let the message through to finish the work. */
+	char *old_message = NULL;
+	gboolean new_message = !applying &&
+	                       message_put(seen, message_id, content, &old_message);
+	if (save(seen, error)) {
+		g_free(old_message);
 		return TRUE;
+	}
 	if (old)
 		g_hash_table_replace(seen->signatures, g_strdup(key),
 		                     g_steal_pointer(&old));
 	else
 		g_hash_table_remove(seen->signatures, key);
 	if (new_message)
-		g_hash_table_remove(seen->messages, message_id);
+		message_undo(seen, message_id, old_message);
 	return FALSE;
 }
 
@@ -234,11 +274,12 @@ seen_reply_allowed(const Seen *seen, const char *fingerprint, Day today,
 gboolean
 seen_add_refusal(Seen *seen, const char *fingerprint, gint64 created,
                  const char *digest, const char *message_id,
-                 gboolean replied, Day today, GError **error)
+                 const char *content, gboolean replied, Day today,
+                 GError **error)
 {
 	if (!replied)
 		return seen_add_signature(seen, fingerprint, created, digest,
-		                          message_id, FALSE, error);
+		                          message_id, content, FALSE, error);
 	char day[11];
 	date_format(today, day);
 	g_autofree char *old =
@@ -249,7 +290,28 @@ seen_add_refusal(Seen *seen, const char *fingerprint, gint64 created,
 	/* seen_add_signature writes the file, with the count in it, and
 	 * undoes its own part when that fails; the count is undone here. */
 	if (seen_add_signature(seen, fingerprint, created, digest, message_id,
-	                       FALSE, error))
+	                       content, FALSE, error))
+		return TRUE;
+	if (old)
+		g_hash_table_replace(seen->replies, g_strdup(fingerprint),
+		                     g_steal_pointer(&old));
+	else
+		g_hash_table_remove(seen->replies, fingerprint);
+	return FALSE;
+}
+
+gboolean
+seen_count_reply(Seen *seen, const char *fingerprint, Day today,
+                 GError **error)
+{
+	char day[11];
+	date_format(today, day);
+	g_autofree char *old =
+	    g_strdup(g_hash_table_lookup(seen->replies, fingerprint));
+	g_hash_table_replace(seen->replies, g_strdup(fingerprint),
+	                     g_strdup_printf("%s %d", day,
+	                                     reply_count(seen, fingerprint, day) + 1));
+	if (save(seen, error))
 		return TRUE;
 	if (old)
 		g_hash_table_replace(seen->replies, g_strdup(fingerprint),

@@ -347,3 +347,104 @@ out:
 	facts_clear(&facts);
 	return ok;
 }
+
+/* How many serve on DAY in FACTS' projection. */
+static int
+facts_count_on(const Facts *facts, Day day)
+{
+	int count = 0;
+	for (guint i = 0; i < facts->result.outcomes->len; i++) {
+		const EngineOutcome *o =
+		    &g_array_index(facts->result.outcomes, EngineOutcome, i);
+		if (o->start <= day && (o->end == DAY_NONE || o->end >= day))
+			count++;
+	}
+	return count;
+}
+
+/* The days from FROM on on which FACTS' count may change: FROM itself,
+ * every start and every day after an end, sorted, into DAYS. */
+static void
+facts_change_days(const Facts *facts, Day from, GArray *days)
+{
+	g_array_append_val(days, from);
+	for (guint i = 0; i < facts->result.outcomes->len; i++) {
+		const EngineOutcome *o =
+		    &g_array_index(facts->result.outcomes, EngineOutcome, i);
+		if (o->start > from)
+			g_array_append_val(days, o->start);
+		Day after = o->end + 1;
+		if (o->end != DAY_NONE && after > from)
+			g_array_append_val(days, after);
+	}
+}
+
+static gint
+day_cmp(gconstpointer a, gconstpointer b)
+{
+	Day x = *(const Day *)a, y = *(const Day *)b;
+	return x < y ? -1 : x > y;
+}
+
+gboolean
+term_cap_exceeded(const Committee *before, const Committee *after,
+                  const Rule *default_rule, int max_members, Day from,
+                  Day *day, int *count, GError **error)
+{
+	Facts was, will;
+	if (!facts_compute(&was, before, default_rule, max_members, from, error))
+		return FALSE;
+	if (!facts_compute(&will, after, default_rule, max_members, from,
+	                   error)) {
+		facts_clear(&was);
+		return FALSE;
+	}
+	g_autoptr(GArray) days = g_array_new(FALSE, FALSE, sizeof(Day));
+	facts_change_days(&was, from, days);
+	facts_change_days(&will, from, days);
+	g_array_sort(days, day_cmp);
+	gboolean over = FALSE;
+	for (guint i = 0; i < days->len && !over; i++) {
+		Day d = g_array_index(days, Day, i);
+		int then = facts_count_on(&will, d);
+		if (then > max_members && then > facts_count_on(&was, d)) {
+			*day = d;
+			*count = then;
+			over = TRUE;
+		}
+	}
+	facts_clear(&was);
+	facts_clear(&will);
+	return over;
+}
+
+gboolean
+term_first_vacancy(const Committee *committee, const Rule *default_rule,
+                   int max_members, Day from, Day until, Day *vacancy,
+                   GError **error)
+{
+	Facts facts;
+	if (!facts_compute(&facts, committee, default_rule, max_members, from,
+	                   error))
+		return FALSE;
+	g_autoptr(GArray) days = g_array_new(FALSE, FALSE, sizeof(Day));
+	facts_change_days(&facts, from, days);
+	g_array_sort(days, day_cmp);
+	Day found = DAY_NEVER;
+	/* One more member from D on fits when fewer than MAX_MEMBERS serve
+	 * on every day from D on; counts rise only on the change days. */
+	for (guint i = 0; i < days->len && found == DAY_NEVER; i++) {
+		Day d = g_array_index(days, Day, i);
+		if (d > until)
+			break;
+		gboolean fits = TRUE;
+		for (guint j = i; j < days->len && fits; j++)
+			fits = facts_count_on(&facts, g_array_index(days, Day, j)) <
+			       max_members;
+		if (fits)
+			found = d;
+	}
+	facts_clear(&facts);
+	*vacancy = found == DAY_NEVER ? DAY_NONE : found;
+	return TRUE;
+}

@@ -49,6 +49,24 @@ gboolean term_may_appoint(const Committee *committee,
                           const Rule *default_rule, int max_members,
                           const char *email, Day day, char **reason);
 
+/* Whether AFTER (the committee with one more event) puts more than
+ * MAX_MEMBERS on the committee on some day from FROM on, counting the
+ * rule's projected expiries and the deferrals, on a day when BEFORE has
+ * fewer: TRUE with the first such *DAY and its *COUNT.  FALSE also with
+ * ERROR set when a committee cannot be judged. */
+gboolean term_cap_exceeded(const Committee *before, const Committee *after,
+                           const Rule *default_rule, int max_members,
+                           Day from, Day *day, int *count, GError **error);
+
+/* Sets *VACANCY to the first day from FROM to UNTIL from which one more
+ * member fits under MAX_MEMBERS on every later day of the projection,
+ * or to DAY_NONE when there is none.  FALSE with ERROR set when the
+ * committee cannot be judged. */
+gboolean term_first_vacancy(const Committee *committee,
+                            const Rule *default_rule, int max_members,
+                            Day from, Day until, Day *vacancy,
+                            GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TermInfo, term_info_free)
 
 #endif

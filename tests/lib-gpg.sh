@@ -23,7 +23,9 @@
 #   mixed_entity FILE...                 multipart/mixed of the entities
 #   rfc822_entity MESSAGE_FILE           message/rfc822 entity
 #   mail_message FROM MSGID ENTITY_FILE [HEADER...]
-#                                        a whole message around an entity
+#                                        a whole message around an entity,
+#                                        To: $MAIL_LIST (the committee's list,
+#                                        debian-ctte@lists.debian.org unless set)
 #   deliver MAILDIR FILE [UNIX_TIME]     into MAILDIR/new as TIME.N.test
 
 gpg_world_init() {
@@ -167,7 +169,8 @@ rfc822_entity() {
 mail_message() {
 	local from=$1 msgid=$2 entity=$3
 	shift 3
-	printf 'From: %s\nTo: debian-ctte@lists.debian.org\nSubject: command\n' "$from"
+	printf 'From: %s\nTo: %s\nSubject: command\n' "$from" \
+		"${MAIL_LIST:-debian-ctte@lists.debian.org}"
 	printf 'Date: %s\nMessage-ID: <%s>\nMIME-Version: 1.0\n' "$(date -R)" "$msgid"
 	for h in "$@"; do
 		printf '%s\n' "$h"

@@ -20,6 +20,7 @@ SMTP_MAILDIR=$DOVECOT_MAILDIR
 smtp_start starttls || test_skip_all "aiosmtpd would not start"
 
 gpg_world_init
+MAIL_LIST=ctte@lists.example.org
 for who in alice:Alice bob:Bob carol:Carol dave:Dave erin:Erin frank:Frank; do
 	gpg_new_key "${who#*:} Member" "${who%%:*}@example.org" >/dev/null ||
 		test_skip_all "gpg could not make keys"

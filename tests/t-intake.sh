@@ -196,10 +196,15 @@ run_import "$(pgpmime "$CAROL" carol@example.org rec-nina "Tenure: recommend
 Member: Nina Newcomer <nina@example.org>
 Fingerprint: $NINA
 Project-Joined: 2010-05-01")"
-test_begin "a recommendation by the chair changes no ledger event"
-test_expect_equal "$before" "$(events)"
-test_begin "a recommendation by the chair is pending"
-test_expect_equal "1" "$(grep -c 'recommend nina@example.org' "$W/state/pending")"
+expect_unchanged "a recommendation while the committee is full for the next year is refused" \
+	"no place for another member"
+test_begin "... and nothing is pending for it"
+test_expect_equal "0" "$(cat "$W/state/pending" 2>/dev/null | grep -c 'recommend nina@example.org')"
+
+# A recommendation made before the committee filled up.
+mkdir -p "$W/state"
+printf '\n[recommend nina@example.org]\nmember=Nina Newcomer <nina@example.org>\nfingerprint=%s\nproject-joined=2010-05-01\nsigned-by=%s\nmessage-id=<rec-nina@example.org>\ndate=%s\n' \
+	"$NINA" "$CAROL" "$(date -u +%Y-%m-%d)" >>"$W/state/pending"
 
 run_import "$(pgpmime "$LEO" leo@example.org appoint-nina-full "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>
@@ -547,7 +552,7 @@ open(p, "w").write(text[:text.rfind("\n\n")] + "\n")' "$W/ledger"
 }
 mark_applying() {
 	sed -i -e "/^signature .* <$1@example.org>\$/s/\$/ applying/" \
-		-e "/^message <$1@example.org>\$/d" "$W/state/seen"
+		-e "/^message <$1@example.org>\( .*\)\{0,1\}\$/d" "$W/state/seen"
 }
 later_still=$(date -u -d '+40 days' +%Y-%m-%d)
 before=$(events)

@@ -320,6 +320,7 @@ test_expect_equal "$((before + 1))" "$(smtp_count)"
 # no term to end.
 test_begin "a new day's expiries are recorded before that day's mail is acted on"
 gpg_world_init
+MAIL_LIST=ctte@lists.example.org
 RACE_FPR=$(gpg_new_key "Alice Senior" alice@example.org)
 gpg_export_keyring "$TEST_DIR/race-keyring.gpg" alice@example.org
 RACE=$TEST_DIR/race

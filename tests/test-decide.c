@@ -344,6 +344,7 @@ test_case(gconstpointer data)
 
 	DecideInput in = {
 	    .conf = conf,
+	    .ledger = ledger,
 	    .committee = committee,
 	    .default_rule = rule,
 	    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO, .secretary = FPR_SAM},
@@ -413,6 +414,7 @@ test_removal_halves(void)
 	g_autoptr(PendingRemoval) former = removal_for(REMOVAL_BY_FORMER);
 	DecideInput in = {
 	    .conf = conf,
+	    .ledger = ledger,
 	    .committee = committee,
 	    .default_rule = rule,
 	    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO},
