@@ -33,4 +33,5 @@ EXTRA_DIST += bench/import.sh bench/gen-maildir.py
 # tests/test-decide: the decisions on commands (src/decide.c), as a table.
 check_PROGRAMS += tests/test-decide
 tests_test_decide_LDADD = $(TEST_LDADD) -lm
-TESTS += tests/test-decide
+TESTS += tests/test-decide tests/t-intake2.sh
+dist_check_SCRIPTS += tests/t-intake2.sh

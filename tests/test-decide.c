@@ -15,6 +15,7 @@
 #include "decide.h"
 #include "ledger.h"
 #include "rules/rule.h"
+#include "term.h"
 
 #define FPR_ALICE "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
 #define FPR_BOB "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"
@@ -449,6 +450,181 @@ test_roles_of(void)
 	g_assert_cmpuint(decide_roles_of(&nobody, FPR_CAROL), ==, 0);
 }
 
+
+/* --- The cap, as a property over random command sequences ------------- */
+
+/* How many serve on DAY by term_status's account (the status command's):
+ * members on DAY whose term, recorded or projected, still runs. */
+static int
+serving_on(const Committee *committee, const Rule *rule, Day day)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) infos = term_status(committee, rule, 8, day, &error);
+	g_assert_no_error(error);
+	int count = 0;
+	for (guint i = 0; i < infos->len; i++) {
+		const TermInfo *info = infos->pdata[i];
+		if (info->member &&
+		    (info->term_end == DAY_NONE || info->term_end >= day))
+			count++;
+	}
+	return count;
+}
+
+/* The largest count on any day from FROM on: counts rise only on the
+ * day a term starts. */
+static int
+most_serving(const Committee *committee, const Rule *rule, Day from,
+             Day *when)
+{
+	int most = serving_on(committee, rule, from);
+	*when = from;
+	for (guint p = 0; p < committee->people->len; p++) {
+		const Person *person = committee->people->pdata[p];
+		for (guint t = 0; t < person->terms->len; t++) {
+			Day start = g_array_index(person->terms, Term, t).start;
+			if (start <= from)
+				continue;
+			int then = serving_on(committee, rule, start);
+			if (then > most) {
+				most = then;
+				*when = start;
+			}
+		}
+	}
+	return most;
+}
+
+typedef struct {
+	const char *rule;
+	const char *params;
+} CapRule;
+
+static void
+test_cap_property(gconstpointer data)
+{
+	const CapRule *spec = data;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Rule) rule = rule_new_from_string(spec->rule, spec->params, &error);
+	g_assert_no_error(error);
+	g_autoptr(Conf) conf = conf_new_default();
+	guint runs = g_test_slow() ? 60 : 12;
+	for (guint run = 0; run < runs; run++) {
+		g_autoptr(GRand) rand = g_rand_new_with_seed(run + 1);
+		/* Seven or eight members appointed over the last five years,
+		 * the rule in force from the first appointment. */
+		Day start = D("2020-01-01");
+		GString *text = g_string_new(NULL);
+		g_string_append_printf(text, "Event: rule\nDate: 2020-01-01\nRule: %s\n",
+		                       spec->rule);
+		if (*spec->params)
+			g_string_append_printf(text, "Parameters: %s\n", spec->params);
+		int initial = g_rand_int_range(rand, 7, 9);
+		guint people = 0;
+		for (int i = 0; i < initial; i++, people++) {
+			char buf[11];
+			g_string_append_printf(
+			    text, "\nEvent: appoint\nDate: %s\nMember: P%u <p%u@example.org>\n"
+			          "Fingerprint: %040X\n",
+			    date_format(start + g_rand_int_range(rand, 0, 5 * 365), buf),
+			    people, people, people + 1);
+		}
+		g_autoptr(Ledger) ledger = ledger_parse("random.ledger", text->str, -1,
+		                                        &error);
+		g_string_free(text, TRUE);
+		g_assert_no_error(error);
+		Day today = D("2025-01-10");
+		for (guint step = 0; step < 25; step++) {
+			today += g_rand_int_range(rand, 0, 60);
+			g_autoptr(Committee) committee = committee_replay(ledger, &error);
+			g_assert_no_error(error);
+			g_autoptr(GPtrArray) members = committee_members_on(committee, today);
+			/* A command: mostly appointments and deferrals, the two
+			 * that can grow the committee, and some endings. */
+			GString *command_text = g_string_new(NULL);
+			const char *signer = FPR_LEO;
+			int pick = g_rand_int_range(rand, 0, 10);
+			Day ahead = today + g_rand_int_range(rand, 0, 366);
+			char buf[11];
+			guint newcomer = people;
+			if (pick < 5 || members->len == 0) {
+				g_string_append_printf(
+				    command_text,
+				    "Tenure: appoint\nMember: P%u <p%u@example.org>\n"
+				    "Fingerprint: %040X\nProject-Joined: 2000-01-01\n",
+				    newcomer, newcomer, newcomer + 1);
+				if (g_rand_boolean(rand))
+					g_string_append_printf(command_text, "Effective: %s\n",
+					                       date_format(ahead, buf));
+			} else {
+				const Person *member = members->pdata[g_rand_int_range(
+				    rand, 0, members->len)];
+				if (pick < 8) {
+					signer = FPR_CAROL;
+					g_string_append_printf(command_text,
+					                       "Tenure: defer\nMember: %s\nUntil: %s\n"
+					                       "Reason: a vote\n",
+					                       member->member,
+					                       date_format(ahead + 1, buf));
+				} else {
+					signer = member->fingerprint;
+					g_string_append_printf(command_text,
+					                       "Tenure: resign\nEffective: %s\n",
+					                       date_format(ahead, buf));
+				}
+			}
+			g_autoptr(Command) command = NULL;
+			g_assert_cmpint(command_parse(command_text->str, &command, NULL), ==,
+			                COMMAND_PARSE_OK);
+			g_string_free(command_text, TRUE);
+			PendingRecommendation rec = {
+			    .member = command->member,
+			    .fingerprint = command->fingerprint,
+			    .signed_by = FPR_CAROL,
+			    .date = today,
+			};
+			DecideInput in = {
+			    .conf = conf,
+			    .ledger = ledger,
+			    .committee = committee,
+			    .default_rule = rule,
+			    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO},
+			    .command = command,
+			    .signer = signer,
+			    .signer_member = committee_find_fingerprint(committee, signer),
+			    .signed_on = today,
+			    .message_id = "<random@example.org>",
+			    .signature_record = "signature",
+			    .recommendation = command->verb == COMMAND_APPOINT ? &rec : NULL,
+			};
+			g_auto(Decision) decision;
+			decide(&in, &decision);
+			if (decision.kind != DECIDE_APPEND)
+				continue;
+			if (command->verb == COMMAND_APPOINT)
+				people++;
+			g_ptr_array_add(ledger->events, g_steal_pointer(&decision.event));
+			g_autoptr(Committee) after = committee_replay(ledger, &error);
+			g_assert_no_error(error);
+			Day when;
+			int most = most_serving(after, rule, today, &when);
+			if (most > conf->max_members) {
+				g_autofree char *all = ledger_to_text(ledger);
+				g_error("run %u step %u: %d members on %s after %s\n%s", run,
+				        step, most, date_format(when, buf),
+				        command_verb_name(command->verb), all);
+			}
+		}
+	}
+}
+
+static const CapRule cap_rules[] = {
+	{"none", ""},
+	{"fixed-term", "term=2y"},
+	{"debian", ""},
+	{"rotation", "term=2y cooldown=1y"},
+};
+
 int
 main(int argc, char **argv)
 {
@@ -459,5 +635,10 @@ main(int argc, char **argv)
 	}
 	g_test_add_func("/decide/removal-halves", test_removal_halves);
 	g_test_add_func("/decide/roles-of", test_roles_of);
+	for (gsize i = 0; i < G_N_ELEMENTS(cap_rules); i++) {
+		g_autofree char *path =
+		    g_strdup_printf("/decide/cap-on-every-day/%s", cap_rules[i].rule);
+		g_test_add_data_func(path, &cap_rules[i], test_cap_property);
+	}
 	return g_test_run();
 }
