@@ -108,28 +108,22 @@ context_matches(const DecideInput *in, char **reason)
 	return TRUE;
 }
 
-/* The Fingerprint of an appointment or recommendation must not be one
- * another member holds, now or from a date ahead: two people with one
- * key could sign for each other. */
+/* The Fingerprint of an appointment or recommendation must not be the
+ * key of anyone else the ledger knows on the signature's date (a member,
+ * a former member, a role holder): two people with one key could sign
+ * for each other, and a signature could not tell them apart. */
 static gboolean
 fingerprint_unshared(const DecideInput *in, char **reason)
 {
 	const Command *c = in->command;
-	for (guint i = 0; i < in->committee->people->len; i++) {
-		const Person *other = in->committee->people->pdata[i];
-		const Term *last = person_last_term(other);
-		if (other->fingerprint == NULL || last == NULL ||
-		    g_ascii_strcasecmp(other->fingerprint, c->fingerprint) != 0 ||
-		    g_ascii_strcasecmp(other->email, c->email) == 0)
-			continue;
-		if (last->end == DAY_NONE || last->end >= in->signed_on) {
-			*reason = g_strdup_printf("Fingerprint: %s is the key of %s, "
-			                          "a member of the committee",
-			                          c->fingerprint, other->member);
-			return FALSE;
-		}
-	}
-	return TRUE;
+	const char *owner = committee_key_owner_on(in->committee, c->fingerprint,
+	                                           in->signed_on);
+	if (owner == NULL || g_ascii_strcasecmp(owner, c->email) == 0)
+		return TRUE;
+	const char *name = committee_name_of(in->committee, owner);
+	*reason = g_strdup_printf("Fingerprint: %s is the key of %s", c->fingerprint,
+	                          name ? name : owner);
+	return FALSE;
 }
 
 /* Whether the ledger with EVENT keeps the committee within max-members

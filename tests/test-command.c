@@ -19,6 +19,15 @@ typedef struct {
 } ParseCase;
 
 static const ParseCase parse_cases[] = {
+	{"every verb may name its committee and list",
+	 "Tenure: resign\nCommittee: Debian Technical Committee\n"
+	 "List: <Debian-CTTE@lists.debian.org>\n",
+	 COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 3},
+	{"an empty Committee is refused", "Tenure: resign\nCommittee:\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL, "line 2: Committee: is empty", 0},
+	{"a List that is no address is refused",
+	 "Tenure: resign\nList: the list\n", COMMAND_PARSE_BAD, 0, NULL, NULL,
+	 "line 2: List: \"the list\" is not an e-mail address", 0},
 	{"a bare resignation", "Tenure: resign\n", COMMAND_PARSE_OK,
 	 COMMAND_RESIGN, NULL, NULL, NULL, 1},
 	{"a resignation with an effective date",

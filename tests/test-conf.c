@@ -119,6 +119,38 @@ test_password_file(void)
 	g_assert_cmpstr(secret, ==, "hunter2");
 }
 
+/* The keys intake's checks read: their defaults, values and refusals. */
+static void
+test_intake_keys(void)
+{
+	g_autoptr(Conf) defaults = conf_new_default();
+	g_assert_cmpint(defaults->public_record, ==, CONF_PUBLIC_LIST_ID_OR_TO);
+	g_assert_null(defaults->list_id);
+	g_assert_cmpint(defaults->recommendation_days, ==, 90);
+
+	g_autofree char *good = write_conf("intake.conf",
+	    "[committee]\npublic-record = list-id\nlist-id = ctte.example.org\n"
+	    "[reminders]\nrecommendation-days = 30\n");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Conf) conf = conf_load(good, &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(conf->public_record, ==, CONF_PUBLIC_LIST_ID);
+	g_assert_cmpstr(conf->list_id, ==, "ctte.example.org");
+	g_assert_cmpint(conf->recommendation_days, ==, 30);
+
+	g_autofree char *bad = write_conf("intake-bad.conf",
+	    "[committee]\npublic-record = maybe\n"
+	    "[reminders]\nrecommendation-days = 0\n");
+	g_autoptr(Conf) refused = conf_load(bad, &error);
+	g_assert_null(refused);
+	g_autofree char *expected = g_strdup_printf(
+	    "%1$s: [committee] public-record: \"maybe\" must be \"list-id-or-to\", "
+	    "\"list-id\" or \"off\"\n"
+	    "%1$s: [reminders] recommendation-days: must be at least 1",
+	    bad);
+	g_assert_cmpstr(error->message, ==, expected);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -128,6 +160,7 @@ main(int argc, char **argv)
 	g_test_add_func("/conf/problems", test_problems);
 	g_test_add_func("/conf/syntax-error", test_syntax_error);
 	g_test_add_func("/conf/password-file", test_password_file);
+	g_test_add_func("/conf/intake-keys", test_intake_keys);
 	int status = g_test_run();
 	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -59,12 +59,24 @@ static const char base_ledger[] =
 	"Event: appoint\nDate: 2025-02-01\nMember: Quinn <quinn@example.org>\n" \
 	"Fingerprint: " FPR_QUINN "\n"
 
+/* Sam and Sue, the most senior, expire on 2026-12-31 under the debian
+ * rule (more than 42 months on 2026-01-01); with them and Oscar the
+ * committee has eight, and two newcomers are recorded from 2027-01-01. */
+#define CAP_LEDGER                                                         \
+	SIXTH "\n"                                                         \
+	"Event: appoint\nDate: 2022-06-01\nMember: Sam <sam@example.org>\n\n" \
+	"Event: appoint\nDate: 2022-06-01\nMember: Sue <sue@example.org>\n\n" \
+	"Event: appoint\nDate: 2027-01-01\nMember: Ned <ned@example.org>\n\n" \
+	"Event: appoint\nDate: 2027-01-01\nMember: Noa <noa@example.org>\n"
+
 /* Pending state for the command's Member. */
 typedef enum {
 	NO_PENDING,
 	REC_BY_CHAIR,        /* recommended by Carol on 2026-12-01 */
 	REC_BY_FORMER_CHAIR, /* recommended by someone no longer chair */
 	REC_OTHER_FPR,       /* recommended with another fingerprint */
+	REC_LAPSED,          /* recommended by Carol 91 days before */
+	REC_DAY_90,          /* recommended by Carol 90 days before */
 	REMOVAL_BY_CHAIR,    /* Carol signed a removal, Effective 2026-12-20 */
 	REMOVAL_BY_FORMER,   /* a former chair signed a removal */
 	REMOVAL_BOTH,        /* both halves: a removal already made */
@@ -272,6 +284,96 @@ static const DecideCase cases[] = {
 	 "Fingerprint: " FPR_MIA "\n",
 	 FPR_MIA, "Tenure: resign\n", NO_PENDING, NULL, DECIDE_APPEND, NULL,
 	 SIGNED_ON, FPR_MIA},
+	{"a command naming this committee counts", NULL, FPR_ALICE,
+	 "Tenure: resign\nCommittee: technical committee\n", NO_PENDING, NULL,
+	 DECIDE_APPEND, NULL, SIGNED_ON, FPR_ALICE},
+	{"a command naming another committee is refused", NULL, FPR_ALICE,
+	 "Tenure: resign\nCommittee: Release Team\n", NO_PENDING, NULL,
+	 DECIDE_REFUSE, "\"Release Team\" is not this committee", NULL, NULL},
+	{"a command naming a list is refused where none is configured", NULL,
+	 FPR_ALICE, "Tenure: resign\nList: ctte@example.org\n", NO_PENDING,
+	 NULL, DECIDE_REFUSE, "is not this committee's list", NULL, NULL},
+	{"an Effective a year after the signature counts", NULL, FPR_ALICE,
+	 "Tenure: resign\nEffective: 2027-12-03\n", NO_PENDING, NULL,
+	 DECIDE_APPEND, NULL, "2027-12-03", FPR_ALICE},
+	{"an Effective more than a year after the signature is refused", NULL,
+	 FPR_ALICE, "Tenure: resign\nEffective: 2027-12-04\n", NO_PENDING,
+	 NULL, DECIDE_REFUSE, "more than a year after", NULL, NULL},
+	{"a removal more than a year ahead is refused", NULL, FPR_CAROL,
+	 "Tenure: remove\nMember: Bob <bob@example.org>\nEffective: 2028-01-01\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "more than a year after", NULL, NULL},
+	{"an appointment more than a year ahead is refused", NULL, FPR_CAROL,
+	 APPOINT_NINA "Effective: 2028-01-01\n", NO_PENDING, NULL,
+	 DECIDE_REFUSE, "more than a year after", NULL, NULL},
+	{"a deferral more than a year ahead is refused", NULL, FPR_CAROL,
+	 "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2027-12-04\n"
+	 "Reason: a vote is running\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "Until: is more than a year", NULL,
+	 NULL},
+	{"a recommendation lapses after recommendation-days", SIXTH, FPR_LEO,
+	 APPOINT_NINA, REC_LAPSED, NULL, DECIDE_REFUSE,
+	 "lapsed after 90 days", NULL, NULL},
+	{"a recommendation counts on its last day", SIXTH, FPR_LEO,
+	 APPOINT_NINA, REC_DAY_90, NULL, DECIDE_APPEND, NULL, SIGNED_ON,
+	 FPR_LEO},
+	{"an appointment naming a member's key is refused", NULL, FPR_CAROL,
+	 "Tenure: appoint\nMember: Zed <zed@example.org>\nFingerprint: " FPR_ALICE
+	 "\nProject-Joined: 2010-01-01\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "is the key of Alice", NULL, NULL},
+	{"a recommendation naming a member's key is refused", NULL, FPR_CAROL,
+	 "Tenure: recommend\nMember: Zed <zed@example.org>\nFingerprint: " FPR_BOB
+	 "\nProject-Joined: 2010-01-01\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "is the key of Bob", NULL, NULL},
+	{"a former member's key is still theirs",
+	 "Event: resign\nDate: 2025-06-01\nMember: Alice <alice@example.org>\n",
+	 FPR_CAROL,
+	 "Tenure: appoint\nMember: Zed <zed@example.org>\nFingerprint: " FPR_ALICE
+	 "\nProject-Joined: 2010-01-01\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "is the key of Alice", NULL, NULL},
+	{"the leader's key is the leader's",
+	 "Event: role\nDate: 2024-01-01\nRole: leader\nMember: Leo <leo@example.org>\n"
+	 "Fingerprint: " FPR_LEO "\n",
+	 FPR_CAROL,
+	 "Tenure: appoint\nMember: Zed <zed@example.org>\nFingerprint: " FPR_LEO
+	 "\nProject-Joined: 2010-01-01\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "is the key of", NULL, NULL},
+	{"a person's own key may be named again", 
+	 "Event: resign\nDate: 2025-06-01\nMember: Alice <alice@example.org>\n",
+	 FPR_CAROL,
+	 "Tenure: appoint\nMember: Alice <alice@example.org>\nFingerprint: " FPR_ALICE
+	 "\nProject-Joined: 2010-01-01\n",
+	 NO_PENDING, NULL, DECIDE_APPEND, NULL, SIGNED_ON, FPR_CAROL},
+	{"a recommendation with no vacancy within its reach is refused",
+	 SIXTH_TO_EIGHTH, FPR_CAROL, RECOMMEND_NINA, NO_PENDING, NULL,
+	 DECIDE_REFUSE, "no place for another member", NULL, NULL},
+	{"a recommendation for a place that opens ahead is pending",
+	 SIXTH_TO_EIGHTH "\nEvent: resign\nDate: 2027-06-30\n"
+	 "Member: Alice <alice@example.org>\n",
+	 FPR_CAROL, RECOMMEND_NINA, NO_PENDING, NULL, DECIDE_PENDING, NULL, NULL,
+	 NULL},
+	{"an appointment from the day a place opens counts",
+	 SIXTH_TO_EIGHTH "\nEvent: resign\nDate: 2027-06-30\n"
+	 "Member: Alice <alice@example.org>\n",
+	 FPR_LEO, APPOINT_NINA "Effective: 2027-07-01\n", REC_BY_CHAIR, NULL,
+	 DECIDE_APPEND, NULL, "2027-07-01", FPR_LEO},
+	{"an appointment before the place opens is refused",
+	 SIXTH_TO_EIGHTH "\nEvent: resign\nDate: 2027-06-30\n"
+	 "Member: Alice <alice@example.org>\n",
+	 FPR_LEO, APPOINT_NINA "Effective: 2027-06-30\n", REC_BY_CHAIR, NULL,
+	 DECIDE_REFUSE, "already has 8 members", NULL, NULL},
+	{"a deferral past a newcomer's start, over the cap, is refused",
+	 CAP_LEDGER, FPR_CAROL,
+	 "Tenure: defer\nMember: Sam <sam@example.org>\nUntil: 2027-02-01\n"
+	 "Reason: a vote is running\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE,
+	 "would have 9 members on 2027-01-01", NULL, NULL},
+	{"a deferral within the cap counts", CAP_LEDGER, FPR_CAROL,
+	 "Tenure: defer\nMember: Sam <sam@example.org>\nUntil: 2026-12-31\n"
+	 "Reason: a vote is running\n",
+	 NO_PENDING, NULL, DECIDE_APPEND, NULL, SIGNED_ON, FPR_CAROL},
+	{"an appointment from the day others' recorded ahead start is refused",
+	 CAP_LEDGER, FPR_LEO, APPOINT_NINA "Effective: 2027-01-01\n",
+	 REC_BY_CHAIR, NULL, DECIDE_REFUSE, "8 members", NULL, NULL},
 };
 
 static Day
@@ -287,7 +389,7 @@ static PendingRecommendation *
 recommendation_for(PendingState state)
 {
 	if (state != REC_BY_CHAIR && state != REC_BY_FORMER_CHAIR &&
-	    state != REC_OTHER_FPR)
+	    state != REC_OTHER_FPR && state != REC_LAPSED && state != REC_DAY_90)
 		return NULL;
 	PendingRecommendation *rec = g_new0(PendingRecommendation, 1);
 	rec->member = g_strdup("Nina <nina@example.org>");
@@ -296,7 +398,9 @@ recommendation_for(PendingState state)
 	rec->signed_by = g_strdup(state == REC_BY_FORMER_CHAIR ? FPR_FORMER
 	                                                       : FPR_CAROL);
 	rec->message_id = g_strdup("<rec@example.org>");
-	rec->date = D("2026-12-01");
+	rec->date = state == REC_LAPSED   ? D("2026-09-03")
+	            : state == REC_DAY_90 ? D("2026-09-04")
+	                                  : D("2026-12-01");
 	return rec;
 }
 
@@ -433,6 +537,40 @@ test_removal_halves(void)
 	g_assert_cmpstr(decision.removal->leader, ==, FPR_LEO);
 	g_assert_cmpstr(decision.removal->leader_message, ==, "<leo@example.org>");
 	g_assert_cmpstr(decision.removal->member, ==, "Bob <bob@example.org>");
+}
+
+/* tenure's own key signs no command, whatever role or seat it has. */
+static void
+test_bot_key(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) ledger = ledger_parse("test.ledger", base_ledger, -1,
+	                                        &error);
+	g_assert_no_error(error);
+	g_autoptr(Committee) committee = committee_replay(ledger, &error);
+	g_assert_no_error(error);
+	g_autoptr(Rule) rule = rule_new_from_string("none", "", &error);
+	g_autoptr(Conf) conf = conf_new_default();
+	conf->bot_key = g_strdup(FPR_CAROL);
+	g_autoptr(Command) command = NULL;
+	command_parse("Tenure: resign\n", &command, NULL);
+	DecideInput in = {
+	    .conf = conf,
+	    .ledger = ledger,
+	    .committee = committee,
+	    .default_rule = rule,
+	    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO},
+	    .command = command,
+	    .signer = FPR_CAROL,
+	    .signer_member = committee_find_key(committee, FPR_CAROL, D(SIGNED_ON)),
+	    .signed_on = D(SIGNED_ON),
+	    .message_id = "<bot@example.org>",
+	    .signature_record = "signature",
+	};
+	g_auto(Decision) decision;
+	decide(&in, &decision);
+	g_assert_cmpint(decision.kind, ==, DECIDE_REFUSE);
+	g_assert_cmpstr(decision.reason, ==, "tenure's own key signs no command");
 }
 
 static void
@@ -591,7 +729,7 @@ test_cap_property(gconstpointer data)
 			    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO},
 			    .command = command,
 			    .signer = signer,
-			    .signer_member = committee_find_fingerprint(committee, signer),
+			    .signer_member = committee_find_key(committee, signer, today),
 			    .signed_on = today,
 			    .message_id = "<random@example.org>",
 			    .signature_record = "signature",
@@ -635,6 +773,7 @@ main(int argc, char **argv)
 	}
 	g_test_add_func("/decide/removal-halves", test_removal_halves);
 	g_test_add_func("/decide/roles-of", test_roles_of);
+	g_test_add_func("/decide/bot-key", test_bot_key);
 	for (gsize i = 0; i < G_N_ELEMENTS(cap_rules); i++) {
 		g_autofree char *path =
 		    g_strdup_printf("/decide/cap-on-every-day/%s", cap_rules[i].rule);
