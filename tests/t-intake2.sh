@@ -108,6 +108,15 @@ outbox_count() {
 	ls "$W/$(sed -n 's/^state-dir = //p' "$CONF")/outbox/queue" 2>/dev/null | wc -l
 }
 
+# transcript_with STATE REASON: the first queued mail whose "Refused:"
+# line (rewrapped to 72 columns in the mail) says REASON.
+transcript_with() {
+	for f in "$1"/outbox/queue/*; do
+		[ -f "$f" ] || continue
+		tr '\r\n' '  ' <"$f" | tr -s ' ' | grep -q "Refused: .*$2" && { echo "$f"; return; }
+	done
+}
+
 # expect_refused DESCRIPTION REASON [noreply]: the last run changed no
 # ledger event, logged a refusal with REASON, and queued a transcript
 # with REASON to the signer (or, with "noreply", queued nothing).
@@ -115,7 +124,7 @@ expect_refused() {
 	test_begin "$1"
 	local state reply
 	state=$W/$(sed -n 's/^state-dir = //p' "$CONF")
-	reply=$(grep -l "Refused: .*$2" "$state"/outbox/queue/* 2>/dev/null | head -n 1)
+	reply=$(transcript_with "$state" "$2")
 	if [ "$(events)" != "$before" ]; then
 		test_fail "expected the ledger to keep $before events, got $(events)" \
 			"$(tail -n 8 "$W/$(ledger_of)")" "$(cat "$W/log")"
@@ -216,7 +225,7 @@ unset MAIL_LIST
 expect_refused "a signed command sent to tenure alone is refused" \
 	"commands count only when sent to the committee's list"
 test_begin "... and its transcript says to send it to the list"
-if grep -q "send it to the list" "$W"/state/outbox/queue/*; then
+if [ -n "$(transcript_with "$W/state" "send it to the list")" ]; then
 	test_pass
 else
 	test_fail "no transcript says so" "$(grep -h Refused "$W"/state/outbox/queue/*)"
