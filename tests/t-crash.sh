@@ -31,6 +31,7 @@ command -v perl >/dev/null || test_skip_all "perl is not installed"
 fault_require
 
 gpg_world_init
+MAIL_LIST=ctte@lists.example.org
 W=$TEST_DIR
 mkdir -p "$W/m" "$W/g"
 chmod 700 "$W/g"

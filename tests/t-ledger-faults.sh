@@ -18,6 +18,7 @@ command -v perl >/dev/null || test_skip_all "perl is not installed"
 fault_require
 
 gpg_world_init
+MAIL_LIST=ctte@lists.example.org
 W=$TEST_DIR
 mkdir -p "$W/m" "$W/inbox/new" "$W/inbox/cur" "$W/inbox/tmp"
 
