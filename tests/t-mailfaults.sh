@@ -194,6 +194,7 @@ done
 # --- The reply limit across a crash ----------------------------------
 
 gpg_world_init
+MAIL_LIST=ctte@lists.example.org
 LEO=$(gpg_new_key "Leo Outsider" leo@example.org) ||
 	test_skip_all "gpg could not make keys"
 gpg_export_keyring "$TEST_DIR/keyring.gpg" leo@example.org

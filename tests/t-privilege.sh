@@ -23,6 +23,7 @@ test_cleanup "userdel $SVC; groupdel $SVC"
 chmod 0755 "$TEST_DIR"
 
 gpg_world_init
+MAIL_LIST=ctte@lists.example.org
 gpg_new_key "Alice Member" alice@example.org >/dev/null ||
 	test_skip_all "gpg could not make keys"
 ALICE=$(gpg_fpr alice@example.org)
