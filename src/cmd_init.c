@@ -47,10 +47,10 @@ rule_parameters(const Conf *conf, char **params, gboolean from_options)
 		while (g_hash_table_iter_next(&iter, &key, &value))
 			g_ptr_array_add(pairs, g_strdup_printf("%s=%s", (char *)key,
 			                                       (char *)value));
-		qsort(pairs->pdata, pairs->len, sizeof(gpointer), compare_strings);
 	}
 	if (pairs->len == 0)
 		return NULL;
+	qsort(pairs->pdata, pairs->len, sizeof(gpointer), compare_strings);
 	g_ptr_array_add(pairs, NULL);
 	return g_strjoinv(" ", (char **)pairs->pdata);
 }
