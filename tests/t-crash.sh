@@ -15,8 +15,9 @@
 #   - every announcement and reply was queued exactly once (the outbox's
 #     queue, sent and dead records are the reference's, one per
 #     Message-ID) and reached the sink;
-#   - the signature and Message-ID records are the reference's, none left
-#     "applying"; the pending state and the archive are the reference's;
+#   - the signature, Message-ID and reply-count records are the
+#     reference's, none left "applying"; the pending state and the
+#     archive are the reference's;
 #   - no temp file is left, no mail is left unread, and `tenure audit`
 #     agrees with the ledger.
 # With more kill points than TENURE_CRASH_MAX (default 30; 15 for an
@@ -161,7 +162,7 @@ summary() {
 	cat "$d"/sent/new/* "$d"/sent/cur/* 2>/dev/null |
 		sed -n 's/^Message-I[Dd]: //p' | sort -u
 	echo "== seen"
-	grep -v '^reply ' "$d/state/seen"
+	cat "$d/state/seen"
 	echo "== pending"
 	cat "$d/state/pending" 2>/dev/null
 	echo "== archive"

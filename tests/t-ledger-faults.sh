@@ -325,6 +325,20 @@ fi
 test_begin "the refusal's reply is queued once"
 test_expect_equal 1 "$(sent_to alice@example.org 'Refused:')"
 
+# Bob's second resignation too, killed as its reply is being queued: the
+# reply goes out once and counts once against replies-per-day.
+send_command bob bob-again "Tenure: resign"
+run "rename@$W/state/outbox/queue/:1:kill"
+run
+test_begin "a refusal killed while its reply is queued: one reply, counted once"
+bob=$(gpg_fpr bob@example.org)
+if [ "$(sent_to bob@example.org 'Refused:')" = 1 ] &&
+	grep -q "^reply $bob $(date -u +%Y-%m-%d) 1\$" "$W/state/seen"; then
+	test_pass
+else
+	test_fail "replies: $(sent_to bob@example.org 'Refused:')" "$(grep '^reply' "$W/state/seen")"
+fi
+
 # The leader's appointment of the person the chair recommended: killed
 # once the event is in the ledger, before the recommendation is dropped.
 send_command carol carol-recommend "Tenure: recommend
