@@ -68,14 +68,16 @@ privilege_drop_for_paths(const char *const *paths, char **user,
 	if (geteuid() != 0)
 		return TRUE;
 
+	/* One owner for all of them: root's alone stay root's; another
+	 * user's alone are written as that user; a mix of owners (say a
+	 * state directory of root's beside the service's GnuPG home) can be
+	 * written by neither without harm, so it is refused. */
 	const char *owner_path = NULL;
 	uid_t owner = 0;
 	for (gsize i = 0; paths[i] != NULL; i++) {
 		uid_t uid;
 		if (!privilege_path_owner(paths[i], &uid, error))
 			return FALSE;
-		if (uid == 0)
-			continue;
 		if (owner_path != NULL && uid != owner) {
 			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
 			            "%s and %s belong to different users (uid %u and %u); "
@@ -87,7 +89,7 @@ privilege_drop_for_paths(const char *const *paths, char **user,
 		owner = uid;
 		owner_path = paths[i];
 	}
-	if (owner_path == NULL)
+	if (owner_path == NULL || owner == 0)
 		return TRUE;
 
 	struct passwd entry, *pw = NULL;

@@ -13,8 +13,9 @@
  *
  * The owner of a path that does not exist yet is the owner of its
  * nearest existing parent, so a new committee's state directory under
- * /var/lib/tenure counts as the service's.  Paths owned by root, or a
- * process that is not root, change nothing.
+ * /var/lib/tenure counts as the service's.  Paths all owned by root, or
+ * a process that is not root, change nothing; paths of several owners
+ * (root's among them) are refused.
  */
 #ifndef TENURE_PRIVILEGE_H
 #define TENURE_PRIVILEGE_H

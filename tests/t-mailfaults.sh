@@ -36,6 +36,9 @@ templates = $top_srcdir/templates
 [rule]
 name = none
 
+[keys]
+gnupg-home = $CASE/gnupg
+
 [source]
 url = maildir:$CASE/list
 

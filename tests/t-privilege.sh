@@ -166,6 +166,20 @@ else
 	test_fail "expected a refusal naming both paths:" "$(cat "$TEST_DIR/out")"
 fi
 
+test_begin "root's state beside the service user's GnuPG home: root refuses, writes neither"
+setup mixed root
+mkdir -p "$TEST_DIR/svc-gnupg"
+chown "$SVC:$SVC" "$TEST_DIR/svc-gnupg"
+chmod 0700 "$TEST_DIR/svc-gnupg"
+sed -i "s|^gnupg-home = .*|gnupg-home = $TEST_DIR/svc-gnupg|" "$CASE/etc/tenure.conf"
+if "$TENURE" --config "$CASE/etc/tenure.conf" run --once >"$TEST_DIR/out" 2>&1; then
+	test_fail "run --once succeeded as root on files of two owners"
+elif ! grep -q "belong to different users" "$TEST_DIR/out"; then
+	test_fail "expected a refusal naming both paths:" "$(cat "$TEST_DIR/out")"
+else
+	test_expect_equal "" "$(find "$TEST_DIR/svc-gnupg" "$VAR/state" -mindepth 1 2>/dev/null)"
+fi
+
 test_begin "root's own state (owned by root) stays root's, with no note"
 setup rootown root
 "$TENURE" --config "$CASE/etc/tenure.conf" run --once >"$TEST_DIR/out" 2>&1
