@@ -115,6 +115,37 @@ static const ParseCase parse_cases[] = {
 	 COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
 	{"an empty text has no command", "", COMMAND_PARSE_NONE, 0, NULL, NULL,
 	 NULL, 0},
+	/* What reads differently on screen than in the file never counts. */
+	{"a bidi override in a Member is refused",
+	 "Tenure: remove\nMember: Eve \xe2\x80\xae" "rebmeM <eve@example.org>\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL, "line 2: contains U+202E", 0},
+	{"a bidi isolate is refused",
+	 "Tenure: resign\nEffective: 2026-12-31\xe2\x81\xa6\n", COMMAND_PARSE_BAD,
+	 0, NULL, NULL, "line 2: contains U+2066", 0},
+	{"a line separator in a Reason is refused",
+	 "Tenure: defer\nMember: A <a@example.org>\nUntil: 2027-01-01\n"
+	 "Reason: one\xe2\x80\xa8two\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL, "line 4: contains U+2028", 0},
+	{"a terminal escape in a Reason is refused",
+	 "Tenure: defer\nMember: A <a@example.org>\nUntil: 2027-01-01\n"
+	 "Reason: \x1b[2Jcleared\n",
+	 COMMAND_PARSE_BAD, 0, NULL, NULL, "control character U+001B", 0},
+	{"a C1 control character is refused",
+	 "Tenure: resign\nEffective: 2026-12-31\xc2\x85\n", COMMAND_PARSE_BAD, 0,
+	 NULL, NULL, "control character U+0085", 0},
+	{"a control character on the verb line is refused",
+	 "Tenure: resign\x07\n", COMMAND_PARSE_BAD, 0, NULL, NULL,
+	 "line 1: contains control character U+0007", 0},
+	{"invalid UTF-8 in a field is refused",
+	 "Tenure: remove\nMember: Eve \xff <eve@example.org>\n", COMMAND_PARSE_BAD,
+	 0, NULL, NULL, "line 2: contains invalid UTF-8", 0},
+	{"a tab inside a field is plain text",
+	 "Tenure: resign\nEffective:\t2026-12-31\n", COMMAND_PARSE_OK,
+	 COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
+	{"a name in another script is plain text",
+	 "Tenure: remove\nMember: \xd0\x98\xd0\xb2\xd0\xb0\xd0\xbd <ivan@example.org>\n",
+	 COMMAND_PARSE_OK, COMMAND_REMOVE, "\xd0\x98\xd0\xb2\xd0\xb0\xd0\xbd <ivan@example.org>",
+	 NULL, NULL, 2},
 };
 
 static void

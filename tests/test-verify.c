@@ -119,6 +119,102 @@ test_find(gconstpointer data)
 	}
 }
 
+/* Which text the command is read from, within signed content already
+ * verified (verify_command_text): the content is the message body here. */
+typedef struct {
+	const char *name;
+	const char *content;
+	SignedKind kind;
+	const char *text;   /* the start of the text read, when accepted */
+	const char *reason; /* a substring of the refusal, or NULL */
+} ContentCase;
+
+#define PLAIN(body) "Content-Type: text/plain; charset=us-ascii\n\n" body
+#define ATTACHED(body) "Content-Type: text/plain\n" \
+	"Content-Disposition: attachment; filename=\"a.txt\"\n\n" body
+#define MULTI(sub, a, b) "Content-Type: multipart/" sub "; boundary=\"b\"\n\n" \
+	"--b\n" a "\n--b\n" b "\n--b--\n"
+
+static const ContentCase content_cases[] = {
+	{"an inline text/plain counts", PLAIN("Tenure: resign\n"),
+	 SIGNED_PGP_MIME, "Tenure: resign", NULL},
+	{"the first inline text/plain of multipart/mixed counts; an attachment after it is ignored",
+	 MULTI("mixed", PLAIN("Tenure: resign\n"), ATTACHED("Tenure: appoint\n")),
+	 SIGNED_PGP_MIME, "Tenure: resign", NULL},
+	{"a command in an attachment after the text is refused",
+	 MULTI("mixed", PLAIN("See the attachment.\n"), ATTACHED("Tenure: resign\n")),
+	 SIGNED_PGP_MIME, NULL, "the command is in an attachment"},
+	{"a command in an attachment that comes first is refused",
+	 MULTI("mixed", ATTACHED("Tenure: resign\n"), PLAIN("Hello.\n")),
+	 SIGNED_PGP_MIME, NULL, "the command is in an attachment"},
+	{"a clearsigned text sent as an attachment is refused",
+	 ATTACHED("Tenure: resign\n"), SIGNED_CLEARSIGNED, NULL,
+	 "the clearsigned block is an attachment"},
+	{"multipart/alternative is refused: send plain text",
+	 MULTI("alternative", PLAIN("Tenure: resign\n"),
+	       "Content-Type: text/html\n\n<p>Tenure: appoint</p>\n"),
+	 SIGNED_PGP_MIME, NULL, "send plain text"},
+	{"multipart/alternative first in multipart/mixed is refused",
+	 MULTI("mixed", MULTI("alternative", PLAIN("Tenure: resign\n"),
+	                      "Content-Type: text/html\n\n<p>x</p>\n"),
+	       PLAIN("footer\n")),
+	 SIGNED_PGP_MIME, NULL, "multipart/alternative"},
+	{"a command in HTML is refused: send plain text",
+	 "Content-Type: text/html\n\nTenure: resign\n", SIGNED_PGP_MIME, NULL,
+	 "send plain text"},
+	{"another signed part as the content is refused",
+	 "Content-Type: multipart/signed; protocol=\"application/pgp-signature\"; boundary=\"s\"\n\n"
+	 "--s\n" PLAIN("Tenure: resign\n") "\n--s\n" SIG_PART "--s--\n",
+	 SIGNED_PGP_MIME, NULL, "someone else's signed mail"},
+	{"a forwarded message with a command is refused, however deep",
+	 MULTI("mixed", PLAIN("Forwarded.\n"),
+	       "Content-Type: message/rfc822\n\n" HEADERS
+	       MULTI("mixed", PLAIN("Hi.\n"), PLAIN("Tenure: resign\n"))),
+	 SIGNED_PGP_MIME, NULL, "someone else's signed mail"},
+	{"a command in a later inline part is refused",
+	 MULTI("mixed", PLAIN("Hello.\n"), PLAIN("Tenure: resign\n")),
+	 SIGNED_PGP_MIME, NULL, "not in the first text part"},
+	{"a NUL byte in the text is refused",
+	 "Content-Type: text/plain\nContent-Transfer-Encoding: base64\n\n"
+	 "VGVudXJlOiByZXNpZ24KAGhpZGRlbgo=\n",
+	 SIGNED_PGP_MIME, NULL, "NUL byte"},
+	{"signed discussion of the syntax is no command and no refusal",
+	 MULTI("alternative", PLAIN("The syntax is simple:\nTenure: resign\n"),
+	       "Content-Type: text/html\n\n<p>x</p>\n"),
+	 SIGNED_PGP_MIME, "", NULL},
+};
+
+static void
+test_content(gconstpointer data)
+{
+	const ContentCase *c = data;
+	g_autofree char *mail = g_strconcat(HEADERS, c->content, NULL);
+	g_autoptr(GBytes) raw = g_bytes_new(mail, strlen(mail));
+	g_autofree char *reason = NULL;
+	g_autoptr(GMimeMessage) message = verify_parse_message(raw, &reason);
+	if (message == NULL)
+		g_test_message("parse failed: %s", reason);
+	g_assert_nonnull(message);
+	GMimeObject *part = NULL;
+	g_autofree char *text = NULL;
+	gboolean ok = verify_command_text(g_mime_message_get_mime_part(message),
+	                                  c->kind, &part, &text, &reason);
+	if (c->reason) {
+		if (ok || reason == NULL || strstr(reason, c->reason) == NULL)
+			g_test_message("expected a refusal with \"%s\", got %s", c->reason,
+			               ok ? "acceptance" : reason);
+		g_assert_false(ok);
+		g_assert_nonnull(strstr(reason, c->reason));
+		g_assert_null(text);
+	} else {
+		if (!ok || !g_str_has_prefix(text, c->text))
+			g_test_message("expected text \"%s\", got %s", c->text,
+			               ok ? text : reason);
+		g_assert_true(ok);
+		g_assert_true(g_str_has_prefix(text, c->text));
+	}
+}
+
 typedef struct {
 	const char *name;
 	const char *message;
@@ -162,6 +258,11 @@ main(int argc, char **argv)
 		g_autofree char *name = g_strdelimit(g_strdup(find_cases[i].name), "/", '-');
 		g_autofree char *path = g_strdup_printf("/verify/find-signed/%s", name);
 		g_test_add_data_func(path, &find_cases[i], test_find);
+	}
+	for (gsize i = 0; i < G_N_ELEMENTS(content_cases); i++) {
+		g_autofree char *name = g_strdelimit(g_strdup(content_cases[i].name), "/", '-');
+		g_autofree char *path = g_strdup_printf("/verify/command-text/%s", name);
+		g_test_add_data_func(path, &content_cases[i], test_content);
 	}
 	for (gsize i = 0; i < G_N_ELEMENTS(malformed_cases); i++) {
 		g_autofree char *path = g_strdup_printf("/verify/malformed/%s",
