@@ -85,6 +85,44 @@ delivery_time(const char *name, const char *path)
 	return stat(path, &st) == 0 ? (gint64)st.st_mtime : 0;
 }
 
+/* Moves NAME from SUBDIR to DIR/.tenure-failed/new/ under its own name
+ * (which fits wherever it fitted before), where it is read no more and
+ * an administrator's mail reader shows it. */
+static gboolean
+move_to_failed(MaildirSource *source, const char *subdir, const char *name,
+               GError **error)
+{
+	static const char *const subdirs[] = {"new", "cur", "tmp"};
+	for (gsize i = 0; i < G_N_ELEMENTS(subdirs); i++) {
+		g_autofree char *sub = g_build_filename(source->dir, MAILDIR_FAILED,
+		                                        subdirs[i], NULL);
+		if (!util_mkdir_p(sub, 0700, error))
+			return FALSE;
+	}
+	g_autofree char *path = g_build_filename(source->dir, subdir, name, NULL);
+	g_autofree char *target = g_build_filename(source->dir, MAILDIR_FAILED,
+	                                           "new", name, NULL);
+	if (rename(path, target) < 0 && errno != ENOENT) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot move to %s/: %s", path, MAILDIR_FAILED,
+		            g_strerror(errno));
+		return FALSE;
+	}
+	return util_fsync_dir(target, error);
+}
+
+/* Sets a message aside for REASON: logged once and, for the configured
+ * source, moved to the .tenure-failed folder.  An archive given to
+ * `tenure import` is left untouched. */
+static gboolean
+set_aside(MaildirSource *source, const MaildirEntry *entry,
+          const char *reason, GError **error)
+{
+	source_log_set_aside(entry->name, reason);
+	return !source->live ||
+	       move_to_failed(source, entry->subdir, entry->name, error);
+}
+
 static gboolean
 list_subdir(MaildirSource *source, const char *subdir, GPtrArray *entries,
             GError **error)
@@ -108,6 +146,9 @@ list_subdir(MaildirSource *source, const char *subdir, GPtrArray *entries,
 		if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode)) {
 			util_log("skipped", "path", file, "reason",
 			         "not a regular file", NULL);
+			/* Out of the way, so that it is logged once. */
+			if (source->live && !move_to_failed(source, subdir, name, error))
+				return FALSE;
 			continue;
 		}
 		gsize len = strlen(name) + 1;
@@ -154,37 +195,6 @@ mark_seen(MaildirSource *source, const MaildirEntry *entry, GError **error)
 	if (rc < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: cannot move to cur/: %s", path, g_strerror(errno));
-		return FALSE;
-	}
-	return util_fsync_dir(target, error);
-}
-
-/* Sets a message aside for REASON: logged once, and for the configured
- * source moved to DIR/.tenure-failed/new/ under its own name (which fits
- * wherever it fitted before), where it is read no more and an
- * administrator's mail reader shows it.  An archive given to `tenure
- * import` is left untouched. */
-static gboolean
-set_aside(MaildirSource *source, const MaildirEntry *entry,
-          const char *reason, GError **error)
-{
-	source_log_set_aside(entry->name, reason);
-	if (!source->live)
-		return TRUE;
-	static const char *const subdirs[] = {"new", "cur", "tmp"};
-	for (gsize i = 0; i < G_N_ELEMENTS(subdirs); i++) {
-		g_autofree char *sub = g_build_filename(source->dir, MAILDIR_FAILED,
-		                                        subdirs[i], NULL);
-		if (!util_mkdir_p(sub, 0700, error))
-			return FALSE;
-	}
-	g_autofree char *path = entry_path(source, entry);
-	g_autofree char *target = g_build_filename(source->dir, MAILDIR_FAILED,
-	                                           "new", entry->name, NULL);
-	if (rename(path, target) < 0 && errno != ENOENT) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-		            "%s: cannot move to %s/: %s", path, MAILDIR_FAILED,
-		            g_strerror(errno));
 		return FALSE;
 	}
 	return util_fsync_dir(target, error);

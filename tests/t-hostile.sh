@@ -408,6 +408,7 @@ printf 'From: alice@example.org\nMessage-ID: <broken@example.org>\nMIME-Version:
 alice_off=$(date -u -d '+40 days' +%Y-%m-%d)
 cp "$(pgpmime "$ALICE" alice@example.org alice-after "Tenure: resign
 Effective: $alice_off")" "$W/inbox/new/$((t + 4)).5.alice"
+mkfifo "$W/inbox/new/$((t + 6)).7.fifo"
 before=$(events)
 # Reading the big file would need 1.5 GB; under a 1 GB limit it cannot
 # be done.  (An ASan build reserves far more address space than that.)
@@ -457,9 +458,17 @@ else
 	test_fail "expected .tenure-failed/new/$broken and a set-aside line" "$(cat "$W/log")"
 fi
 
+test_begin "a FIFO in new/ is moved out of the way after its one log line"
+if [ -p "$W/inbox/.tenure-failed/new/$((t + 6)).7.fifo" ] &&
+	[ "$(grep -c '^skipped .*reason="not a regular file"' "$W/log")" = 1 ]; then
+	test_pass
+else
+	test_fail "expected the FIFO in .tenure-failed/new and one skipped line" "$(cat "$W/log")"
+fi
+
 test_begin "the next pass reads nothing set aside again"
 "$TENURE" --config "$W/tenure.conf" run --once >"$W/out" 2>"$W/log"
-if [ $? = 0 ] && ! grep -q 'set-aside' "$W/log"; then
+if [ $? = 0 ] && ! grep -q 'set-aside\|skipped' "$W/log"; then
 	test_pass
 else
 	test_fail "expected a quiet second pass" "$(cat "$W/log")"
