@@ -272,23 +272,6 @@ is_type(GMimeObject *object, const char *type, const char *subtype)
 	return ct && g_mime_content_type_is_type(ct, type, subtype);
 }
 
-char *
-verify_part_text(GMimeObject *object)
-{
-	if (GMIME_IS_MULTIPART(object)) {
-		GMimeMultipart *mp = GMIME_MULTIPART(object);
-		for (int i = 0; i < g_mime_multipart_get_count(mp); i++) {
-			char *text = verify_part_text(g_mime_multipart_get_part(mp, i));
-			if (text)
-				return text;
-		}
-		return NULL;
-	}
-	if (GMIME_IS_TEXT_PART(object) && is_type(object, "text", "plain"))
-		return g_mime_text_part_get_text(GMIME_TEXT_PART(object));
-	return NULL;
-}
-
 /* SHA-256 (hex) of DATA with every CRLF taken as LF. */
 static char *
 sha256_lf(const guchar *data, gsize len)
@@ -305,7 +288,8 @@ sha256_lf(const guchar *data, gsize len)
 	return g_strdup(g_checksum_get_string(sum));
 }
 
-/* The SHA-256 of the part verify_part_text reads, taken over its bytes
+/* The SHA-256 of the first text/plain part in OBJECT (the command part
+ * verify_command_text chose, when it chose one), taken over its bytes
  * as signed (transfer encoding undone, no charset conversion) with CRLF
  * line ends made LF.  Neither the line ends nor, for a clearsigned part,
  * the charset parameter are covered by the signature: a copy of the

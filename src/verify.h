@@ -11,7 +11,10 @@
  * nothing wrong, the signing (sub)key may sign and is neither revoked nor
  * expired, there is exactly one signature, its digest is not MD5, SHA-1
  * or RIPEMD-160, and it is neither from the future nor older than
- * [keys] max-signature-age days at the message's arrival.
+ * [keys] max-signature-age days at the message's arrival.  Only then is
+ * the command's one part chosen within the signed content
+ * (verify_command_text): a good signature over a command in the wrong
+ * place is a refusal the signer hears of, with Signed.refusal saying why.
  *
  * Refusals are normal results: a FALSE return with *REASON set (a short
  * phrase for logs and transcripts: "unknown key", "bad signature").
@@ -121,10 +124,6 @@ GPtrArray *verify_keyring_holders(const Conf *conf, const char *email,
  * *TEXT otherwise (the part's text, or "" when there is none). */
 gboolean verify_command_text(GMimeObject *content, SignedKind kind,
                              GMimeObject **part, char **text, char **reason);
-
-/* The text of the first text/plain part of OBJECT (depth first), decoded
- * to UTF-8, or NULL. */
-char *verify_part_text(GMimeObject *object);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Signed, signed_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Verifier, verify_free)
