@@ -6,8 +6,9 @@
  * structural warnings, the choice of the one part that may carry a
  * command, and the command parser on that part's text.  Where intake
  * would run gpg, the harness takes the text as signed: for PGP/MIME the
- * first part's text, for a clearsigned part the text between the armour
- * lines, dash-escaping undone, as gpg would return it.  Nothing here
+ * text verify_command_text reads from the first part (or its refusal),
+ * for a clearsigned part the text between the armour lines,
+ * dash-escaping undone, as gpg would return it.  Nothing here
  * depends on keys, so every input exercises the parsers that see mail
  * before any signature is known to be good.
  */
@@ -74,6 +75,23 @@ parse_command(const char *text)
 	}
 }
 
+/* The text verify_command_text reads from signed CONTENT, or NULL when
+ * it refuses (and then it must say why). */
+static char *
+command_text(GMimeObject *content, SignedKind kind)
+{
+	GMimeObject *part = NULL;
+	char *text = NULL;
+	g_autofree char *why = NULL;
+	if (verify_command_text(content, kind, &part, &text, &why)) {
+		FUZZ_ASSERT(text != NULL, "an accepted command part has text");
+		return text;
+	}
+	FUZZ_ASSERT(why != NULL && *why != '\0' && text == NULL,
+	            "a refused command part says why");
+	return NULL;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -104,13 +122,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case SIGNED_PGP_MIME:
 		FUZZ_ASSERT(GMIME_IS_MULTIPART_SIGNED(part),
 		            "PGP/MIME is a multipart/signed");
-		text = verify_part_text(
-		    g_mime_multipart_get_part(GMIME_MULTIPART(part), 0));
+		text = command_text(g_mime_multipart_get_part(GMIME_MULTIPART(part), 0),
+		                    kind);
 		break;
 	case SIGNED_CLEARSIGNED: {
-		g_autofree char *armoured = verify_part_text(part);
+		FUZZ_ASSERT(GMIME_IS_TEXT_PART(part), "a clearsigned part is text");
+		g_autofree char *armoured =
+		    g_mime_text_part_get_text(GMIME_TEXT_PART(part));
 		FUZZ_ASSERT(armoured != NULL, "a clearsigned part has text");
 		text = cleartext(armoured);
+		g_free(command_text(part, kind));
 		break;
 	}
 	}
