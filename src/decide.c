@@ -573,8 +573,12 @@ decide(const DecideInput *in, Decision *out)
 	memset(out, 0, sizeof(*out));
 	/* tenure's own key signs announcements; a command signed with it
 	 * is the bot's mail read back, or its key misused. */
-	if (in->conf->bot_key && in->signer &&
-	    g_ascii_strcasecmp(in->conf->bot_key, in->signer) == 0) {
+	/* [keys] bot-key may name the primary key or the subkey it signs
+	 * with. */
+	const char *bot_key = in->conf->bot_key;
+	if (bot_key &&
+	    ((in->signer && g_ascii_strcasecmp(bot_key, in->signer) == 0) ||
+	     (in->signing_key && g_ascii_strcasecmp(bot_key, in->signing_key) == 0))) {
 		out->kind = refuse(out, g_strdup("tenure's own key signs no command"));
 		return;
 	}

@@ -54,6 +54,7 @@ typedef struct {
 	DecideRoles roles;             /* on the signature's date */
 	const Command *command;
 	const char *signer;            /* primary fingerprint of the signing key */
+	const char *signing_key;       /* the (sub)key that signed, or NULL */
 	const Person *signer_member;   /* the member the signer is, or NULL */
 	Day signed_on;                 /* the signature's UTC date */
 	const char *message_id;        /* "<...>" of the mail */

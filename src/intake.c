@@ -197,7 +197,8 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	/* A command signed with tenure's own key gets no answer: it would
 	 * go to tenure itself. */
 	if (intake->audit || to == NULL ||
-	    (bot_key && g_ascii_strcasecmp(bot_key, mail->sig->fingerprint) == 0))
+	    (bot_key && (g_ascii_strcasecmp(bot_key, mail->sig->fingerprint) == 0 ||
+	                 g_ascii_strcasecmp(bot_key, mail->sig->signing_key) == 0)))
 		return TRUE;
 	/* The address is the key holder's own user ID: anything but a bare
 	 * address would break the envelope, so that key gets no reply. */
@@ -441,6 +442,7 @@ act(Intake *intake, Mail *mail, GError **error)
 		.roles = roles_on(intake, committee, mail->signed_on),
 		.command = command,
 		.signer = mail->sig->fingerprint,
+		.signing_key = mail->sig->signing_key,
 		.signer_member = signer_person(committee, mail->sig,
 		                               mail->signed_on),
 		.fingerprint_usable = command->fingerprint &&

@@ -571,6 +571,21 @@ test_bot_key(void)
 	decide(&in, &decision);
 	g_assert_cmpint(decision.kind, ==, DECIDE_REFUSE);
 	g_assert_cmpstr(decision.reason, ==, "tenure's own key signs no command");
+
+	/* bot-key naming the subkey that signed, not the primary key. */
+	g_free(conf->bot_key);
+	conf->bot_key = g_strdup(FPR_SUB);
+	in.signing_key = FPR_SUB;
+	g_auto(Decision) by_subkey;
+	decide(&in, &by_subkey);
+	g_assert_cmpint(by_subkey.kind, ==, DECIDE_REFUSE);
+	g_assert_cmpstr(by_subkey.reason, ==, "tenure's own key signs no command");
+
+	/* Any other key of Carol's is Carol's. */
+	in.signing_key = FPR_CAROL;
+	g_auto(Decision) carol;
+	decide(&in, &carol);
+	g_assert_cmpint(carol.kind, ==, DECIDE_APPEND);
 }
 
 static void
