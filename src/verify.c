@@ -953,9 +953,11 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	if (!verify_command_text(content, kind, &text_part, &s->text,
 	                         &s->refusal))
 		s->text = NULL;
-	s->digest = signed_digest(text_part ? text_part : content);
-	if (s->digest == NULL)
-		s->digest = signed_digest_any(content);
+	/* Without a command part, the whole content: two refused mails
+	 * signed in the same second must not share one record because
+	 * their first text/plain parts read alike. */
+	s->digest = text_part ? signed_digest(text_part)
+	                      : signed_digest_any(content);
 	if (s->digest == NULL) {
 		*reason = g_strdup("signed part has no text");
 		return FALSE;
