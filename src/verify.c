@@ -953,11 +953,12 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	if (!verify_command_text(content, kind, &text_part, &s->text,
 	                         &s->refusal))
 		s->text = NULL;
-	/* Without a command part, the whole content: two refused mails
-	 * signed in the same second must not share one record because
-	 * their first text/plain parts read alike. */
-	s->digest = text_part ? signed_digest(text_part)
-	                      : signed_digest_any(content);
+	/* A refused content is recorded by all of it: two refused mails
+	 * signed in the same second must not share one record because a
+	 * text/plain part inside them reads alike. */
+	s->digest = text_part && s->refusal == NULL
+	                ? signed_digest(text_part)
+	                : signed_digest_any(content);
 	if (s->digest == NULL) {
 		*reason = g_strdup("signed part has no text");
 		return FALSE;
