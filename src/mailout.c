@@ -425,9 +425,21 @@ template_render(const char *path, GHashTable *vars, Rendered *out,
 			            path, lineno);
 			return FALSE;
 		}
-		g_ptr_array_add(
-		    out->header_names,
-		    g_strndup(rendered->str, colon - rendered->str));
+		g_autofree char *name =
+		    g_strndup(rendered->str, colon - rendered->str);
+		/* A header given twice makes a mail that readers (tenure's
+		 * own parser among them) take as malformed. */
+		for (guint h = 0; h < out->header_names->len; h++) {
+			if (g_ascii_strcasecmp(out->header_names->pdata[h],
+			                       name) == 0) {
+				g_set_error(error, TENURE_ERROR,
+				            TENURE_ERROR_PARSE,
+				            "%s:%u: header %s is given twice",
+				            path, lineno, name);
+				return FALSE;
+			}
+		}
+		g_ptr_array_add(out->header_names, g_steal_pointer(&name));
 		g_ptr_array_add(out->header_values,
 		                g_strstrip(g_strdup(colon + 1)));
 	}

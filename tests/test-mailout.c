@@ -391,6 +391,12 @@ test_template_errors(void)
 	    {"From: {{from}}\nMessage-ID: <x@y>\n\nbody\n",
 	     ": header Message-ID is set by tenure"},
 	    {"To: {{list}}\n\nbody\n", ": no From header"},
+	    /* Found by fuzz-template: a mail with two Subject headers is
+	     * malformed to its readers. */
+	    {"From: {{from}}\nSubject: a\nsubject: b\n\nbody\n",
+	     ":3: header subject is given twice"},
+	    {"From: {{from}}\nTo: {{list}}\nTo: x@example.org\n\nbody\n",
+	     ":3: header To is given twice"},
 	    {"From: not an address at all\n\nbody\n",
 	     ": header From: \"not an address at all\" is not an address"},
 	};
