@@ -20,15 +20,15 @@ check_PROGRAMS += tests/test-command tests/test-verify
 tests_test_command_LDADD = $(TEST_LDADD)
 tests_test_verify_LDADD = $(TEST_LDADD)
 TESTS += tests/test-command tests/test-verify tests/t-intake.sh tests/t-roles.sh \
-	tests/t-hostile.sh
+	tests/t-hostile.sh tests/t-keyring.sh
 dist_check_SCRIPTS += tests/lib-gpg.sh tests/t-intake.sh tests/t-roles.sh \
-	tests/t-hostile.sh
+	tests/t-hostile.sh tests/t-keyring.sh
 
 # bench/bench-intake times a bare GMime parse and one verification for
-# bench/import.sh; it is built with the tests.
+# bench/import.sh and bench/keyring.sh; it is built with the tests.
 check_PROGRAMS += bench/bench-intake
 bench_bench_intake_LDADD = $(TEST_LDADD)
-EXTRA_DIST += bench/import.sh bench/gen-maildir.py
+EXTRA_DIST += bench/import.sh bench/gen-maildir.py bench/keyring.sh
 
 # tests/test-decide: the decisions on commands (src/decide.c), as a table.
 check_PROGRAMS += tests/test-decide

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +23,6 @@
 struct Verifier {
 	const Conf *conf;
 	char *home;
-	char *stamp;       /* the keyrings' stamp when last imported */
 	int max_age_days;
 	gpgme_ctx_t ctx;
 };
@@ -44,28 +44,6 @@ signed_free(Signed *s)
 	g_free(s);
 }
 
-/* One line per keyring: path, size and modification time.  A change in
- * any of them means the keys must be imported afresh. */
-static char *
-keyring_stamp(const Conf *conf, GError **error)
-{
-	GString *stamp = g_string_new(NULL);
-	for (char **k = conf->keyrings; k && *k; k++) {
-		struct stat st;
-		if (stat(*k, &st) < 0) {
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-			            "[keys] keyring: %s: %s", *k, g_strerror(errno));
-			g_string_free(stamp, TRUE);
-			return NULL;
-		}
-		g_string_append_printf(stamp, "%s\t%lld\t%lld.%09ld\n", *k,
-		                       (long long)st.st_size,
-		                       (long long)st.st_mtim.tv_sec,
-		                       st.st_mtim.tv_nsec);
-	}
-	return g_string_free(stamp, FALSE);
-}
-
 static gboolean
 gpgme_failed(gpgme_error_t rc, const char *what, GError **error)
 {
@@ -76,80 +54,168 @@ gpgme_failed(gpgme_error_t rc, const char *what, GError **error)
 	return TRUE;
 }
 
-/* Imports the configured keyrings, then deletes every other public key
- * in the home (a key dropped from the keyring must stop counting), except
- * the bot's own key, which mailout signs with. */
+/* gpg reads a keyring in place only in its binary forms, an OpenPGP
+ * keyring (.gpg: packets, whose first byte has bit 7 set) or a keybox
+ * (.kbx: "KBXf" in its first blob); an armoured export would silently
+ * hold no key at all, so it is refused here.  An empty file holds no key
+ * and is accepted. */
 static gboolean
-import_keyrings(Verifier *verifier, const Conf *conf, GError **error)
+check_keyring(const char *path, GError **error)
 {
-	g_autoptr(GHashTable) wanted = g_hash_table_new_full(g_str_hash,
-	                                                     g_str_equal,
-	                                                     g_free, NULL);
-	for (char **k = conf->keyrings; k && *k; k++) {
-		gpgme_data_t data = NULL;
-		g_autofree char *what = g_strdup_printf("[keys] keyring: %s", *k);
-		if (gpgme_failed(gpgme_data_new_from_file(&data, *k, 1), what,
-		                 error))
-			return FALSE;
-		gpgme_error_t rc = gpgme_op_import(verifier->ctx, data);
-		gpgme_data_release(data);
-		if (gpgme_failed(rc, what, error))
-			return FALSE;
-		gpgme_import_result_t result = gpgme_op_import_result(verifier->ctx);
-		for (gpgme_import_status_t st = result ? result->imports : NULL;
-		     st; st = st->next)
-			if (st->fpr && st->result == GPG_ERR_NO_ERROR)
-				g_hash_table_add(wanted, g_ascii_strup(st->fpr, -1));
-		g_autofree char *keys = g_strdup_printf("%d",
-		                                        result ? result->considered : 0);
-		util_log("keyring", "file", *k, "keys", keys, NULL);
-	}
-
-	g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func(
-		(GDestroyNotify)gpgme_key_unref);
-	if (gpgme_failed(gpgme_op_keylist_start(verifier->ctx, NULL, 0),
-	                 "gpgme: listing keys", error))
+	unsigned char head[12];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "[keys] keyring: %s: %s", path, g_strerror(errno));
 		return FALSE;
-	gpgme_key_t key = NULL;
-	while (gpgme_op_keylist_next(verifier->ctx, &key) == GPG_ERR_NO_ERROR) {
-		g_autofree char *fpr = g_ascii_strup(key->subkeys->fpr, -1);
-		if (g_hash_table_contains(wanted, fpr) ||
-		    (conf->bot_key && g_ascii_strcasecmp(conf->bot_key, fpr) == 0))
-			gpgme_key_unref(key);
-		else
-			g_ptr_array_add(stale, key);
 	}
-	gpgme_op_keylist_end(verifier->ctx);
-	for (guint i = 0; i < stale->len; i++) {
-		gpgme_key_t old = stale->pdata[i];
-		if (gpgme_failed(gpgme_op_delete_ext(verifier->ctx, old,
-		                                     GPGME_DELETE_FORCE),
-		                 "gpgme: removing a key no keyring holds", error))
+	ssize_t got = read(fd, head, sizeof head);
+	int saved = errno;
+	close(fd);
+	if (got < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "[keys] keyring: %s: %s", path, g_strerror(saved));
+		return FALSE;
+	}
+	if (got == 0 || (head[0] & 0x80) != 0 ||
+	    (got == (ssize_t)sizeof head && memcmp(head + 8, "KBXf", 4) == 0))
+		return TRUE;
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+	            "[keys] keyring: %s: %s", path,
+	            memcmp(head, "-----", MIN((size_t)got, 5)) == 0
+	                ? "an armoured keyring; gpg reads only binary keyrings "
+	                  "(gpg --dearmor it)"
+	                : "not an OpenPGP keyring or keybox");
+	return FALSE;
+}
+
+gboolean
+verify_check_keyrings(const Conf *conf, GError **error)
+{
+	for (char **k = conf->keyrings; k && *k; k++)
+		if (!check_keyring(*k, error))
 			return FALSE;
-		util_log("keyring-removed", "fingerprint", old->subkeys->fpr, NULL);
+	return TRUE;
+}
+
+/* gpg.conf for tenure's home: the keyring files are read in place, as
+ * gpgv reads them (nothing is imported, so a key revoked or dropped in a
+ * keyring counts from the next gpg run on, and 900 keys cost nothing to
+ * set up); the home's own pubring.kbx holds the bot key only, and is
+ * where gpg would put a key made or imported in the home, never in a
+ * configured file.  Validity in the web of trust is not what tenure
+ * asks (a key in the keyrings is the member's); without trust-model
+ * always, gpg would walk the signatures of 900 keys to compute it. */
+static char *
+gpg_conf_text(const Conf *conf, GError **error)
+{
+	GString *text = g_string_new(
+		"# Written by tenure: keys come only from [keys] keyring, read in place.\n"
+		"no-auto-key-retrieve\n"
+		"auto-key-locate local\n"
+		"no-default-keyring\n"
+		"trust-model always\n"
+		"primary-keyring pubring.kbx\n");
+	for (char **k = conf->keyrings; k && *k; k++) {
+		/* gpg.conf has no escapes inside a quoted argument. */
+		if (strpbrk(*k, "\"\n\r") != NULL) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+			            "[keys] keyring: \"%s\": a file name with a quote or "
+			            "a line break cannot be given to gpg", *k);
+			g_string_free(text, TRUE);
+			return NULL;
+		}
+		g_string_append_printf(text, "keyring \"%s\"\n", *k);
+	}
+	return g_string_free(text, FALSE);
+}
+
+/* Runs gpg on the home itself, without its gpg.conf, so that only the
+ * home's pubring.kbx is seen.  TRUE with *OUT (stdout) on success. */
+static gboolean
+home_gpg(const char *home, const char *const *args, char **out,
+         GError **error)
+{
+	gpgme_engine_info_t engine = NULL;
+	gpgme_get_engine_info(&engine);
+	while (engine && engine->protocol != GPGME_PROTOCOL_OpenPGP)
+		engine = engine->next;
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_ptr_array_add(argv, (char *)(engine && engine->file_name
+	                                   ? engine->file_name : "gpg"));
+	/* No web of trust: computing validities over the 900 keys an
+	 * earlier version imported would take minutes. */
+	static const char *const common[] = {"--no-options", "--batch",
+	                                     "--no-tty", "--yes",
+	                                     "--trust-model", "always",
+	                                     "--with-colons", "--homedir"};
+	for (gsize i = 0; i < G_N_ELEMENTS(common); i++)
+		g_ptr_array_add(argv, (char *)common[i]);
+	g_ptr_array_add(argv, (char *)home);
+	for (const char *const *a = args; *a; a++)
+		g_ptr_array_add(argv, (char *)*a);
+	g_ptr_array_add(argv, NULL);
+	g_autofree char *err = NULL;
+	int status = 0;
+	if (!g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_SEARCH_PATH,
+	                  NULL, NULL, out, &err, &status, error))
+		return FALSE;
+	if (!g_spawn_check_wait_status(status, NULL)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "gpg %s in %s: %s", args[0], home,
+		            err && *err ? g_strstrip(err) : "failed");
+		g_clear_pointer(out, g_free);
+		return FALSE;
 	}
 	return TRUE;
 }
 
-/* Re-imports the keyrings when their stamp changed since the last import
- * (by this process or an earlier one): a key added, revoked or dropped in
- * the keyring counts from the next message on, without a restart. */
+/* The home's own pubring.kbx holds the bot key and nothing else: any
+ * other key there would count as if a keyring held it.  Earlier tenure
+ * versions imported every keyring into it, so a first start after an
+ * upgrade removes them all here, in one gpg run. */
 static gboolean
-refresh_keys(Verifier *verifier, GError **error)
+prune_home(const char *home, const Conf *conf, GError **error)
 {
-	g_autofree char *stamp = keyring_stamp(verifier->conf, error);
-	if (stamp == NULL)
+	g_autofree char *pubring = g_build_filename(home, "pubring.kbx", NULL);
+	g_autofree char *stamp = g_build_filename(home, "tenure-keyrings", NULL);
+	if (g_file_test(stamp, G_FILE_TEST_EXISTS) && unlink(stamp) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", stamp,
+		            g_strerror(errno));
 		return FALSE;
-	if (verifier->stamp && strcmp(verifier->stamp, stamp) == 0)
+	}
+	if (!g_file_test(pubring, G_FILE_TEST_EXISTS))
 		return TRUE;
-	g_autofree char *stamp_path = g_build_filename(verifier->home,
-	                                               "tenure-keyrings", NULL);
-	if (!import_keyrings(verifier, verifier->conf, error) ||
-	    !util_write_atomic(stamp_path, stamp, -1, error))
+	g_autofree char *listing = NULL;
+	static const char *const list[] = {"--list-keys", NULL};
+	if (!home_gpg(home, list, &listing, error))
 		return FALSE;
-	g_free(verifier->stamp);
-	verifier->stamp = g_steal_pointer(&stamp);
-	return TRUE;
+	g_autoptr(GPtrArray) stray = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(stray, g_strdup("--delete-keys"));
+	g_auto(GStrv) lines = g_strsplit(listing, "\n", -1);
+	gboolean primary = FALSE;
+	for (char **line = lines; *line; line++) {
+		/* The first fpr after a pub line is the primary key's. */
+		if (g_str_has_prefix(*line, "pub:")) {
+			primary = TRUE;
+			continue;
+		}
+		if (!primary || !g_str_has_prefix(*line, "fpr:"))
+			continue;
+		primary = FALSE;
+		g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
+		if (g_strv_length(fields) < 10 || *fields[9] == '\0' ||
+		    (conf->bot_key && g_ascii_strcasecmp(fields[9], conf->bot_key) == 0))
+			continue;
+		g_ptr_array_add(stray, g_strdup(fields[9]));
+	}
+	if (stray->len == 1)
+		return TRUE;
+	g_autofree char *count = g_strdup_printf("%u", stray->len - 1);
+	util_log("keyring-cleanup", "home", home, "removing", count, NULL);
+	g_ptr_array_add(stray, NULL);
+	g_autofree char *ignored = NULL;
+	return home_gpg(home, (const char *const *)stray->pdata, &ignored, error);
 }
 
 Verifier *
@@ -166,18 +232,20 @@ verify_new(const Conf *conf, GError **error)
 		            verifier->home, g_strerror(errno));
 		return NULL;
 	}
-	/* Never fetch a key: the configured keyrings are the whole truth. */
+	if (!verify_check_keyrings(conf, error))
+		return NULL;
 	g_autofree char *gpg_conf = g_build_filename(verifier->home,
 	                                             "gpg.conf", NULL);
-	static const char gpg_conf_text[] =
-		"# Written by tenure: keys come only from [keys] keyring.\n"
-		"no-auto-key-retrieve\n"
-		"auto-key-locate local\n";
+	g_autofree char *gpg_conf_new = gpg_conf_text(conf, error);
+	if (gpg_conf_new == NULL)
+		return NULL;
 	g_autofree char *old_conf = NULL;
 	if (!g_file_get_contents(gpg_conf, &old_conf, NULL, NULL) ||
-	    strcmp(old_conf, gpg_conf_text) != 0) {
-		if (!util_write_atomic(gpg_conf, gpg_conf_text, -1, error))
+	    strcmp(old_conf, gpg_conf_new) != 0) {
+		if (!util_write_atomic(gpg_conf, gpg_conf_new, -1, error))
 			return NULL;
+		for (char **k = conf->keyrings; k && *k; k++)
+			util_log("keyring", "file", *k, "read", "in place", NULL);
 	}
 
 	gpgme_check_version(NULL);
@@ -194,10 +262,7 @@ verify_new(const Conf *conf, GError **error)
 	                               g_mime_gpg_context_new);
 
 	verifier->conf = conf;
-	g_autofree char *stamp_path = g_build_filename(verifier->home,
-	                                               "tenure-keyrings", NULL);
-	g_file_get_contents(stamp_path, &verifier->stamp, NULL, NULL);
-	if (!refresh_keys(verifier, error))
+	if (!prune_home(verifier->home, conf, error))
 		return NULL;
 	return g_steal_pointer(&verifier);
 }
@@ -210,7 +275,6 @@ verify_free(Verifier *verifier)
 	if (verifier->ctx)
 		gpgme_release(verifier->ctx);
 	g_free(verifier->home);
-	g_free(verifier->stamp);
 	g_free(verifier);
 }
 
@@ -889,7 +953,9 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 {
 	g_autoptr(GError) gerror = NULL;
 	g_autoptr(GMimeSignatureList) list = NULL;
-	if (!refresh_keys(verifier, error))
+	/* gpg would take a keyring that vanished for one without the key;
+	 * that is a failure to do the work, not a refusal. */
+	if (!verify_check_keyrings(verifier->conf, error))
 		return FALSE;
 	if (kind == SIGNED_PGP_MIME)
 		list = g_mime_multipart_signed_verify(GMIME_MULTIPART_SIGNED(part),

@@ -6,8 +6,9 @@
  * of a multipart/mixed; PGP/MIME with exactly two parts and
  * protocol="application/pgp-signature", or a text/plain part that is a
  * single clearsigned block and nothing else).  verify_signed then runs
- * GPGME, through GMime, in tenure's own GNUPGHOME holding only the
- * configured keyrings, and accepts the signature only when gpg found
+ * GPGME, through GMime, in tenure's own GNUPGHOME, whose gpg.conf names
+ * the configured keyring files for gpg to read in place (nothing is
+ * imported; the home's own pubring.kbx holds only the bot key), and accepts the signature only when gpg found
  * nothing wrong, the signing (sub)key may sign and is neither revoked nor
  * expired, there is exactly one signature, its digest is not MD5, SHA-1
  * or RIPEMD-160, and it is neither from the future nor older than
@@ -68,10 +69,16 @@ typedef struct {
 
 typedef struct Verifier Verifier;
 
-/* Creates CONF's GNUPGHOME (mode 0700, no key fetching) and, when the
- * keyring files changed since last time (or never were), replaces the
- * keys there with exactly theirs. */
+/* Creates CONF's GNUPGHOME (mode 0700), writes its gpg.conf (no key
+ * fetching, the keyring files read in place) and removes from its
+ * pubring.kbx every key but [keys] bot-key.  Fails when a keyring file
+ * cannot be read or is not a binary keyring gpg can read in place. */
 Verifier *verify_new(const Conf *conf, GError **error);
+
+/* TRUE when every [keys] keyring file can be read and is a keyring gpg
+ * reads in place (OpenPGP packets or a keybox; not armoured); otherwise
+ * FALSE with ERROR naming the file. */
+gboolean verify_check_keyrings(const Conf *conf, GError **error);
 void verify_free(Verifier *verifier);
 
 /* Parses RAW as a message; NULL with *REASON ("malformed MIME: ...") when
@@ -83,9 +90,10 @@ SignedKind verify_find_signed(GMimeMessage *message, GMimeObject **part,
                               char **reason);
 
 /* Verifies PART (as returned by verify_find_signed with KIND); ARRIVAL is
- * when the message arrived.  First re-imports the keyrings if they
- * changed.  TRUE with *RESULT; FALSE with *REASON for a refusal, or with
- * ERROR (and no reason) when the keyrings could not be read.  A good
+ * when the message arrived.  gpg reads the keyring files afresh for
+ * each verification, so a key revoked or dropped there counts at once.
+ * TRUE with *RESULT; FALSE with *REASON for a refusal, or with ERROR
+ * (and no reason) when the keyrings could not be read.  A good
  * signature over content the command may not be read from is TRUE
  * with (*RESULT)->refusal set (see verify_command_text). */
 gboolean verify_signed(Verifier *verifier, GMimeObject *part,

@@ -1,0 +1,181 @@
+#!/bin/sh
+# t-keyring.sh: the configured keyring files are read in place, as gpgv
+# reads them: nothing is imported into tenure's GnuPG home, a key dropped
+# or revoked in a file counts from the next message, a .gpg keyring and a
+# .kbx keybox work side by side, and the bot key (in the home, in no
+# keyring file) still signs.  Two `tenure run --once` passes over a
+# Maildir stand for the daemon's messages.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$top_srcdir/tests/lib-gpg.sh"
+
+command -v gpg >/dev/null || test_skip_all "gpg is not installed"
+command -v perl >/dev/null || test_skip_all "perl is not installed"
+
+gpg_world_init
+W=$TEST_DIR
+cd "$W" || exit 1
+mkdir -p m kbx
+
+ALICE=$(gpg_new_key "Alice Member" alice@example.org)
+BOB=$(gpg_new_key "Bob Member" bob@example.org)
+CAROL=$(gpg_new_key "Carol Member" carol@example.org)
+HEIDI=$(gpg_new_key "Heidi Member" heidi@example.org)
+gpg_export_keyring "$W/members.gpg" alice@example.org bob@example.org \
+	heidi@example.org
+# Carol's key is in a keybox, the format of gpg's own pubring.kbx.
+gpg_export_keyring "$W/carol.gpg" carol@example.org
+mkdir -m 700 "$W/kbxhome"
+gpg --homedir "$W/kbxhome" --batch --quiet --import "$W/carol.gpg" 2>/dev/null
+cp "$W/kbxhome/pubring.kbx" "$W/kbx/others.kbx"
+
+# tenure's home, with the bot key made there as an administrator would.
+G=$W/g
+mkdir -m 700 "$G"
+test_cleanup "gpgconf --homedir '$G' --kill all"
+gpg --homedir "$G" --batch --quiet --passphrase '' --quick-gen-key \
+	'Tenure Bot <tenure@example.org>' ed25519 sign never 2>/dev/null
+BOT=$(gpg --homedir "$G" --with-colons --list-secret-keys 2>/dev/null |
+	awk -F: '$1 == "fpr" { print $10; exit }')
+
+year_ago=$(date -u -d '1 year ago' +%Y-%m-%d)
+: >ledger
+for who in "Alice Member:alice:$ALICE" "Bob Member:bob:$BOB" \
+	"Carol Member:carol:$CAROL" "Heidi Member:heidi:$HEIDI"; do
+	name=${who%%:*}
+	rest=${who#*:}
+	printf 'Event: appoint\nDate: %s\nMember: %s <%s@example.org>\nFingerprint: %s\nSource: import\n\n' \
+		"$year_ago" "$name" "${rest%%:*}" "${rest#*:}" >>ledger
+done
+
+write_conf() { # KEYRING-VALUE
+	cat >tenure.conf <<EOF
+[committee]
+name = Test Committee
+templates = $top_srcdir/templates
+list = debian-ctte@lists.debian.org
+ledger = ledger
+state-dir = state
+
+[rule]
+name = none
+
+[keys]
+keyring = $1
+gnupg-home = g
+bot-key = $BOT
+
+[source]
+url = maildir:inbox
+
+[sink]
+url = maildir:sent
+from = tenure@example.org
+EOF
+}
+write_conf "members.gpg; kbx/others.kbx"
+
+# signed_resignation WHO FILE: a clearsigned resignation from WHO.
+n=0
+signed_resignation() {
+	n=$((n + 1))
+	clearsigned_entity "$1@example.org" "Tenure: resign" >"m/$n.entity"
+	mail_message "$1@example.org" "resign-$n@example.org" "m/$n.entity" >"$2"
+}
+
+# run_with FILE: FILE into the inbox, then one pass; the log goes to
+# $W/log, the exit status to $W/status.
+run_with() {
+	deliver inbox "$1"
+	"$TENURE" --config tenure.conf run --once >out 2>log
+	echo $? >status
+}
+
+resign() {
+	signed_resignation "$1" "m/$1.eml"
+	run_with "m/$1.eml"
+}
+
+resigned() {
+	grep -c "^Member: .* <$1@example.org>" ledger | tr -d ' '
+}
+
+resign alice
+test_begin "a member whose key is in a .gpg keyring file resigns"
+test_expect_equal "0 2" "$(cat status) $(resigned alice)"
+
+resign carol
+test_begin "a member whose key is in a second keyring file, a .kbx keybox, resigns"
+test_expect_equal "0 2" "$(cat status) $(resigned carol)"
+
+test_begin "nothing from the keyring files is imported into tenure's GnuPG home"
+gpg --homedir "$G" --no-options --batch --with-colons --list-keys 2>/dev/null |
+	awk -F: '$1 == "fpr" { print $10 }' >home-keys
+test_expect_equal "$BOT" "$(cat home-keys)"
+
+test_begin "the configured keyring files are left as they were"
+gpg_export_keyring "$W/expected.gpg" alice@example.org bob@example.org \
+	heidi@example.org
+if cmp -s expected.gpg members.gpg && [ ! -e members.gpg~ ] && [ ! -e kbx/others.kbx~ ]; then
+	test_pass
+else
+	test_fail "a keyring file was written to"
+fi
+
+test_begin "the announcement is signed by the bot key, which no keyring file holds"
+announcement=$(grep -l 'Alice Member' sent/new/* 2>/dev/null | head -n1)
+if [ -n "$announcement" ] && grep -q 'application/pgp-signature' "$announcement"; then
+	test_pass
+else
+	test_fail "no signed announcement of Alice's resignation" "$(cat log)"
+fi
+
+# Bob's key is dropped from the file and the file keeps its old time:
+# what counts is what the file holds when the message is checked.
+touch -r members.gpg stamp
+gpg_export_keyring "$W/members.gpg" heidi@example.org
+touch -r stamp members.gpg
+resign bob
+test_begin "a key dropped from a keyring file is unknown at the next message"
+if [ "$(cat status) $(resigned bob)" = "0 1" ] && grep -q 'reason="unknown key"' log; then
+	test_pass
+else
+	test_fail "expected a refusal for an unknown key" "$(cat log)"
+fi
+
+# Heidi signs before her key is revoked: gpg will not sign after.
+signed_resignation heidi m/heidi.eml
+gpg_revoke heidi@example.org
+gpg_export_keyring "$W/members.gpg" heidi@example.org
+run_with m/heidi.eml
+test_begin "a key revoked in a keyring file is refused at the next message"
+if [ "$(resigned heidi)" = 1 ] && grep -q 'reason="revoked key"' log; then
+	test_pass
+else
+	test_fail "expected a refusal for a revoked key" "$(cat log)"
+fi
+
+test_begin "audit re-verifies the archive against the keyrings in place"
+gpg_export_keyring "$W/members.gpg" alice@example.org bob@example.org
+"$TENURE" --config tenure.conf audit >audit.out 2>audit.err; rc=$?
+test_expect_equal 0 "$rc"
+
+test_begin "keys an earlier version imported into the home are removed; the bot key stays"
+gpg --homedir "$G" --no-options --batch --quiet --import members.gpg 2>/dev/null
+echo "old stamp" >"$G/tenure-keyrings"
+"$TENURE" --config tenure.conf run --once >out 2>log
+gpg --homedir "$G" --no-options --batch --with-colons --list-keys 2>/dev/null |
+	awk -F: '$1 == "fpr" { print $10 }' >home-keys
+test_expect_equal "$BOT no-stamp" "$(cat home-keys) $([ -e "$G/tenure-keyrings" ] || echo no-stamp)"
+
+test_begin "a keyring file that is missing stops the run with its name"
+write_conf "members.gpg;missing.gpg"
+resign alice
+test_expect_equal "1 yes" "$(cat status) $(grep -q 'missing.gpg: No such file' log && echo yes)"
+
+test_begin "an armoured keyring is refused: gpg reads only binary keyrings in place"
+gw --armor --export alice@example.org >armoured.asc 2>/dev/null
+write_conf "armoured.asc"
+resign alice
+test_expect_equal "1 yes" "$(cat status) $(grep -q 'armoured.asc: an armoured keyring' log && echo yes)"
+
+test_done
