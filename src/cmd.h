@@ -64,7 +64,8 @@ Conf *cmd_load_state_conf(const char *name);
 Ledger *cmd_load_ledger(const char *name, const Conf *conf,
                         gboolean missing_ok);
 
-/* Prints "tenure NAME: MESSAGE" on stderr. */
+/* Prints "tenure NAME: MESSAGE" on stderr, as an error for journald
+ * when stderr is the journal (see util_log_prefix). */
 void cmd_error(const char *name, const char *format, ...) G_GNUC_PRINTF(2, 3);
 
 int cmd_run(int argc, char **argv);

@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "date.h"
 #include "privilege.h"
+#include "util.h"
 
 CmdGlobals cmd_globals;
 
@@ -48,7 +49,8 @@ cmd_error(const char *name, const char *format, ...)
 	va_start(ap, format);
 	g_autofree char *message = g_strdup_vprintf(format, ap);
 	va_end(ap);
-	fprintf(stderr, "tenure %s: %s\n", name, message);
+	fprintf(stderr, "%stenure %s: %s\n", util_log_prefix(UTIL_LOG_ERR),
+	        name, message);
 }
 
 gboolean

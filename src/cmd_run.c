@@ -89,8 +89,11 @@ on_signal(int signo)
 	}
 	stop_signal = signo;
 	if (exit_on_stop) {
+		/* util_log_prefix was called at start: a static string now. */
 		static const char line[] = "run-stop reason=signal\n";
-		ssize_t ignored = write(STDERR_FILENO, line, sizeof line - 1);
+		const char *prefix = util_log_prefix(UTIL_LOG_INFO);
+		ssize_t ignored = write(STDERR_FILENO, prefix, strlen(prefix));
+		ignored = write(STDERR_FILENO, line, sizeof line - 1);
 		(void)ignored;
 		_exit(CMD_OK);
 	}
@@ -108,6 +111,8 @@ signal_set(sigset_t *set)
 static void
 install_signals(void)
 {
+	/* Decides the log prefix now, outside any signal handler. */
+	(void)util_log_prefix(UTIL_LOG_INFO);
 	struct sigaction action;
 	memset(&action, 0, sizeof action);
 	action.sa_handler = on_signal;
@@ -202,7 +207,7 @@ report(gboolean once, const char *what, const GError *error)
 	if (once)
 		cmd_error(NAME, "%s", error->message);
 	else
-		util_log("run-error", "step", what, "error", error->message, NULL);
+		util_log_error("run-error", "step", what, "error", error->message, NULL);
 }
 
 /* Whether the ledger is there, and no shorter than tenure last saw it
@@ -336,12 +341,12 @@ reload(Daemon *daemon)
 	reload_requested = 0;
 	Conf *conf = cmd_load_conf(NAME);
 	if (conf == NULL) {
-		util_log("run-reload", "result", "kept the old configuration",
+		util_log_error("run-reload", "result", "kept the old configuration",
 		         NULL);
 		return;
 	}
 	if (!daemon_open(&fresh, conf, &error)) {
-		util_log("run-reload", "result", "kept the old configuration",
+		util_log_error("run-reload", "result", "kept the old configuration",
 		         "error", error->message, NULL);
 		return;
 	}
@@ -350,7 +355,7 @@ reload(Daemon *daemon)
 	 * and pending records at the same time. */
 	if (g_strcmp0(fresh.conf->state_dir, daemon->conf->state_dir) != 0) {
 		daemon_clear(&fresh);
-		util_log("run-reload", "result", "kept the old configuration",
+		util_log_error("run-reload", "result", "kept the old configuration",
 		         "error", "state-dir changed: restart tenure to move it",
 		         NULL);
 		return;
@@ -383,7 +388,7 @@ back_off(int seconds)
 {
 	char text[16];
 	g_snprintf(text, sizeof text, "%d", seconds);
-	util_log("run-retry", "in", text, NULL);
+	util_log_warning("run-retry", "in", text, NULL);
 	sleep_admitting_signals(seconds);
 }
 
@@ -413,7 +418,7 @@ run_daemon(Daemon *daemon)
 		if (wait_for_work(daemon, seconds_to_wait(daemon, &pass), &error)) {
 			wait_backoff = 0;
 		} else {
-			util_log("run-error", "step", "wait", "error", error->message,
+			util_log_error("run-error", "step", "wait", "error", error->message,
 			         NULL);
 			if (wait_backoff > 0)
 				back_off(wait_backoff);

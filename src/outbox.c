@@ -488,7 +488,7 @@ bury_unreadable(const char *state_dir, const char *name, const GError *why,
 {
 	g_autofree char *queued = outbox_path(state_dir, "queue", name);
 	g_autofree char *dead = outbox_path(state_dir, "dead", name);
-	util_log("outbox-unreadable", "file", queued, "error", why->message,
+	util_log_error("outbox-unreadable", "file", queued, "error", why->message,
 	         NULL);
 	if (rename(queued, dead) < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
@@ -541,7 +541,7 @@ hold_after_write_failure(const char *state_dir, Memory *memory, gint64 now,
 	memory->hold_until = now + backoff(memory->failures);
 	g_autofree char *retry =
 	    g_strdup_printf("%" G_GINT64_FORMAT, memory->hold_until - now);
-	util_log("outbox-hold", "state-dir", state_dir, "retry-in", retry,
+	util_log_error("outbox-hold", "state-dir", state_dir, "retry-in", retry,
 	         "reason", (*error)->message, NULL);
 	g_prefix_error(error, "outbox held for %s s, nothing more is sent: ",
 	               retry);
@@ -589,7 +589,7 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 		return TRUE;
 	}
 	if (entry->sending)
-		util_log("resending", "message-id", entry->message_id, "reason",
+		util_log_warning("resending", "message-id", entry->message_id, "reason",
 		         "an earlier attempt ended without a record", NULL);
 	if (!mark_sending(state_dir, entry, now, error))
 		return FALSE;
@@ -611,7 +611,7 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 	    failure->code == TENURE_ERROR_INVALID) {
 		if (!move_dead(state_dir, entry, failure->message, error))
 			return FALSE;
-		util_log("dead-letter", "message-id", entry->message_id,
+		util_log_error("dead-letter", "message-id", entry->message_id,
 		         "reason", failure->message, NULL);
 		(*n_dead)++;
 		return TRUE;
@@ -621,7 +621,7 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 	g_autofree char *attempts = g_strdup_printf("%u", entry->attempts);
 	g_autofree char *retry =
 	    g_strdup_printf("%" G_GINT64_FORMAT, entry->next_attempt - now);
-	util_log("deferred", "message-id", entry->message_id, "attempts",
+	util_log_warning("deferred", "message-id", entry->message_id, "attempts",
 	         attempts, "retry-in", retry, "reason", failure->message, NULL);
 	(*n_deferred)++;
 	*hold_until = entry->next_attempt;

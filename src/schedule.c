@@ -501,7 +501,7 @@ plan_wakeup(Schedule *s)
 	if (plan == NULL) {
 		/* Without a plan the daemon still wakes daily, so nothing is
 		 * missed; say why once per run. */
-		util_log("schedule-plan-failed", "error", local->message, NULL);
+		util_log_error("schedule-plan-failed", "error", local->message, NULL);
 		want_wakeup(s, s->today + 1);
 		return;
 	}

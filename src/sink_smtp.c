@@ -323,9 +323,10 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 	        ? g_strdup_printf("%s (server said: %s)%s", why, said->str,
 	                          hint)
 	        : g_strdup_printf("%s%s", why, hint);
-	util_log("smtp", "host", sink->host, "tls", sink->tls, "auth", auth,
-	         "from", envelope_from, "recipients", to, "smtpstatus",
-	         status_text, "errormsg", message_text, NULL);
+	util_log_warning("smtp", "host", sink->host, "tls", sink->tls, "auth",
+	                 auth, "from", envelope_from, "recipients", to,
+	                 "smtpstatus", status_text, "errormsg", message_text,
+	                 NULL);
 	g_set_error(error, TENURE_ERROR,
 	            refusal_is_permanent(sink->failed_command, status)
 	                ? TENURE_ERROR_INVALID

@@ -338,7 +338,7 @@ reconcile_cursor(ImapSource *source, guint32 uidvalidity, guint32 uidnext,
 	}
 	if (cursor->uidvalidity != uidvalidity) {
 		g_snprintf(old_text, sizeof old_text, "%u", cursor->uidvalidity);
-		util_log("imap-uidvalidity-changed", "server", source->server,
+		util_log_warning("imap-uidvalidity-changed", "server", source->server,
 		         "mailbox", source->mailbox, "old", old_text, "new",
 		         validity_text, NULL);
 		cursor->uidvalidity = uidvalidity;
@@ -613,7 +613,7 @@ fetch_batch(ImapSource *source, const PendingMessage *pending, guint count,
 		if (entry.body == NULL) {
 			char uid_text[16];
 			g_snprintf(uid_text, sizeof uid_text, "%u", entry.uid);
-			util_log("imap-message-skipped", "server", source->server,
+			util_log_warning("imap-message-skipped", "server", source->server,
 			         "uid", uid_text, "reason", "the server sent no body", NULL);
 			continue;
 		}

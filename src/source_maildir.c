@@ -144,7 +144,7 @@ list_subdir(MaildirSource *source, const char *subdir, GPtrArray *entries,
 		g_autofree char *file = g_build_filename(dir, name, NULL);
 		struct stat st;
 		if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode)) {
-			util_log("skipped", "path", file, "reason",
+			util_log_warning("skipped", "path", file, "reason",
 			         "not a regular file", NULL);
 			/* Out of the way, so that it is logged once. */
 			if (source->live && !move_to_failed(source, subdir, name, error))

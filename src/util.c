@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 gboolean util_log_quiet = FALSE;
@@ -245,12 +246,47 @@ log_append_value(GString *line, const char *value)
 	g_string_append_c(line, '"');
 }
 
+/* systemd sets JOURNAL_STREAM to the device and inode of the stream it
+ * connected to stderr (systemd.exec(5)); only when stderr is still that
+ * stream does a "<N>" prefix reach journald, which strips it and files
+ * the line at that priority.  On a terminal, in a pipe or in a file it
+ * would only be noise. */
+static gboolean
+stderr_is_journal(void)
+{
+	const char *stream = g_getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+	if (stream == NULL || sscanf(stream, "%llu:%llu", &dev, &ino) != 2 ||
+	    fstat(STDERR_FILENO, &st) < 0)
+		return FALSE;
+	return (unsigned long long)st.st_dev == dev &&
+	       (unsigned long long)st.st_ino == ino;
+}
+
+const char *
+util_log_prefix(UtilLogPriority priority)
+{
+	static int journal = -1;
+	if (journal < 0)
+		journal = stderr_is_journal();
+	if (!journal)
+		return "";
+	switch (priority) {
+	case UTIL_LOG_ERR: return "<3>";
+	case UTIL_LOG_WARNING: return "<4>";
+	case UTIL_LOG_INFO: break;
+	}
+	return "<6>";
+}
+
 void
-util_log(const char *event, ...)
+util_log_at(UtilLogPriority priority, const char *event, ...)
 {
 	if (util_log_quiet)
 		return;
-	GString *line = g_string_new(event);
+	GString *line = g_string_new(util_log_prefix(priority));
+	g_string_append(line, event);
 	va_list ap;
 	va_start(ap, event);
 	const char *key;

@@ -54,13 +54,34 @@ gboolean util_mkdir_p(const char *dir, int mode, GError **error);
  * (TENURE_ERROR_LOCKED when another instance holds it). */
 int util_lock_state(const char *state_dir, GError **error);
 
+/* Priorities as syslog(3) and sd-daemon(3) number them. */
+typedef enum {
+	UTIL_LOG_ERR = 3,     /* work not done: a pass failed, mail lost
+	                         to the dead letters, a broken reload */
+	UTIL_LOG_WARNING = 4, /* done later or around a problem: a retry,
+	                         a deferred mail, a skipped message */
+	UTIL_LOG_INFO = 6,    /* normal work, refusals of bad mail included */
+} UtilLogPriority;
+
 /* Logs one event as "event key=value ..." on stderr (the journal when run
  * by systemd).  ARGS are key, value pairs ending with NULL.  A value with
- * blanks, quotes, '=' or '\\' is quoted; inside it '"' and '\\' are
+ * blanks, quotes, '=' or '\' is quoted; inside it '"' and '\' are
  * escaped, and so is everything util_text_clean refuses (newlines
  * included), so that one event is one line whatever a sender put in a
- * header or a file name. */
-void util_log(const char *event, ...) G_GNUC_NULL_TERMINATED;
+ * header or a file name.  When stderr is the journal (JOURNAL_STREAM
+ * names it), the line starts with util_log_prefix(PRIORITY), so that
+ * `journalctl -p err` shows the errors.  util_log is info. */
+void util_log_at(UtilLogPriority priority, const char *event, ...)
+	G_GNUC_NULL_TERMINATED;
+#define util_log(...) util_log_at(UTIL_LOG_INFO, __VA_ARGS__)
+#define util_log_warning(...) util_log_at(UTIL_LOG_WARNING, __VA_ARGS__)
+#define util_log_error(...) util_log_at(UTIL_LOG_ERR, __VA_ARGS__)
+
+/* "<3>", "<4>" or "<6>" when stderr is the journal, "" otherwise: for
+ * lines written to stderr without util_log (cmd_error, a signal
+ * handler).  Decided on the first call; the string is static, so after
+ * one call it may be used in a signal handler. */
+const char *util_log_prefix(UtilLogPriority priority);
 
 /* Text taken from mail (names, reasons, Message-IDs, file names) may
  * carry characters that rewrite how a line reads: control characters,
