@@ -9,8 +9,121 @@
 #include "committee.h"
 #include "conf.h"
 #include "ledger.h"
+#include "sink.h"
+#include "source.h"
 #include "util.h"
 #include "verify.h"
+
+/* Adds "CONF: MESSAGE" unless a problem already says MESSAGE (the
+ * password file is read both here and by the transports). */
+static void
+add_problem(const Conf *conf, GPtrArray *problems, const char *message)
+{
+	for (guint i = 0; i < problems->len; i++)
+		if (strstr(problems->pdata[i], message) != NULL)
+			return;
+	g_ptr_array_add(problems, g_strdup_printf("%s: %s", conf->path, message));
+}
+
+/* What `tenure run` checks when it starts, by the same code: the source
+ * and the sink are opened as run opens them (URL, user, port, mailbox,
+ * starttls, password file; nothing is connected to), and the keyrings
+ * are read as verification reads them. */
+static void
+check_as_run(const Conf *conf, GPtrArray *problems)
+{
+	g_autoptr(GError) error = NULL;
+	if (conf->source_url) {
+		Source *source = source_open(conf, conf->source_url, &error);
+		if (source == NULL)
+			add_problem(conf, problems, error->message);
+		else
+			source_close(source);
+		g_clear_error(&error);
+	}
+	if (conf->sink_url) {
+		Sink *sink = sink_open(conf, conf->sink_url, &error);
+		if (sink == NULL)
+			add_problem(conf, problems, error->message);
+		else
+			sink_close(sink);
+		g_clear_error(&error);
+	}
+}
+
+/* Every key tenure expects to see signing: [roles] (chair, leader,
+ * secretary), the role holders and the members the ledger names today.
+ * One the keyrings lack could not sign a command that counts. */
+static void
+check_keys(const Conf *conf, GPtrArray *problems)
+{
+	if (conf->keyrings == NULL)
+		return;
+	g_autoptr(GPtrArray) fprs = g_ptr_array_new();
+	g_autoptr(GPtrArray) whose = g_ptr_array_new_with_free_func(g_free);
+	const struct {
+		const char *what;
+		const char *fpr;
+	} configured[] = {
+		{"[roles] chair", conf->chair},
+		{"[roles] leader", conf->leader},
+		{"[roles] secretary", conf->secretary},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(configured); i++) {
+		if (configured[i].fpr == NULL)
+			continue;
+		g_ptr_array_add(fprs, (char *)configured[i].fpr);
+		g_ptr_array_add(whose, g_strdup(configured[i].what));
+	}
+	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, TRUE, NULL);
+	g_autoptr(Committee) committee = ledger ? committee_replay(ledger, NULL)
+	                                        : NULL;
+	Day today = date_today();
+	if (committee) {
+		g_autoptr(GPtrArray) members = committee_members_on(committee, today);
+		for (guint i = 0; i < members->len; i++) {
+			const Person *person = members->pdata[i];
+			const char *fpr = committee_key_on(committee, person->email, today);
+			if (fpr == NULL)
+				continue;
+			g_ptr_array_add(fprs, (char *)fpr);
+			g_autofree char *member = util_text_escape(person->member, FALSE);
+			g_ptr_array_add(whose, g_strdup_printf("[committee] ledger: member %s",
+			                                       member));
+		}
+		for (int r = 0; r < ROLE_COUNT; r++) {
+			const LedgerEvent *holder = committee_role_on(committee, r, today);
+			const char *fpr = committee_role_key_on(committee, r, today);
+			if (holder == NULL || fpr == NULL)
+				continue;
+			g_ptr_array_add(fprs, (char *)fpr);
+			g_autofree char *member = util_text_escape(holder->member, FALSE);
+			g_ptr_array_add(whose, g_strdup_printf("[committee] ledger: %s %s",
+			                                       committee_role_name(r),
+			                                       member));
+		}
+	}
+	g_ptr_array_add(fprs, NULL);
+	g_autoptr(GPtrArray) missing = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) error = NULL;
+	if (!verify_keys_missing(conf, (const char *const *)fprs->pdata, missing,
+	                         &error)) {
+		/* check_files has named an unreadable keyring already. */
+		for (guint i = 0; i < problems->len; i++)
+			if (strstr(problems->pdata[i], "[keys] keyring:") != NULL)
+				return;
+		add_problem(conf, problems, error->message);
+		return;
+	}
+	for (guint m = 0; m < missing->len; m++)
+		for (guint i = 0; i + 1 < fprs->len; i++)
+			if (g_ascii_strcasecmp(fprs->pdata[i], missing->pdata[m]) == 0) {
+				g_autofree char *line = g_strdup_printf(
+				    "%s: key %s is in no [keys] keyring",
+				    (char *)whose->pdata[i], (char *)missing->pdata[m]);
+				add_problem(conf, problems, line);
+			}
+}
 
 /* Problems with the files the configuration names; one line each. */
 static void
@@ -180,10 +293,13 @@ cmd_check_config(int argc, char **argv)
 	check_files(conf, problems);
 	check_roles(conf, problems, notes);
 	note_members_without_key(conf, notes);
+	check_as_run(conf, problems);
+	check_keys(conf, problems);
 	for (guint i = 0; i < notes->len; i++)
 		printf("note: %s\n", (char *)notes->pdata[i]);
 	for (guint i = 0; i < problems->len; i++)
-		fprintf(stderr, "%s\n", (char *)problems->pdata[i]);
+		fprintf(stderr, "%s%s\n", util_log_prefix(UTIL_LOG_ERR),
+		        (char *)problems->pdata[i]);
 	if (problems->len > 0)
 		return CMD_FAILED;
 	printf("%s: OK\n", conf->path);

@@ -14,6 +14,7 @@
 typedef enum {
 	KEY_STRING,
 	KEY_ADDRESS,   /* an e-mail address */
+	KEY_MAILBOX,   /* an e-mail address, or "Name <address>" */
 	KEY_PATH,      /* relative to the configuration's directory */
 	KEY_PATHS,     /* ';'-separated paths */
 	KEY_INT,       /* positive integer */
@@ -62,7 +63,7 @@ static const KeySpec keys[] = {
 	{"sink", "password-file", KEY_PATH, AT(sink_password_file)},
 	{"sink", "ca-file", KEY_PATH, AT(sink_ca_file)},
 	{"sink", "starttls", KEY_STARTTLS, AT(sink_starttls)},
-	{"sink", "from", KEY_ADDRESS, AT(sink_from)},
+	{"sink", "from", KEY_MAILBOX, AT(sink_from)},
 	{"reminders", "days-before", KEY_DAYS, AT(days_before)},
 	{"reminders", "announce-days-before", KEY_INT, AT(announce_days_before)},
 	{"reminders", "replies-per-day", KEY_INT, AT(replies_per_day)},
@@ -89,7 +90,6 @@ conf_new_default(void)
 	                                          g_free, g_free);
 	conf->gnupg_home = g_strdup(LOCALSTATEDIR "/lib/tenure/gnupg");
 	conf->max_signature_age = 7;
-	conf->source_mailbox = g_strdup("INBOX");
 	conf->poll_interval = 300;
 	conf->sink_starttls = TRUE;
 	static const int days[] = {90, 30, 7};
@@ -110,7 +110,7 @@ conf_free(Conf *conf)
 	for (gsize i = 0; i < G_N_ELEMENTS(keys); i++) {
 		gpointer field = G_STRUCT_MEMBER_P(conf, keys[i].offset);
 		switch (keys[i].type) {
-		case KEY_STRING: case KEY_ADDRESS: case KEY_PATH:
+		case KEY_STRING: case KEY_ADDRESS: case KEY_MAILBOX: case KEY_PATH:
 		case KEY_FPR: case KEY_SOURCE: case KEY_SINK:
 			g_free(*(char **)field);
 			break;
@@ -125,6 +125,7 @@ conf_free(Conf *conf)
 		}
 	}
 	g_free(conf->path);
+	g_free(conf->sink_from_name);
 	g_free(conf->rule_name);
 	if (conf->rule_params)
 		g_hash_table_unref(conf->rule_params);
@@ -146,6 +147,38 @@ valid_address(const char *text)
 	const char *at = strchr(text, '@');
 	return at && at != text && at[1] && !strchr(at + 1, '@') &&
 	       !strpbrk(text, " \t<>,;\"");
+}
+
+/* "address", "Name <address>" or "\"Name\" <address>": *NAME is NULL
+ * when there is none.  A name keeps to one line and holds no '<', '>'
+ * or '"' of its own (mailout quotes it as the header needs). */
+static gboolean
+parse_mailbox(const char *value, char **name, char **address)
+{
+	const char *lt = strchr(value, '<');
+	if (lt == NULL) {
+		if (!valid_address(value))
+			return FALSE;
+		*name = NULL;
+		*address = g_strdup(value);
+		return TRUE;
+	}
+	gsize len = strlen(value);
+	if (len < 2 || value[len - 1] != '>')
+		return FALSE;
+	g_autofree char *inside = g_strndup(lt + 1, value + len - 1 - (lt + 1));
+	g_autofree char *display = g_strstrip(g_strndup(value, lt - value));
+	gsize dlen = strlen(display);
+	if (dlen >= 2 && display[0] == '"' && display[dlen - 1] == '"') {
+		memmove(display, display + 1, dlen - 2);
+		display[dlen - 2] = '\0';
+	}
+	if (!valid_address(inside) || strpbrk(display, "<>\"\r\n") ||
+	    !g_utf8_validate(display, -1, NULL))
+		return FALSE;
+	*name = *display ? g_steal_pointer(&display) : NULL;
+	*address = g_steal_pointer(&inside);
+	return TRUE;
 }
 
 /* Parses a ';'-separated list of positive integers. */
@@ -229,6 +262,17 @@ set_key(Conf *conf, const KeySpec *spec, const char *dir, const char *value)
 		g_free(*(char **)field);
 		*(char **)field = g_strdup(value);
 		return NULL;
+	case KEY_MAILBOX: {
+		g_autofree char *name = NULL, *address = NULL;
+		if (!parse_mailbox(value, &name, &address))
+			return g_strdup_printf("\"%s\" is not an e-mail address "
+			                       "or \"Name <address>\"", value);
+		g_free(*(char **)field);
+		*(char **)field = g_steal_pointer(&address);
+		g_free(conf->sink_from_name);
+		conf->sink_from_name = g_steal_pointer(&name);
+		return NULL;
+	}
 	case KEY_PATH:
 		if (*value == '\0')
 			return g_strdup("is empty");
@@ -326,16 +370,70 @@ known_section(const char *name)
 	return FALSE;
 }
 
+/* GKeyFile stops at the first line it cannot read and does not say
+ * which; this names every such line, "FILE:LINE: problem", one per line
+ * of the result, or returns NULL when it
+ * finds none (the problem is elsewhere: the encoding, say). */
+static char *
+syntax_problems(const char *path)
+{
+	g_autofree char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return NULL;
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	g_autoptr(GString) problems = g_string_new(NULL);
+	g_autofree char *prefix = g_strdup_printf("%s:", path);
+	gboolean in_group = FALSE;
+	for (guint i = 0; lines[i]; i++) {
+		const char *line = lines[i];
+		while (g_ascii_isspace(*line))
+			line++;
+		const char *problem = NULL;
+		gsize len = strlen(line);
+		while (len > 0 && g_ascii_isspace(line[len - 1]))
+			len--;
+		if (len == 0 || *line == '#')
+			continue;
+		if (*line == '[') {
+			/* A broken header still opens a section: its keys
+			 * are not reported once more. */
+			in_group = TRUE;
+			if (line[len - 1] != ']' || len == 2 ||
+			    memchr(line + 1, '[', len - 2) || memchr(line + 1, ']', len - 2))
+				problem = "a section header is \"[name]\"";
+		} else if (strchr(line, '=') == NULL) {
+			problem = "not \"key = value\", a [section] or a # comment";
+		} else if (*line == '=') {
+			problem = "a key name is missing before \"=\"";
+		} else if (!in_group) {
+			problem = "a key before the first [section]";
+		}
+		if (problem == NULL)
+			continue;
+		g_autofree char *shown = g_strndup(line, MIN(len, 60));
+		g_string_append_printf(problems, "%s%s%u: %s: \"%s\"",
+		                       problems->len ? "\n" : "", prefix, i + 1,
+		                       problem, shown);
+	}
+	return problems->len ? g_string_free(g_steal_pointer(&problems), FALSE)
+	                     : NULL;
+}
+
 Conf *
 conf_load(const char *path, GError **error)
 {
 	g_autoptr(GKeyFile) file = g_key_file_new();
 	g_autoptr(GError) local = NULL;
 	if (!g_key_file_load_from_file(file, path, G_KEY_FILE_NONE, &local)) {
+		g_autofree char *lines = local->domain == G_FILE_ERROR
+		                             ? NULL : syntax_problems(path);
 		int code = local->domain == G_FILE_ERROR
 		               ? TENURE_ERROR_IO : TENURE_ERROR_PARSE;
-		g_set_error(error, TENURE_ERROR, code, "%s: %s", path,
-		            local->message);
+		if (lines)
+			g_set_error(error, TENURE_ERROR, code, "%s", lines);
+		else
+			g_set_error(error, TENURE_ERROR, code, "%s: %s", path,
+			            local->message);
 		return NULL;
 	}
 	g_autoptr(Conf) conf = conf_new_default();
@@ -428,9 +526,16 @@ conf_read_password(const char *path, GError **error)
 		            g_strerror(errno));
 		return NULL;
 	}
-	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+	/* Owner only; or, Debian's usual way, owned by root and readable
+	 * by the service's group (root:tenure 0640): only root can then
+	 * change who reads it.  Never by others, never group-writable. */
+	gboolean group_read_ok = st.st_uid == 0 &&
+	                         (st.st_mode & (S_IWGRP | S_IXGRP)) == 0;
+	if ((st.st_mode & S_IRWXO) ||
+	    ((st.st_mode & S_IRWXG) && !group_read_ok)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-		            "%s: the password file is readable by others (mode %04o); chmod 600 it",
+		            "%s: the password file is readable by others (mode %04o); "
+		            "chmod 600 it, or make it root:GROUP 0640",
 		            path, (unsigned)(st.st_mode & 07777));
 		return NULL;
 	}

@@ -57,7 +57,7 @@ typedef struct {
 	char *source_user;
 	char *source_password_file;
 	char *source_ca_file;
-	char *source_mailbox;   /* "INBOX" */
+	char *source_mailbox;   /* NULL: the IMAP URL's path, or INBOX */
 	int poll_interval;      /* seconds, 300 */
 
 	/* [sink] */
@@ -67,6 +67,8 @@ typedef struct {
 	char *sink_ca_file;
 	gboolean sink_starttls; /* starttls = required (TRUE) | no */
 	char *sink_from;        /* envelope and From: address */
+	char *sink_from_name;   /* From: display name ([sink] from =
+	                           "Name <address>"), or NULL */
 
 	/* [reminders] */
 	int *days_before;       /* 90, 30, 7 */
@@ -87,7 +89,8 @@ Conf *conf_new_default(void);
 void conf_free(Conf *conf);
 
 /* Reads a secret from PATH (first line, without newline); refuses a file
- * readable by group or others. */
+ * readable by others, writable by its group, or readable by its group
+ * unless root owns it (root:tenure 0640 is accepted). */
 char *conf_read_password(const char *path, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Conf, conf_free)

@@ -546,12 +546,36 @@ sign_part(const Conf *conf, GMimeObject *part, GError **error)
 	return GMIME_OBJECT(signed_part);
 }
 
-/* Adds the variables every template may use: committee, list, from. */
+/* The From: display name: [sink] from's name, or "COMMITTEE
+ * secretary"; quoted (RFC 5322) when it holds a character that would
+ * otherwise end or split the address, such as a comma. */
+static char *
+from_display_name(const Conf *conf)
+{
+	g_autofree char *name = conf->sink_from_name
+	                            ? g_strdup(conf->sink_from_name)
+	                            : g_strdup_printf("%s secretary",
+	                                              conf->name ? conf->name : "tenure");
+	if (strpbrk(name, "()<>[]:;@\\,.\"") == NULL)
+		return g_steal_pointer(&name);
+	GString *quoted = g_string_new("\"");
+	for (const char *p = name; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			g_string_append_c(quoted, '\\');
+		g_string_append_c(quoted, *p);
+	}
+	g_string_append_c(quoted, '"');
+	return g_string_free(quoted, FALSE);
+}
+
+/* Adds the variables every template may use: committee, list, from,
+ * from_name. */
 static GHashTable *
 vars_with_defaults(const Conf *conf, GHashTable *vars)
 {
 	GHashTable *all =
 	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	g_autofree char *from_name = from_display_name(conf);
 	const struct {
 		const char *name;
 		const char *value;
@@ -559,6 +583,7 @@ vars_with_defaults(const Conf *conf, GHashTable *vars)
 	    {"committee", conf->name},
 	    {"list", conf->list},
 	    {"from", conf->sink_from},
+	    {"from_name", from_name},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(defaults); i++)
 		g_hash_table_insert(

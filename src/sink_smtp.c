@@ -170,16 +170,17 @@ smtp_open(const Conf *conf, const char *url, GError **error)
 		sink->tls = "no";
 		sink->use_ssl = CURLUSESSL_NONE;
 	}
+	/* Clear text leaves the host only by mistake: starttls = no is for
+	 * a local MTA, whatever else is configured. */
+	if (sink->use_ssl == CURLUSESSL_NONE && !loopback) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "[sink] starttls = no: only for a local MTA on a "
+		            "loopback address (localhost, 127.0.0.1, ::1), not %s",
+		            sink->host);
+		goto fail;
+	}
 
 	if (conf->sink_user && *conf->sink_user) {
-		if (sink->use_ssl == CURLUSESSL_NONE && !loopback) {
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-			            "[sink] user is set but starttls = no: "
-			            "tenure does not send a password in clear "
-			            "text to %s",
-			            sink->host);
-			goto fail;
-		}
 		if (conf->sink_password_file == NULL) {
 			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
 			            "[sink] user is set but password-file is "

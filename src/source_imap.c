@@ -812,12 +812,45 @@ imap_close(Source *base)
 	g_free(source);
 }
 
-/* Takes the URL apart: imap[s]://HOST[:PORT][/].  The mailbox is
- * [source] mailbox, the user [source] user (or the URL's). */
+/* The mailbox an IMAP URL's path names, as mail clients read it
+ * (imaps://host/INBOX, imaps://host/lists/ctte; percent escapes
+ * decoded), or NULL for no path; FALSE with *PROBLEM for a path
+ * tenure cannot take as a mailbox. */
 static gboolean
-parse_url(ImapSource *source, const char *url, const char *conf_user,
+url_mailbox(const char *path, char **mailbox, const char **problem)
+{
+	*mailbox = NULL;
+	while (*path == '/')
+		path++;
+	if (*path == '\0')
+		return TRUE;
+	/* RFC 5092 parameters (;UIDVALIDITY=, ;UID=) select messages, not a
+	 * mailbox to follow. */
+	if (strchr(path, ';') != NULL) {
+		*problem = "the path holds \";\" parameters; name only the mailbox";
+		return FALSE;
+	}
+	g_autofree char *name = g_strdup(path);
+	gsize len = strlen(name);
+	while (len > 0 && name[len - 1] == '/')
+		name[--len] = '\0';
+	if (strstr(name, "//") != NULL || !g_utf8_validate(name, -1, NULL) ||
+	    strpbrk(name, "\r\n\"") != NULL) {
+		*problem = "the path is not a mailbox name";
+		return FALSE;
+	}
+	*mailbox = g_steal_pointer(&name);
+	return TRUE;
+}
+
+/* Takes the URL apart: imap[s]://[USER@]HOST[:PORT][/MAILBOX].  The
+ * mailbox is the URL's, else [source] mailbox, else INBOX; the user
+ * [source] user (or the URL's). */
+static gboolean
+parse_url(ImapSource *source, const char *url, const Conf *conf,
           GError **error)
 {
+	const char *conf_user = conf->source_user;
 	g_autoptr(GError) local = NULL;
 	g_autoptr(GUri) uri = g_uri_parse(url, G_URI_FLAGS_NONE, &local);
 	if (uri == NULL) {
@@ -840,12 +873,31 @@ parse_url(ImapSource *source, const char *url, const char *conf_user,
 		            "[source] url: \"%s\": no host name", url);
 		return FALSE;
 	}
-	if (path != NULL && *path != '\0' && strcmp(path, "/") != 0) {
+	const char *problem = NULL;
+	g_autofree char *mailbox = NULL;
+	if (g_uri_get_query(uri) != NULL || g_uri_get_fragment(uri) != NULL)
+		problem = "a query or fragment means nothing to tenure";
+	else if (g_uri_get_port(uri) == 0)
+		problem = "port 0";
+	else
+		url_mailbox(path ? path : "", &mailbox, &problem);
+	if (problem != NULL) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
-		            "[source] url: \"%s\": the URL names no mailbox; set [source] mailbox",
-		            url);
+		            "[source] url: \"%s\": %s", url, problem);
 		return FALSE;
 	}
+	if (mailbox && conf->source_mailbox &&
+	    strcmp(mailbox, conf->source_mailbox) != 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "[source] url: \"%s\" names mailbox \"%s\" but [source] "
+		            "mailbox is \"%s\"; keep one",
+		            url, mailbox, conf->source_mailbox);
+		return FALSE;
+	}
+	g_free(source->mailbox);
+	source->mailbox = g_strdup(mailbox ? mailbox
+	                                   : conf->source_mailbox ? conf->source_mailbox
+	                                                          : "INBOX");
 	int port = g_uri_get_port(uri);
 	source->host = g_strdup(host);
 	source->port = port > 0 ? (guint16)port : source->implicit_tls ? 993 : 143;
@@ -870,13 +922,11 @@ imap_open(const Conf *conf, const char *url, GError **error)
 	ImapSource *source = g_new0(ImapSource, 1);
 	gboolean found;
 	source->base.driver = &source_imap_driver;
-	source->mailbox = g_strdup(conf->source_mailbox ? conf->source_mailbox
-	                                                : "INBOX");
 	source->poll_interval = conf->poll_interval > 0 ? conf->poll_interval : 300;
 	source->ca_file = g_strdup(conf->source_ca_file);
 	source->cursor_path = imap_cursor_path(conf->state_dir);
 
-	if (!parse_url(source, url, conf->source_user, error))
+	if (!parse_url(source, url, conf, error))
 		goto fail;
 	if (conf->source_password_file == NULL) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,

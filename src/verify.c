@@ -131,10 +131,11 @@ gpg_conf_text(const Conf *conf, GError **error)
 }
 
 /* Runs gpg on the home itself, without its gpg.conf, so that only the
- * home's pubring.kbx is seen.  TRUE with *OUT (stdout) on success. */
+ * home's pubring.kbx is seen.  TRUE with *OUT (stdout) on success; with
+ * EXIT_STATUS, also when gpg exits non-zero (*EXIT_STATUS says how). */
 static gboolean
-home_gpg(const char *home, const char *const *args, char **out,
-         GError **error)
+home_gpg_status(const char *home, const char *const *args, char **out,
+                int *exit_status, GError **error)
 {
 	gpgme_engine_info_t engine = NULL;
 	gpgme_get_engine_info(&engine);
@@ -160,12 +161,78 @@ home_gpg(const char *home, const char *const *args, char **out,
 	if (!g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_SEARCH_PATH,
 	                  NULL, NULL, out, &err, &status, error))
 		return FALSE;
+	if (exit_status != NULL) {
+		*exit_status = status;
+		return TRUE;
+	}
 	if (!g_spawn_check_wait_status(status, NULL)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "gpg %s in %s: %s", args[0], home,
 		            err && *err ? g_strstrip(err) : "failed");
 		g_clear_pointer(out, g_free);
 		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+home_gpg(const char *home, const char *const *args, char **out,
+         GError **error)
+{
+	return home_gpg_status(home, args, out, NULL, error);
+}
+
+gboolean
+verify_keys_missing(const Conf *conf, const char *const *fprs,
+                    GPtrArray *missing, GError **error)
+{
+	if (!verify_check_keyrings(conf, error))
+		return FALSE;
+	if (fprs == NULL || fprs[0] == NULL)
+		return TRUE;
+	g_autofree char *home = g_dir_make_tmp("tn.XXXXXX", error);
+	if (home == NULL)
+		return FALSE;
+	g_autoptr(GPtrArray) args = g_ptr_array_new();
+	g_ptr_array_add(args, "--no-default-keyring");
+	for (char **k = conf->keyrings; k && *k; k++) {
+		g_ptr_array_add(args, "--keyring");
+		g_ptr_array_add(args, *k);
+	}
+	g_ptr_array_add(args, "--fast-list-mode");
+	g_ptr_array_add(args, "--list-keys");
+	for (const char *const *f = fprs; *f; f++)
+		g_ptr_array_add(args, (char *)*f);
+	g_ptr_array_add(args, NULL);
+	g_autofree char *listing = NULL;
+	int status = 0;
+	gboolean ok = home_gpg_status(home, (const char *const *)args->pdata,
+	                              &listing, &status, error);
+	/* gpg leaves a trustdb and an empty pubring in the scratch home. */
+	g_autoptr(GDir) dir = g_dir_open(home, 0, NULL);
+	const char *name;
+	while (dir && (name = g_dir_read_name(dir)) != NULL) {
+		g_autofree char *file = g_build_filename(home, name, NULL);
+		unlink(file);
+	}
+	rmdir(home);
+	if (!ok)
+		return FALSE;
+	g_autoptr(GHashTable) found = g_hash_table_new_full(g_str_hash,
+	                                                    g_str_equal,
+	                                                    g_free, NULL);
+	g_auto(GStrv) lines = g_strsplit(listing ? listing : "", "\n", -1);
+	for (char **line = lines; *line; line++) {
+		if (!g_str_has_prefix(*line, "fpr:"))
+			continue;
+		g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
+		if (g_strv_length(fields) >= 10)
+			g_hash_table_add(found, g_ascii_strup(fields[9], -1));
+	}
+	for (const char *const *f = fprs; *f; f++) {
+		g_autofree char *upper = g_ascii_strup(*f, -1);
+		if (!g_hash_table_contains(found, upper))
+			g_ptr_array_add(missing, g_strdup(*f));
 	}
 	return TRUE;
 }

@@ -79,6 +79,14 @@ Verifier *verify_new(const Conf *conf, GError **error);
  * reads in place (OpenPGP packets or a keybox; not armoured); otherwise
  * FALSE with ERROR naming the file. */
 gboolean verify_check_keyrings(const Conf *conf, GError **error);
+
+/* Adds to MISSING (as newly allocated strings) each of the fingerprints
+ * FPRS (NULL-terminated, of primary keys or subkeys) that no configured
+ * keyring holds.  Reads the keyrings as verification does, in a scratch
+ * GnuPG home, so it writes nothing of tenure's.  FALSE with ERROR when
+ * the keyrings cannot be read. */
+gboolean verify_keys_missing(const Conf *conf, const char *const *fprs,
+                             GPtrArray *missing, GError **error);
 void verify_free(Verifier *verifier);
 
 /* Parses RAW as a message; NULL with *REASON ("malformed MIME: ...") when

@@ -102,6 +102,20 @@ test_begin "mail handed over once is not handed over again"
 imap main fetch
 test_expect_equal "0:" "$rc:$(handed)"
 
+test_begin "a URL's path names the mailbox, as mail clients read it (imaps://host/INBOX)"
+write_conf path "$IMAPS/INBOX" "$DOVECOT_CA"
+imap path fetch
+test_expect_equal "0 mailbox=INBOX" "$rc $(grep '^mailbox=' "$TEST_DIR/state-path/imap-cursor")"
+
+test_begin "a URL naming a mailbox the server lacks fails on that mailbox"
+write_conf nobox "$IMAPS/Lists/ctte" "$DOVECOT_CA"
+imap nobox fetch
+if [ "$rc" -ne 0 ] && grep -q 'Lists/ctte' "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected an error naming Lists/ctte" "exit $rc: $(cat "$TEST_DIR/err")"
+fi
+
 test_begin "imap:// upgrades with STARTTLS, verifies the server and fetches"
 write_conf starttls "imap://localhost:$DOVECOT_IMAP_PORT" "$DOVECOT_CA"
 imap starttls fetch

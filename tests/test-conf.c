@@ -4,7 +4,9 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "conf.h"
 
@@ -97,7 +99,87 @@ test_syntax_error(void)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(Conf) conf = conf_load(path, &error);
 	g_assert_null(conf);
-	g_assert_true(g_str_has_prefix(error->message, path));
+	g_autofree char *expected = g_strdup_printf(
+	    "%s:1: a section header is \"[name]\": \"[committee\"", path);
+	g_assert_cmpstr(error->message, ==, expected);
+}
+
+/* Every line GKeyFile cannot read is named with its number, not only
+ * the first. */
+static void
+test_syntax_lines(void)
+{
+	g_autofree char *path = write_conf("syntax2.conf",
+	    "# a comment\n"
+	    "stray = 1\n"
+	    "[committee]\n"
+	    "name = Technical Committee\n"
+	    "\n"
+	    "  list debian-ctte@lists.debian.org\n"
+	    "= value\n"
+	    "[]\n");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Conf) conf = conf_load(path, &error);
+	g_assert_null(conf);
+	g_autofree char *expected = g_strdup_printf(
+	    "%1$s:2: a key before the first [section]: \"stray = 1\"\n"
+	    "%1$s:6: not \"key = value\", a [section] or a # comment: "
+	    "\"list debian-ctte@lists.debian.org\"\n"
+	    "%1$s:7: a key name is missing before \"=\": \"= value\"\n"
+	    "%1$s:8: a section header is \"[name]\": \"[]\"",
+	    path);
+	g_assert_cmpstr(error->message, ==, expected);
+}
+
+/* [sink] from: an address, or a name and an address; the name goes
+ * into From:, the address into the envelope. */
+static void
+test_sink_from(void)
+{
+	static const struct {
+		const char *value;
+		const char *address; /* NULL: refused */
+		const char *name;
+	} cases[] = {
+		{"tenure@example.org", "tenure@example.org", NULL},
+		{"Debian TC <ctte@example.org>", "ctte@example.org", "Debian TC"},
+		{"\"Debian TC, secretary\" <ctte@example.org>", "ctte@example.org",
+		 "Debian TC, secretary"},
+		{"<ctte@example.org>", "ctte@example.org", NULL},
+		{"Debian TC <not-an-address>", NULL, NULL},
+		{"Debian TC <ctte@example.org", NULL, NULL},
+		{"Debian TC ctte@example.org", NULL, NULL},
+		{"De<bian <ctte@example.org>", NULL, NULL},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *text = g_strdup_printf(
+		    "[sink]\nurl = maildir:sent\nfrom = %s\n", cases[i].value);
+		g_autofree char *path = write_conf("from.conf", text);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(Conf) conf = conf_load(path, &error);
+		if (cases[i].address == NULL) {
+			g_assert_null(conf);
+			g_assert_nonnull(strstr(error->message, "[sink] from: "));
+			continue;
+		}
+		g_assert_no_error(error);
+		g_assert_cmpstr(conf->sink_from, ==, cases[i].address);
+		g_assert_cmpstr(conf->sink_from_name, ==, cases[i].name);
+	}
+}
+
+/* An IMAP source names its mailbox in the URL or in [source] mailbox;
+ * the configuration leaves the choice to the source. */
+static void
+test_mailbox_default(void)
+{
+	g_autofree char *path = write_conf("mailbox.conf",
+	    "[source]\nurl = imaps://imap.example.org/Lists/ctte\n");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Conf) conf = conf_load(path, &error);
+	g_assert_no_error(error);
+	g_assert_cmpstr(conf->source_url, ==, "imaps://imap.example.org/Lists/ctte");
+	g_assert_null(conf->source_mailbox);
 }
 
 static void
@@ -109,7 +191,8 @@ test_password_file(void)
 	g_autofree char *refused = conf_read_password(path, &error);
 	g_assert_null(refused);
 	g_autofree char *expected = g_strdup_printf(
-	    "%s: the password file is readable by others (mode 0644); chmod 600 it",
+	    "%s: the password file is readable by others (mode 0644); "
+	    "chmod 600 it, or make it root:GROUP 0640",
 	    path);
 	g_assert_cmpstr(error->message, ==, expected);
 	g_clear_error(&error);
@@ -151,6 +234,51 @@ test_intake_keys(void)
 	g_assert_cmpstr(error->message, ==, expected);
 }
 
+/* Owner only, or root's and readable by its group (Debian's root:tenure
+ * 0640); never by others, never group-writable, and group-readable only
+ * when root owns it (whoever owns it otherwise could widen the group). */
+static void
+test_password_modes(void)
+{
+	gboolean root = getuid() == 0;
+	static const struct {
+		mode_t mode;
+		gboolean owned_by_root;
+		gboolean accepted;
+	} cases[] = {
+		{0600, TRUE, TRUE},
+		{0400, TRUE, TRUE},
+		{0640, TRUE, TRUE},
+		{0440, TRUE, TRUE},
+		{0660, TRUE, FALSE},
+		{0650, TRUE, FALSE},
+		{0644, TRUE, FALSE},
+		{0604, TRUE, FALSE},
+		{0640, FALSE, FALSE},
+		{0600, FALSE, TRUE},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		/* Only root makes a file root's or someone else's; as a
+		 * user, the user's own files stand for "not root's". */
+		if (cases[i].owned_by_root && !root)
+			continue;
+		g_autofree char *path = write_conf("modes", "hunter2\n");
+		if (root && !cases[i].owned_by_root)
+			g_assert_cmpint(chown(path, 65534, 65534), ==, 0);
+		g_assert_cmpint(chmod(path, cases[i].mode), ==, 0);
+		g_autoptr(GError) error = NULL;
+		g_autofree char *secret = conf_read_password(path, &error);
+		if (cases[i].accepted) {
+			g_assert_no_error(error);
+			g_assert_cmpstr(secret, ==, "hunter2");
+		} else {
+			g_assert_null(secret);
+			g_assert_nonnull(strstr(error->message, "readable by others"));
+		}
+		g_unlink(path);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -159,8 +287,12 @@ main(int argc, char **argv)
 	g_test_add_func("/conf/good", test_good);
 	g_test_add_func("/conf/problems", test_problems);
 	g_test_add_func("/conf/syntax-error", test_syntax_error);
+	g_test_add_func("/conf/syntax-lines", test_syntax_lines);
+	g_test_add_func("/conf/sink-from", test_sink_from);
+	g_test_add_func("/conf/mailbox-default", test_mailbox_default);
 	g_test_add_func("/conf/password-file", test_password_file);
 	g_test_add_func("/conf/intake-keys", test_intake_keys);
+	g_test_add_func("/conf/password-modes", test_password_modes);
 	int status = g_test_run();
 	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -455,6 +455,46 @@ test_template_lookup(void)
 	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_INVALID);
 }
 
+/* [sink] from = "Name <address>": the name is the From: display name,
+ * quoted where the header needs it (a comma would split the address
+ * in two); the envelope keeps the address. */
+static void
+test_from_name(void)
+{
+	static const struct {
+		const char *configured; /* NULL: none */
+		const char *name;       /* the From: display name, decoded */
+	} cases[] = {
+		{NULL, "Technical Committee secretary"},
+		{"Debian Technical Committee", "Debian Technical Committee"},
+		{"Debian TC, secretary", "Debian TC, secretary"},
+		{"The TC (bot)", "The TC (bot)"},
+		{"The \\ \"TC\"", "The \\ \"TC\""},
+		{"Comit\u00e9 technique", "Comit\u00e9 technique"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autoptr(Conf) conf = test_conf();
+		conf->sink_from_name = g_strdup(cases[i].configured);
+		g_autoptr(GHashTable) vars = person_vars();
+		g_autofree char *id = mailout_message_id(conf, "test/from-name");
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GBytes) bytes =
+		    mailout_compose(conf, "announce-resign", vars, id, &error);
+		g_assert_no_error(error);
+		GMimeMessage *message = parse_message(bytes);
+		InternetAddressList *list = g_mime_message_get_addresses(
+		    message, GMIME_ADDRESS_TYPE_FROM);
+		g_assert_cmpint(internet_address_list_length(list), ==, 1);
+		InternetAddress *from = internet_address_list_get_address(list, 0);
+		g_assert_true(INTERNET_ADDRESS_IS_MAILBOX(from));
+		g_assert_cmpstr(internet_address_get_name(from), ==, cases[i].name);
+		g_assert_cmpstr(internet_address_mailbox_get_addr(
+		                    INTERNET_ADDRESS_MAILBOX(from)),
+		                ==, "ctte-bot@example.org");
+		g_object_unref(message);
+	}
+}
+
 static void
 test_header_injection(void)
 {
@@ -963,6 +1003,8 @@ main(int argc, char **argv)
 	                test_template_errors);
 	g_test_add_func("/mailout/configured-templates-override",
 	                test_template_lookup);
+	g_test_add_func("/mailout/from-name-from-the-configuration",
+	                test_from_name);
 	g_test_add_func("/mailout/no-header-injection-from-values",
 	                test_header_injection);
 	g_test_add_func("/mailout/queue-is-once-per-event", test_queue_once);
