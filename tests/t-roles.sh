@@ -281,6 +281,8 @@ test_begin "audit rebuilds the ledger exactly across the leader's, the chair's a
 test_expect_equal "0 audit: 8 archived messages, 10 ledger events, 0 problems, 0 differences" \
 	"$rc $(tail -n 1 "$W/audit")"
 
+# check-config opens the source as run does: the list Maildir must exist.
+mkdir -p "$W/inbox/new" "$W/inbox/cur" "$W/inbox/tmp"
 test_begin "check-config says that [roles] and the ledger disagree, and passes"
 "$TENURE" --config "$W/tenure.conf" check-config >"$W/cc" 2>&1; rc=$?
 test_expect_equal "0 2" "$rc $(grep -c '^note: .*\[roles\] \(chair\|leader\): .* is not the ledger' "$W/cc")"
