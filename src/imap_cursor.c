@@ -6,10 +6,14 @@
  *   mailbox=INBOX
  *   uidvalidity=1796283044
  *   last-uid=4711
+ *   first-contact=1796283050
+ *   reread-until=0
  */
 #include "config.h"
 
 #include "imap_cursor.h"
+
+#include <glib/gstdio.h>
 
 #include "util.h"
 
@@ -29,6 +33,8 @@ imap_cursor_clear(ImapCursor *cursor)
 	g_clear_pointer(&cursor->mailbox, g_free);
 	cursor->uidvalidity = 0;
 	cursor->last_uid = 0;
+	cursor->first_contact = 0;
+	cursor->reread_until = 0;
 }
 
 static gboolean
@@ -64,6 +70,35 @@ read_uid(GKeyFile *file, const char *path, const char *key, guint32 *out,
 	return TRUE;
 }
 
+/* The optional keys of a newer cursor: a missing first-contact is the
+ * file's modification time (the last time the cursor moved, after the
+ * old mail), a missing reread-until is 0. */
+static gboolean
+read_optional(GKeyFile *file, const char *path, ImapCursor *cursor,
+              GError **error)
+{
+	if (g_key_file_has_key(file, GROUP, "reread-until", NULL) &&
+	    !read_uid(file, path, "reread-until", &cursor->reread_until, error))
+		return FALSE;
+	if (!g_key_file_has_key(file, GROUP, "first-contact", NULL)) {
+		GStatBuf st;
+		cursor->first_contact = g_stat(path, &st) == 0 ? st.st_mtime : 0;
+		return TRUE;
+	}
+	g_autofree char *text = NULL;
+	gint64 value;
+	if (!read_string(file, path, "first-contact", &text, error))
+		return FALSE;
+	if (!g_ascii_string_to_signed(text, 10, 0, G_MAXINT64, &value, NULL)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: [" GROUP "] first-contact: \"%s\" is not a Unix time",
+		            path, text);
+		return FALSE;
+	}
+	cursor->first_contact = value;
+	return TRUE;
+}
+
 gboolean
 imap_cursor_load(const char *path, ImapCursor *cursor, gboolean *found,
                  GError **error)
@@ -84,7 +119,8 @@ imap_cursor_load(const char *path, ImapCursor *cursor, gboolean *found,
 	    !read_string(file, path, "user", &cursor->user, error) ||
 	    !read_string(file, path, "mailbox", &cursor->mailbox, error) ||
 	    !read_uid(file, path, "uidvalidity", &cursor->uidvalidity, error) ||
-	    !read_uid(file, path, "last-uid", &cursor->last_uid, error)) {
+	    !read_uid(file, path, "last-uid", &cursor->last_uid, error) ||
+	    !read_optional(file, path, cursor, error)) {
 		imap_cursor_clear(cursor);
 		return FALSE;
 	}
@@ -108,6 +144,8 @@ imap_cursor_save(const char *path, const ImapCursor *cursor, GError **error)
 	g_key_file_set_string(file, GROUP, "mailbox", cursor->mailbox);
 	g_key_file_set_uint64(file, GROUP, "uidvalidity", cursor->uidvalidity);
 	g_key_file_set_uint64(file, GROUP, "last-uid", cursor->last_uid);
+	g_key_file_set_int64(file, GROUP, "first-contact", cursor->first_contact);
+	g_key_file_set_uint64(file, GROUP, "reread-until", cursor->reread_until);
 	data = g_key_file_to_data(file, &length, NULL);
 	return util_write_atomic(path, data, (gssize)length, error);
 }

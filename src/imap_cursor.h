@@ -1,7 +1,13 @@
 /* imap_cursor.h: where the IMAP source left off, in STATE_DIR/imap-cursor.
  *
  * The cursor is the mailbox (with the server and user it lives on), its
- * UIDVALIDITY and the last UID handed over and durably dealt with.  The
+ * UIDVALIDITY and the last UID handed over and durably dealt with, when
+ * tenure first met the mailbox, and, after the server renumbered it (a
+ * new UIDVALIDITY), the last UID that existed then: up to it, mail is
+ * the old mailbox read again, and what arrived before the first contact
+ * is not handed over (old list mail comes in by `tenure import` only).
+ * A file written before the first contact was kept counts its own
+ * modification time as the first contact.  The
  * file is replaced whole (temp file, fsync, rename, fsync of the
  * directory) each time the cursor advances, so after a crash it names a
  * message whose consequences are on disk already.
@@ -17,6 +23,8 @@ typedef struct {
 	char *mailbox;
 	guint32 uidvalidity;
 	guint32 last_uid;
+	gint64 first_contact;  /* Unix time, by tenure's clock */
+	guint32 reread_until;  /* 0: no UIDVALIDITY change being read */
 } ImapCursor;
 
 /* STATE_DIR/imap-cursor, newly allocated. */

@@ -69,6 +69,9 @@ IMAPS=imaps://localhost:$DOVECOT_IMAPS_PORT
 write_conf main "$IMAPS" "$DOVECOT_CA"
 
 deliver 1 2
+# The first contact a second later: m1 and m2 arrived (INTERNALDATE,
+# whole seconds) before it.
+sleep 1
 test_begin "first contact starts at UIDNEXT: mail already in the mailbox is not handed over"
 imap main fetch
 test_expect_equal "0:" "$rc:$(handed)"
@@ -78,8 +81,18 @@ expected="server=$IMAPS
 user=$DOVECOT_USER
 mailbox=INBOX
 uidvalidity=$(dovecot_uidvalidity)
-last-uid=$(($(dovecot_uidnext) - 1))"
-test_expect_equal "$expected" "$(grep = "$TEST_DIR/state-main/imap-cursor")"
+last-uid=$(($(dovecot_uidnext) - 1))
+reread-until=0"
+test_expect_equal "$expected" "$(grep -v first-contact= "$TEST_DIR/state-main/imap-cursor" | grep =)"
+
+test_begin "the cursor file records the first contact, by tenure's clock"
+contact=$(sed -n 's/^first-contact=//p' "$TEST_DIR/state-main/imap-cursor")
+if [ -n "$contact" ] && [ $(($(date +%s) - contact)) -ge 0 ] &&
+	[ $(($(date +%s) - contact)) -lt 120 ]; then
+	test_pass
+else
+	test_fail "expected: first-contact within 2 minutes before $(date +%s)" "got:      $contact"
+fi
 
 test_begin "the cursor file is private to the service user"
 test_expect_equal "600" "$(stat -c %a "$TEST_DIR/state-main/imap-cursor")"
@@ -192,14 +205,24 @@ else
 	test_fail "expected: 0:<m9@test> within 5 s with idle=yes" "got:      $rc:$(handed) after $took ms; $(cat "$TEST_DIR/err")"
 fi
 
-test_begin "a UIDVALIDITY change reads the whole mailbox again"
+test_begin "a UIDVALIDITY change reads the mailbox again, but nothing from before the first contact"
 dovecot_reset_uidvalidity
 imap main fetch
-expected=$(for n in 1 2 3 4 5 6 7 8 9; do printf '<m%s@test> ' $n; done | sed 's/ $//')
-if [ "$rc:$(handed)" = "0:$expected" ] && grep -q "imap-uidvalidity-changed" "$TEST_DIR/err"; then
+expected=$(for n in 3 4 5 6 7 8 9; do printf '<m%s@test> ' $n; done | sed 's/ $//')
+if [ "$rc:$(handed)" = "0:$expected" ] && grep -q "imap-uidvalidity-changed" "$TEST_DIR/err" &&
+	[ "$(grep -c '^imap-message-skipped .*before the first contact' "$TEST_DIR/err")" = 2 ]; then
 	test_pass
 else
-	test_fail "expected: 0:$expected and imap-uidvalidity-changed" "got:      $rc:$(handed); $(cat "$TEST_DIR/err")"
+	test_fail "expected: 0:$expected, imap-uidvalidity-changed and m1, m2 skipped" "got:      $rc:$(handed); $(cat "$TEST_DIR/err")"
+fi
+
+test_begin "after the re-read, mail from before the first contact is not listed again"
+deliver 20
+imap main fetch
+if [ "$rc:$(handed)" = "0:<m20@test>" ] && ! grep -q '^imap-message-skipped' "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected: 0:<m20@test> and nothing skipped" "got:      $rc:$(handed); $(cat "$TEST_DIR/err")"
 fi
 
 test_begin "after the re-read, the cursor holds the new UIDVALIDITY"
