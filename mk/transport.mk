@@ -3,6 +3,7 @@
 # `tenure run`, and the systemd units that run it.
 src_libtenure_a_SOURCES += \
 	src/tls_verify.c src/tls_verify.h \
+	src/netstop.c src/netstop.h \
 	src/imap_cursor.c src/imap_cursor.h \
 	src/imap_failed.c src/imap_failed.h \
 	src/source_imap.c \

@@ -19,13 +19,18 @@
  *
  * Signals: SIGTERM and SIGINT finish the message at hand and exit 0;
  * SIGHUP reloads the configuration (a broken new one is reported and the
- * old one kept).  They stay blocked except where the process may sleep:
- * the IMAP source admits them inside its ppoll() (see source_imap.c), and
- * the loop admits them between messages and in its own backoff sleeps,
- * so a signal is never lost between a look at the flags and a sleep.
- * Other sources sleep without looking, so for them the signals are let
- * in for the whole wait, and SIGTERM ends the process from the handler:
- * nothing is being written while a source waits.
+ * old one kept).  The handlers are installed first thing, so a SIGHUP
+ * while the configuration loads is a reload, not the end.  The signals
+ * stay blocked except where the process may sleep: the IMAP and Maildir
+ * sources admit them inside their ppoll() (see source_imap.c,
+ * source_maildir.c), and the loop admits them between messages and in
+ * its own backoff sleeps, so a signal is never lost between a look at
+ * the flags and a sleep.  A stop also cuts short every network wait
+ * within a few seconds: the IMAP source lets SIGTERM and SIGINT
+ * interrupt libetpan's reads, the SMTP sink and the outbox look at
+ * util_stopping() (see sink_smtp.c: a message whose data went out still
+ * gets its answer, for up to 4 s, so that mail the server took is
+ * recorded as sent).
  *
  * A lock (flock on STATE_DIR/lock) keeps two instances apart.
  */
@@ -61,7 +66,6 @@
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t reload_requested;
-static volatile sig_atomic_t exit_on_stop;
 
 /* What a pass works with; replaced whole on reload. */
 typedef struct {
@@ -88,15 +92,7 @@ on_signal(int signo)
 		return;
 	}
 	stop_signal = signo;
-	if (exit_on_stop) {
-		/* util_log_prefix was called at start: a static string now. */
-		static const char line[] = "run-stop reason=signal\n";
-		const char *prefix = util_log_prefix(UTIL_LOG_INFO);
-		ssize_t ignored = write(STDERR_FILENO, prefix, strlen(prefix));
-		ignored = write(STDERR_FILENO, line, sizeof line - 1);
-		(void)ignored;
-		_exit(CMD_OK);
-	}
+	util_stop_requested = 1;
 }
 
 static void
@@ -312,23 +308,16 @@ seconds_to_wait(const Daemon *daemon, const Pass *pass)
 	return (int)MAX(wait, 1);
 }
 
+/* Every source that waits admits the signals in its own sleep and
+ * returns when one comes. */
 static gboolean
 wait_for_work(Daemon *daemon, int timeout, GError **error)
 {
-	if (daemon->source->driver == &source_imap_driver)
-		return source_wait(daemon->source, timeout, error);
 	if (daemon->source->driver->wait == NULL) {
 		sleep_admitting_signals(timeout);
 		return TRUE;
 	}
-	sigset_t set;
-	signal_set(&set);
-	exit_on_stop = 1;
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	gboolean ok = source_wait(daemon->source, timeout, error);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	exit_on_stop = 0;
-	return ok;
+	return source_wait(daemon->source, timeout, error);
 }
 
 /* SIGHUP: a new configuration replaces the old one only if all of it
@@ -440,6 +429,7 @@ cmd_run(int argc, char **argv)
 		 "Do one pass (fetch, schedule, send) and exit, for a timer", NULL},
 		{NULL},
 	};
+	install_signals();
 	g_autoptr(GOptionContext) context = cmd_context_new(
 		NAME, NULL,
 		"Act on list mail, keep the schedule and send mail: as a daemon,\n"
@@ -463,7 +453,6 @@ cmd_run(int argc, char **argv)
 		conf_free(conf);
 		return CMD_FAILED;
 	}
-	install_signals();
 	Daemon daemon;
 	if (!daemon_open(&daemon, conf, &error)) {
 		cmd_error(NAME, "%s", error->message);

@@ -40,6 +40,7 @@
 #include "outbox.h"
 
 #include <errno.h>
+#include <gio/gio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -588,6 +589,8 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 		(*n_deferred)++;
 		return TRUE;
 	}
+	if (util_stopping())
+		return TRUE;
 	if (entry->sending)
 		util_log_warning("resending", "message-id", entry->message_id, "reason",
 		         "an earlier attempt ended without a record", NULL);
@@ -606,6 +609,13 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 		g_prefix_error(error, "%s was sent but not recorded: ",
 		               entry->message_id);
 		return FALSE;
+	}
+	/* Stopped: not a failure of the message, which stays as it is (its
+	 * Sending mark says the outcome is not known). */
+	if (g_error_matches(failure, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+		util_log("send-interrupted", "message-id", entry->message_id,
+		         "reason", failure->message, NULL);
+		return TRUE;
 	}
 	if (failure->domain == TENURE_ERROR &&
 	    failure->code == TENURE_ERROR_INVALID) {
@@ -652,7 +662,7 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 	entries = load_queue(state_dir, &n_dead, error);
 	if (entries == NULL)
 		goto write_failed;
-	for (guint i = 0; i < entries->len; i++) {
+	for (guint i = 0; i < entries->len && !util_stopping(); i++) {
 		Entry *entry = entries->pdata[i];
 		if (entry->next_attempt > now)
 			continue;

@@ -4,7 +4,8 @@
  * recipients.  Its error code says what to do next:
  * TENURE_ERROR_NETWORK for a temporary failure (4xx, connection refused,
  * timeout: retry later), TENURE_ERROR_INVALID for a permanent refusal
- * (5xx: dead letter).  Drivers: sink_smtp.c (smtp://, smtps://) and
+ * (5xx: dead letter), G_IO_ERROR_CANCELLED when a stop (SIGTERM) cut the
+ * session short (neither: try again after the restart).  Drivers: sink_smtp.c (smtp://, smtps://) and
  * sink_maildir.c (maildir:PATH).
  *
  * delivered() tells whether a message with MESSAGE_ID is already there,

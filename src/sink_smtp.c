@@ -22,16 +22,33 @@
  * fails, is temporary (TENURE_ERROR_NETWORK: the outbox keeps the mail
  * and retries it), with the server's words in the error for `tenure
  * status`.
+ *
+ * Time: connecting may take 15 s, a stall in the session 30 s, a whole
+ * mail 60 s: every wait ends well inside systemd's stop timeout.  A stop
+ * (SIGTERM, SIGINT: util_stopping) ends the session within a second
+ * (the progress callback, and netstop.h for the waits libcurl makes
+ * without calling it), except once the whole message is out: then the
+ * server's answer is waited for up to NETSTOP_GRACE_SECONDS more, so
+ * that mail it took is recorded as sent rather than sent again after the
+ * restart.  A session cut short fails with G_IO_ERROR_CANCELLED.
  */
 #include "config.h"
 
 #include "sink.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
+#include <gio/gio.h>
 
+#include "netstop.h"
 #include "util.h"
+
+#define CONNECT_TIMEOUT 15L
+#define STALL_TIMEOUT   30L
+#define MAIL_TIMEOUT    60L
+#define STOP_GRACE      (NETSTOP_GRACE_SECONDS * G_USEC_PER_SEC)
 
 /* libcurl before 8.2 spells the option with three L's. */
 #if LIBCURL_VERSION_NUM >= 0x080200
@@ -57,9 +74,13 @@ typedef struct {
 	                         any): which step a reply answers */
 	char failed_command[8]; /* the step the last 4xx/5xx reply answered */
 	GString *failed_reply;  /* that reply */
+	gint64 stop_seen;       /* monotonic time a stop was first seen; 0 */
+	gboolean cut;           /* this session was ended by a stop */
+	int fd;                 /* the connection's socket, -1 while none */
 } SmtpSink;
 
 typedef struct {
+	SmtpSink *sink;
 	const char *data;
 	gsize len;
 	gsize offset;
@@ -73,7 +94,29 @@ read_message(char *buffer, size_t size, size_t nitems, void *user_data)
 	gsize n = MIN(room, reader->len - reader->offset);
 	memcpy(buffer, reader->data + reader->offset, n);
 	reader->offset += n;
+	/* All of it is out: a stop now waits for the server's answer. */
+	if (n == 0 && reader->sink->fd >= 0)
+		netstop_grace(reader->sink->fd, TRUE);
 	return n;
+}
+
+static int
+on_socket(void *user_data, curl_socket_t fd, curlsocktype purpose)
+{
+	SmtpSink *sink = user_data;
+	sink->fd = fd;
+	netstop_watch(fd);
+	return CURL_SOCKOPT_OK;
+}
+
+static int
+on_close_socket(void *user_data, curl_socket_t fd)
+{
+	SmtpSink *sink = user_data;
+	netstop_unwatch(fd);
+	if (sink->fd == fd)
+		sink->fd = -1;
+	return close(fd);
 }
 
 /* Keeps the last line the server sent, and the last refusal with the
@@ -116,6 +159,25 @@ debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
 	return 0;
 }
 
+/* libcurl calls this at least once a second while a session lasts. */
+static int
+on_progress(void *user_data, curl_off_t dltotal, curl_off_t dlnow,
+            curl_off_t ultotal, curl_off_t ulnow)
+{
+	SmtpSink *sink = user_data;
+	if (!util_stopping())
+		return 0;
+	gint64 now = g_get_monotonic_time();
+	if (sink->stop_seen == 0)
+		sink->stop_seen = now;
+	/* The message is out and the answer on its way: the server may
+	 * have taken it, so hear what it says. */
+	if (ultotal > 0 && ulnow >= ultotal && now - sink->stop_seen < STOP_GRACE)
+		return 0;
+	sink->cut = TRUE;
+	return 1;
+}
+
 static gboolean
 host_is_loopback(const char *host)
 {
@@ -139,6 +201,7 @@ smtp_open(const Conf *conf, const char *url, GError **error)
 	sink->url = g_strdup(url);
 	sink->last_reply = g_string_new(NULL);
 	sink->refusals = g_string_new(NULL);
+	sink->fd = -1;
 	sink->failed_reply = g_string_new(NULL);
 
 	CURLU *parsed = curl_url();
@@ -243,10 +306,19 @@ smtp_setup(SmtpSink *sink, const char *from, struct curl_slist *rcpt,
 	curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE,
 	                 (curl_off_t)reader->len);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT);
 	/* A stalled server holds the daemon's pass (mail is not read
 	 * meanwhile); the outbox keeps the mail for the next try. */
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT, 120L);
+	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, STALL_TIMEOUT);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT, MAIL_TIMEOUT);
+	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(curl, CURLOPT_XFERINFODATA, sink);
+	curl_easy_setopt(curl, CURLOPT_SOCKOPTFUNCTION, on_socket);
+	curl_easy_setopt(curl, CURLOPT_SOCKOPTDATA, sink);
+	curl_easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, on_close_socket);
+	curl_easy_setopt(curl, CURLOPT_CLOSESOCKETDATA, sink);
 	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, sink->errbuf);
 	curl_easy_setopt(curl, CURLOPT_VERBOSE, 1L);
 	curl_easy_setopt(curl, CURLOPT_DEBUGFUNCTION, debug_reply);
@@ -279,7 +351,9 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 		rcpt = curl_slist_append(rcpt, address);
 	}
 	g_autofree char *from = g_strdup_printf("<%s>", envelope_from);
-	Reader reader = {0};
+	Reader reader = {.sink = sink};
+	if (sink->fd >= 0)
+		netstop_grace(sink->fd, FALSE);
 	reader.data = g_bytes_get_data(message, &reader.len);
 	sink->errbuf[0] = '\0';
 	g_string_truncate(sink->last_reply, 0);
@@ -287,6 +361,8 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 	sink->last_command[0] = '\0';
 	sink->failed_command[0] = '\0';
 	g_string_truncate(sink->failed_reply, 0);
+	sink->stop_seen = 0;
+	sink->cut = FALSE;
 	smtp_setup(sink, from, rcpt, &reader);
 
 	CURLcode rc = curl_easy_perform(sink->curl);
@@ -328,6 +404,12 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 	                 auth, "from", envelope_from, "recipients", to,
 	                 "smtpstatus", status_text, "errormsg", message_text,
 	                 NULL);
+	if (sink->cut || util_stopping()) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+		            "smtp %s (tls=%s): stopped by a signal", sink->host,
+		            sink->tls);
+		return FALSE;
+	}
 	g_set_error(error, TENURE_ERROR,
 	            refusal_is_permanent(sink->failed_command, status)
 	                ? TENURE_ERROR_INVALID

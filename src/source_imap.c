@@ -12,8 +12,11 @@
  * caused are on disk.  On first contact it starts at the mailbox's
  * UIDNEXT: old list mail comes in through `tenure import`, never by
  * accident.  A changed UIDVALIDITY means the server renumbered the
- * mailbox, so it is read again from the start; the intake's Message-ID
- * and signature records keep anything from being applied twice.
+ * mailbox, so it is read again from the start, but of the mail that was
+ * there at the change only what arrived (INTERNALDATE) since the first
+ * contact is handed over: older mail is never acted on, even where the
+ * intake has no record of it.  The intake's Message-ID and signature
+ * records keep the rest from being applied twice.
  *
  * A message that cannot be handled for a reason of its own is tried
  * again by the next fetches and, after IMAP_FAILED_TRIES tries (at once
@@ -32,7 +35,12 @@
  * Signals: wait() sleeps in ppoll() with SIGTERM, SIGINT and SIGHUP
  * admitted, so a daemon that keeps them blocked everywhere else (see
  * cmd_run.c) learns of them at once and without a race: wait() then
- * returns TRUE early.
+ * returns TRUE early.  Where libetpan waits on the network (the TLS
+ * handshake, a response), it looks at no flag: tenure makes the TCP
+ * connection itself, looking every 0.2 s whether to stop, and hands the
+ * socket to netstop.h, whose watcher shuts it down on a stop, so the
+ * wait ends at once instead of sitting out NETWORK_TIMEOUT; fetch() then
+ * fails with G_IO_ERROR_CANCELLED.
  *
  * Errors on the connection close it and come back as TENURE_ERROR_NETWORK
  * (TENURE_ERROR_VERIFY for a certificate refused); the next fetch() or
@@ -47,10 +55,16 @@
 #include <string.h>
 #include <time.h>
 
+#include <gio/gio.h>
 #include <libetpan/libetpan.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "imap_cursor.h"
 #include "imap_failed.h"
+#include "netstop.h"
 #include "source.h"
 #include "tls_verify.h"
 #include "util.h"
@@ -65,9 +79,10 @@
 #define BATCH_MESSAGES 25
 #define BATCH_BYTES (2 * 1024 * 1024)
 
-/* Seconds a single network read or write may take before the connection
- * counts as broken. */
-#define NETWORK_TIMEOUT 60
+/* Seconds a connect or a single network read or write may take before
+ * the connection counts as broken: well inside systemd's stop timeout
+ * (see systemd/tenure.service). */
+#define NETWORK_TIMEOUT 30
 
 typedef struct {
 	Source base;
@@ -86,6 +101,7 @@ typedef struct {
 	gboolean retry_later;   /* a message failed a try: stop this fetch */
 
 	mailimap *imap;         /* NULL while disconnected */
+	int fd;                 /* its socket, watched by netstop; -1 */
 	gboolean has_idle;
 	gboolean may_have_mail; /* UIDNEXT or an EXISTS says so */
 } ImapSource;
@@ -93,6 +109,7 @@ typedef struct {
 typedef struct {
 	guint32 uid;
 	guint32 size;
+	gint64 arrival; /* INTERNALDATE, Unix time; 0 if the server sent none */
 } PendingMessage;
 
 /* What one fetched message came with. */
@@ -143,8 +160,12 @@ disconnect(ImapSource *source, gboolean politely)
 {
 	if (source->imap == NULL)
 		return;
-	if (politely)
+	/* A stopping daemon does not wait for the server's goodbye. */
+	if (politely && !util_stopping())
 		mailimap_logout(source->imap);
+	if (source->fd >= 0)
+		netstop_unwatch(source->fd);
+	source->fd = -1;
 	mailimap_free(source->imap);
 	source->imap = NULL;
 	source->has_idle = FALSE;
@@ -174,6 +195,12 @@ server_refused(int rc)
 static gboolean
 fail(ImapSource *source, int rc, const char *what, GError **error)
 {
+	if (util_stopping()) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+		            "%s: %s: stopped by a signal", source->server, what);
+		disconnect(source, FALSE);
+		return FALSE;
+	}
 	const char *said = source->imap != NULL && server_refused(rc)
 	                       ? source->imap->imap_response : NULL;
 	gboolean quote = said != NULL && *said != '\0';
@@ -236,6 +263,92 @@ refresh_capabilities(ImapSource *source, GError **error)
 	return TRUE;
 }
 
+/* Connects one socket to ADDRESS within NETWORK_TIMEOUT, looking every
+ * 0.2 s whether to stop.  Returns the (blocking) socket or -1. */
+static int
+connect_address(const struct addrinfo *address, int *saved_errno)
+{
+	int fd = socket(address->ai_family, address->ai_socktype | SOCK_CLOEXEC,
+	                address->ai_protocol);
+	if (fd < 0) {
+		*saved_errno = errno;
+		return -1;
+	}
+	int flags = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	int rc = connect(fd, address->ai_addr, address->ai_addrlen);
+	gint64 deadline = g_get_monotonic_time() + NETWORK_TIMEOUT * G_USEC_PER_SEC;
+	while (rc < 0 && errno == EINPROGRESS) {
+		if (util_stopping() || g_get_monotonic_time() >= deadline) {
+			errno = util_stopping() ? ECANCELED : ETIMEDOUT;
+			break;
+		}
+		struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		int problem = 0;
+		socklen_t len = sizeof problem;
+		getsockopt(fd, SOL_SOCKET, SO_ERROR, &problem, &len);
+		rc = problem ? -1 : 0;
+		errno = problem;
+	}
+	if (rc < 0) {
+		*saved_errno = errno;
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, flags);
+	return fd;
+}
+
+/* Opens the TCP connection and the libetpan stream on it (TLS from the
+ * first byte for imaps://), with the socket watched by netstop, and
+ * reads the greeting: a MAILIMAP_NO_ERROR_* or an error code. */
+static int
+open_stream(ImapSource *source, GError **error)
+{
+	char port[8];
+	g_snprintf(port, sizeof port, "%u", source->port);
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
+	struct addrinfo *addresses = NULL;
+	int gai = getaddrinfo(source->host, port, &hints, &addresses);
+	if (gai != 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+		            "%s: connect: %s", source->server, gai_strerror(gai));
+		return -1;
+	}
+	int fd = -1, saved_errno = 0;
+	for (struct addrinfo *a = addresses; a && fd < 0 && !util_stopping();
+	     a = a->ai_next)
+		fd = connect_address(a, &saved_errno);
+	freeaddrinfo(addresses);
+	if (fd < 0) {
+		if (util_stopping())
+			g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+			            "%s: connect: stopped by a signal",
+			            source->server);
+		else
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+			            "%s: connect: cannot connect: %s",
+			            source->server, g_strerror(saved_errno));
+		return -1;
+	}
+	netstop_watch(fd);
+	mailstream *stream =
+	    source->implicit_tls
+	        ? mailstream_ssl_open_with_callback_timeout(
+	              fd, NETWORK_TIMEOUT, set_server_name, source)
+	        : mailstream_socket_open_timeout(fd, NETWORK_TIMEOUT);
+	if (stream == NULL) {
+		netstop_unwatch(fd);
+		close(fd);
+		return source->implicit_tls ? MAILIMAP_ERROR_SSL
+		                            : MAILIMAP_ERROR_CONNECTION_REFUSED;
+	}
+	source->fd = fd;
+	return mailimap_connect(source->imap, stream);
+}
+
 /* Opens a TCP connection and brings it to verified TLS: TLS from the
  * first byte for imaps://, STARTTLS (required) for imap://. */
 static gboolean
@@ -243,9 +356,9 @@ connect_tls(ImapSource *source, gboolean *authenticated, GError **error)
 {
 	int rc;
 	if (source->implicit_tls) {
-		rc = mailimap_ssl_connect_with_callback(source->imap, source->host,
-		                                        source->port,
-		                                        set_server_name, source);
+		rc = open_stream(source, error);
+		if (rc < 0)
+			return FALSE;
 		if (rc != MAILIMAP_NO_ERROR_AUTHENTICATED &&
 		    rc != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
 			return fail(source, rc, "connect", error);
@@ -253,7 +366,9 @@ connect_tls(ImapSource *source, gboolean *authenticated, GError **error)
 		return verify_server(source, error);
 	}
 
-	rc = mailimap_socket_connect(source->imap, source->host, source->port);
+	rc = open_stream(source, error);
+	if (rc < 0)
+		return FALSE;
 	if (rc == MAILIMAP_NO_ERROR_AUTHENTICATED) {
 		/* A pre-authenticated plain connection can no longer be
 		 * secured (STARTTLS is only valid before login). */
@@ -331,6 +446,9 @@ reconcile_cursor(ImapSource *source, guint32 uidvalidity, guint32 uidnext,
 		cursor->mailbox = g_strdup(source->mailbox);
 		cursor->uidvalidity = uidvalidity;
 		cursor->last_uid = uidnext - 1;
+		/* Tenure's clock, not --now: it is compared with the
+		 * server's INTERNALDATEs. */
+		cursor->first_contact = g_get_real_time() / G_USEC_PER_SEC;
 		util_log("imap-first-contact", "server", source->server, "mailbox",
 		         source->mailbox, "uidvalidity", validity_text, "uidnext",
 		         next_text, NULL);
@@ -343,6 +461,7 @@ reconcile_cursor(ImapSource *source, guint32 uidvalidity, guint32 uidnext,
 		         validity_text, NULL);
 		cursor->uidvalidity = uidvalidity;
 		cursor->last_uid = 0;
+		cursor->reread_until = uidnext - 1;
 		return imap_cursor_save(source->cursor_path, cursor, error);
 	}
 	return TRUE;
@@ -442,11 +561,27 @@ compare_pending(gconstpointer a, gconstpointer b)
 	return x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
-/* Lists the UIDs (and sizes) beyond the cursor.  "UID FETCH N:*" also
- * answers with the last message when no UID is N or above, so the
- * answer is filtered. */
+static gint64 internal_date_to_unix(const struct mailimap_date_time *date);
+
+/* TRUE for mail of a renumbered mailbox that arrived before tenure's
+ * first contact with it: it was there before tenure watched the list,
+ * and is not read again now. */
 static gboolean
-list_new(ImapSource *source, GArray *pending, GError **error)
+from_before_first_contact(const ImapSource *source,
+                          const PendingMessage *message)
+{
+	const ImapCursor *cursor = &source->cursor;
+	return message->uid <= cursor->reread_until && message->arrival > 0 &&
+	       message->arrival < cursor->first_contact;
+}
+
+/* Lists the UIDs (with sizes and INTERNALDATEs) beyond the cursor.
+ * "UID FETCH N:*" also answers with the last message when no UID is N
+ * or above, so the answer is filtered.  Mail from before the first
+ * contact is left out; *SKIPPED_THROUGH gets the highest such UID. */
+static gboolean
+list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
+         GError **error)
 {
 	if (source->cursor.last_uid == G_MAXUINT32)
 		return TRUE;
@@ -457,22 +592,43 @@ list_new(ImapSource *source, GArray *pending, GError **error)
 	mailimap_fetch_type_new_fetch_att_list_add(type, mailimap_fetch_att_new_uid());
 	mailimap_fetch_type_new_fetch_att_list_add(type,
 	                                           mailimap_fetch_att_new_rfc822_size());
+	mailimap_fetch_type_new_fetch_att_list_add(type,
+	                                           mailimap_fetch_att_new_internaldate());
 	clist *answer = NULL;
 	int rc = mailimap_uid_fetch(source->imap, set, type, &answer);
 	mailimap_fetch_type_free(type);
 	mailimap_set_free(set);
 	if (rc != MAILIMAP_NO_ERROR)
 		return fail(source, rc, "UID FETCH (listing new mail)", error);
+	*skipped_through = 0;
 	for (clistiter *it = clist_begin(answer); it != NULL; it = clist_next(it)) {
 		struct mailimap_msg_att *message = clist_content(it);
 		struct mailimap_msg_att_static *uid =
 			find_static(message, MAILIMAP_MSG_ATT_UID);
 		struct mailimap_msg_att_static *size =
 			find_static(message, MAILIMAP_MSG_ATT_RFC822_SIZE);
+		struct mailimap_msg_att_static *date =
+			find_static(message, MAILIMAP_MSG_ATT_INTERNALDATE);
 		if (uid == NULL || uid->att_data.att_uid <= source->cursor.last_uid)
 			continue;
-		PendingMessage entry = {uid->att_data.att_uid,
-		                        size != NULL ? size->att_data.att_rfc822_size : 0};
+		PendingMessage entry = {
+			uid->att_data.att_uid,
+			size != NULL ? size->att_data.att_rfc822_size : 0,
+			date != NULL ? internal_date_to_unix(date->att_data.att_internal_date) : 0,
+		};
+		if (from_before_first_contact(source, &entry)) {
+			char uid_text[16], arrival[24], contact[24];
+			g_snprintf(uid_text, sizeof uid_text, "%u", entry.uid);
+			g_snprintf(arrival, sizeof arrival, "%" G_GINT64_FORMAT, entry.arrival);
+			g_snprintf(contact, sizeof contact, "%" G_GINT64_FORMAT,
+			           source->cursor.first_contact);
+			util_log("imap-message-skipped", "server", source->server,
+			         "uid", uid_text, "reason",
+			         "arrived before the first contact (mailbox renumbered)",
+			         "arrival", arrival, "first-contact", contact, NULL);
+			*skipped_through = MAX(*skipped_through, entry.uid);
+			continue;
+		}
 		g_array_append_val(pending, entry);
 	}
 	mailimap_fetch_list_free(answer);
@@ -680,8 +836,9 @@ imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
 	while (source->may_have_mail) {
 		g_autoptr(GArray) pending = g_array_new(FALSE, FALSE,
 		                                        sizeof(PendingMessage));
+		guint32 skipped_through = 0;
 		watch_exists(source);
-		if (!list_new(source, pending, error))
+		if (!list_new(source, pending, &skipped_through, error))
 			return FALSE;
 		if (pending->len > 0) {
 			char count[16];
@@ -697,6 +854,14 @@ imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
 			source->retry_later = FALSE;
 			source->may_have_mail = TRUE;
 			return TRUE;
+		}
+		/* Past mail left out at the end of the list, so it is not
+		 * listed again at every connection. */
+		if (skipped_through > source->cursor.last_uid) {
+			source->cursor.last_uid = skipped_through;
+			if (!imap_cursor_save(source->cursor_path, &source->cursor,
+			                      error))
+				return FALSE;
 		}
 		source->may_have_mail = source->imap != NULL && saw_exists(source);
 	}
@@ -788,6 +953,20 @@ imap_wait(Source *base, int timeout, GError **error)
 	gint64 deadline = g_get_monotonic_time() + (gint64)MAX(timeout, 0) * G_USEC_PER_SEC;
 	return source->has_idle ? wait_idle(source, deadline, error)
 	                        : wait_poll(source, deadline, error);
+}
+
+/* A wait cut short by a stop is no connection error: the caller looks
+ * at its flags. */
+static gboolean
+imap_wait_or_stop(Source *base, int timeout, GError **error)
+{
+	g_autoptr(GError) local = NULL;
+	if (imap_wait(base, timeout, &local))
+		return TRUE;
+	if (g_error_matches(local, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+		return TRUE;
+	g_propagate_error(error, g_steal_pointer(&local));
+	return FALSE;
 }
 
 static void
@@ -920,6 +1099,7 @@ static Source *
 imap_open(const Conf *conf, const char *url, GError **error)
 {
 	ImapSource *source = g_new0(ImapSource, 1);
+	source->fd = -1;
 	gboolean found;
 	source->base.driver = &source_imap_driver;
 	source->poll_interval = conf->poll_interval > 0 ? conf->poll_interval : 300;
@@ -951,6 +1131,6 @@ const SourceDriver source_imap_driver = {
 	.scheme = "imap",
 	.open = imap_open,
 	.fetch = imap_fetch,
-	.wait = imap_wait,
+	.wait = imap_wait_or_stop,
 	.close = imap_close,
 };

@@ -10,12 +10,16 @@
  * that cannot be handled (see source.h) goes to the .tenure-failed
  * folder beside new/ and cur/.
  */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "source.h"
@@ -285,14 +289,29 @@ new_is_empty(MaildirSource *source)
 }
 
 /* Polls new/ once a second: a local Maildir needs nothing cleverer. */
+/* Sleeps a second with SIGTERM, SIGINT and SIGHUP admitted (the daemon
+ * keeps them blocked elsewhere, see cmd_run.c); FALSE when one came. */
+static gboolean
+sleep_a_second(void)
+{
+	sigset_t mask;
+	pthread_sigmask(SIG_SETMASK, NULL, &mask);
+	sigdelset(&mask, SIGTERM);
+	sigdelset(&mask, SIGINT);
+	sigdelset(&mask, SIGHUP);
+	struct timespec second = {.tv_sec = 1, .tv_nsec = 0};
+	return ppoll(NULL, 0, &second, &mask) >= 0;
+}
+
+/* Looks at new/ once a second; a signal (a stop, a reload) ends the
+ * wait at once. */
 static gboolean
 maildir_wait(Source *base, int timeout, GError **error)
 {
 	MaildirSource *source = (MaildirSource *)base;
 	for (int waited = 0; waited < timeout; waited++) {
-		if (!new_is_empty(source))
+		if (!new_is_empty(source) || !sleep_a_second())
 			return TRUE;
-		g_usleep(G_USEC_PER_SEC);
 	}
 	return TRUE;
 }

@@ -13,6 +13,19 @@
 #include <unistd.h>
 
 gboolean util_log_quiet = FALSE;
+volatile sig_atomic_t util_stop_requested = 0;
+
+gboolean
+util_stopping(void)
+{
+	if (util_stop_requested)
+		return TRUE;
+	sigset_t pending;
+	if (sigpending(&pending) < 0)
+		return FALSE;
+	return sigismember(&pending, SIGTERM) == 1 ||
+	       sigismember(&pending, SIGINT) == 1;
+}
 
 G_DEFINE_QUARK(tenure-error-quark, tenure_error)
 

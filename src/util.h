@@ -10,6 +10,8 @@
 #ifndef TENURE_UTIL_H
 #define TENURE_UTIL_H
 
+#include <signal.h>
+
 #include <glib.h>
 
 #define TENURE_ERROR (tenure_error_quark())
@@ -100,6 +102,15 @@ const char *util_log_prefix(UtilLogPriority priority);
  * NULL gives NULL. */
 gboolean util_text_clean(const char *text, gssize len, char **bad);
 char *util_text_escape(const char *text, gboolean multiline);
+
+/* Set by `tenure run` when SIGTERM or SIGINT arrives. */
+extern volatile sig_atomic_t util_stop_requested;
+
+/* TRUE once SIGTERM or SIGINT came: handled (util_stop_requested) or
+ * still pending while blocked, as `tenure run` keeps them during its
+ * work.  Network waits look at it to end early (see sink_smtp.c,
+ * source_imap.c, outbox.c). */
+gboolean util_stopping(void);
 
 /* Set by --quiet in tests and by `status`-like commands; util_log prints
  * nothing when TRUE. */

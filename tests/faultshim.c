@@ -13,8 +13,9 @@
  *   N       the Nth counted call (from 1) of this process; N+ means that
  *           call and every later one
  *   ACTION  an errno name (EIO, ENOSPC, EDQUOT, EROFS, EPERM): the call
- *           does nothing and fails with it; or kill: SIGKILL before the
- *           call is made
+ *           does nothing and fails with it; kill: SIGKILL before the
+ *           call is made; stop: SIGSTOP before the call, which is made
+ *           once the process is continued (to hold it at a known point)
  * for example TENURE_FAULT=write@/outbox/sent/:1+:ENOSPC (no sent record
  * can be written), TENURE_FAULT=fsync:3:EIO, TENURE_FAULT=rename:5:kill.
  *
@@ -49,7 +50,7 @@ typedef struct {
 	char text[MAX_TEXT];
 	unsigned long nth;
 	int onwards;
-	int error; /* 0: kill */
+	int error; /* 0: kill, -2: stop */
 	unsigned long seen;
 } Spec;
 
@@ -98,10 +99,12 @@ parse_specs(const char *text)
 		spec.error = -1;
 		if (strcmp(action, "kill") == 0)
 			spec.error = 0;
+		if (strcmp(action, "stop") == 0)
+			spec.error = -2;
 		for (size_t i = 0; i < sizeof errnos / sizeof errnos[0]; i++)
 			if (strcmp(action, errnos[i].name) == 0)
 				spec.error = errnos[i].value;
-		if (spec.error < 0 || spec.nth == 0)
+		if (spec.error == -1 || spec.nth == 0)
 			continue;
 		specs[n_specs++] = spec;
 	}
@@ -190,6 +193,10 @@ fault(const char *call, const char *path)
 		    (spec->onwards && spec->seen > spec->nth)) {
 			if (spec->error == 0)
 				raise(SIGKILL);
+			if (spec->error == -2) {
+				raise(SIGSTOP);
+				break;
+			}
 			errno = spec->error;
 			result = -1;
 			break;

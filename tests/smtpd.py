@@ -21,7 +21,9 @@
       FILE.mail answers MAIL FROM (say "530 5.7.0 Authentication
       required"); the first line of FILE.greeting replaces the greeting
       (say "554 5.3.2 no service"), after which every command but QUIT
-      gets 503, as RFC 5321 wants.  The log file gets one line per SMTP event
+      gets 503, as RFC 5321 wants.  FILE.delay holds a number of seconds
+      to wait before answering the end of the data (the message is taken
+      all the same).  The log file gets one line per SMTP event
       (EHLO, AUTH-OK/AUTH-FAIL, MAIL, RCPT, DATA) with "tls" or "clear"
       for whether the session was encrypted at that point.
 """
@@ -179,6 +181,9 @@ class Handler:
 
     async def handle_DATA(self, server, session, envelope):
         self.log(session, "DATA")
+        delay = self.answer_from(".delay")
+        if delay:
+            await asyncio.sleep(float(delay))
         if self.control and os.path.exists(self.control):
             with open(self.control) as f:
                 answer = f.readline().strip()

@@ -194,6 +194,126 @@ for refusal in "greeting:554 5.3.2 no SMTP service here" \
 		"$? $(delivered) $(count "$CASE/state/outbox/queue") $(count "$CASE/state/outbox/dead")"
 done
 
+# --- Stopping on time --------------------------------------------------
+
+# start_netstall: a server that accepts and never says a word; sets
+# STALL_PORT and STALL_LOG (an "ACCEPT" line per connection).
+start_netstall() {
+	STALL_LOG=$TEST_DIR/netstall.log
+	: >"$STALL_LOG"
+	/usr/bin/python3 "$top_srcdir/tests/netstall.py" >"$TEST_DIR/netstall.port" \
+		2>"$STALL_LOG" &
+	STALL_PID=$!
+	test_cleanup "kill $STALL_PID"
+	wait_for 10 '[ -s "$TEST_DIR/netstall.port" ]'
+	STALL_PORT=$(head -n 1 "$TEST_DIR/netstall.port")
+}
+
+# stop_within SECONDS PID: SIGTERM to PID; STOPPED becomes "exit
+# STATUS fast" when it ended within SECONDS (the bound is generous: the
+# point is that no network timeout of 15 to 60 s is sat out).
+stop_within() {
+	local start end status=0
+	start=$(date +%s)
+	kill -TERM "$2"
+	wait "$2" || status=$?
+	end=$(date +%s)
+	STOPPED="exit $status $([ $((end - start)) -le "$1" ] && echo fast || echo "slow ($((end - start)) s)")"
+}
+
+start_netstall
+
+test_begin "SIGTERM while the SMTP server says nothing: run --once stops within 5 s, the mail stays queued"
+setup_case stop-greeting "smtp://127.0.0.1:$STALL_PORT"
+"$TENURE" --config "$CASE/tenure.conf" --now 2026-12-31T10:00:00Z run --once \
+	2>"$CASE/err" &
+pid=$!
+wait_for 10 '[ "$(grep -c ACCEPT "$STALL_LOG")" -ge 1 ]'
+sleep 0.5
+stop_within 6 $pid
+test_expect_equal "exit 0 fast 1" "$STOPPED $(count "$CASE/state/outbox/queue")"
+
+test_begin "SIGTERM after the data went out: the answer that comes 2 s later is recorded, the mail not sent again"
+setup_case stop-answer "smtp://127.0.0.1:$SMTP_PORT"
+before=$(delivered)
+echo 2 >"$SMTP_CONTROL.delay"
+: >"$SMTP_LOG"
+"$TENURE" --config "$CASE/tenure.conf" --now 2026-12-31T10:00:00Z run --once \
+	2>"$CASE/err" &
+pid=$!
+wait_for 10 'grep -q "^DATA" "$SMTP_LOG"'
+stop_within 6 $pid
+result=$STOPPED
+rm -f "$SMTP_CONTROL.delay"
+run_once 2026-12-31T10:30:00Z
+test_expect_equal "exit 0 fast $((before + 1)) 0 1" \
+	"$result $(delivered) $(count "$CASE/state/outbox/queue") $(count "$CASE/state/outbox/sent")"
+
+test_begin "SIGTERM while the answer to the data never comes: run --once stops within 6 s"
+setup_case stop-no-answer "smtp://127.0.0.1:$SMTP_PORT"
+echo 100 >"$SMTP_CONTROL.delay"
+: >"$SMTP_LOG"
+"$TENURE" --config "$CASE/tenure.conf" --now 2026-12-31T10:00:00Z run --once \
+	2>"$CASE/err" &
+pid=$!
+wait_for 10 'grep -q "^DATA" "$SMTP_LOG"'
+stop_within 7 $pid
+test_expect_equal "exit 0 fast 1" "$STOPPED $(grep -c '^send-interrupted' "$CASE/err")"
+rm -f "$SMTP_CONTROL.delay"
+
+printf 'secret\n' >"$TEST_DIR/imap-password"
+chmod 600 "$TEST_DIR/imap-password"
+for scheme in imap imaps; do
+	test_begin "SIGTERM while the $scheme:// server says nothing: the daemon stops within 5 s"
+	setup_case "stop-$scheme" "maildir:$TEST_DIR/stop-$scheme/out"
+	sed -i "s|^url = maildir:$CASE/list|url = $scheme://127.0.0.1:$STALL_PORT\\nuser = bot\\npassword-file = $TEST_DIR/imap-password|" \
+		"$CASE/tenure.conf"
+	accepted=$(grep -c ACCEPT "$STALL_LOG")
+	"$TENURE" --config "$CASE/tenure.conf" run 2>"$CASE/log" &
+	pid=$!
+	wait_for 10 '[ "$(grep -c ACCEPT "$STALL_LOG")" -gt "$accepted" ]'
+	sleep 0.5
+	stop_within 6 $pid
+	test_expect_equal "exit 0 fast" "$STOPPED"
+done
+
+test_begin "SIGHUP while the daemon idles on a Maildir reloads at once"
+setup_case hup-idle "maildir:$TEST_DIR/hup-idle/out"
+sed -i "s|^url = maildir:$CASE/list|&\\npoll-interval = 300|" "$CASE/tenure.conf"
+"$TENURE" --config "$CASE/tenure.conf" run 2>"$CASE/log" &
+pid=$!
+wait_for 10 'grep -q "^outbox-flush" "$CASE/log"'
+sleep 1
+kill -HUP $pid
+if wait_for 3 'grep -q "^run-reload result=loaded" "$CASE/log"'; then
+	stop_within 5 $pid
+	test_expect_equal "exit 0 fast" "$STOPPED"
+else
+	kill -TERM $pid
+	test_fail "no reload within 3 s" "$(cat "$CASE/log")"
+fi
+
+# tenure held (SIGSTOP, by the shim) where it takes its lock, early in
+# its start: a SIGHUP that comes then is a reload once it goes on, not
+# the end of it.
+test_begin "SIGHUP in the first moments after start is a reload, not the end"
+setup_case hup-start "maildir:$TEST_DIR/hup-start/out"
+LD_PRELOAD=$FAULTSHIM TENURE_FAULT='open@/state/lock:1:stop' \
+	"$TENURE" --config "$CASE/tenure.conf" run 2>"$CASE/log" &
+pid=$!
+wait_for 10 '[ "$(cut -d" " -f3 /proc/$pid/stat 2>/dev/null)" = T ]'
+kill -HUP $pid
+kill -CONT $pid
+if wait_for 10 'grep -q "^run-reload result=loaded" "$CASE/log"'; then
+	stop_within 5 $pid
+	test_expect_equal "exit 0 fast" "$STOPPED"
+else
+	kill -TERM $pid 2>/dev/null
+	status=0
+	wait $pid || status=$?
+	test_fail "no reload after a SIGHUP at start (exit $status)" "$(cat "$CASE/log")"
+fi
+
 # --- The reply limit across a crash ----------------------------------
 
 gpg_world_init
