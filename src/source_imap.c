@@ -357,8 +357,10 @@ connect_tls(ImapSource *source, gboolean *authenticated, GError **error)
 	int rc;
 	if (source->implicit_tls) {
 		rc = open_stream(source, error);
-		if (rc < 0)
+		if (rc < 0) {
+			disconnect(source, FALSE);
 			return FALSE;
+		}
 		if (rc != MAILIMAP_NO_ERROR_AUTHENTICATED &&
 		    rc != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
 			return fail(source, rc, "connect", error);
@@ -367,8 +369,10 @@ connect_tls(ImapSource *source, gboolean *authenticated, GError **error)
 	}
 
 	rc = open_stream(source, error);
-	if (rc < 0)
+	if (rc < 0) {
+		disconnect(source, FALSE);
 		return FALSE;
+	}
 	if (rc == MAILIMAP_NO_ERROR_AUTHENTICATED) {
 		/* A pre-authenticated plain connection can no longer be
 		 * secured (STARTTLS is only valid before login). */
