@@ -707,7 +707,14 @@ classify(GMimeObject *part, char **reason)
 	}
 	if (GMIME_IS_TEXT_PART(part) && is_type(part, "text", "plain")) {
 		g_autofree char *text = g_mime_text_part_get_text(GMIME_TEXT_PART(part));
-		if (text == NULL || !clearsigned_only(text, reason))
+		/* A text part GMime reads no text from cannot hold the
+		 * command that made this mail look like one (found by
+		 * fuzz-intake: it was refused without a reason). */
+		if (text == NULL) {
+			*reason = g_strdup("command outside the signed part");
+			return SIGNED_REFUSED;
+		}
+		if (!clearsigned_only(text, reason))
 			return SIGNED_REFUSED;
 		if (!command_looks_like(text, -1)) {
 			*reason = g_strdup("command outside the signed part");
