@@ -12,6 +12,11 @@
 # fails the run: copy it into fuzz/corpus/NAME once fixed, so
 # `make check` replays it for ever.
 #
+# FUZZ_SEED=N in the environment fixes libFuzzer's random seed, so that
+# a run is a prefix of any longer run with the same seed and corpus (CI
+# uses it: a 30-second run then finds nothing a longer run before it
+# did not; exploring is for longer runs with random seeds).
+#
 # Prints one line per harness and "N passed, N failed".  Needs clang and
 # libclang-rt-14-dev (or the runtime of the installed clang).
 set -u
@@ -66,6 +71,7 @@ for name in $harnesses; do
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		"$work/fuzz-$name" -max_total_time="$seconds" -timeout=10 \
 		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+		${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
 		-artifact_prefix="$work/crash-$name-" \
 		"$work/corpus/$name" "$srcdir/fuzz/corpus/$name" >"$log" 2>&1; then
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
