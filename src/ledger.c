@@ -733,7 +733,7 @@ ledger_create(const char *path, const Ledger *ledger, const char *state_dir,
 	/* Written aside and linked into place: a crash leaves either no
 	 * ledger or the whole of it, and link() never replaces a ledger
 	 * that appeared meanwhile. */
-	g_autofree char *temp = g_strdup_printf("%s.tn-XXXXXX", path);
+	g_autofree char *temp = g_strconcat(path, UTIL_TEMP_MARK "XXXXXX", NULL);
 	int fd = g_mkstemp_full(temp, O_RDWR | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
@@ -764,28 +764,33 @@ ledger_create(const char *path, const Ledger *ledger, const char *state_dir,
 	              mark_write(state_dir, text, len, ledger->events->len, error));
 }
 
-Ledger *
-ledger_load(const char *path, gboolean missing_ok, GError **error)
+/* Reads, parses and replays the ledger at PATH; *TEXT and *LEN keep its
+ * bytes for the caller (the guard compares them with its mark).  A
+ * missing file is an empty ledger when MISSING_OK. */
+static Ledger *
+load(const char *path, gboolean missing_ok, char **text, gsize *len,
+     GError **error)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		if (missing_ok && errno == ENOENT)
+		if (missing_ok && errno == ENOENT) {
+			*text = g_strdup("");
+			*len = 0;
 			return ledger_parse(path, "", 0, error);
-		if (errno == ENOENT) {
-			set_missing(path, error);
-			return NULL;
 		}
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-		            "%s: cannot read the ledger: %s", path,
-		            g_strerror(errno));
+		if (errno == ENOENT)
+			set_missing(path, error);
+		else
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: cannot read the ledger: %s", path,
+			            g_strerror(errno));
 		return NULL;
 	}
-	gsize len = 0;
-	g_autofree char *text = read_all(fd, path, &len, error);
+	*text = read_all(fd, path, len, error);
 	close(fd);
-	if (text == NULL)
+	if (*text == NULL)
 		return NULL;
-	g_autoptr(Ledger) ledger = ledger_parse(path, text, len, error);
+	g_autoptr(Ledger) ledger = ledger_parse(path, *text, *len, error);
 	if (ledger == NULL)
 		return NULL;
 	/* A ledger that parses but contradicts itself is refused as a whole. */
@@ -796,28 +801,20 @@ ledger_load(const char *path, gboolean missing_ok, GError **error)
 }
 
 Ledger *
+ledger_load(const char *path, gboolean missing_ok, GError **error)
+{
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	return load(path, missing_ok, &text, &len, error);
+}
+
+Ledger *
 ledger_load_guarded(const char *path, const char *state_dir, GError **error)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			set_missing(path, error);
-		else
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-			            "%s: cannot read the ledger: %s", path,
-			            g_strerror(errno));
-		return NULL;
-	}
+	g_autofree char *text = NULL;
 	gsize len = 0;
-	g_autofree char *text = read_all(fd, path, &len, error);
-	close(fd);
-	if (text == NULL)
-		return NULL;
-	g_autoptr(Ledger) ledger = ledger_parse(path, text, len, error);
-	if (ledger == NULL)
-		return NULL;
-	g_autoptr(Committee) committee = committee_replay(ledger, error);
-	if (committee == NULL ||
+	g_autoptr(Ledger) ledger = load(path, FALSE, &text, &len, error);
+	if (ledger == NULL ||
 	    !mark_check(path, state_dir, text, len, ledger->events->len, error))
 		return NULL;
 	return g_steal_pointer(&ledger);
