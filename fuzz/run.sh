@@ -39,6 +39,12 @@ cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefin
 	-DSYSCONFDIR=\"/etc\" -DDATADIR=\"/usr/share\" -DLOCALSTATEDIR=\"/var\""
 libs="$(pkg-config --libs $pkgs) -letpan"
 mkdir -p "$work/obj"
+# Objects are rebuilt when their source changed; a changed header or
+# config.h (which any object may include) rebuilds them all.
+if [ -f "$work/libtenure-fuzz.a" ] &&
+	[ -n "$(find "$srcdir/src" "$builddir/config.h" -name '*.h' -newer "$work/libtenure-fuzz.a" | head -n 1)" ]; then
+	rm -f "$work"/obj/*.o
+fi
 
 # libtenure: every source but main.c, compiled once, two at a time.
 sources=$(cd "$srcdir" && ls src/*.c src/rules/*.c | grep -v '^src/main\.c$')
