@@ -299,7 +299,7 @@ mailout_wrap(const char *body, guint width)
 		n--;
 	/* Words wrapped off a line of prose run into the next line when
 	 * that one continues the paragraph, so a filled-in placeholder
-	 * does not leave a ragged stub behind. */
+	 * does not leave a ragged short line behind. */
 	g_autofree char *carry = NULL;
 	for (guint i = 0; i < n; i++) {
 		const char *line = lines[i];
