@@ -33,5 +33,5 @@ EXTRA_DIST += bench/import.sh bench/gen-maildir.py bench/keyring.sh
 # tests/test-decide: the decisions on commands (src/decide.c), as a table.
 check_PROGRAMS += tests/test-decide
 tests_test_decide_LDADD = $(TEST_LDADD) -lm
-TESTS += tests/test-decide tests/t-intake2.sh
-dist_check_SCRIPTS += tests/t-intake2.sh
+TESTS += tests/test-decide tests/t-intake2.sh tests/t-authority.sh
+dist_check_SCRIPTS += tests/t-intake2.sh tests/t-authority.sh

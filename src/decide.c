@@ -45,6 +45,43 @@ refuse(Decision *out, char *reason)
 	return DECIDE_REFUSE;
 }
 
+const char *
+decide_problem_text(const char *message, const char *path)
+{
+	gsize len = path ? strlen(path) : 0;
+	if (path == NULL || strncmp(message, path, len) != 0 ||
+	    message[len] != ':')
+		return message;
+	const char *p = message + len + 1;
+	while (g_ascii_isdigit(*p))
+		p++;
+	return p[0] == ':' && p[1] == ' ' ? p + 2 : message;
+}
+
+/* Refuses because the ledger cannot take the event: the signer reads
+ * what is wrong; the ledger's file and line (PROBLEM as the ledger
+ * said it) go to the log only. */
+static DecideKind
+refuse_ledger(const DecideInput *in, Decision *out, const char *problem)
+{
+	out->detail = g_strdup(problem);
+	return refuse(out, g_strdup_printf(
+	    "the ledger cannot take this event: %s",
+	    decide_problem_text(problem, in->ledger->path)));
+}
+
+/* Refuses because the committee's term rule could not be worked out
+ * (the ledger's rule event is wrong): nothing the signer can mend, so
+ * the transcript says where the cause is, and the log what it is. */
+static DecideKind
+refuse_rule(Decision *out, const char *problem)
+{
+	out->detail = g_strdup(problem);
+	return refuse(out, g_strdup("tenure could not apply the committee's term "
+	                            "rule to this command; the cause is in "
+	                            "tenure's log, for its administrator"));
+}
+
 static LedgerEvent *
 event_new(const DecideInput *in, EventKind kind, Day date, const char *member)
 {
@@ -128,9 +165,9 @@ fingerprint_unshared(const DecideInput *in, char **reason)
 
 /* Whether the ledger with EVENT keeps the committee within max-members
  * on every day from the signature on, counting appointments recorded
- * ahead, the rule's expiries and deferrals. */
+ * ahead, the rule's expiries and deferrals; OUT's refusal when not. */
 static gboolean
-within_cap(const DecideInput *in, const LedgerEvent *event, char **reason)
+within_cap(const DecideInput *in, const LedgerEvent *event, Decision *out)
 {
 	Ledger with = {.path = in->ledger->path, .events = g_ptr_array_new()};
 	for (guint i = 0; i < in->ledger->events->len; i++)
@@ -140,8 +177,7 @@ within_cap(const DecideInput *in, const LedgerEvent *event, char **reason)
 	g_autoptr(Committee) after = committee_replay(&with, &error);
 	g_ptr_array_unref(with.events);
 	if (after == NULL) {
-		*reason = g_strdup_printf("the ledger refuses the event: %s",
-		                          error->message);
+		refuse_ledger(in, out, error->message);
 		return FALSE;
 	}
 	Day day;
@@ -150,13 +186,14 @@ within_cap(const DecideInput *in, const LedgerEvent *event, char **reason)
 	                      in->conf->max_members, in->signed_on, &day, &count,
 	                      &error)) {
 		char buf[11];
-		*reason = g_strdup_printf("the committee would have %d members on %s, "
-		                          "more than the %d it may have", count,
-		                          date_format(day, buf), in->conf->max_members);
+		refuse(out, g_strdup_printf("the committee would have %d members on %s, "
+		                            "more than the %d it may have", count,
+		                            date_format(day, buf),
+		                            in->conf->max_members));
 		return FALSE;
 	}
 	if (error) {
-		*reason = g_strdup(error->message);
+		refuse_rule(out, error->message);
 		return FALSE;
 	}
 	return TRUE;
@@ -235,7 +272,7 @@ decide_recommend(const DecideInput *in, Decision *out)
 	if (!term_first_vacancy(in->committee, in->default_rule,
 	                        in->conf->max_members, in->signed_on, until,
 	                        &vacancy, &error))
-		return refuse(out, g_strdup(error->message));
+		return refuse_rule(out, error->message);
 	if (vacancy == DAY_NONE) {
 		char buf[11];
 		return refuse(out, g_strdup_printf("the committee has no place for "
@@ -328,15 +365,21 @@ decide_appoint(const DecideInput *in, Decision *out)
 	if (!primary_fingerprint(in, &out->reason) ||
 	    !fingerprint_unshared(in, &out->reason))
 		return DECIDE_REFUSE;
-	char *why = NULL;
+	g_autofree char *why = NULL;
 	if (!term_may_appoint(in->committee, in->default_rule,
-	                      in->conf->max_members, c->email, day, &why))
-		return refuse(out, why ? why : g_strdup("the term rule does not allow "
-		                                        "this appointment"));
+	                      in->conf->max_members, c->email, day, &why)) {
+		/* A reason naming the ledger's file is the ledger's rule
+		 * event failing, not this appointment. */
+		if (why && decide_problem_text(why, in->ledger->path) != why)
+			return refuse_rule(out, why);
+		return refuse(out, why ? g_steal_pointer(&why)
+		                       : g_strdup("the term rule does not allow "
+		                                  "this appointment"));
+	}
 	out->event = event_new(in, EVENT_APPOINT, day, c->member);
 	out->event->fingerprint = g_strdup(c->fingerprint);
 	out->event->project_joined = c->project_joined;
-	if (!within_cap(in, out->event, &out->reason))
+	if (!within_cap(in, out->event, out))
 		return DECIDE_REFUSE;
 	/* A half-signed removal is of one term: once a new term begins,
 	 * nothing is left for the other role to complete. */
@@ -453,7 +496,7 @@ decide_defer(const DecideInput *in, Decision *out)
 	                                      in->signature_record);
 	/* Keeping a member past the day a newcomer recorded ahead starts
 	 * must not make the committee too large. */
-	if (!within_cap(in, out->event, &out->reason))
+	if (!within_cap(in, out->event, out))
 		return DECIDE_REFUSE;
 	return DECIDE_APPEND;
 }
@@ -623,6 +666,7 @@ void
 decision_clear(Decision *decision)
 {
 	g_clear_pointer(&decision->reason, g_free);
+	g_clear_pointer(&decision->detail, g_free);
 	g_clear_pointer(&decision->event, ledger_event_free);
 	g_clear_pointer(&decision->recommendation, pending_recommendation_free);
 	g_clear_pointer(&decision->removal, pending_removal_free);

@@ -77,13 +77,22 @@ typedef enum {
 
 typedef struct {
 	DecideKind kind;
-	char *reason;                  /* DECIDE_REFUSE: a sentence */
+	char *reason;                  /* DECIDE_REFUSE: a sentence for the
+	                                  signer, in the committee's terms */
+	char *detail;                  /* DECIDE_REFUSE, or NULL: the server's
+	                                  own account (the ledger's file and
+	                                  line), for the log only */
 	LedgerEvent *event;            /* DECIDE_APPEND */
 	PendingRecommendation *recommendation; /* DECIDE_PENDING: to store */
 	PendingRemoval *removal;       /* DECIDE_PENDING: to store */
 	gboolean drop_recommendation;  /* DECIDE_APPEND: the pending record of */
 	gboolean drop_removal;         /*   the Member is used up */
 } Decision;
+
+/* MESSAGE without the "PATH:LINE: " with which errors about the ledger
+ * at PATH begin: what a transcript may say of it.  A pointer into
+ * MESSAGE, or MESSAGE itself. */
+const char *decide_problem_text(const char *message, const char *path);
 
 /* The roles FINGERPRINT held according to ROLES (0 for none). */
 guint decide_roles_of(const DecideRoles *roles, const char *fingerprint);

@@ -248,13 +248,22 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	return TRUE;
 }
 
+/* DETAIL, when not NULL, is what the log adds to the transcript's
+ * REASON: the server's own account (the ledger's file and line). */
 static void
-log_refused(const Mail *mail, const char *reason)
+log_refused_detail(const Mail *mail, const char *reason, const char *detail)
 {
 	util_log("refused", "id", mail->source->id, "msgid",
 	         mail->message_id ? mail->message_id : "-", "from",
 	         mail->from ? mail->from : "-", "signer",
-	         mail->sig ? mail->sig->fingerprint : "-", "reason", reason, NULL);
+	         mail->sig ? mail->sig->fingerprint : "-", "reason", reason,
+	         detail ? "detail" : NULL, detail, NULL);
+}
+
+static void
+log_refused(const Mail *mail, const char *reason)
+{
+	log_refused_detail(mail, reason, NULL);
 }
 
 /* The pending records an applied command has used up: what decide()
@@ -325,8 +334,11 @@ commit(Intake *intake, const Mail *mail, Decision *decision, GError **error)
 		 * failure to be retried forever (refuse() then records the
 		 * signature as decided). */
 		if (g_error_matches(local, TENURE_ERROR, TENURE_ERROR_INVALID)) {
-			decision->reason = g_strdup_printf("the ledger refuses the event: %s",
-			                                   local->message);
+			/* The signer reads what is wrong; the log, where. */
+			decision->reason = g_strdup_printf(
+			    "the ledger cannot take this event: %s",
+			    decide_problem_text(local->message, intake->conf->ledger));
+			decision->detail = g_strdup(local->message);
 			return TRUE;
 		}
 		g_propagate_error(error, g_steal_pointer(&local));
@@ -341,15 +353,22 @@ commit(Intake *intake, const Mail *mail, Decision *decision, GError **error)
  * counted against the day's limit in the same write), so a repost under
  * a new Message-ID is not decided again once circumstances change. */
 static gboolean
-refuse(Intake *intake, const Mail *mail, const char *reason, GError **error)
+refuse_detail(Intake *intake, const Mail *mail, const char *reason,
+              const char *detail, GError **error)
 {
-	log_refused(mail, reason);
+	log_refused_detail(mail, reason, detail);
 	gboolean replied = FALSE;
 	return reply_refusal(intake, mail, reason, &replied, error) &&
 	       seen_add_refusal(intake->seen, mail->sig->fingerprint,
 	                        mail->sig->created, mail->sig->digest,
 	                        mail->message_id, mail->content, replied,
 	                        date_today(), error);
+}
+
+static gboolean
+refuse(Intake *intake, const Mail *mail, const char *reason, GError **error)
+{
+	return refuse_detail(intake, mail, reason, NULL, error);
 }
 
 /* Whether LEDGER holds the event of SIG: every event from mail carries
@@ -473,7 +492,8 @@ act(Intake *intake, Mail *mail, GError **error)
 		}
 	}
 	if (decision.reason != NULL)
-		return refuse(intake, mail, decision.reason, error);
+		return refuse_detail(intake, mail, decision.reason, decision.detail,
+		                     error);
 	char day[11];
 	util_log(event ? "applied" : "pending", "msgid", mail->message_id,
 	         "command", command_verb_name(command->verb), "member",

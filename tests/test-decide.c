@@ -374,6 +374,11 @@ static const DecideCase cases[] = {
 	{"an appointment from the day others' recorded ahead start is refused",
 	 CAP_LEDGER, FPR_LEO, APPOINT_NINA "Effective: 2027-01-01\n",
 	 REC_BY_CHAIR, NULL, DECIDE_REFUSE, "8 members", NULL, NULL},
+	{"a ledger rule that cannot be read is the server's, not the signer's",
+	 "Event: rule\nDate: 2027-01-01\nRule: fixed-term\n"
+	 "Parameters: term=4y bogus=1\n",
+	 FPR_CAROL, APPOINT_NINA, NO_PENDING, NULL, DECIDE_REFUSE,
+	 "could not apply the committee's term rule", NULL, NULL},
 };
 
 static Day
@@ -470,6 +475,11 @@ test_case(gconstpointer data)
 	if (decision.kind != row->kind)
 		g_test_message("reason: %s", decision.reason ? decision.reason : "-");
 	g_assert_cmpint(decision.kind, ==, row->kind);
+	/* A transcript says what was wrong in the committee's terms: the
+	 * ledger's file and line are for the log (decision.detail). */
+	if (decision.reason && strstr(decision.reason, "test.ledger") != NULL)
+		g_error("the reason names the ledger's file: \"%s\"",
+		        decision.reason);
 	if (row->reason) {
 		g_assert_nonnull(decision.reason);
 		if (strstr(decision.reason, row->reason) == NULL)
