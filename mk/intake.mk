@@ -21,7 +21,7 @@ tests_test_command_LDADD = $(TEST_LDADD)
 tests_test_verify_LDADD = $(TEST_LDADD)
 TESTS += tests/test-command tests/test-verify tests/t-intake.sh tests/t-roles.sh \
 	tests/t-hostile.sh tests/t-keyring.sh
-dist_check_SCRIPTS += tests/lib-gpg.sh tests/t-intake.sh tests/t-roles.sh \
+dist_check_SCRIPTS += tests/lib-gpg.sh tests/lib-committee.sh tests/t-intake.sh tests/t-roles.sh \
 	tests/t-hostile.sh tests/t-keyring.sh
 
 # bench/bench-intake times a bare GMime parse and one verification for

@@ -11,9 +11,17 @@
 #   smtp_answer "451 ..."   answer DATA with this from now on
 #   smtp_answer ""          accept mail again
 #   smtp_count              how many messages the server accepted
+#   smtp_serve MODE [ARGS]  the server in the foreground (exec), printing its
+#                           port on stdout once it listens: for a program
+#                           that starts servers itself (tests/test-outbox.c
+#                           runs sh -c '. tests/lib-smtp.sh; smtp_serve ...'
+#                           with SMTP_DIR and SMTP_CERTS set, lib.sh unread)
+#
+# SMTP_DIR (default $TEST_DIR/smtp) holds Maildir/, log and control;
+# SMTP_CERTS (default $SMTP_DIR/certs) the certificates.
 
-SMTP_DIR=$TEST_DIR/smtp
-SMTP_CERTS=$SMTP_DIR/certs
+SMTP_DIR=${SMTP_DIR:-$TEST_DIR/smtp}
+SMTP_CERTS=${SMTP_CERTS:-$SMTP_DIR/certs}
 SMTP_MAILDIR=$SMTP_DIR/Maildir
 SMTP_LOG=$SMTP_DIR/log
 SMTP_CONTROL=$SMTP_DIR/control
@@ -22,19 +30,26 @@ SMTP_OTHER_CA=$SMTP_CERTS/other-ca.pem
 SMTP_PID=
 SMTP_PORT=
 
-smtp_start() {
+# The test CA and the server's certificate, made once.
+_smtp_certs() {
+	mkdir -p "$SMTP_DIR" || return 1
+	[ -f "$SMTP_CA" ] ||
+		/usr/bin/python3 "$top_srcdir/tests/smtpd.py" certs "$SMTP_CERTS"
+}
+
+smtp_serve() {
 	local mode=$1
 	shift
-	mkdir -p "$SMTP_DIR"
-	if [ ! -f "$SMTP_CA" ]; then
-		/usr/bin/python3 "$top_srcdir/tests/smtpd.py" certs "$SMTP_CERTS" ||
-			return 1
-	fi
-	: >"$SMTP_DIR/port"
-	/usr/bin/python3 "$top_srcdir/tests/smtpd.py" serve --mode "$mode" \
+	_smtp_certs || return 1
+	exec /usr/bin/python3 "$top_srcdir/tests/smtpd.py" serve --mode "$mode" \
 		--maildir "$SMTP_MAILDIR" --certs "$SMTP_CERTS" \
-		--log "$SMTP_LOG" --control "$SMTP_CONTROL" "$@" \
-		>"$SMTP_DIR/port" 2>"$SMTP_DIR/stderr" &
+		--log "$SMTP_LOG" --control "$SMTP_CONTROL" "$@"
+}
+
+smtp_start() {
+	_smtp_certs || return 1
+	: >"$SMTP_DIR/port"
+	(smtp_serve "$@") >"$SMTP_DIR/port" 2>"$SMTP_DIR/stderr" &
 	SMTP_PID=$!
 	test_cleanup "kill $SMTP_PID"
 	local i=0

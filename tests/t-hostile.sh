@@ -8,14 +8,13 @@
 # after `tenure import` or `tenure run --once`.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
+. "$top_srcdir/tests/lib-committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v perl >/dev/null || test_skip_all "perl is not installed"
 command -v python3 >/dev/null || test_skip_all "python3 is not installed"
 
-gpg_world_init
-W=$TEST_DIR
-mkdir -p "$W/m"
+committee_init
 
 # Carol chairs, Leo leads; Alice and Bob are members with their keys in
 # the ledger.  Grace and Ivan are members the ledger records no key for;
@@ -35,107 +34,11 @@ ODD=$(gpg_new_key "Odd Person" "odd person@example.org")
 gw --export "$CAROL" "$LEO" "$ALICE" "$BOB" "$GRACE" "$MALLORY" "$ODD" \
 	>"$W/keyring.gpg" 2>/dev/null
 
-year_ago=$(date -u -d '1 year ago' +%Y-%m-%d)
-two_years_ago=$(date -u -d '2 years ago' +%Y-%m-%d)
-{
-	printf 'Event: rule\nDate: %s\nRule: debian\nSource: import\n' "$two_years_ago"
-	for who in "Carol Chair:carol:$CAROL" "Alice Member:alice:$ALICE" \
-		"Bob Member:bob:$BOB" "Grace Member:grace:" "Ivan Member:ivan:"; do
-		name=${who%%:*}
-		rest=${who#*:}
-		user=${rest%%:*}
-		fpr=${rest#*:}
-		printf '\nEvent: appoint\nDate: %s\nMember: %s <%s@example.org>\n' \
-			"$year_ago" "$name" "$user"
-		[ -n "$fpr" ] && printf 'Fingerprint: %s\n' "$fpr"
-		printf 'Source: import\n'
-	done
-} >"$W/ledger"
-
-cat >"$W/tenure.conf" <<EOF
-[committee]
-name = Test Committee
-templates = $top_srcdir/templates
-list = debian-ctte@lists.debian.org
-max-members = 8
-ledger = ledger
-state-dir = state
-
-[rule]
-name = debian
-
-[roles]
-chair = $CAROL
-leader = $LEO
-
-[keys]
-keyring = keyring.gpg
-gnupg-home = g
-
-[reminders]
-replies-per-day = 100
-
-[source]
-url = maildir:inbox
-
-[sink]
-url = maildir:sent
-from = tenure@example.org
-EOF
-mkdir -p "$W/inbox/new" "$W/inbox/cur" "$W/inbox/tmp"
-test_cleanup "gpgconf --homedir '$W/g' --kill all"
-
-n=0
-# run_import FILE: imports one mail from a fresh Maildir; the log goes to
-# $W/log, the exit status to $W/status.
-run_import() {
-	n=$((n + 1))
-	rm -rf "$W/box$n"
-	deliver "$W/box$n" "$1"
-	"$TENURE" --config "$W/tenure.conf" import "maildir:$W/box$n" \
-		>"$W/out" 2>"$W/log"
-	echo $? >"$W/status"
-}
-
-events() {
-	grep -c '^Event:' "$W/ledger"
-}
-
-# expect_unchanged DESCRIPTION REASON: the last run changed no ledger
-# event, exited 0 and logged a refusal whose reason contains REASON.
-expect_unchanged() {
-	test_begin "$1"
-	if [ "$(events)" != "$before" ]; then
-		test_fail "expected the ledger to keep $before events, got $(events)" \
-			"$(tail -n 8 "$W/ledger")" "$(cat "$W/log")"
-	elif [ "$(cat "$W/status")" != 0 ]; then
-		test_fail "expected exit 0, got $(cat "$W/status")" "$(cat "$W/log")"
-	elif ! grep -qF "$2" "$W/log" || ! grep -q '^refused .*reason=' "$W/log"; then
-		test_fail "expected a refused line with \"$2\"" "got: $(cat "$W/log")"
-	else
-		test_pass
-	fi
-}
-
-# expect_event DESCRIPTION PATTERN: the last run appended one event whose
-# stanza matches every line of PATTERN (grep -E, one per line).
-expect_event() {
-	test_begin "$1"
-	local last
-	last=$(awk 'BEGIN { RS = "" } { s = $0 } END { print s }' "$W/ledger")
-	if [ "$(events)" != "$((before + 1))" ]; then
-		test_fail "expected $((before + 1)) events, got $(events)" "$(cat "$W/log")"
-		return
-	fi
-	echo "$2" | while IFS= read -r line; do
-		printf '%s\n' "$last" | grep -Eq "$line" || echo "missing: $line"
-	done >"$W/missing"
-	if [ -s "$W/missing" ]; then
-		test_fail "$(cat "$W/missing")" "got:" "$last"
-	else
-		test_pass
-	fi
-}
+committee_ledger "Carol Chair <carol@example.org> $CAROL" \
+	"Alice Member <alice@example.org> $ALICE" "Bob Member <bob@example.org> $BOB" \
+	"Grace Member <grace@example.org>" "Ivan Member <ivan@example.org>"
+committee_conf committee.max-members=8 roles.chair="$CAROL" roles.leader="$LEO" \
+	reminders.replies-per-day=100
 
 # replies TO: the decoded text of every reply in the outbox queue for TO.
 replies() {
@@ -166,23 +69,9 @@ expect_reply() {
 	fi
 }
 
-# pgpmime SIGNER FROM ID BODY: a PGP/MIME message with a text/plain body.
-pgpmime() {
-	mime_text_part "$4" >"$W/m/$3.part"
-	signed_mail "$1" "$2" "$3" "$W/m/$3.part"
-}
-
-# signed_mail SIGNER FROM ID CONTENT_FILE: PGP/MIME over the entity in
-# CONTENT_FILE; prints the message file.
-signed_mail() {
-	pgpmime_entity "$1" "$4" >"$W/m/$3.entity"
-	mail_message "$2" "$3@example.org" "$W/m/$3.entity" >"$W/m/$3.eml"
-	echo "$W/m/$3.eml"
-}
-
 # multipart SUBTYPE FILE...: a multipart/SUBTYPE entity of the entities.
 multipart() {
-	local subtype=$1 b="=-=hostile-$n-$$-$(date +%N)=-="
+	local subtype=$1 b="=-=hostile-$$-$(date +%N)=-="
 	shift
 	printf 'Content-Type: multipart/%s; boundary="%s"\n\n' "$subtype" "$b"
 	for f in "$@"; do
@@ -200,14 +89,14 @@ attachment() {
 # --- 1. Identity is the recorded fingerprint, never an address ------------
 
 before=$(events)
-run_import "$(pgpmime "$MALLORY" mallory@example.org mallory-as-ivan "Tenure: resign")"
-expect_unchanged "the only key carrying a member's address cannot resign for that member" \
+import_mail "$(signed_mail "$MALLORY" mallory@example.org mallory-as-ivan "Tenure: resign")"
+expect_refused "the only key carrying a member's address cannot resign for that member" \
 	"not a member"
 expect_reply "... and the signer's transcript says the ledger records no key for that member" \
 	mallory@example.org "the ledger records no key for Ivan Member <ivan@example.org>"
 
-run_import "$(pgpmime "$GRACE" grace@example.org grace-resign "Tenure: resign")"
-expect_unchanged "a member the ledger records no fingerprint for cannot act by mail, even with her own key" \
+import_mail "$(signed_mail "$GRACE" grace@example.org grace-resign "Tenure: resign")"
+expect_refused "a member the ledger records no fingerprint for cannot act by mail, even with her own key" \
 	"not a member"
 expect_reply "... and her transcript says how her fingerprint gets recorded" \
 	grace@example.org "ask the committee's administrator to record your key's fingerprint ($GRACE) in the ledger, as a key event"
@@ -227,10 +116,10 @@ fi
 
 # The administrator, having checked with Grace, records her key: a key
 # event appended to the ledger.
-printf '\nEvent: key\nDate: %s\nMember: Grace Member <grace@example.org>\nFingerprint: %s\nSource: import\n' \
-	"$(date -u +%Y-%m-%d)" "$GRACE" >>"$W/ledger"
+committee_event key "$today" "Member: Grace Member <grace@example.org>" \
+	"Fingerprint: $GRACE"
 before=$(events)
-run_import "$(pgpmime "$GRACE" grace@example.org grace-resign-2 "Tenure: resign
+import_mail "$(signed_mail "$GRACE" grace@example.org grace-resign-2 "Tenure: resign
 
 Now that my key is in the ledger.")"
 expect_event "once her fingerprint is recorded, her newly signed resignation counts" \
@@ -245,36 +134,36 @@ mime_text_part "Please see the attached file." >"$W/m/see.part"
 attachment resign.txt "Tenure: resign" >"$W/m/resign.attachment"
 
 multipart mixed "$W/m/see.part" "$W/m/resign.attachment" >"$W/m/attached-second.content"
-run_import "$(signed_mail "$ALICE" alice@example.org attached-second "$W/m/attached-second.content")"
-expect_unchanged "a command in a signed attachment is refused" "the command is in an attachment"
+import_mail "$(signed_mail --part "$W/m/attached-second.content" "$ALICE" alice@example.org attached-second)"
+expect_refused "a command in a signed attachment is refused" "the command is in an attachment"
 expect_reply "... with a transcript to the signer" alice@example.org \
 	"Refused: the command is in an attachment"
 
 multipart mixed "$W/m/resign.attachment" "$W/m/see.part" >"$W/m/attached-first.content"
-run_import "$(signed_mail "$ALICE" alice@example.org attached-first "$W/m/attached-first.content")"
-expect_unchanged "a command in an attachment that comes first is refused as well" \
+import_mail "$(signed_mail --part "$W/m/attached-first.content" "$ALICE" alice@example.org attached-first)"
+expect_refused "a command in an attachment that comes first is refused as well" \
 	"the command is in an attachment"
 
 mime_text_part "Tenure: resign" >"$W/m/alt.plain"
 printf 'Content-Type: text/html; charset=us-ascii\n\n<p>Tenure: appoint</p>\n' >"$W/m/alt.html"
 multipart alternative "$W/m/alt.plain" "$W/m/alt.html" >"$W/m/alternative.content"
-run_import "$(signed_mail "$ALICE" alice@example.org alternative "$W/m/alternative.content")"
-expect_unchanged "a command in multipart/alternative is refused" "multipart/alternative"
+import_mail "$(signed_mail --part "$W/m/alternative.content" "$ALICE" alice@example.org alternative)"
+expect_refused "a command in multipart/alternative is refused" "multipart/alternative"
 expect_reply "... and the transcript says to send plain text" alice@example.org "send plain text"
 
 # Alice signs Bob's signed resignation as the whole of her content.
 mime_text_part "Tenure: resign" >"$W/m/bob-inner.part"
 pgpmime_entity "$BOB" "$W/m/bob-inner.part" >"$W/m/bob-inner.entity"
-run_import "$(signed_mail "$ALICE" alice@example.org nested-signed "$W/m/bob-inner.entity")"
-expect_unchanged "someone else's signed command signed over again is refused" \
+import_mail "$(signed_mail --part "$W/m/bob-inner.entity" "$ALICE" alice@example.org nested-signed)"
+expect_refused "someone else's signed command signed over again is refused" \
 	"someone else's signed mail"
 
 mail_message bob@example.org bob-inner@example.org "$W/m/bob-inner.entity" >"$W/m/bob-inner.eml"
 rfc822_entity "$W/m/bob-inner.eml" >"$W/m/forward.rfc822"
 mime_text_part "Forwarded for the record." >"$W/m/forward.text"
 multipart mixed "$W/m/forward.text" "$W/m/forward.rfc822" >"$W/m/forward.content"
-run_import "$(signed_mail "$ALICE" alice@example.org forwarded "$W/m/forward.content")"
-expect_unchanged "a signed mail carrying a forwarded signed command (message/rfc822) is refused" \
+import_mail "$(signed_mail --part "$W/m/forward.content" "$ALICE" alice@example.org forwarded)"
+expect_refused "a signed mail carrying a forwarded signed command (message/rfc822) is refused" \
 	"someone else's signed mail"
 expect_reply "... with a transcript to the signer" alice@example.org \
 	"a signed mail may not carry someone else's signed mail as its command"
@@ -285,15 +174,15 @@ expect_reply "... with a transcript to the signer" alice@example.org \
 } >"$W/m/clear-attachment.entity"
 mail_message alice@example.org clear-attachment@example.org "$W/m/clear-attachment.entity" \
 	>"$W/m/clear-attachment.eml"
-run_import "$W/m/clear-attachment.eml"
-expect_unchanged "a clearsigned block sent as an attachment is refused" \
+import_mail "$W/m/clear-attachment.eml"
+expect_refused "a clearsigned block sent as an attachment is refused" \
 	"the clearsigned block is an attachment"
 
 printf 'Content-Type: text/plain; charset=us-ascii\nContent-Transfer-Encoding: base64\n\n%s\n' \
 	"$(printf 'Tenure: resign\n\000Words after a NUL byte that no one reads.\n' | base64)" \
 	>"$W/m/nul.part"
-run_import "$(signed_mail "$ALICE" alice@example.org nul "$W/m/nul.part")"
-expect_unchanged "signed text containing a NUL byte is refused" "NUL byte"
+import_mail "$(signed_mail --part "$W/m/nul.part" "$ALICE" alice@example.org nul)"
+expect_refused "signed text containing a NUL byte is refused" "NUL byte"
 
 # A list footer or an attachment after the command part is ignored.
 later=$(date -u -d '+30 days' +%Y-%m-%d)
@@ -301,7 +190,7 @@ mime_text_part "Tenure: resign
 Effective: $later" >"$W/m/bob-first.part"
 attachment notes.txt "Tenure: appoint" >"$W/m/bob-notes.attachment"
 multipart mixed "$W/m/bob-first.part" "$W/m/bob-notes.attachment" >"$W/m/bob-mixed.content"
-run_import "$(signed_mail "$BOB" bob@example.org bob-mixed "$W/m/bob-mixed.content")"
+import_mail "$(signed_mail --part "$W/m/bob-mixed.content" "$BOB" bob@example.org bob-mixed)"
 expect_event "the command in the first inline text/plain of signed multipart/mixed counts" \
 	"^Event: resign
 ^Date: $later
@@ -311,18 +200,18 @@ expect_event "the command in the first inline text/plain of signed multipart/mix
 
 rlo=$(printf '\342\200\256')
 esc=$(printf '\033')
-# utf8 SIGNER FROM ID BODY: like pgpmime, the text declared UTF-8.
+# utf8 SIGNER FROM ID BODY: like signed_mail, the text declared UTF-8.
 utf8() {
 	printf 'Content-Type: text/plain; charset=utf-8\nContent-Transfer-Encoding: 8bit\n\n%s' "$4" \
 		>"$W/m/$3.part"
-	signed_mail "$1" "$2" "$3" "$W/m/$3.part"
+	signed_mail --part "$W/m/$3.part" "$1" "$2" "$3"
 }
 before=$(events)
-run_import "$(utf8 "$CAROL" carol@example.org bidi-member "Tenure: appoint
+import_mail "$(utf8 "$CAROL" carol@example.org bidi-member "Tenure: appoint
 Member: Eve ${rlo}rebmeM <eve@example.org>
 Fingerprint: $MALLORY
 Project-Joined: 2010-05-01")"
-expect_unchanged "a Member with a bidi override (U+202E) is refused" "U+202E"
+expect_refused "a Member with a bidi override (U+202E) is refused" "U+202E"
 test_begin "... the log never holds it raw"
 if grep -q "$rlo" "$W/log"; then
 	test_fail "found a raw U+202E in the log" "$(cat "$W/log")"
@@ -337,11 +226,11 @@ else
 	test_pass
 fi
 
-run_import "$(pgpmime "$CAROL" carol@example.org esc-reason "Tenure: defer
+import_mail "$(signed_mail "$CAROL" carol@example.org esc-reason "Tenure: defer
 Member: Alice Member <alice@example.org>
 Until: $(date -u -d '+200 days' +%Y-%m-%d)
 Reason: ${esc}[2J${esc}[1;1Hall clear")"
-expect_unchanged "a Reason with terminal escape sequences is refused" "control character U+001B"
+expect_refused "a Reason with terminal escape sequences is refused" "control character U+001B"
 test_begin "... and no escape character reaches the log"
 if grep -q "$esc" "$W/log"; then
 	test_fail "found a raw ESC in the log" "$(cat -v "$W/log")"
@@ -349,20 +238,19 @@ else
 	test_pass
 fi
 
-pgpmime "$CAROL" carol@example.org plain-id "Tenure: resign" >/dev/null
+signed_mail "$CAROL" carol@example.org plain-id "Tenure: resign" >/dev/null
 sed "s/^Message-ID: <plain-id@example.org>/Message-ID: <tab\tid@example.org>/" \
 	"$W/m/plain-id.eml" >"$W/m/tab-id.eml"
-run_import "$W/m/tab-id.eml"
-expect_unchanged "a command mail whose Message-ID holds a blank is refused" \
+import_mail "$W/m/tab-id.eml"
+expect_refused "a command mail whose Message-ID holds a blank is refused" \
 	"Message-ID is not printable ASCII"
 
 # A file name carrying a newline must not make a second log line.
-n=$((n + 1))
-mkdir -p "$W/box$n/new" "$W/box$n/cur" "$W/box$n/tmp"
+mkdir -p "$W/newline-box/new" "$W/newline-box/cur" "$W/newline-box/tmp"
 mime_text_part "Tenure: resign" >"$W/m/unsigned.entity"
 mail_message alice@example.org unsigned@example.org "$W/m/unsigned.entity" >"$W/m/unsigned.eml"
-cp "$W/m/unsigned.eml" "$W/box$n/new/$(printf '1.x\nforged-event')"
-"$TENURE" --config "$W/tenure.conf" import "maildir:$W/box$n" >"$W/out" 2>"$W/log"
+cp "$W/m/unsigned.eml" "$W/newline-box/new/$(printf '1.x\nforged-event')"
+"$TENURE" --config "$W/tenure.conf" import "maildir:$W/newline-box" >"$W/out" 2>"$W/log"
 test_begin "a newline in a file name is escaped: one event, one log line"
 if grep -q '^forged-event' "$W/log" || ! grep -qF 'id="1.x\nforged-event"' "$W/log"; then
 	test_fail "expected the name escaped on the refused line" "$(cat "$W/log")"
@@ -397,7 +285,7 @@ odd=$((t + 1)).2.odd
 broken=$((t + 3)).4.broken
 locked=$((t + 5)).6.locked
 truncate -s 1500M "$W/inbox/new/$big"
-cp "$(pgpmime "$ODD" "odd@example.org" odd-reply "Tenure: resign")" \
+cp "$(signed_mail "$ODD" "odd@example.org" odd-reply "Tenure: resign")" \
 	"$W/inbox/new/$odd"
 prefix=$((t + 2)).3.
 long_name=$prefix$(printf "%0$((253 - ${#prefix}))d" 0)
@@ -406,7 +294,7 @@ sed -i 's/^Tenure: resign$/Nothing to see./' "$W/inbox/new/$long_name"
 printf 'From: alice@example.org\nMessage-ID: <broken@example.org>\nMIME-Version: 1.0\nContent-Type: multipart/signed; protocol="application/pgp-signature"\n\nTenure: resign\n' \
 	>"$W/inbox/new/$broken"
 alice_off=$(date -u -d '+40 days' +%Y-%m-%d)
-cp "$(pgpmime "$ALICE" alice@example.org alice-after "Tenure: resign
+cp "$(signed_mail "$ALICE" alice@example.org alice-after "Tenure: resign
 Effective: $alice_off")" "$W/inbox/new/$((t + 4)).5.alice"
 mkfifo "$W/inbox/new/$((t + 6)).7.fifo"
 before=$(events)
@@ -493,10 +381,10 @@ else
 fi
 
 # mbox: one bad message does not stop an import.
-pgpmime "$ODD" odd@example.org odd-again "Tenure: resign
+signed_mail "$ODD" odd@example.org odd-again "Tenure: resign
 
 Once more." >/dev/null
-pgpmime "$CAROL" carol@example.org carol-late "Tenure: resign
+signed_mail "$CAROL" carol@example.org carol-late "Tenure: resign
 Effective: $(date -u -d '+50 days' +%Y-%m-%d)" >/dev/null
 from_line() {
 	printf 'From %s %s\n' "$1" "$(LC_ALL=C date -u '+%a %b %e %H:%M:%S %Y')"

@@ -4,13 +4,12 @@
 # the ledger (and the log line or the outbox) after `tenure import`.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
+. "$top_srcdir/tests/lib-committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v perl >/dev/null || test_skip_all "perl is not installed"
 
-gpg_world_init
-W=$TEST_DIR
-mkdir -p "$W/m"
+committee_init
 
 # The people.  Carol chairs; Leo leads the project and is no member;
 # Dave's key expired 20 days ago; Erin's is revoked below; Frank signs
@@ -31,10 +30,7 @@ OSCAR=$(gpg_new_key "Oscar Outsider" oscar@example.org)
 OLGA=$(gpg_new_key "Olga Former" olga@example.org)
 NINA=$(gpg_new_key "Nina Newcomer" nina@example.org)
 # Erin signs before her key is revoked: gpg will not sign after.
-mime_text_part "Tenure: resign" >"$W/m/revoked-key.part"
-pgpmime_entity "$ERIN" "$W/m/revoked-key.part" >"$W/m/revoked-key.entity"
-mail_message erin@example.org revoked-key@example.org "$W/m/revoked-key.entity" \
-	>"$W/m/revoked-key.eml"
+signed_mail "$ERIN" erin@example.org revoked-key "Tenure: resign" >/dev/null
 gpg_revoke erin@example.org
 KEYRING_PEOPLE="carol@example.org alice@example.org bob@example.org dave@example.org
 erin@example.org frank@example.org grace@example.org heidi@example.org
@@ -42,89 +38,18 @@ leo@example.org olga@example.org nina@example.org"
 # shellcheck disable=SC2086
 gpg_export_keyring "$W/keyring.gpg" $KEYRING_PEOPLE
 
-year_ago=$(date -u -d '1 year ago' +%Y-%m-%d)
-two_years_ago=$(date -u -d '2 years ago' +%Y-%m-%d)
 left=$(date -u -d '2 months ago' +%Y-%m-%d)
-today=$(date -u +%Y-%m-%d)
 
-cat >"$W/ledger" <<EOF
-Event: rule
-Date: $two_years_ago
-Rule: debian
-Source: import
-
-Event: appoint
-Date: $two_years_ago
-Member: Olga Former <olga@example.org>
-Fingerprint: $OLGA
-Source: import
-
-Event: resign
-Date: $left
-Member: Olga Former <olga@example.org>
-Source: import
-EOF
-for who in "Carol Chair:carol:$CAROL" "Alice Member:alice:$ALICE" \
-	"Bob Member:bob:$BOB" "Dave Member:dave:$DAVE" "Erin Member:erin:$ERIN" \
-	"Frank Member:frank:$FRANK" "Grace Member:grace:" "Heidi Member:heidi:$HEIDI"; do
-	name=${who%%:*}
-	rest=${who#*:}
-	user=${rest%%:*}
-	fpr=${rest#*:}
-	{
-		printf '\nEvent: appoint\nDate: %s\nMember: %s <%s@example.org>\n' \
-			"$year_ago" "$name" "$user"
-		[ -n "$fpr" ] && printf 'Fingerprint: %s\n' "$fpr"
-		printf 'Source: import\n'
-	} >>"$W/ledger"
-done
-
-cat >"$W/tenure.conf" <<EOF
-[committee]
-name = Test Committee
-templates = $top_srcdir/templates
-list = debian-ctte@lists.debian.org
-max-members = 8
-ledger = ledger
-state-dir = state
-
-[rule]
-name = debian
-
-[roles]
-chair = $CAROL
-leader = $LEO
-
-[keys]
-keyring = keyring.gpg
-gnupg-home = g
-max-signature-age = 7
-
-[source]
-url = maildir:inbox
-
-[sink]
-url = maildir:sent
-from = tenure@example.org
-EOF
-mkdir -p "$W/inbox/new" "$W/inbox/cur" "$W/inbox/tmp"
-test_cleanup "gpgconf --homedir '$W/g' --kill all"
-
-n=0
-# run_import FILE [ARRIVAL]: imports one mail from a fresh Maildir; the
-# log goes to $W/log, the exit status to $W/status.
-run_import() {
-	n=$((n + 1))
-	rm -rf "$W/box$n"
-	deliver "$W/box$n" "$1" "${2:-}"
-	"$TENURE" --config "$W/tenure.conf" import "maildir:$W/box$n" \
-		>"$W/out" 2>"$W/log"
-	echo $? >"$W/status"
-}
-
-events() {
-	grep -c '^Event:' "$W/ledger"
-}
+committee_ledger "Carol Chair <carol@example.org> $CAROL" \
+	"Alice Member <alice@example.org> $ALICE" "Bob Member <bob@example.org> $BOB" \
+	"Dave Member <dave@example.org> $DAVE" "Erin Member <erin@example.org> $ERIN" \
+	"Frank Member <frank@example.org> $FRANK" "Grace Member <grace@example.org>" \
+	"Heidi Member <heidi@example.org> $HEIDI"
+committee_event appoint "$two_years_ago" "Member: Olga Former <olga@example.org>" \
+	"Fingerprint: $OLGA"
+committee_event resign "$left" "Member: Olga Former <olga@example.org>"
+committee_conf committee.max-members=8 roles.chair="$CAROL" roles.leader="$LEO" \
+	keys.max-signature-age=7
 
 # The current members' addresses, one line, sorted.
 members() {
@@ -132,67 +57,10 @@ members() {
 		awk -F'\t' 'NR > 1 { print $2 }' | sort | tr '\n' ' '
 }
 
-# expect_unchanged DESCRIPTION REASON: the last import changed nothing
-# and logged a refusal containing REASON.
-expect_unchanged() {
-	test_begin "$1"
-	local now_events
-	now_events=$(events)
-	if [ "$now_events" != "$before" ]; then
-		test_fail "expected the ledger to keep $before events, got $now_events" \
-			"$(tail -n 12 "$W/ledger")" "$(cat "$W/log")"
-	elif [ "$(cat "$W/status")" != 0 ]; then
-		test_fail "expected import to exit 0, got $(cat "$W/status")" "$(cat "$W/log")"
-	elif ! grep -q "reason=.*$2" "$W/log"; then
-		test_fail "expected a log line with reason $2" "got: $(cat "$W/log")"
-	else
-		test_pass
-	fi
-}
-
-# expect_event DESCRIPTION PATTERN: the last import appended one event
-# whose stanza matches every line of PATTERN (grep -E, one per line).
-expect_event() {
-	test_begin "$1"
-	local now_events last
-	now_events=$(events)
-	last=$(awk 'BEGIN { RS = "" } { s = $0 } END { print s }' "$W/ledger")
-	if [ "$now_events" != "$((before + 1))" ]; then
-		test_fail "expected $((before + 1)) events, got $now_events" "$(cat "$W/log")"
-		return
-	fi
-	echo "$2" | while IFS= read -r line; do
-		printf '%s\n' "$last" | grep -Eq "$line" || echo "missing: $line"
-	done >"$W/missing"
-	if [ -s "$W/missing" ]; then
-		test_fail "$(cat "$W/missing")" "got:" "$last"
-	else
-		test_pass
-	fi
-}
-
-# pgpmime SIGNER FROM MSGID BODY [gpg args]: a PGP/MIME message file.
-pgpmime() {
-	local signer=$1 from=$2 id=$3 body=$4
-	shift 4
-	mime_text_part "$body" >"$W/m/$id.part"
-	pgpmime_entity "$signer" "$W/m/$id.part" -- "$@" >"$W/m/$id.entity"
-	mail_message "$from" "$id@example.org" "$W/m/$id.entity" >"$W/m/$id.eml"
-	echo "$W/m/$id.eml"
-}
-
-clearsigned() {
-	local signer=$1 from=$2 id=$3 body=$4
-	shift 4
-	clearsigned_entity "$signer" "$body" "$@" >"$W/m/$id.entity"
-	mail_message "$from" "$id@example.org" "$W/m/$id.entity" >"$W/m/$id.eml"
-	echo "$W/m/$id.eml"
-}
-
 # --- A full committee: the ninth member is refused -----------------------
 
 before=$(events)
-run_import "$(pgpmime "$CAROL" carol@example.org rec-nina "Tenure: recommend
+import_mail "$(signed_mail "$CAROL" carol@example.org rec-nina "Tenure: recommend
 Member: Nina Newcomer <nina@example.org>
 Fingerprint: $NINA
 Project-Joined: 2010-05-01")"
@@ -206,7 +74,7 @@ mkdir -p "$W/state"
 printf '\n[recommend nina@example.org]\nmember=Nina Newcomer <nina@example.org>\nfingerprint=%s\nproject-joined=2010-05-01\nsigned-by=%s\nmessage-id=<rec-nina@example.org>\ndate=%s\n' \
 	"$NINA" "$CAROL" "$(date -u +%Y-%m-%d)" >>"$W/state/pending"
 
-run_import "$(pgpmime "$LEO" leo@example.org appoint-nina-full "Tenure: appoint
+import_mail "$(signed_mail "$LEO" leo@example.org appoint-nina-full "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>
 Fingerprint: $NINA
 Project-Joined: 2010-05-01")"
@@ -224,9 +92,9 @@ fi
 before=$(events)
 # Signed three days ago, so that the audit below can let the key expire
 # after the signature.
-run_import "$(pgpmime "$ALICE" alice@example.org alice-resign "Tenure: resign
+import_mail "$(signed_mail --at '3 days ago' "$ALICE" alice@example.org alice-resign "Tenure: resign
 
-So long, and thanks." "$(gpg_faked '3 days ago')")" "$(date -d '3 days ago + 1 hour' +%s)"
+So long, and thanks.")" "$(date -d '3 days ago + 1 hour' +%s)"
 expect_event "a valid PGP/MIME resignation is recorded" "^Event: resign
 ^Date: $(date -u -d '3 days ago' +%Y-%m-%d)
 ^Member: Alice Member <alice@example.org>
@@ -243,13 +111,13 @@ else
 fi
 
 before=$(events)
-run_import "$W/m/alice-resign.eml"
+import_mail "$W/m/alice-resign.eml"
 test_begin "the same message twice changes nothing"
 test_expect_equal "$before" "$(events)"
 
 sed 's/^Message-ID: <alice-resign@/Message-ID: <alice-repost@/' \
 	"$W/m/alice-resign.eml" >"$W/m/alice-repost.eml"
-run_import "$W/m/alice-repost.eml"
+import_mail "$W/m/alice-repost.eml"
 test_begin "the same signed part under a new Message-ID changes nothing"
 if [ "$(events)" = "$before" ] && grep -q 'signature already handled' "$W/log"; then
 	test_pass
@@ -258,7 +126,7 @@ else
 		"got $(events) events" "$(cat "$W/log")"
 fi
 
-run_import "$(clearsigned "$BOB" bob@example.org bob-resign "Tenure: resign
+import_mail "$(signed_mail --clearsign "$BOB" bob@example.org bob-resign "Tenure: resign
 Effective: $(date -u -d '+10 days' +%Y-%m-%d)")"
 expect_event "a valid clearsigned resignation is recorded with its date" \
 	"^Event: resign
@@ -267,7 +135,7 @@ expect_event "a valid clearsigned resignation is recorded with its date" \
 ^Signed-By: $BOB"
 
 before=$(events)
-run_import "$(pgpmime "$GRACE" heidi@example.org forged-from "Tenure: resign")"
+import_mail "$(signed_mail "$GRACE" heidi@example.org forged-from "Tenure: resign")"
 expect_unchanged "a forged From: counts for nothing, and a member without a recorded fingerprint is nobody by mail" \
 	"the ledger records no key for Grace Member <grace@example.org>"
 
@@ -276,7 +144,7 @@ expect_unchanged "a forged From: counts for nothing, and a member without a reco
 before=$(events)
 mime_text_part "Tenure: resign" >"$W/m/unsigned.entity"
 mail_message heidi@example.org unsigned@example.org "$W/m/unsigned.entity" >"$W/m/unsigned.eml"
-run_import "$W/m/unsigned.eml"
+import_mail "$W/m/unsigned.eml"
 expect_unchanged "an unsigned command is refused" "unsigned command"
 test_begin "unsigned mail gets no reply (no backscatter)"
 if grep -rl "heidi@example.org" "$W/state/outbox" >/dev/null 2>&1; then
@@ -285,31 +153,29 @@ else
 	test_pass
 fi
 
-pgpmime "$HEIDI" heidi@example.org tampered "Tenure: resign
+signed_mail "$HEIDI" heidi@example.org tampered "Tenure: resign
 Effective: 2099-01-01" >/dev/null
 sed 's/^Effective: 2099-01-01/Effective: 2098-01-01/' "$W/m/tampered.eml" >"$W/m/tampered2.eml"
-run_import "$W/m/tampered2.eml"
+import_mail "$W/m/tampered2.eml"
 expect_unchanged "a tampered body is refused" "bad signature"
 
-run_import "$(pgpmime "$OSCAR" heidi@example.org unknown-key "Tenure: resign")"
+import_mail "$(signed_mail "$OSCAR" heidi@example.org unknown-key "Tenure: resign")"
 expect_unchanged "a key in no configured keyring is refused" "unknown key"
 
-run_import "$(pgpmime "$DAVE" dave@example.org expired-key "Tenure: resign" \
-	"$(gpg_faked '25 days ago')")" "$(date -d '25 days ago + 1 hour' +%s)"
+import_mail "$(signed_mail --at '25 days ago' "$DAVE" dave@example.org expired-key \
+	"Tenure: resign")" "$(date -d '25 days ago + 1 hour' +%s)"
 expect_unchanged "an expired key is refused" "expired key"
 
-run_import "$W/m/revoked-key.eml"
+import_mail "$W/m/revoked-key.eml"
 expect_unchanged "a revoked key is refused" "revoked key"
 
-run_import "$(pgpmime "$HEIDI" heidi@example.org sha1 "Tenure: resign" --digest-algo SHA1)"
+import_mail "$(signed_mail "$HEIDI" heidi@example.org sha1 "Tenure: resign" -- --digest-algo SHA1)"
 expect_unchanged "a SHA-1 signature is refused" "SHA-1"
 
-run_import "$(pgpmime "$HEIDI" heidi@example.org future "Tenure: resign" \
-	"$(gpg_faked '1 year')")"
+import_mail "$(signed_mail --at '1 year' "$HEIDI" heidi@example.org future "Tenure: resign")"
 expect_unchanged "a signature dated next year is refused" "future"
 
-run_import "$(pgpmime "$HEIDI" heidi@example.org too-old "Tenure: resign" \
-	"$(gpg_faked '9 days ago')")"
+import_mail "$(signed_mail --at '9 days ago' "$HEIDI" heidi@example.org too-old "Tenure: resign")"
 expect_unchanged "a signature older than max-signature-age at arrival is refused" \
 	"more than 7 days before the message arrived"
 
@@ -318,7 +184,7 @@ mime_text_part "Unsigned extra words." >"$W/m/third.extra"
 pgpmime_entity "$HEIDI" "$W/m/third.part" application/pgp-signature "$W/m/third.extra" \
 	>"$W/m/third.entity"
 mail_message heidi@example.org third@example.org "$W/m/third.entity" >"$W/m/third.eml"
-run_import "$W/m/third.eml"
+import_mail "$W/m/third.eml"
 expect_unchanged "a third unsigned part in multipart/signed is refused" "exactly 2 required"
 
 mime_text_part "Tenure: resign" >"$W/m/before.part"
@@ -326,11 +192,11 @@ pgpmime_entity "$HEIDI" "$W/m/before.part" >"$W/m/before.signed"
 mime_text_part "Tenure: resign" >"$W/m/before.unsigned"
 mixed_entity "$W/m/before.unsigned" "$W/m/before.signed" >"$W/m/before.entity"
 mail_message heidi@example.org before@example.org "$W/m/before.entity" >"$W/m/before.eml"
-run_import "$W/m/before.eml"
+import_mail "$W/m/before.eml"
 expect_unchanged "unsigned text before the signed part in multipart/mixed is refused" \
 	"unsigned command"
 
-run_import "$(pgpmime "$HEIDI" heidi@example.org quoted "Alice wrote:
+import_mail "$(signed_mail "$HEIDI" heidi@example.org quoted "Alice wrote:
 > Tenure: resign
 
 I do not agree.")"
@@ -341,19 +207,19 @@ else
 	test_fail "expected no change and nothing logged" "$(cat "$W/log")"
 fi
 
-rfc822_entity "$(pgpmime "$HEIDI" heidi@example.org inner "Tenure: resign")" >"$W/m/fwd.entity"
+rfc822_entity "$(signed_mail "$HEIDI" heidi@example.org inner "Tenure: resign")" >"$W/m/fwd.entity"
 mail_message carol@example.org fwd@example.org "$W/m/fwd.entity" >"$W/m/fwd.eml"
-run_import "$W/m/fwd.eml"
+import_mail "$W/m/fwd.eml"
 expect_unchanged "a signed command forwarded as message/rfc822 is refused" \
 	"command outside the signed part"
 
-run_import "$(pgpmime "$HEIDI $CAROL" heidi@example.org two-sigs "Tenure: resign")"
+import_mail "$(signed_mail "$HEIDI $CAROL" heidi@example.org two-sigs "Tenure: resign")"
 expect_unchanged "two signatures are refused" "2 signatures"
 
 mime_text_part "Tenure: resign" >"$W/m/proto.part"
 pgpmime_entity "$HEIDI" "$W/m/proto.part" application/pkcs7-signature >"$W/m/proto.entity"
 mail_message heidi@example.org proto@example.org "$W/m/proto.entity" >"$W/m/proto.eml"
-run_import "$W/m/proto.eml"
+import_mail "$W/m/proto.eml"
 expect_unchanged "a wrong protocol parameter is refused" "application/pgp-signature required"
 
 clearsigned_entity "$HEIDI" "Tenure: resign" >"$W/m/outside.block"
@@ -362,37 +228,37 @@ clearsigned_entity "$HEIDI" "Tenure: resign" >"$W/m/outside.block"
 	sed '1,/^$/d' "$W/m/outside.block"
 } >"$W/m/outside.entity"
 mail_message heidi@example.org outside@example.org "$W/m/outside.entity" >"$W/m/outside.eml"
-run_import "$W/m/outside.eml"
+import_mail "$W/m/outside.eml"
 expect_unchanged "text outside a clearsigned block is refused" "outside the clearsigned block"
 
-run_import "$(pgpmime "$HEIDI" heidi@example.org no-role "Tenure: appoint
+import_mail "$(signed_mail "$HEIDI" heidi@example.org no-role "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>
 Fingerprint: $NINA
 Project-Joined: 2010-05-01")"
 expect_unchanged "an appointment signed by someone without the role is refused" \
 	"only the leader"
 
-run_import "$(pgpmime "$LEO" leo@example.org non-member "Tenure: resign")"
+import_mail "$(signed_mail "$LEO" leo@example.org non-member "Tenure: resign")"
 expect_unchanged "a resignation by a non-member is refused" "not a member"
 
 # The charset of a clearsigned part is outside the signature: a copy
 # that claims another one is still the same signature.
-clearsigned "$LEO" leo@example.org leo-utf8 "Tenure: resign
+signed_mail --clearsign "$LEO" leo@example.org leo-utf8 "Tenure: resign
 
 À bientôt" >/dev/null
 sed -i 's/charset=us-ascii/charset=utf-8/' "$W/m/leo-utf8.eml"
-run_import "$W/m/leo-utf8.eml"
+import_mail "$W/m/leo-utf8.eml"
 sed -e 's/charset=utf-8/charset=iso-8859-1/' \
 	-e 's/^Message-ID: <leo-utf8@/Message-ID: <leo-latin1@/' \
 	"$W/m/leo-utf8.eml" >"$W/m/leo-latin1.eml"
-run_import "$W/m/leo-latin1.eml"
+import_mail "$W/m/leo-latin1.eml"
 expect_unchanged "a clearsigned command copied under another charset is the same signature" \
 	"signature already handled"
 
 # Leo has had two refusals answered; two more make four, of which the
 # last goes unanswered ([reminders] replies-per-day is 3 by default).
 for i in 1 2; do
-	run_import "$(pgpmime "$LEO" leo@example.org leo-defer-$i "Tenure: defer
+	import_mail "$(signed_mail "$LEO" leo@example.org leo-defer-$i "Tenure: defer
 Member: Dave Member <dave@example.org>
 Until: 2099-01-0$i
 Reason: attempt $i")"
@@ -406,7 +272,7 @@ else
 		"got $replies replies" "$(cat "$W/log")"
 fi
 
-run_import "$(pgpmime "$CAROL" tenure@example.org own-mail "Tenure: resign")"
+import_mail "$(signed_mail "$CAROL" tenure@example.org own-mail "Tenure: resign")"
 test_begin "tenure's own mail is never a command"
 if [ "$(events)" = "$before" ] && grep -q "reason=\"tenure's own mail\"" "$W/log"; then
 	test_pass
@@ -415,10 +281,10 @@ else
 fi
 
 before=$(events)
-pgpmime "$HEIDI" heidi@example.org auto "Tenure: resign" >/dev/null
+signed_mail "$HEIDI" heidi@example.org auto "Tenure: resign" >/dev/null
 sed 's/^MIME-Version: 1.0/Auto-Submitted: auto-replied\nMIME-Version: 1.0/' \
 	"$W/m/auto.eml" >"$W/m/auto2.eml"
-run_import "$W/m/auto2.eml"
+import_mail "$W/m/auto2.eml"
 test_begin "mail marked Auto-Submitted is never a command"
 if [ "$(events)" = "$before" ] && grep -q 'reason="Auto-Submitted mail"' "$W/log"; then
 	test_pass
@@ -427,7 +293,7 @@ else
 fi
 
 printf 'From: heidi@example.org\nMessage-ID: <broken@example.org>\nMIME-Version: 1.0\nContent-Type: multipart/signed; protocol="application/pgp-signature"\n\nTenure: resign\n' >"$W/m/broken.eml"
-run_import "$W/m/broken.eml"
+import_mail "$W/m/broken.eml"
 expect_unchanged "malformed MIME is refused with a clear log line" "malformed MIME"
 
 # --- A 50 MB message is refused; the mail after it is still handled ------
@@ -469,7 +335,7 @@ expect_event "a list footer after the signed part is ignored; a subkey signature
 before=$(events)
 sed -e 's/^Message-ID: <appoint-nina-full@/Message-ID: <appoint-nina-crlf@/' \
 	-e 's/$/\r/' "$W/m/appoint-nina-full.eml" >"$W/m/appoint-nina-crlf.eml"
-run_import "$W/m/appoint-nina-crlf.eml"
+import_mail "$W/m/appoint-nina-crlf.eml"
 expect_unchanged "a refused command replayed with CRLF line ends is not decided again" \
 	"signature already handled"
 
@@ -477,7 +343,7 @@ expect_unchanged "a refused command replayed with CRLF line ends is not decided 
 
 later=$(date -u -d '+12 days' +%Y-%m-%d)
 before=$(events)
-run_import "$(pgpmime "$CAROL" carol@example.org appoint-olga "Tenure: appoint
+import_mail "$(signed_mail "$CAROL" carol@example.org appoint-olga "Tenure: appoint
 Member: Olga Former <olga@example.org>
 Fingerprint: $OLGA
 Project-Joined: 2003-03-03
@@ -488,7 +354,7 @@ expect_unchanged "an appointment of an ineligible person is refused" \
 # Half a removal of Nina, left from an earlier term of hers.
 printf '\n[remove nina@example.org]\nmember=Nina Newcomer <nina@example.org>\nleader=%s\nleader-message=<old-remove@example.org>\n' \
 	"$LEO" >>"$W/state/pending"
-run_import "$(pgpmime "$CAROL" carol@example.org appoint-nina "Tenure: appoint
+import_mail "$(signed_mail "$CAROL" carol@example.org appoint-nina "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>
 Fingerprint: $NINA
 Project-Joined: 2010-05-01
@@ -508,14 +374,14 @@ else
 fi
 
 before=$(events)
-run_import "$(pgpmime "$CAROL" carol@example.org remove-heidi-1 "Tenure: remove
+import_mail "$(signed_mail "$CAROL" carol@example.org remove-heidi-1 "Tenure: remove
 Member: Heidi Member <heidi@example.org>
 Effective: $later")"
 test_begin "a removal signed by the chair alone is only pending"
 test_expect_equal "$before" "$(events)"
 
 before=$(events)
-run_import "$(pgpmime "$LEO" leo@example.org remove-heidi-2 "Tenure: remove
+import_mail "$(signed_mail "$LEO" leo@example.org remove-heidi-2 "Tenure: remove
 Member: Heidi Member <heidi@example.org>")"
 expect_event "a removal signed by the chair and then the leader is recorded" \
 	"^Event: remove
@@ -529,7 +395,7 @@ expect_event "a removal signed by the chair and then the leader is recorded" \
 before=$(events)
 mv "$W/state/seen" "$W/seen.saved"
 mkdir "$W/state/seen"
-run_import "$(pgpmime "$CAROL" carol@example.org carol-closed "Tenure: resign")"
+import_mail "$(signed_mail "$CAROL" carol@example.org carol-closed "Tenure: resign")"
 test_begin "when the signature records cannot be kept nothing is applied"
 if [ "$(cat "$W/status")" != 0 ] && [ "$(events)" = "$before" ]; then
 	test_pass
@@ -558,12 +424,12 @@ later_still=$(date -u -d '+40 days' +%Y-%m-%d)
 before=$(events)
 # The ledger as it was before the append, and tenure's record of it.
 cp "$W/state/ledger-mark" "$W/mark.saved"
-run_import "$(pgpmime "$CAROL" carol@example.org carol-crash "Tenure: resign
+import_mail "$(signed_mail "$CAROL" carol@example.org carol-crash "Tenure: resign
 Effective: $later_still")"
 drop_last_stanza
 cp "$W/mark.saved" "$W/state/ledger-mark"
 mark_applying carol-crash
-run_import "$W/m/carol-crash.eml"
+import_mail "$W/m/carol-crash.eml"
 expect_event "after a crash before the ledger append, the command is applied on restart" \
 	"^Event: resign
 ^Date: $later_still
@@ -581,7 +447,7 @@ test_expect_equal 1 "$(grep -l '^Message-ID: <carol-crash@' "$W"/state/archive/*
 
 before=$(events)
 mark_applying carol-crash
-run_import "$W/m/carol-crash.eml"
+import_mail "$W/m/carol-crash.eml"
 test_begin "after a crash after the ledger append, a restart applies nothing twice"
 if [ "$(events)" = "$before" ] && grep -q 'signature already handled' "$W/log" &&
 	! grep -q 'applying' "$W/state/seen"; then
@@ -597,8 +463,8 @@ fi
 # says it arrived an hour after it was signed.
 before=$(events)
 much_later=$(date -u -d '+20 days' +%Y-%m-%d)
-pgpmime "$NINA" nina@example.org nina-resign "Tenure: resign
-Effective: $much_later" "$(gpg_faked '9 days ago')" >/dev/null
+signed_mail --at '9 days ago' "$NINA" nina@example.org nina-resign "Tenure: resign
+Effective: $much_later" >/dev/null
 {
 	printf 'From nina@example.org %s\n' "$(LC_ALL=C date -u -d '9 days ago + 1 hour' '+%a %b %e %H:%M:%S %Y')"
 	sed 's/^From />From /' "$W/m/nina-resign.eml"
@@ -617,12 +483,12 @@ expect_event "an mbox import judges a signature's age by the mbox From_ line" \
 # Nina's term ends in 20 days; the chair and the leader remove her before.
 removed_on=$(date -u -d '+15 days' +%Y-%m-%d)
 before=$(events)
-run_import "$(pgpmime "$CAROL" carol@example.org remove-nina-1 "Tenure: remove
+import_mail "$(signed_mail "$CAROL" carol@example.org remove-nina-1 "Tenure: remove
 Member: Nina Newcomer <nina@example.org>
 Effective: $removed_on")"
 # Leo names no date, and Nina is no member yet today: the chair's date
 # is the day that counts.
-run_import "$(pgpmime "$LEO" leo@example.org remove-nina-2 "Tenure: remove
+import_mail "$(signed_mail "$LEO" leo@example.org remove-nina-2 "Tenure: remove
 Member: Nina Newcomer <nina@example.org>")"
 expect_event "a removal dated before a resignation already recorded overtakes it" \
 	"^Event: remove
@@ -643,7 +509,7 @@ fi
 printf '\n[recommend nina@example.org]\nmember=Nina Newcomer <nina@example.org>\nfingerprint=%s\nproject-joined=2010-05-01\nsigned-by=%s\nmessage-id=<rec-nina@example.org>\ndate=%s\n' \
 	"$NINA" "$CAROL" "$today" >>"$W/state/pending"
 before=$(events)
-run_import "$(pgpmime "$LEO" leo@example.org appoint-nina-again "Tenure: appoint
+import_mail "$(signed_mail "$LEO" leo@example.org appoint-nina-again "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>
 Fingerprint: $NINA
 Project-Joined: 2010-05-01
@@ -656,7 +522,7 @@ expect_unchanged "a recommendation used by an appointment does not count again" 
 printf '\n[remove dave@example.org]\nmember=Dave Member <dave@example.org>\nchair=%s\nchair-message=<old-1@example.org>\nleader=%s\nleader-message=<old-2@example.org>\n' \
 	"$CAROL" "$LEO" >>"$W/state/pending"
 before=$(events)
-run_import "$(pgpmime "$CAROL" carol@example.org remove-dave-stale "Tenure: remove
+import_mail "$(signed_mail "$CAROL" carol@example.org remove-dave-stale "Tenure: remove
 Member: Dave Member <dave@example.org>")"
 test_begin "a removal record left over from one made does not complete another"
 if [ "$(events)" = "$before" ] && grep -q '^pending .*msgid=<remove-dave-stale@' "$W/log"; then
@@ -671,7 +537,7 @@ fi
 before=$(events)
 # shellcheck disable=SC2086
 gpg_export_keyring "$W/keyring.gpg" $(echo $KEYRING_PEOPLE | tr ' ' '\n' | grep -v heidi)
-run_import "$(pgpmime "$HEIDI" heidi@example.org dropped-key "Tenure: resign")"
+import_mail "$(signed_mail "$HEIDI" heidi@example.org dropped-key "Tenure: resign")"
 expect_unchanged "a key dropped from the configured keyring is unknown from the next message on" \
 	"unknown key"
 # shellcheck disable=SC2086
@@ -742,7 +608,7 @@ import_as() {
 	echo $? >"$W/status"
 }
 before=$(events)
-import_as bob-chairs "$(pgpmime "$BOB" bob@example.org rec-frank-sub "Tenure: recommend
+import_as bob-chairs "$(signed_mail "$BOB" bob@example.org rec-frank-sub "Tenure: recommend
 Member: Frank Member <frank@example.org>
 Fingerprint: $FRANK_SUB
 Project-Joined: 2004-04-04")"
@@ -754,19 +620,19 @@ if grep -q 'recommend frank@example.org' "$W/state/pending"; then
 else
 	test_pass
 fi
-import_as bob-chairs "$(pgpmime "$BOB" bob@example.org rec-paul "Tenure: recommend
+import_as bob-chairs "$(signed_mail "$BOB" bob@example.org rec-paul "Tenure: recommend
 Member: Paul Pending <paul@example.org>
 Fingerprint: $OSCAR
 Project-Joined: 2012-02-02")"
-import_as bob-chairs "$(pgpmime "$BOB" bob@example.org remove-dave-1 "Tenure: remove
+import_as bob-chairs "$(signed_mail "$BOB" bob@example.org remove-dave-1 "Tenure: remove
 Member: Dave Member <dave@example.org>")"
-import_as frank-chairs "$(pgpmime "$LEO" leo@example.org appoint-paul "Tenure: appoint
+import_as frank-chairs "$(signed_mail "$LEO" leo@example.org appoint-paul "Tenure: appoint
 Member: Paul Pending <paul@example.org>
 Fingerprint: $OSCAR
 Project-Joined: 2012-02-02")"
 expect_unchanged "a recommendation by a former chair does not let the leader appoint" \
 	"the chair has not recommended"
-import_as frank-chairs "$(pgpmime "$LEO" leo@example.org remove-dave-2 "Tenure: remove
+import_as frank-chairs "$(signed_mail "$LEO" leo@example.org remove-dave-2 "Tenure: remove
 Member: Dave Member <dave@example.org>")"
 test_begin "half a removal signed by a former chair does not complete with the leader's"
 if [ "$(events)" = "$before" ] && grep -q '^pending .*msgid=<remove-dave-2@' "$W/log"; then
@@ -780,10 +646,10 @@ fi
 # one Leo names: she serves until the later day.
 erin_off=$(date -u -d '+30 days' +%Y-%m-%d)
 before=$(events)
-import_as frank-chairs "$(pgpmime "$FRANK" frank@example.org remove-erin-1 "Tenure: remove
+import_as frank-chairs "$(signed_mail "$FRANK" frank@example.org remove-erin-1 "Tenure: remove
 Member: Erin Member <erin@example.org>
 Effective: $erin_off")"
-import_as frank-chairs "$(pgpmime "$LEO" leo@example.org remove-erin-2 "Tenure: remove
+import_as frank-chairs "$(signed_mail "$LEO" leo@example.org remove-erin-2 "Tenure: remove
 Member: Erin Member <erin@example.org>
 Effective: $(date -u -d '+20 days' +%Y-%m-%d)")"
 expect_event "a removal takes effect on the later of the two signers' dates" \
@@ -801,21 +667,19 @@ MALLORY=$(gpg_new_key "Mallory Member" mallory@example.org)
 gw --quick-add-uid "$MALLORY" "Ivan Member <ivan@example.org>" 2>/dev/null
 # shellcheck disable=SC2086
 gpg_export_keyring "$W/keyring.gpg" $KEYRING_PEOPLE ivan@example.org mallory@example.org
-printf '\nEvent: appoint\nDate: %s\nMember: Ivan Member <ivan@example.org>\nSource: import\n' \
-	"$today" >>"$W/ledger"
+committee_event appoint "$today" "Member: Ivan Member <ivan@example.org>"
 before=$(events)
-run_import "$(pgpmime "$MALLORY" mallory@example.org mallory-as-ivan "Tenure: resign")"
+import_mail "$(signed_mail "$MALLORY" mallory@example.org mallory-as-ivan "Tenure: resign")"
 expect_unchanged "a key merely claiming a member's address cannot resign for them" \
 	"not a member"
 
 # A FIFO (or a directory) in a Maildir is nobody's mail: reading it would
 # block for ever.  It is skipped with a log line and the rest is handled.
 before=$(events)
-n=$((n + 1))
-deliver "$W/box$n" "$(pgpmime "$ALICE" alice@example.org fifo-neighbour "Tenure: resign")"
-mkfifo "$W/box$n/new/1.fifo.test"
-mkdir "$W/box$n/new/2.dir.test"
-timeout 60 "$TENURE" --config "$W/tenure.conf" import "maildir:$W/box$n" \
+deliver "$W/fifo-box" "$(signed_mail "$ALICE" alice@example.org fifo-neighbour "Tenure: resign")"
+mkfifo "$W/fifo-box/new/1.fifo.test"
+mkdir "$W/fifo-box/new/2.dir.test"
+timeout 60 "$TENURE" --config "$W/tenure.conf" import "maildir:$W/fifo-box" \
 	>"$W/out" 2>"$W/log"
 status=$?
 test_begin "a FIFO and a directory in the Maildir are skipped, not read"

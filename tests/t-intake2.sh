@@ -6,13 +6,12 @@
 # `tenure run --once`).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
+. "$top_srcdir/tests/lib-committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v perl >/dev/null || test_skip_all "perl is not installed"
 
-gpg_world_init
-W=$TEST_DIR
-mkdir -p "$W/m"
+committee_init
 LIST=debian-ctte@lists.debian.org
 LIST_ID="<debian-ctte.lists.debian.org>"
 
@@ -34,152 +33,26 @@ PEOPLE="carol alice bob dave erin frank grace leo nina oscar tenure"
 # shellcheck disable=SC2086
 gpg_export_keyring "$W/keyring.gpg" $(for p in $PEOPLE; do echo "$p@example.org"; done)
 
-today=$(date -u +%Y-%m-%d)
-year_ago=$(date -u -d '1 year ago' +%Y-%m-%d)
-two_years_ago=$(date -u -d '2 years ago' +%Y-%m-%d)
+committee_ledger "Carol Chair <carol@example.org> $CAROL" \
+	"Alice Member <alice@example.org> $ALICE" "Bob Member <bob@example.org> $BOB" \
+	"Dave Member <dave@example.org> $DAVE" "Erin Member <erin@example.org> $ERIN" \
+	"Frank Member <frank@example.org> $FRANK" "Grace Member <grace@example.org> $GRACE"
 
-{
-	printf 'Event: rule\nDate: %s\nRule: debian\nSource: import\n' "$two_years_ago"
-	for who in "Carol Chair:carol:$CAROL" "Alice Member:alice:$ALICE" \
-		"Bob Member:bob:$BOB" "Dave Member:dave:$DAVE" "Erin Member:erin:$ERIN" \
-		"Frank Member:frank:$FRANK" "Grace Member:grace:$GRACE"; do
-		name=${who%%:*}
-		rest=${who#*:}
-		printf '\nEvent: appoint\nDate: %s\nMember: %s <%s@example.org>\nFingerprint: %s\nSource: import\n' \
-			"$year_ago" "$name" "${rest%%:*}" "${rest#*:}"
-	done
-} >"$W/ledger"
-
-# write_conf FILE LEDGER STATE [EXTRA LINES for [committee]]
+# write_conf FILE LEDGER STATE [SECTION.KEY=VALUE...]
 write_conf() {
-	cat >"$W/$1" <<EOF
-[committee]
-name = Test Committee
-templates = $top_srcdir/templates
-list = $LIST
-max-members = 8
-ledger = $2
-state-dir = $3
-${4:-}
-
-[rule]
-name = debian
-
-[roles]
-chair = $CAROL
-leader = $LEO
-
-[keys]
-keyring = keyring.gpg
-gnupg-home = g
-max-signature-age = 7
-${5:-}
-
-[source]
-url = maildir:inbox
-
-[sink]
-url = maildir:sent
-from = tenure@example.org
-EOF
+	local file=$1 ledger=$2 state=$3
+	shift 3
+	committee_conf "$file" committee.list="$LIST" committee.max-members=8 \
+		committee.ledger="$ledger" committee.state-dir="$state" \
+		roles.chair="$CAROL" roles.leader="$LEO" keys.max-signature-age=7 "$@"
 }
 write_conf tenure.conf ledger state
-test_cleanup "gpgconf --homedir '$W/g' --kill all"
-CONF=$W/tenure.conf
 
-n=0
-# run_import FILE: imports one mail from a fresh Maildir with $CONF; the
-# log goes to $W/log, the exit status to $W/status.
-run_import() {
-	n=$((n + 1))
-	rm -rf "$W/box$n"
-	deliver "$W/box$n" "$1"
-	"$TENURE" --config "$CONF" import "maildir:$W/box$n" >"$W/out" 2>"$W/log"
-	echo $? >"$W/status"
-}
-
-ledger_of() {
-	sed -n 's/^ledger = //p' "$CONF"
-}
-events() {
-	grep -c '^Event:' "$W/$(ledger_of)"
-}
-outbox_count() {
-	ls "$W/$(sed -n 's/^state-dir = //p' "$CONF")/outbox/queue" 2>/dev/null | wc -l
-}
-
-# transcript_with STATE REASON: the first queued mail whose "Refused:"
-# line (rewrapped to 72 columns in the mail) says REASON.
-transcript_with() {
-	for f in "$1"/outbox/queue/*; do
-		[ -f "$f" ] || continue
-		tr '\r\n' '  ' <"$f" | tr -s ' ' | grep -q "Refused: .*$2" && { echo "$f"; return; }
-	done
-}
-
-# expect_refused DESCRIPTION REASON [noreply]: the last run changed no
-# ledger event, logged a refusal with REASON, and queued a transcript
-# with REASON to the signer (or, with "noreply", queued nothing).
-expect_refused() {
-	test_begin "$1"
-	local state reply
-	state=$W/$(sed -n 's/^state-dir = //p' "$CONF")
-	reply=$(transcript_with "$state" "$2")
-	if [ "$(events)" != "$before" ]; then
-		test_fail "expected the ledger to keep $before events, got $(events)" \
-			"$(tail -n 8 "$W/$(ledger_of)")" "$(cat "$W/log")"
-	elif [ "$(cat "$W/status")" != 0 ]; then
-		test_fail "expected exit 0, got $(cat "$W/status")" "$(cat "$W/log")"
-	elif ! grep -q "^refused .*reason=.*$2" "$W/log"; then
-		test_fail "expected a refusal log line with: $2" "got: $(cat "$W/log")"
-	elif [ "${3:-}" = noreply ] && [ "$(outbox_count)" != "$outbox_before" ]; then
-		test_fail "expected no mail queued" "$(ls "$state/outbox/queue")"
-	elif [ "${3:-}" != noreply ] && [ -z "$reply" ]; then
-		test_fail "expected a transcript with: $2" \
-			"$(cat "$state"/outbox/queue/* 2>/dev/null | grep Refused)"
-	else
-		test_pass
-	fi
-}
-
-# expect_event DESCRIPTION PATTERN: the last run appended one event whose
-# stanza matches every line of PATTERN, logged it as applied, and queued
-# no refusal.
-expect_event() {
-	test_begin "$1"
-	local last
-	last=$(awk 'BEGIN { RS = "" } { s = $0 } END { print s }' "$W/$(ledger_of)")
-	if [ "$(events)" != "$((before + 1))" ]; then
-		test_fail "expected $((before + 1)) events, got $(events)" "$(cat "$W/log")"
-		return
-	fi
-	echo "$2" | while IFS= read -r line; do
-		printf '%s\n' "$last" | grep -Eq "$line" || echo "missing: $line"
-	done >"$W/missing"
-	if [ -s "$W/missing" ]; then
-		test_fail "$(cat "$W/missing")" "got:" "$last"
-	elif ! grep -q '^applied ' "$W/log" || grep -q '^refused ' "$W/log"; then
-		test_fail "expected an applied log line and no refusal" "$(cat "$W/log")"
-	else
-		test_pass
-	fi
-}
-
-# signed SIGNER FROM ID BODY [HEADER...]: a PGP/MIME mail to $MAIL_LIST
-# (default: the list, with the list's List-Id) with extra HEADERs.
-signed() {
-	local signer=$1 from=$2 id=$3 body=$4
-	shift 4
-	mime_text_part "$body" >"$W/m/$id.part"
-	pgpmime_entity "$signer" "$W/m/$id.part" >"$W/m/$id.entity"
-	mail_message "$from" "$id@example.org" "$W/m/$id.entity" "$@" >"$W/m/$id.eml"
-	echo "$W/m/$id.eml"
-}
 # A mail as the list delivers it: To the list, with its List-Id.
 listed() {
 	local signer=$1 from=$2 id=$3 body=$4
 	shift 4
-	signed "$signer" "$from" "$id" "$body" "List-Id: Test list $LIST_ID" "$@"
+	signed_mail "$signer" "$from" "$id" "$body" "List-Id: Test list $LIST_ID" "$@"
 }
 
 later=$(date -u -d '+20 days' +%Y-%m-%d)
@@ -187,31 +60,31 @@ later=$(date -u -d '+20 days' +%Y-%m-%d)
 # --- Item 8: a command may name its committee and list ---------------------
 
 before=$(events)
-run_import "$(listed "$ALICE" alice@example.org bind-ok "Tenure: resign
+import_mail "$(listed "$ALICE" alice@example.org bind-ok "Tenure: resign
 Effective: $later
 Committee: Test Committee")"
-expect_event "a command naming this committee counts" \
+expect_event --applied "a command naming this committee counts" \
 	"^Event: resign
 ^Date: $later
 ^Member: Alice Member <alice@example.org>"
 
 before=$(events)
 outbox_before=$(outbox_count)
-run_import "$(listed "$BOB" bob@example.org bind-other "Tenure: resign
+import_mail "$(listed "$BOB" bob@example.org bind-other "Tenure: resign
 Committee: Other Committee")"
-expect_refused "a command naming another committee is refused" \
+expect_refused --reply "a command naming another committee is refused" \
 	"is not this committee"
 
-run_import "$(listed "$BOB" bob@example.org bind-other-list "Tenure: resign
+import_mail "$(listed "$BOB" bob@example.org bind-other-list "Tenure: resign
 List: other@lists.example.org")"
-expect_refused "a command naming another list is refused" \
+expect_refused --reply "a command naming another list is refused" \
 	"is not this committee's list"
 
 before=$(events)
-run_import "$(listed "$BOB" bob@example.org bind-list-ok "Tenure: resign
+import_mail "$(listed "$BOB" bob@example.org bind-list-ok "Tenure: resign
 Effective: $later
 List: <$LIST>")"
-expect_event "a command naming this list counts" \
+expect_event --applied "a command naming this list counts" \
 	"^Event: resign
 ^Member: Bob Member <bob@example.org>"
 
@@ -219,13 +92,13 @@ expect_event "a command naming this list counts" \
 
 before=$(events)
 MAIL_LIST=tenure@example.org
-run_import "$(signed "$DAVE" dave@example.org private "Tenure: resign
+import_mail "$(signed_mail "$DAVE" dave@example.org private "Tenure: resign
 Effective: $later")"
 unset MAIL_LIST
-expect_refused "a signed command sent to tenure alone is refused" \
+expect_refused --reply "a signed command sent to tenure alone is refused" \
 	"commands count only when sent to the committee's list"
 test_begin "... and its transcript says to send it to the list"
-if [ -n "$(transcript_with "$W/state" "send it to the list")" ]; then
+if [ -n "$(refusal_transcript "send it to the list")" ]; then
 	test_pass
 else
 	test_fail "no transcript says so" "$(grep -h Refused "$W"/state/outbox/queue/*)"
@@ -235,34 +108,34 @@ fi
 sed -e "s/^To: .*/To: $LIST/" -e 's/^Message-ID: <private@/Message-ID: <private-then-list@/' \
 	"$W/m/private.eml" >"$W/m/private-then-list.eml"
 before=$(events)
-run_import "$W/m/private-then-list.eml"
-expect_event "the same signed command sent to the list afterwards counts" \
+import_mail "$W/m/private-then-list.eml"
+expect_event --applied "the same signed command sent to the list afterwards counts" \
 	"^Event: resign
 ^Member: Dave Member <dave@example.org>
 ^Source: <private-then-list@example.org>"
 
 before=$(events)
 outbox_before=$(outbox_count)
-run_import "$(signed "$ERIN" erin@example.org other-list-id "Tenure: resign" \
+import_mail "$(signed_mail "$ERIN" erin@example.org other-list-id "Tenure: resign" \
 	"List-Id: <other.lists.example.org>")"
-expect_refused "a mail whose List-Id names another list does not count, whatever its To" \
+expect_refused --reply "a mail whose List-Id names another list does not count, whatever its To" \
 	"List-Id names another list"
 
 before=$(events)
 MAIL_LIST=erin@example.org
-run_import "$(signed "$ERIN" erin@example.org cc-list "Tenure: resign
+import_mail "$(signed_mail "$ERIN" erin@example.org cc-list "Tenure: resign
 Effective: $later" "Cc: Test list <$LIST>")"
 unset MAIL_LIST
-expect_event "without a List-Id, the list in Cc counts" \
+expect_event --applied "without a List-Id, the list in Cc counts" \
 	"^Event: resign
 ^Member: Erin Member <erin@example.org>"
 
 # A list that adds no List-Id can be required to: public-record = list-id.
-write_conf list-id.conf ledger state "public-record = list-id"
+write_conf list-id.conf ledger state committee.public-record=list-id
 CONF=$W/list-id.conf
 before=$(events)
-run_import "$(signed "$FRANK" frank@example.org to-only "Tenure: resign")"
-expect_refused "with public-record = list-id, To: the list is not enough" \
+import_mail "$(signed_mail "$FRANK" frank@example.org to-only "Tenure: resign")"
+expect_refused --reply "with public-record = list-id, To: the list is not enough" \
 	"it has no List-Id"
 CONF=$W/tenure.conf
 
@@ -270,73 +143,73 @@ CONF=$W/tenure.conf
 
 too_late=$(date -u -d '+13 months' +%Y-%m-%d)
 before=$(events)
-run_import "$(listed "$FRANK" frank@example.org far-resign "Tenure: resign
+import_mail "$(listed "$FRANK" frank@example.org far-resign "Tenure: resign
 Effective: $too_late")"
-expect_refused "an Effective date more than a year ahead is refused" \
+expect_refused --reply "an Effective date more than a year ahead is refused" \
 	"Effective: is more than a year after"
 
-run_import "$(listed "$CAROL" carol@example.org far-defer "Tenure: defer
+import_mail "$(listed "$CAROL" carol@example.org far-defer "Tenure: defer
 Member: Frank Member <frank@example.org>
 Until: $too_late
 Reason: a long vote")"
-expect_refused "a deferral more than a year ahead is refused" \
+expect_refused --reply "a deferral more than a year ahead is refused" \
 	"Until: is more than a year after"
 
 # Leo appoints on a recommendation the chair made 100 days ago.
 mkdir -p "$W/state"
 printf '\n[recommend nina@example.org]\nmember=Nina Newcomer <nina@example.org>\nfingerprint=%s\nproject-joined=2010-05-01\nsigned-by=%s\nmessage-id=<old-rec@example.org>\ndate=%s\n' \
 	"$NINA" "$CAROL" "$(date -u -d '100 days ago' +%Y-%m-%d)" >>"$W/state/pending"
-run_import "$(listed "$LEO" leo@example.org appoint-lapsed "Tenure: appoint
+import_mail "$(listed "$LEO" leo@example.org appoint-lapsed "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>
 Fingerprint: $NINA
 Project-Joined: 2010-05-01")"
-expect_refused "a recommendation older than recommendation-days has lapsed" \
+expect_refused --reply "a recommendation older than recommendation-days has lapsed" \
 	"lapsed after 90 days"
 
 # A fresh recommendation, but of Grace's key under another name.
 printf '\n[recommend mallory@example.org]\nmember=Mallory <mallory@example.org>\nfingerprint=%s\nproject-joined=2010-05-01\nsigned-by=%s\nmessage-id=<rec-mallory@example.org>\ndate=%s\n' \
 	"$GRACE" "$CAROL" "$today" >>"$W/state/pending"
-run_import "$(listed "$LEO" leo@example.org appoint-shared-key "Tenure: appoint
+import_mail "$(listed "$LEO" leo@example.org appoint-shared-key "Tenure: appoint
 Member: Mallory <mallory@example.org>
 Fingerprint: $GRACE
 Project-Joined: 2010-05-01")"
-expect_refused "an appointment naming another member's key is refused" \
+expect_refused --reply "an appointment naming another member's key is refused" \
 	"is the key of Grace Member"
 
-run_import "$(listed "$CAROL" carol@example.org recommend-shared-key "Tenure: recommend
+import_mail "$(listed "$CAROL" carol@example.org recommend-shared-key "Tenure: recommend
 Member: Mallory <mallory@example.org>
 Fingerprint: $CAROL
 Project-Joined: 2010-05-01")"
-expect_refused "a recommendation naming another member's key is refused" \
+expect_refused --reply "a recommendation naming another member's key is refused" \
 	"is the key of Carol Chair"
 
 # The bot's key, were it a member's, still signs no command.
-write_conf bot.conf ledger state "" "bot-key = $BOT"
-printf '\nEvent: appoint\nDate: %s\nMember: Tenure Bot <tenure@example.org>\nFingerprint: %s\nSource: import\n' \
-	"$year_ago" "$BOT" >>"$W/ledger"
+write_conf bot.conf ledger state keys.bot-key="$BOT"
+committee_event appoint "$year_ago" "Member: Tenure Bot <tenure@example.org>" \
+	"Fingerprint: $BOT"
 CONF=$W/bot.conf
 before=$(events)
 outbox_before=$(outbox_count)
-run_import "$(listed "$BOT" tenure-admin@example.org bot-signs "Tenure: resign")"
-expect_refused "a command signed with tenure's own key is refused, unanswered" \
-	"tenure's own key signs no command" noreply
+import_mail "$(listed "$BOT" tenure-admin@example.org bot-signs "Tenure: resign")"
+expect_refused --no-reply "a command signed with tenure's own key is refused, unanswered" \
+	"tenure's own key signs no command"
 CONF=$W/tenure.conf
 
 # Oscar guesses the Message-ID of Grace's coming mail and sends first.
 before=$(events)
-run_import "$(listed "$OSCAR" oscar@example.org grace-resign "Tenure: resign")"
+import_mail "$(listed "$OSCAR" oscar@example.org grace-resign "Tenure: resign")"
 mv "$W/m/grace-resign.eml" "$W/m/oscar-preempt.eml"
-expect_refused "a non-member's command is refused" "is not a member"
+expect_refused --reply "a non-member's command is refused" "is not a member"
 before=$(events)
-run_import "$(listed "$GRACE" grace@example.org grace-resign "Tenure: resign
+import_mail "$(listed "$GRACE" grace@example.org grace-resign "Tenure: resign
 Effective: $later")"
-expect_event "a Message-ID taken first by someone else's mail does not suppress the member's" \
+expect_event --applied "a Message-ID taken first by someone else's mail does not suppress the member's" \
 	"^Event: resign
 ^Member: Grace Member <grace@example.org>
 ^Source: <grace-resign@example.org>"
 
 before=$(events)
-run_import "$W/m/grace-resign.eml"
+import_mail "$W/m/grace-resign.eml"
 test_begin "the same mail again is still suppressed by its Message-ID"
 if [ "$(events)" = "$before" ] && grep -q 'reason="Message-ID already handled"' "$W/log"; then
 	test_pass
@@ -395,14 +268,14 @@ fi
 
 before=$(events)
 outbox_before=$(outbox_count)
-run_import "$(listed "$CAROL" carol@example.org defer-over-cap "Tenure: defer
+import_mail "$(listed "$CAROL" carol@example.org defer-over-cap "Tenure: defer
 Member: Sam Senior <sam@example.org>
 Until: $((y + 1))-02-01
 Reason: a vote is running")"
-expect_refused "a deferral keeping a member past a newcomer's start, over the cap, is refused" \
+expect_refused --reply "a deferral keeping a member past a newcomer's start, over the cap, is refused" \
 	"would have 9 members on $next_year"
 
-run_import "$(listed "$CAROL" carol@example.org defer-within-cap "Tenure: defer
+import_mail "$(listed "$CAROL" carol@example.org defer-within-cap "Tenure: defer
 Member: Sam Senior <sam@example.org>
 Until: $y-12-31
 Reason: nothing changes")"
@@ -414,11 +287,11 @@ else
 fi
 
 before=$(events)
-run_import "$(listed "$CAROL" carol@example.org recommend-over-cap "Tenure: recommend
+import_mail "$(listed "$CAROL" carol@example.org recommend-over-cap "Tenure: recommend
 Member: Nina Newcomer <nina@example.org>
 Fingerprint: $NINA
 Project-Joined: 2010-05-01")"
-expect_refused "a recommendation with no vacancy within its reach is refused" \
+expect_refused --reply "a recommendation with no vacancy within its reach is refused" \
 	"no place for another member"
 
 test_done

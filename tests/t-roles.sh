@@ -6,13 +6,12 @@
 # and mails are made for the run.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
+. "$top_srcdir/tests/lib-committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v perl >/dev/null || test_skip_all "perl is not installed"
 
-gpg_world_init
-W=$TEST_DIR
-mkdir -p "$W/m"
+committee_init
 
 # Carol chairs and Leo leads, as the configuration says; Sam is the
 # Project Secretary; Mia is elected leader; Bob replaces his key with
@@ -33,114 +32,18 @@ gpg_export_keyring "$W/keyring.gpg" carol@example.org alice@example.org \
 	oscar@example.org nina@example.org nora@example.org bob2@example.org
 
 day() { date -u -d "$1" +%Y-%m-%d; }
-year_ago=$(day '1 year ago')
 
-cat >"$W/ledger" <<EOF
-Event: rule
-Date: $(day '2 years ago')
-Rule: debian
-Source: import
+committee_ledger "Carol Chair <carol@example.org> $CAROL" \
+	"Alice Member <alice@example.org> $ALICE" "Bob Member <bob@example.org> $BOB"
+committee_conf roles.chair="$CAROL" roles.leader="$LEO" roles.secretary="$SAM" \
+	keys.max-signature-age=7
 
-Event: appoint
-Date: $year_ago
-Member: Carol Chair <carol@example.org>
-Fingerprint: $CAROL
-Source: import
-
-Event: appoint
-Date: $year_ago
-Member: Alice Member <alice@example.org>
-Fingerprint: $ALICE
-Source: import
-
-Event: appoint
-Date: $year_ago
-Member: Bob Member <bob@example.org>
-Fingerprint: $BOB
-Source: import
-EOF
-
-cat >"$W/tenure.conf" <<EOF
-[committee]
-name = Test Committee
-templates = $top_srcdir/templates
-list = debian-ctte@lists.debian.org
-ledger = ledger
-state-dir = state
-
-[rule]
-name = debian
-
-[roles]
-chair = $CAROL
-leader = $LEO
-secretary = $SAM
-
-[keys]
-keyring = keyring.gpg
-gnupg-home = g
-max-signature-age = 7
-
-[source]
-url = maildir:inbox
-
-[sink]
-url = maildir:sent
-from = tenure@example.org
-EOF
-test_cleanup "gpgconf --homedir '$W/g' --kill all"
-
-n=0
 # send SIGNER ID WHEN BODY: a PGP/MIME mail signed WHEN (date -d) and
 # arriving an hour later, imported from a fresh Maildir.
 send() {
-	n=$((n + 1))
-	mime_text_part "$4" >"$W/m/$2.part"
-	pgpmime_entity "$1" "$W/m/$2.part" -- "$(gpg_faked "$3")" >"$W/m/$2.entity"
-	mail_message someone@example.org "$2@example.org" "$W/m/$2.entity" >"$W/m/$2.eml"
-	rm -rf "$W/box$n"
-	deliver "$W/box$n" "$W/m/$2.eml" "$(date -d "$3 + 1 hour" +%s)"
-	before=$(grep -c '^Event:' "$W/ledger")
-	"$TENURE" --config "$W/tenure.conf" import "maildir:$W/box$n" >"$W/out" 2>"$W/log"
-	echo $? >"$W/status"
-}
-
-last_event() {
-	awk 'BEGIN { RS = "" } { s = $0 } END { print s }' "$W/ledger"
-}
-
-# expect_event DESCRIPTION PATTERN: one event was appended, matching
-# every line of PATTERN (grep -E).
-expect_event() {
-	test_begin "$1"
-	now=$(grep -c '^Event:' "$W/ledger")
-	last=$(last_event)
-	if [ "$now" != "$((before + 1))" ]; then
-		test_fail "expected $((before + 1)) events, got $now" "$(cat "$W/log")"
-		return
-	fi
-	echo "$2" | while IFS= read -r line; do
-		printf '%s\n' "$last" | grep -Eq -- "$line" || echo "missing: $line"
-	done >"$W/missing"
-	if [ -s "$W/missing" ]; then
-		test_fail "$(cat "$W/missing")" "got:" "$last"
-	else
-		test_pass
-	fi
-}
-
-# expect_refused DESCRIPTION REASON: nothing appended, REASON logged.
-expect_refused() {
-	test_begin "$1"
-	if [ "$(grep -c '^Event:' "$W/ledger")" != "$before" ]; then
-		test_fail "expected no new event" "$(last_event)"
-	elif [ "$(cat "$W/status")" != 0 ]; then
-		test_fail "expected import to exit 0" "$(cat "$W/log")"
-	elif ! grep -q -- "reason=.*$2" "$W/log"; then
-		test_fail "expected a refusal with reason $2" "got: $(cat "$W/log")"
-	else
-		test_pass
-	fi
+	before=$(events)
+	import_mail "$(signed_mail --at "$3" "$1" someone@example.org "$2" "$4")" \
+		"$(date -d "$3 + 1 hour" +%s)"
 }
 
 # --- The leader of the signature's date appoints ---------------------------
@@ -296,8 +199,8 @@ test_expect_equal "1 yes" "$rc $(grep -q 'DIFFERENT in the ledger.*' "$W/audit2"
 	grep -q 'Member: Nina Newcomer' "$W/audit2" && echo yes)"
 
 test_begin "with Leo's leadership recorded by hand, [roles] no longer matters to audit"
-printf '\nEvent: role\nDate: %s\nRole: leader\nMember: Leo Leader <leo@example.org>\nFingerprint: %s\nSource: import\n' \
-	"$year_ago" "$LEO" >>"$W/ledger"
+committee_event role "$year_ago" "Role: leader" "Member: Leo Leader <leo@example.org>" \
+	"Fingerprint: $LEO"
 "$TENURE" --config "$W/changed.conf" audit >"$W/audit3" 2>&1; rc=$?
 test_expect_equal "0 0 differences" "$rc $(tail -n 1 "$W/audit3" | sed 's/.*, //')"
 

@@ -41,6 +41,9 @@ typedef struct {
 	char *control;
 } Server;
 
+/* A server started by tests/lib-smtp.sh's smtp_serve, as the shell
+ * scenarios start theirs: its Maildir, log and control file in a fresh
+ * directory, the certificates made once in CERTS. */
 static Server *
 server_start(const char *mode, const char *auth)
 {
@@ -49,36 +52,21 @@ server_start(const char *mode, const char *auth)
 	server->maildir = g_build_filename(dir, "Maildir", NULL);
 	server->log = g_build_filename(dir, "log", NULL);
 	server->control = g_build_filename(dir, "control", NULL);
-	g_autofree char *script =
-	    g_build_filename(top_srcdir, "tests", "smtpd.py", NULL);
-	GPtrArray *argv = g_ptr_array_new();
-	const char *fixed[] = {"/usr/bin/python3",
-	                       script,
-	                       "serve",
-	                       "--mode",
-	                       mode,
-	                       "--maildir",
-	                       server->maildir,
-	                       "--certs",
-	                       certs,
-	                       "--log",
-	                       server->log,
-	                       "--control",
-	                       server->control};
-	for (gsize i = 0; i < G_N_ELEMENTS(fixed); i++)
-		g_ptr_array_add(argv, (char *)fixed[i]);
-	if (auth) {
-		g_ptr_array_add(argv, "--auth");
-		g_ptr_array_add(argv, (char *)auth);
-	}
-	g_ptr_array_add(argv, NULL);
+	const char *argv[] = {"/bin/sh", "-c",
+	                      ". \"$top_srcdir/tests/lib-smtp.sh\" && "
+	                      "smtp_serve \"$@\"",
+	                      "smtp_serve", mode, auth ? "--auth" : NULL, auth,
+	                      NULL};
+	g_auto(GStrv) env = g_get_environ();
+	env = g_environ_setenv(env, "top_srcdir", top_srcdir, TRUE);
+	env = g_environ_setenv(env, "SMTP_DIR", dir, TRUE);
+	env = g_environ_setenv(env, "SMTP_CERTS", certs, TRUE);
 	int out = -1;
 	g_autoptr(GError) error = NULL;
 	gboolean ok = g_spawn_async_with_pipes(
-	    NULL, (char **)argv->pdata, NULL,
+	    NULL, (char **)argv, env,
 	    G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
 	    &server->pid, NULL, &out, NULL, &error);
-	g_ptr_array_free(argv, TRUE);
 	g_assert_no_error(error);
 	g_assert_true(ok);
 	/* The server prints its port once it listens. */
@@ -829,16 +817,6 @@ main(int argc, char **argv)
 	scratch = g_dir_make_tmp(NULL, NULL);
 	g_assert_nonnull(scratch);
 	certs = g_build_filename(scratch, "certs", NULL);
-	g_autofree char *script =
-	    g_build_filename(top_srcdir, "tests", "smtpd.py", NULL);
-	const char *cert_argv[] = {"/usr/bin/python3", script, "certs", certs,
-	                           NULL};
-	int status = 0;
-	g_autoptr(GError) error = NULL;
-	if (!g_spawn_sync(NULL, (char **)cert_argv, NULL, 0, NULL, NULL, NULL,
-	                  NULL, &status, &error) ||
-	    !g_spawn_check_wait_status(status, &error))
-		g_error("making the test certificates: %s", error->message);
 
 	g_test_add_func("/outbox/add-is-idempotent", test_add_idempotent);
 	g_test_add_func("/outbox/add-refuses-bad-envelope",
