@@ -77,9 +77,9 @@ verify_file(const char *config, const char *file, int n)
 	double spent = 0;
 	for (int i = 0; i < n; i++) {
 		g_autofree char *reason = NULL;
-		g_autoptr(GMimeMessage) message = verify_parse_message(raw, &reason);
+		g_autoptr(GMimeMessage) message = signed_part_parse(raw, &reason);
 		GMimeObject *part = NULL;
-		SignedKind kind = message ? verify_find_signed(message, &part, &reason)
+		SignedKind kind = message ? signed_part_find(message, &part, &reason)
 		                          : SIGNED_NONE;
 		if (kind != SIGNED_PGP_MIME && kind != SIGNED_CLEARSIGNED) {
 			fprintf(stderr, "bench-intake: %s: no signed command (%s)\n",

@@ -6,7 +6,7 @@
  * structural warnings, the choice of the one part that may carry a
  * command, and the command parser on that part's text.  Where intake
  * would run gpg, the harness takes the text as signed: for PGP/MIME the
- * text verify_command_text reads from the first part (or its refusal),
+ * text signed_part_command_text reads from the first part (or its refusal),
  * for a clearsigned part the text between the armour lines,
  * dash-escaping undone, as gpg would return it.  Nothing here
  * depends on keys, so every input exercises the parsers that see mail
@@ -75,7 +75,7 @@ parse_command(const char *text)
 	}
 }
 
-/* The text verify_command_text reads from signed CONTENT, or NULL when
+/* The text signed_part_command_text reads from signed CONTENT, or NULL when
  * it refuses (and then it must say why). */
 static char *
 command_text(GMimeObject *content, SignedKind kind)
@@ -83,7 +83,7 @@ command_text(GMimeObject *content, SignedKind kind)
 	GMimeObject *part = NULL;
 	char *text = NULL;
 	g_autofree char *why = NULL;
-	if (verify_command_text(content, kind, &part, &text, &why)) {
+	if (signed_part_command_text(content, kind, &part, &text, &why)) {
 		FUZZ_ASSERT(text != NULL, "an accepted command part has text");
 		return text;
 	}
@@ -104,14 +104,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	g_autoptr(GBytes) raw = g_bytes_new(data, size);
 	g_autofree char *reason = NULL;
-	g_autoptr(GMimeMessage) message = verify_parse_message(raw, &reason);
+	g_autoptr(GMimeMessage) message = signed_part_parse(raw, &reason);
 	if (message == NULL) {
 		FUZZ_ASSERT(reason != NULL, "an unparsable message says why");
 		return 0;
 	}
 	GMimeObject *part = NULL;
 	g_autofree char *refusal = NULL;
-	SignedKind kind = verify_find_signed(message, &part, &refusal);
+	SignedKind kind = signed_part_find(message, &part, &refusal);
 	g_autofree char *text = NULL;
 	switch (kind) {
 	case SIGNED_NONE:

@@ -18,7 +18,7 @@
 #include "fuzz.h"
 #include "mailout.h"
 #include "mime.h"
-#include "verify.h"
+#include "signed_part.h"
 
 static char *scratch;
 
@@ -92,7 +92,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	g_autofree char *reason = NULL;
-	g_autoptr(GMimeMessage) message = verify_parse_message(mail, &reason);
+	g_autoptr(GMimeMessage) message = signed_part_parse(mail, &reason);
 	FUZZ_ASSERT(message != NULL, "tenure's own mail parses");
 	FUZZ_ASSERT(g_mime_object_get_header(GMIME_OBJECT(message),
 	                                     "Injected") == NULL ||

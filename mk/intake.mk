@@ -6,6 +6,8 @@ src_libtenure_a_SOURCES += \
 	src/source.c src/source.h \
 	src/source_maildir.c \
 	src/source_mbox.c \
+	src/keyring.c src/keyring.h \
+	src/signed_part.c src/signed_part.h \
 	src/verify.c src/verify.h \
 	src/command.c src/command.h \
 	src/seen.c src/seen.h \

@@ -54,9 +54,9 @@ check_message(Verifier *verifier, const char *path, guint *problems)
 		return FALSE;
 	}
 	g_autofree char *reason = NULL;
-	g_autoptr(GMimeMessage) message = verify_parse_message(raw, &reason);
+	g_autoptr(GMimeMessage) message = signed_part_parse(raw, &reason);
 	GMimeObject *part = NULL;
-	SignedKind kind = message ? verify_find_signed(message, &part, &reason)
+	SignedKind kind = message ? signed_part_find(message, &part, &reason)
 	                          : SIGNED_REFUSED;
 	g_autoptr(Signed) sig = NULL;
 	if (kind == SIGNED_NONE || kind == SIGNED_REFUSED ||

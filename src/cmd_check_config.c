@@ -12,7 +12,7 @@
 #include "sink.h"
 #include "source.h"
 #include "util.h"
-#include "verify.h"
+#include "keyring.h"
 
 /* Adds "CONF: MESSAGE" unless a problem already says MESSAGE (the
  * password file is read both here and by the transports). */
@@ -106,7 +106,7 @@ check_keys(const Conf *conf, GPtrArray *problems)
 	g_ptr_array_add(fprs, NULL);
 	g_autoptr(GPtrArray) missing = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;
-	if (!verify_keys_missing(conf, (const char *const *)fprs->pdata, missing,
+	if (!keyring_missing(conf, (const char *const *)fprs->pdata, missing,
 	                         &error)) {
 		/* check_files has named an unreadable keyring already. */
 		for (guint i = 0; i < problems->len; i++)
@@ -235,7 +235,7 @@ note_members_without_key(const Conf *conf, GPtrArray *notes)
 			continue;
 		g_autoptr(GError) error = NULL;
 		g_autoptr(GPtrArray) keys =
-			conf->keyrings ? verify_keyring_holders(conf, person->email, &error)
+			conf->keyrings ? keyring_holders(conf, person->email, &error)
 			               : NULL;
 		g_autofree char *member = util_text_escape(person->member, FALSE);
 		g_autofree char *listed = NULL;

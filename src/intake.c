@@ -443,8 +443,9 @@ act(Intake *intake, Mail *mail, GError **error)
 
 	const Command *command = mail->command;
 	g_autofree char *primary = NULL;
+	Keyring *keyring = verify_keyring(intake->verifier);
 	if (command->fingerprint &&
-	    !verify_is_subkey(intake->verifier, command->fingerprint, &primary))
+	    !keyring_is_subkey(keyring, command->fingerprint, &primary))
 		g_clear_pointer(&primary, g_free);
 	g_autoptr(PendingRecommendation) rec = NULL;
 	g_autoptr(PendingRemoval) removal = NULL;
@@ -465,7 +466,7 @@ act(Intake *intake, Mail *mail, GError **error)
 		.signer_member = signer_person(committee, mail->sig,
 		                               mail->signed_on),
 		.fingerprint_usable = command->fingerprint &&
-		                      verify_has_key(intake->verifier, command->fingerprint),
+		                      keyring_has_key(keyring, command->fingerprint),
 		.signed_on = mail->signed_on,
 		.message_id = mail->message_id,
 		.signature_record = record,
@@ -682,7 +683,7 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	if (!may_carry_command(message->raw))
 		return TRUE;
 	g_autofree char *reason = NULL;
-	g_autoptr(GMimeMessage) parsed = verify_parse_message(message->raw, &reason);
+	g_autoptr(GMimeMessage) parsed = signed_part_parse(message->raw, &reason);
 	if (parsed == NULL) {
 		/* Set aside for a person to look at: it may be a command the
 		 * parser could not read. */
@@ -703,7 +704,7 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		return TRUE;
 	}
 	GMimeObject *part = NULL;
-	SignedKind kind = verify_find_signed(parsed, &part, &reason);
+	SignedKind kind = signed_part_find(parsed, &part, &reason);
 	if (kind == SIGNED_NONE)
 		return TRUE;
 	if (kind == SIGNED_REFUSED) {

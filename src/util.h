@@ -26,6 +26,11 @@ typedef enum {
 	TENURE_ERROR_LOCKED,   /* another instance holds the lock */
 	TENURE_ERROR_MESSAGE,  /* this one message cannot be handled (it
 	                          is set aside; the next one is handled) */
+	TENURE_ERROR_TEMPORARY,/* no verdict can be reached now for a
+	                          reason that may be the system's (gpg
+	                          died, a keyring is being rewritten, a
+	                          clock is out of step): never a verdict on
+	                          the mail; it waits and is tried again */
 } TenureError;
 
 /* Replaces PATH whole: temp file PATH.tn-XXXXXX (O_EXCL), fsync,

@@ -98,12 +98,12 @@ test_find(gconstpointer data)
 	const FindCase *c = data;
 	g_autoptr(GBytes) raw = g_bytes_new_static(c->message, strlen(c->message));
 	g_autofree char *reason = NULL;
-	g_autoptr(GMimeMessage) message = verify_parse_message(raw, &reason);
+	g_autoptr(GMimeMessage) message = signed_part_parse(raw, &reason);
 	if (message == NULL)
 		g_test_message("parse failed: %s", reason);
 	g_assert_nonnull(message);
 	GMimeObject *part = NULL;
-	SignedKind kind = verify_find_signed(message, &part, &reason);
+	SignedKind kind = signed_part_find(message, &part, &reason);
 	if (kind != c->kind)
 		g_test_message("expected kind %d, got %d (%s)", c->kind, kind,
 		               reason ? reason : "no reason");
@@ -120,7 +120,7 @@ test_find(gconstpointer data)
 }
 
 /* Which text the command is read from, within signed content already
- * verified (verify_command_text): the content is the message body here. */
+ * verified (signed_part_command_text): the content is the message body here. */
 typedef struct {
 	const char *name;
 	const char *content;
@@ -191,13 +191,13 @@ test_content(gconstpointer data)
 	g_autofree char *mail = g_strconcat(HEADERS, c->content, NULL);
 	g_autoptr(GBytes) raw = g_bytes_new(mail, strlen(mail));
 	g_autofree char *reason = NULL;
-	g_autoptr(GMimeMessage) message = verify_parse_message(raw, &reason);
+	g_autoptr(GMimeMessage) message = signed_part_parse(raw, &reason);
 	if (message == NULL)
 		g_test_message("parse failed: %s", reason);
 	g_assert_nonnull(message);
 	GMimeObject *part = NULL;
 	g_autofree char *text = NULL;
-	gboolean ok = verify_command_text(g_mime_message_get_mime_part(message),
+	gboolean ok = signed_part_command_text(g_mime_message_get_mime_part(message),
 	                                  c->kind, &part, &text, &reason);
 	if (c->reason) {
 		if (ok || reason == NULL || strstr(reason, c->reason) == NULL)
@@ -240,7 +240,7 @@ test_malformed(gconstpointer data)
 	const MalformedCase *c = data;
 	g_autoptr(GBytes) raw = g_bytes_new_static(c->message, strlen(c->message));
 	g_autofree char *reason = NULL;
-	g_autoptr(GMimeMessage) message = verify_parse_message(raw, &reason);
+	g_autoptr(GMimeMessage) message = signed_part_parse(raw, &reason);
 	if (message != NULL || reason == NULL || strstr(reason, c->reason) == NULL)
 		g_test_message("expected a refusal with \"%s\", got %s", c->reason,
 		               reason ? reason : "a message");

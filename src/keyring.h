@@ -1,0 +1,71 @@
+/* keyring.h: tenure's GnuPG home and the keyrings it verifies against.
+ *
+ * tenure's GNUPGHOME (CONF's [keys] gnupg-home, mode 0700) has a gpg.conf
+ * that names the configured keyring files for gpg to read in place
+ * (nothing is imported; the home's own pubring.kbx holds only the bot
+ * key), never fetches a key, and takes every key in the keyrings as
+ * valid (identity is the fingerprint the ledger records, not the web of
+ * trust).  This module sets the home up, answers questions about the
+ * keys in the configured keyrings, and checks the keyring files
+ * themselves; it decides nothing about mail (verify.h does).
+ *
+ * Returned memory belongs to the caller.  Failures to read a keyring or
+ * run gpg are GErrors in the TENURE_ERROR domain naming the file.
+ */
+#ifndef TENURE_KEYRING_H
+#define TENURE_KEYRING_H
+
+#include <glib.h>
+#include <gpgme.h>
+
+#include "conf.h"
+
+typedef struct Keyring Keyring;
+
+/* Creates CONF's GNUPGHOME (mode 0700), writes its gpg.conf (no key
+ * fetching, the keyring files read in place), points GPGME's default
+ * engine (and so GMime's contexts) at it, and removes from its
+ * pubring.kbx every key but [keys] bot-key.  Fails when a keyring file
+ * cannot be read or is not a binary keyring gpg can read in place. */
+Keyring *keyring_open(const Conf *conf, GError **error);
+void keyring_free(Keyring *keyring);
+
+/* TRUE when every [keys] keyring file can be read and is a keyring gpg
+ * reads in place (OpenPGP packets or a keybox; not armoured); otherwise
+ * FALSE with ERROR naming the file. */
+gboolean keyring_check_files(const Conf *conf, GError **error);
+
+/* The one key in the configured keyrings whose primary key or subkey
+ * FPR names exactly: TRUE with *KEY (unref with gpgme_key_unref); FALSE
+ * for none or more than one. */
+gboolean keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key);
+
+/* When FINGERPRINT names a subkey of a key in the configured keyrings,
+ * TRUE with *PRIMARY set to that key's primary fingerprint; FALSE for a
+ * primary key or a key the keyrings do not hold. */
+gboolean keyring_is_subkey(Keyring *keyring, const char *fingerprint,
+                           char **primary);
+
+/* TRUE when the configured keyrings hold a usable primary key (not
+ * revoked, expired or disabled) whose fingerprint is FINGERPRINT. */
+gboolean keyring_has_key(Keyring *keyring, const char *fingerprint);
+
+/* Adds to MISSING (as newly allocated strings) each of the fingerprints
+ * FPRS (NULL-terminated, of primary keys or subkeys) that no configured
+ * keyring holds.  Reads the keyrings as verification does, in a scratch
+ * GnuPG home, so it writes nothing of tenure's.  FALSE with ERROR when
+ * the keyrings cannot be read. */
+gboolean keyring_missing(const Conf *conf, const char *const *fprs,
+                         GPtrArray *missing, GError **error);
+
+/* The primary fingerprints of the keys in CONF's keyring files that
+ * carry EMAIL on a user ID that is neither revoked nor invalid, read
+ * from the files themselves (nothing is imported anywhere); NULL with
+ * ERROR when a file cannot be read.  For `tenure check-config`'s hint
+ * to the administrator: an address on a key decides nothing. */
+GPtrArray *keyring_holders(const Conf *conf, const char *email,
+                           GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Keyring, keyring_free)
+
+#endif
