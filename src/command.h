@@ -54,6 +54,10 @@ typedef enum {
 /* "resign", "appoint", ... */
 const char *command_verb_name(CommandVerb verb);
 
+/* Every verb, in the table's order, joined by ", ": the one list that
+ * messages quote, so that a new verb is never missing from one. */
+char *command_verb_list(void);
+
 /* Cheap test run before any signature check: TRUE when some line of
  * TEXT (LEN bytes, or NUL-terminated when -1) starts, after blanks, with
  * "Tenure:".  Unsigned discussion mail fails it and never reaches gpg. */

@@ -61,6 +61,11 @@ static const ParseCase parse_cases[] = {
 	 NULL, NULL, 1},
 	{"an unknown verb is refused", "Tenure: abdicate\n",
 	 COMMAND_PARSE_BAD, 0, NULL, NULL, "\"abdicate\" is not a command", 0},
+	{"the refusal of an unknown verb lists every verb",
+	 "Tenure: frobnicate\n", COMMAND_PARSE_BAD, 0, NULL, NULL,
+	 "line 1: Tenure: \"frobnicate\" is not a command (resign, recommend, "
+	 "appoint, remove, defer, handover, new-key)",
+	 0},
 	{"a line that is not a field is refused, not skipped",
 	 "Tenure: resign\nEfective 2026-12-31\n", COMMAND_PARSE_BAD, 0, NULL,
 	 NULL, "line 2: \"Efective 2026-12-31\" is not a \"Field: value\" line",
@@ -253,6 +258,78 @@ test_looks_like(void)
 	}
 }
 
+static char *
+read_doc(const char *name)
+{
+	const char *srcdir = g_getenv("top_srcdir");
+	g_autofree char *path = g_build_filename(srcdir ? srcdir : ".", name, NULL);
+	char *text = NULL;
+	g_autoptr(GError) error = NULL;
+	if (!g_file_get_contents(path, &text, NULL, &error))
+		g_error("%s", error->message);
+	return text;
+}
+
+/* The verbs of man/tenure.1's table under COMMANDS IN SIGNED MAIL: the
+ * first column of the tbl block whose header row starts with "verb". */
+static char *
+man_verbs(void)
+{
+	g_autofree char *man = read_doc("man/tenure.1");
+	const char *header = strstr(man, "\nverb\t");
+	g_assert_nonnull(header);
+	const char *end = strstr(header, "\n.TE\n");
+	g_assert_nonnull(end);
+	g_autofree char *block = g_strndup(header + 1, end - header - 1);
+	g_auto(GStrv) rows = g_strsplit(block, "\n", -1);
+	GString *verbs = g_string_new(NULL);
+	/* Row 0 is the header; a row whose first cell is empty continues
+	 * the one above. */
+	for (guint i = 1; rows[i]; i++) {
+		if (rows[i][0] == '\t' || rows[i][0] == '\0')
+			continue;
+		g_autofree char *cell = g_strndup(rows[i], strcspn(rows[i], "\t"));
+		g_auto(GStrv) parts = g_strsplit(cell, "\\-", -1);
+		g_autofree char *verb = g_strjoinv("-", parts);
+		g_string_append_printf(verbs, "%s%s", verbs->len ? ", " : "", verb);
+	}
+	return g_string_free(verbs, FALSE);
+}
+
+/* The verbs README.md names in its first sentence about commands
+ * ("Members act by signed mail ..."), each in backquotes, in order. */
+static char *
+readme_verbs(void)
+{
+	g_autofree char *readme = read_doc("README.md");
+	const char *start = strstr(readme, "Members act by");
+	g_assert_nonnull(start);
+	const char *end = strstr(start, "`.");
+	g_assert_nonnull(end);
+	g_autofree char *sentence = g_strndup(start, end + 1 - start);
+	g_auto(GStrv) pieces = g_strsplit(sentence, "`", -1);
+	GString *verbs = g_string_new(NULL);
+	for (guint i = 1; pieces[i]; i += 2) {
+		const char *verb = pieces[i];
+		if (g_str_has_prefix(verb, "Tenure: "))
+			verb += strlen("Tenure: ");
+		g_string_append_printf(verbs, "%s%s", verbs->len ? ", " : "", verb);
+	}
+	return g_string_free(verbs, FALSE);
+}
+
+/* A verb added to the table and not to the man page or the README (or
+ * the other way round) fails here. */
+static void
+test_verbs_documented(void)
+{
+	g_autofree char *table = command_verb_list();
+	g_autofree char *man = man_verbs();
+	g_autofree char *readme = readme_verbs();
+	g_assert_cmpstr(man, ==, table);
+	g_assert_cmpstr(readme, ==, table);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -265,5 +342,7 @@ main(int argc, char **argv)
 	g_test_add_func("/command/appoint-fields", test_appoint_fields);
 	g_test_add_func("/command/twenty-line-limit", test_limit);
 	g_test_add_func("/command/looks-like", test_looks_like);
+	g_test_add_func("/command/every-verb-in-man-page-and-readme",
+	                test_verbs_documented);
 	return g_test_run();
 }
