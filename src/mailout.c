@@ -547,43 +547,67 @@ sign_part(const Conf *conf, GMimeObject *part, GError **error)
 }
 
 /* The From: display name: [sink] from's name, or "COMMITTEE
- * secretary"; quoted (RFC 5322) when it holds a character that would
- * otherwise end or split the address, such as a comma. */
+ * secretary". */
 static char *
 from_display_name(const Conf *conf)
 {
-	g_autofree char *name = conf->sink_from_name
-	                            ? g_strdup(conf->sink_from_name)
-	                            : g_strdup_printf("%s secretary",
-	                                              conf->name ? conf->name : "tenure");
-	if (strpbrk(name, "()<>[]:;@\\,.\"") == NULL)
-		return g_steal_pointer(&name);
-	GString *quoted = g_string_new("\"");
-	for (const char *p = name; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			g_string_append_c(quoted, '\\');
-		g_string_append_c(quoted, *p);
-	}
-	g_string_append_c(quoted, '"');
-	return g_string_free(quoted, FALSE);
+	if (conf->sink_from_name)
+		return g_strdup(conf->sink_from_name);
+	return g_strdup_printf("%s secretary", conf->name ? conf->name : "tenure");
+}
+
+/* The sender as the From: header takes it.  GMime quotes the name
+ * where a comma or another special character would split or end the
+ * address, and encodes it (RFC 2047) where it is not ASCII: its
+ * unencoded form of a name holding a backslash or a quote does not
+ * parse back. */
+static char *
+sender_address(const Conf *conf, const char *name)
+{
+	g_autoptr(InternetAddress) address =
+	    internet_address_mailbox_new(name, conf->sink_from ? conf->sink_from : "");
+	return internet_address_to_string(address, NULL, TRUE);
+}
+
+/* Every placeholder a template may use: those every mail has
+ * (vars_with_defaults) and those the callers give (schedule.c,
+ * intake.c).  A caller's name missing here is an error, so that this
+ * list, which tenure(1) TEMPLATES documents, is the whole truth. */
+static const char *const placeholders[] = {
+	/* every mail */
+	"committee", "list", "from", "from_name", "sender",
+	/* mail about a member (schedule.c) */
+	"member", "name", "email", "date", "rule", "term_end",
+	"eligible_from", "reason", "source", "signed_by", "days_left",
+	/* replies to a refused command (intake.c) */
+	"to", "subject", "in_reply_to", "signer", "transcript",
+	NULL,
+};
+
+const char *const *
+mailout_placeholders(void)
+{
+	return placeholders;
 }
 
 /* Adds the variables every template may use: committee, list, from,
- * from_name. */
-static GHashTable *
-vars_with_defaults(const Conf *conf, GHashTable *vars)
+ * from_name, sender.  FALSE when VARS names a placeholder that is not
+ * in the list above. */
+static gboolean
+vars_with_defaults(const Conf *conf, GHashTable *vars, GHashTable **all_out,
+                   GError **error)
 {
-	GHashTable *all =
+	g_autoptr(GHashTable) all =
 	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	g_autofree char *from_name = from_display_name(conf);
+	g_autofree char *sender = sender_address(conf, from_name);
 	const struct {
 		const char *name;
 		const char *value;
 	} defaults[] = {
-	    {"committee", conf->name},
-	    {"list", conf->list},
-	    {"from", conf->sink_from},
-	    {"from_name", from_name},
+	    {"committee", conf->name},   {"list", conf->list},
+	    {"from", conf->sink_from},   {"from_name", from_name},
+	    {"sender", sender},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(defaults); i++)
 		g_hash_table_insert(
@@ -593,11 +617,20 @@ vars_with_defaults(const Conf *conf, GHashTable *vars)
 		GHashTableIter iter;
 		gpointer key, value;
 		g_hash_table_iter_init(&iter, vars);
-		while (g_hash_table_iter_next(&iter, &key, &value))
+		while (g_hash_table_iter_next(&iter, &key, &value)) {
+			if (!g_strv_contains(placeholders, key)) {
+				g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+				            "placeholder {{%s}} is not one tenure "
+				            "documents",
+				            (const char *)key);
+				return FALSE;
+			}
 			g_hash_table_insert(all, g_strdup(key),
 			                    g_strdup(value ? value : ""));
+		}
 	}
-	return all;
+	*all_out = g_steal_pointer(&all);
+	return TRUE;
 }
 
 GBytes *
@@ -607,7 +640,9 @@ mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
 	g_autofree char *path = template_find(conf, kind, error);
 	if (path == NULL)
 		return NULL;
-	g_autoptr(GHashTable) all = vars_with_defaults(conf, vars);
+	g_autoptr(GHashTable) all = NULL;
+	if (!vars_with_defaults(conf, vars, &all, error))
+		return NULL;
 	g_auto(Rendered) rendered = {0};
 	if (!template_render(path, all, &rendered, error))
 		return NULL;

@@ -37,6 +37,10 @@ gboolean mailout_is_own_message_id(const Conf *conf, const char *message_id);
  * Every line of the result ends in '\n'. */
 char *mailout_wrap(const char *body, guint width);
 
+/* The names of every placeholder a template may use, NULL-terminated
+ * (static).  VARS naming any other is an error in mailout_compose. */
+const char *const *mailout_placeholders(void);
+
 /* Renders KIND with VARS (placeholder -> value) into a finished message
  * with MESSAGE_ID. */
 GBytes *mailout_compose(const Conf *conf, const char *kind,

@@ -18,6 +18,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeParser, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeSignatureList, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeStream, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeTextPart, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(InternetAddress, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(InternetAddressList, g_object_unref)
 
 #endif

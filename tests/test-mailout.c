@@ -169,6 +169,8 @@ test_is_own_message_id(void)
 			        cases[i].own ? "own" : "not own");
 }
 
+#define LIST "debian-ctte@lists.example.org"
+
 static void
 test_compose_every_template(void)
 {
@@ -178,35 +180,36 @@ test_compose_every_template(void)
 		const char *to;
 		const char *auto_submitted;
 		const char *body_has;
+		const char *reply_to; /* NULL: none */
 	} cases[] = {
 	    {"announce-appoint",
 	     "Technical Committee: Bdale Garbée appointed as of 2026-12-31",
 	     "debian-ctte@lists.example.org", "auto-generated",
-	     "Bdale Garbée <bdale@example.org> is a member"},
+	     "Bdale Garbée <bdale@example.org> is a member", LIST},
 	    {"announce-resign",
 	     "Technical Committee: Bdale Garbée resigns, last day 2026-12-31",
 	     "debian-ctte@lists.example.org", "auto-generated",
-	     "appointed again\nfrom 2028-01-01"},
+	     "appointed again\nfrom 2028-01-01", LIST},
 	    {"announce-remove",
 	     "Technical Committee: Bdale Garbée removed, last day 2026-12-31",
 	     "debian-ctte@lists.example.org", "auto-generated",
-	     "has been removed"},
+	     "has been removed", LIST},
 	    {"announce-expire",
 	     "Technical Committee: the term of Bdale Garbée expired on "
 	     "2026-12-31",
 	     "debian-ctte@lists.example.org", "auto-generated",
-	     "Reason: more than 42 months"},
+	     "Reason: more than 42 months", LIST},
 	    {"announce-scheduled",
 	     "Technical Committee: the term of Bdale Garbée will expire on "
 	     "2026-12-31",
 	     "debian-ctte@lists.example.org", "auto-generated",
-	     "is set to expire"},
+	     "is set to expire", LIST},
 	    {"reminder",
 	     "Your term on the Technical Committee expires on 2026-12-31",
 	     "Bdale Garbée <bdale@example.org>", "auto-generated",
-	     "(30 days from today)"},
+	     "(30 days from today)", NULL},
 	    {"reply", "Re: Resigning", "Ian Jackson <ijackson@example.org>",
-	     "auto-replied", "> Tenure: resign\nRefused: "},
+	     "auto-replied", "> Tenure: resign\nRefused: ", NULL},
 	};
 	g_autoptr(Conf) conf = test_conf();
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -243,6 +246,15 @@ test_compose_every_template(void)
 		                                 GMIME_ADDRESS_TYPE_TO),
 		    NULL, FALSE);
 		g_assert_cmpstr(to, ==, cases[i].to);
+		/* "Replies go to the list" is true of every announcement. */
+		g_autofree char *reply_to = internet_address_list_to_string(
+		    g_mime_message_get_reply_to(message), NULL, FALSE);
+		if (reply_to && *reply_to == '\0')
+			g_clear_pointer(&reply_to, g_free);
+		if (g_strcmp0(reply_to, cases[i].reply_to) != 0)
+			g_error("%s: Reply-To \"%s\", expected \"%s\"",
+			        cases[i].kind, reply_to ? reply_to : "",
+			        cases[i].reply_to ? cases[i].reply_to : "");
 		g_autofree char *from = internet_address_list_to_string(
 		    g_mime_message_get_addresses(message,
 		                                 GMIME_ADDRESS_TYPE_FROM),
@@ -493,6 +505,112 @@ test_from_name(void)
 		                ==, "ctte-bot@example.org");
 		g_object_unref(message);
 	}
+}
+
+/* {{from_name}} is the name as text, for a body; {{sender}} is the
+ * whole From: address (test_from_name). */
+static void
+test_from_name_in_body(void)
+{
+	g_autoptr(Conf) conf = test_conf();
+	g_free(conf->templates_dir);
+	conf->templates_dir = fresh_dir("templates");
+	conf->sink_from_name = g_strdup("The \\ \"TC\", secretary");
+	g_autofree char *path = write_template(
+	    conf->templates_dir, "reminder",
+	    "From: {{sender}}\nTo: {{list}}\nSubject: x\n\n"
+	    "Sent by {{from_name}}.\n");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GBytes) bytes =
+	    mailout_compose(conf, "reminder", NULL, "<x@example.org>", &error);
+	g_assert_no_error(error);
+	GMimeMessage *message = parse_message(bytes);
+	g_autofree char *text = g_mime_text_part_get_text(
+	    GMIME_TEXT_PART(g_mime_message_get_mime_part(message)));
+	if (strstr(text, "Sent by The \\ \"TC\", secretary.\r\n") == NULL)
+		g_error("expected the plain name in the body:\n%s", text);
+	g_object_unref(message);
+}
+
+/* The {{name}} fields in TEXT, as a set. */
+static GHashTable *
+placeholders_in(const char *text)
+{
+	GHashTable *names = g_hash_table_new_full(g_str_hash, g_str_equal,
+	                                          g_free, NULL);
+	g_autoptr(GRegex) regex =
+	    g_regex_new("\\{\\{([a-z_]+)\\}\\}", 0, 0, NULL);
+	g_autoptr(GMatchInfo) match = NULL;
+	g_regex_match(regex, text, 0, &match);
+	for (; g_match_info_matches(match); g_match_info_next(match, NULL))
+		g_hash_table_add(names, g_match_info_fetch(match, 1));
+	return names;
+}
+
+/* Every placeholder the shipped templates use is documented in
+ * tenure(1) TEMPLATES, and every documented one is one the code knows
+ * (mailout_placeholders, which mailout_compose holds its callers to). */
+static void
+test_placeholders_documented(void)
+{
+	g_autofree char *man_path =
+	    g_build_filename(top_srcdir, "man", "tenure.1", NULL);
+	g_autofree char *man = NULL;
+	g_assert_true(g_file_get_contents(man_path, &man, NULL, NULL));
+	const char *start = strstr(man, "\n.SH TEMPLATES\n");
+	g_assert_nonnull(start);
+	const char *end = strstr(start + 1, "\n.SH ");
+	g_assert_nonnull(end);
+	g_autofree char *section = g_strndup(start, end - start);
+	g_autoptr(GHashTable) documented = placeholders_in(section);
+
+	g_autoptr(GHashTable) known =
+	    g_hash_table_new(g_str_hash, g_str_equal);
+	for (const char *const *p = mailout_placeholders(); *p; p++) {
+		g_hash_table_add(known, (gpointer)*p);
+		if (!g_hash_table_contains(documented, *p))
+			g_error("{{%s}} is known to the code but not documented "
+			        "in tenure(1) TEMPLATES", *p);
+	}
+	GHashTableIter iter;
+	gpointer name;
+	g_hash_table_iter_init(&iter, documented);
+	while (g_hash_table_iter_next(&iter, &name, NULL))
+		if (!g_hash_table_contains(known, name))
+			g_error("tenure(1) documents {{%s}}, which the code does "
+			        "not know", (const char *)name);
+
+	g_autofree char *dir_path = g_build_filename(top_srcdir, "templates", NULL);
+	g_autoptr(GDir) dir = g_dir_open(dir_path, 0, NULL);
+	g_assert_nonnull(dir);
+	guint templates = 0;
+	for (const char *file; (file = g_dir_read_name(dir)) != NULL;) {
+		if (!g_str_has_suffix(file, ".txt"))
+			continue;
+		templates++;
+		g_autofree char *path = g_build_filename(dir_path, file, NULL);
+		g_autofree char *text = NULL;
+		g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+		g_autoptr(GHashTable) used = placeholders_in(text);
+		g_hash_table_iter_init(&iter, used);
+		while (g_hash_table_iter_next(&iter, &name, NULL))
+			if (!g_hash_table_contains(documented, name))
+				g_error("%s uses {{%s}}, which tenure(1) "
+				        "TEMPLATES does not document",
+				        file, (const char *)name);
+	}
+	g_assert_cmpuint(templates, >=, 7);
+
+	/* A caller's placeholder that is not in the list is an error. */
+	g_autoptr(Conf) conf = test_conf();
+	g_autoptr(GHashTable) vars = person_vars();
+	g_hash_table_insert(vars, g_strdup("undocumented"), g_strdup("x"));
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GBytes) bytes =
+	    mailout_compose(conf, "reminder", vars, "<x@example.org>", &error);
+	g_assert_null(bytes);
+	g_assert_error(error, TENURE_ERROR, TENURE_ERROR_INVALID);
+	g_assert_nonnull(strstr(error->message, "{{undocumented}}"));
 }
 
 static void
@@ -1005,6 +1123,10 @@ main(int argc, char **argv)
 	                test_template_lookup);
 	g_test_add_func("/mailout/from-name-from-the-configuration",
 	                test_from_name);
+	g_test_add_func("/mailout/from-name-is-text-sender-is-the-address",
+	                test_from_name_in_body);
+	g_test_add_func("/mailout/every-placeholder-documented-and-known",
+	                test_placeholders_documented);
 	g_test_add_func("/mailout/no-header-injection-from-values",
 	                test_header_injection);
 	g_test_add_func("/mailout/queue-is-once-per-event", test_queue_once);
