@@ -241,28 +241,54 @@ line_prefix(const char *line)
 	return n;
 }
 
-/* TRUE when LINE starts a unit of its own that text wrapped from the
- * line before must not run into: an empty line, an indented or quoted
- * line, the signature separator, or a "Field: value" line. */
-static gboolean
-line_stands_alone(const char *line)
+/* Continuation lines of a "Label: value" line start under the value,
+ * or this far in when the label is long. */
+#define HANG_MAX    24
+#define HANG_INDENT 4
+
+/* The length of the "Label: " that starts template line LINE, or 0: a
+ * label is literal text (letters, digits, blanks, '-', '\'', '(', ')',
+ * '/'), starting with a letter or digit, followed by ": ".  It is read
+ * from the template, before any placeholder is filled in, so no value
+ * can make a line look like a field or hide one. */
+static gsize
+template_label(const char *line)
 {
-	if (*line == '\0' || line_prefix(line) > 0 || strcmp(line, "-- ") == 0)
-		return TRUE;
 	const char *p = line;
-	while (g_ascii_isalnum(*p) || *p == '-')
-		p++;
-	return p != line && p[0] == ':' && p[1] == ' ';
+	if (!g_unichar_isalnum(g_utf8_get_char(p)))
+		return 0;
+	while (*p && *p != ':') {
+		gunichar c = g_utf8_get_char(p);
+		if (!g_unichar_isalnum(c) && !strchr(" -'()/", (int)c))
+			return 0;
+		p = g_utf8_next_char(p);
+	}
+	if (p[0] != ':' || p[1] != ' ')
+		return 0;
+	return g_utf8_strlen(line, p + 2 - line);
+}
+
+void
+mailout_line_classify(const char *template_line, MailoutLine *line)
+{
+	line->label = 0;
+	line->prose = *template_line != '\0' && line_prefix(template_line) == 0 &&
+	              strcmp(template_line, "-- ") != 0;
+	if (line->prose) {
+		line->label = template_label(template_line);
+		line->prose = line->label == 0;
+	}
 }
 
 /* Appends the words of TEXT to OUT as lines of at most WIDTH characters,
- * each led by PREFIX.  Returns the words of the last line when KEEP_LAST
- * (for the caller to run into the next line), else NULL. */
+ * the first led by FIRST, the others by REST.  Returns the words of the
+ * last line when KEEP_LAST (for the caller to run into the next line),
+ * else NULL. */
 static char *
-wrap_words(const char *prefix, const char *text, guint width,
+wrap_words(const char *first, const char *rest, const char *text, guint width,
            gboolean keep_last, GString *out)
 {
-	glong prefix_len = g_utf8_strlen(prefix, -1);
+	const char *prefix = first;
 	g_auto(GStrv) words = g_strsplit_set(text, " \t", -1);
 	g_autoptr(GString) line = g_string_new(NULL);
 	glong column = 0;
@@ -270,10 +296,12 @@ wrap_words(const char *prefix, const char *text, guint width,
 		if (*words[i] == '\0')
 			continue; /* runs of blanks become one at a break */
 		glong len = g_utf8_strlen(words[i], -1);
+		glong prefix_len = g_utf8_strlen(prefix, -1);
 		if (line->len > 0 && prefix_len + column + 1 + len > (glong)width) {
 			g_string_append_printf(out, "%s%s\n", prefix, line->str);
 			g_string_truncate(line, 0);
 			column = 0;
+			prefix = rest;
 		}
 		if (line->len > 0) {
 			g_string_append_c(line, ' ');
@@ -289,37 +317,44 @@ wrap_words(const char *prefix, const char *text, guint width,
 }
 
 char *
-mailout_wrap(const char *body, guint width)
+mailout_wrap(const MailoutLine *lines, guint n, guint width)
 {
-	GString *out = g_string_sized_new(strlen(body) + 16);
-	g_auto(GStrv) lines = g_strsplit(body, "\n", -1);
-	guint n = g_strv_length(lines);
-	/* A final newline leaves an empty last element, not a line. */
-	if (n > 0 && lines[n - 1][0] == '\0')
-		n--;
+	GString *out = g_string_new(NULL);
 	/* Words wrapped off a line of prose run into the next line when
-	 * that one continues the paragraph, so a filled-in placeholder
-	 * does not leave a ragged short line behind. */
+	 * that one is prose too (the template's paragraph goes on), so a
+	 * filled-in placeholder does not leave a ragged short line behind;
+	 * they never run into a line the template wrote as its own. */
 	g_autofree char *carry = NULL;
 	for (guint i = 0; i < n; i++) {
-		const char *line = lines[i];
-		if (carry != NULL && line_stands_alone(line)) {
+		const MailoutLine *line = &lines[i];
+		if (carry != NULL && !line->prose) {
 			g_string_append_printf(out, "%s\n", carry);
 			g_clear_pointer(&carry, g_free);
 		}
-		g_autofree char *joined =
-		    carry ? g_strconcat(carry, " ", line, NULL) : g_strdup(line);
+		g_autofree char *joined = carry ? g_strconcat(carry, " ", line->text, NULL)
+		                                : g_strdup(line->text);
 		g_clear_pointer(&carry, g_free);
 		if (g_utf8_strlen(joined, -1) <= (glong)width ||
 		    strcmp(joined, "-- ") == 0) {
 			g_string_append_printf(out, "%s\n", joined);
 			continue;
 		}
-		gsize plen = line_prefix(joined);
+		if (line->prose) {
+			gboolean more = i + 1 < n && lines[i + 1].prose;
+			carry = wrap_words("", "", joined, width, more, out);
+			continue;
+		}
+		/* A line of its own: continuations keep its indentation and
+		 * quote marks, or start under a label's value; the label
+		 * itself is never broken. */
+		gsize plen = line->label
+		                 ? (gsize)(g_utf8_offset_to_pointer(joined, line->label) - joined)
+		                 : line_prefix(joined);
 		g_autofree char *prefix = g_strndup(joined, plen);
-		gboolean prose = plen == 0 && i + 1 < n &&
-		                 !line_stands_alone(lines[i + 1]);
-		carry = wrap_words(prefix, joined + plen, width, prose, out);
+		g_autofree char *hang =
+		    g_strnfill(line->label <= HANG_MAX ? line->label : HANG_INDENT, ' ');
+		wrap_words(prefix, line->label ? hang : prefix, joined + plen, width,
+		           FALSE, out);
 	}
 	if (carry != NULL)
 		g_string_append_printf(out, "%s\n", carry);
@@ -329,17 +364,65 @@ mailout_wrap(const char *body, guint width)
 typedef struct {
 	GPtrArray *header_names;  /* of char*, in template order */
 	GPtrArray *header_values; /* of char*, rendered */
-	GString *body;
+	GArray *body;             /* of MailoutLine, rendered */
 } Rendered;
+
+static void
+body_line_clear(gpointer data)
+{
+	g_free(((MailoutLine *)data)->text);
+}
 
 static void
 rendered_clear(Rendered *r)
 {
 	g_clear_pointer(&r->header_names, g_ptr_array_unref);
 	g_clear_pointer(&r->header_values, g_ptr_array_unref);
-	if (r->body)
-		g_string_free(r->body, TRUE);
-	r->body = NULL;
+	g_clear_pointer(&r->body, g_array_unref);
+}
+
+/* TRUE when template line LINE holds placeholders and nothing else. */
+static gboolean
+only_placeholders(const char *line)
+{
+	gboolean any = FALSE;
+	const char *p = line;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			return any;
+		const char *close = g_str_has_prefix(p, "{{") ? strstr(p, "}}") : NULL;
+		if (close == NULL)
+			return FALSE;
+		any = TRUE;
+		p = close + 2;
+	}
+}
+
+/* Adds rendered body line TEXT, made from template line LINE, to BODY:
+ * what kind of line it is comes from the template (mailout_line_classify).
+ * The lines of a value that holds several are lines of their own.  A
+ * line that holds only placeholders, all empty, is left out. */
+static void
+body_add(GArray *body, const char *line, const char *text)
+{
+	if (only_placeholders(line) && text[strspn(text, " \t")] == '\0')
+		return;
+	MailoutLine kind;
+	mailout_line_classify(line, &kind);
+	g_auto(GStrv) pieces = g_strsplit(text, "\n", -1);
+	/* An empty line splits into no pieces, and is one line. */
+	guint n = MAX(g_strv_length(pieces), 1);
+	for (guint i = 0; i < n; i++) {
+		MailoutLine out = kind;
+		if (n > 1) {
+			out.prose = FALSE;
+			out.label = 0;
+		}
+		out.text = g_strdup(pieces[i] ? pieces[i] : "");
+		g_array_append_val(body, out);
+	}
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Rendered, rendered_clear)
@@ -366,7 +449,8 @@ template_render(const char *path, GHashTable *vars, Rendered *out,
 	}
 	out->header_names = g_ptr_array_new_with_free_func(g_free);
 	out->header_values = g_ptr_array_new_with_free_func(g_free);
-	out->body = g_string_new(NULL);
+	out->body = g_array_new(FALSE, TRUE, sizeof(MailoutLine));
+	g_array_set_clear_func(out->body, body_line_clear);
 
 	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
 	guint n = g_strv_length(lines);
@@ -392,8 +476,7 @@ template_render(const char *path, GHashTable *vars, Rendered *out,
 		                 error))
 			return FALSE;
 		if (!in_header) {
-			g_string_append(out->body, rendered->str);
-			g_string_append_c(out->body, '\n');
+			body_add(out->body, line, rendered->str);
 			continue;
 		}
 		if (line[0] == ' ' || line[0] == '\t') {
@@ -675,8 +758,9 @@ mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
 	g_mime_object_set_header(GMIME_OBJECT(message), "X-Tenure", kind, NULL);
 
 	/* Placeholders make lines of any length; people read 72 columns. */
-	g_autofree char *body = mailout_wrap(rendered.body->str,
-	                                     MAILOUT_WRAP_WIDTH);
+	g_autofree char *body =
+	    mailout_wrap((const MailoutLine *)(void *)rendered.body->data,
+	                 rendered.body->len, MAILOUT_WRAP_WIDTH);
 	g_autoptr(GMimeTextPart) text =
 	    g_mime_text_part_new_with_subtype("plain");
 	/* g_mime_text_part_set_text would recode the body to the smallest

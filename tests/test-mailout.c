@@ -14,6 +14,7 @@
 #include "ledger.h"
 #include "mailout.h"
 #include "outbox.h"
+#include "rules/rule.h"
 #include "schedule.h"
 #include "term.h"
 #include "util.h"
@@ -21,6 +22,7 @@
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeSignatureList, g_object_unref)
 
 static char *top_srcdir;
+static Day day(const char *text);
 static char *scratch;
 static guint counter;
 
@@ -189,7 +191,8 @@ test_compose_every_template(void)
 	    {"announce-resign",
 	     "Technical Committee: Bdale Garbée resigns, last day 2026-12-31",
 	     "debian-ctte@lists.example.org", "auto-generated",
-	     "appointed again\nfrom 2028-01-01", LIST},
+	     "last day of service.\n\nUnder the term rule in force (debian) they may be "
+	     "appointed again\nfrom 2028-01-01.\n\nRecorded from", LIST},
 	    {"announce-remove",
 	     "Technical Committee: Bdale Garbée removed, last day 2026-12-31",
 	     "debian-ctte@lists.example.org", "auto-generated",
@@ -294,6 +297,23 @@ test_compose_every_template(void)
 	}
 }
 
+/* mailout_wrap on LINES, each classified as the template line it is
+ * (a table's text has no placeholders, so it is its own template). */
+static char *
+wrap_template_text(const char *text, guint width)
+{
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	guint n = g_strv_length(lines);
+	if (n > 0 && lines[n - 1][0] == '\0')
+		n--;
+	g_autofree MailoutLine *body = g_new0(MailoutLine, n + 1);
+	for (guint i = 0; i < n; i++) {
+		mailout_line_classify(lines[i], &body[i]);
+		body[i].text = lines[i];
+	}
+	return mailout_wrap(body, n, width);
+}
+
 static void
 test_wrap_table(void)
 {
@@ -324,10 +344,35 @@ test_wrap_table(void)
 	    {"one two three\n\nfour\n", 9, "one two\nthree\n\nfour\n"},
 	    {"> one two three\n> four\n", 9,
 	     "> one two\n> three\n> four\n"},
+	    /* A label of several words, and one not in English, make a
+	     * field line as well (issue 18: "... (debian 6.2.7) Term
+	     * rule: debian" on one line). */
+	    {"one two three four\nTerm rule: x\n", 13,
+	     "one two three\nfour\nTerm rule: x\n"},
+	    {"one two three four five\nR\xc3\xa8gle du mandat: x\n", 18,
+	     "one two three four\nfive\nR\xc3\xa8gle du mandat: x\n"},
+	    /* A label is never broken, however narrow. */
+	    {"Term rule: debian\n", 6, "Term rule: debian\n"},
+	    /* A field never gives its last words to the next line, and its
+	     * continuations start under its value. */
+	    {"Reason: aaa bbb ccc ddd\nTerm rule: x\n", 16,
+	     "Reason: aaa bbb\n        ccc ddd\nTerm rule: x\n"},
+	    {"Reason: aaa bbb ccc ddd\nmore prose\n", 16,
+	     "Reason: aaa bbb\n        ccc ddd\nmore prose\n"},
+	    /* A long label hangs its continuations four blanks in. */
+	    {"A label longer than twenty: aaa bbb ccc\n", 36,
+	     "A label longer than twenty: aaa bbb\n    ccc\n"},
+	    /* A colon after a placeholder or in a sentence is no label. */
+	    {"in the words of the rule, so: one two three\nfour\n", 20,
+	     "in the words of the\nrule, so: one two\nthree four\n"},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autofree char *got = mailout_wrap(cases[i].in, cases[i].width);
-		g_assert_cmpstr(got, ==, cases[i].out);
+		g_autofree char *got =
+		    wrap_template_text(cases[i].in, cases[i].width);
+		if (g_strcmp0(got, cases[i].out) != 0)
+			g_error("case %zu: wrapping \"%s\" at %u:\nexpected\n%s"
+			        "got\n%s",
+			        i, cases[i].in, cases[i].width, cases[i].out, got);
 	}
 }
 
@@ -371,6 +416,193 @@ test_compose_wraps_at_72(void)
 			g_error("%s: the address was lost:\n%s", kinds[k], text);
 		g_object_unref(message);
 	}
+}
+
+/* Every reason a rule gives for ending a term, as the schedule passes
+ * them to announcements and reminders: each rule's status of a
+ * committee of long-serving members on days over fifteen years. */
+static GPtrArray *
+every_rule_reason(void)
+{
+	static const char ledger_text[] =
+	    "Event: appoint\nDate: 2008-01-10\n"
+	    "Member: Zoë Ångström-Øvergård <zoe@example.org>\n\n"
+	    "Event: appoint\nDate: 2009-03-01\n"
+	    "Member: Bartholomew Maximilian Garbée-Ståhlberg "
+	    "<bartholomew.garbee-stahlberg@example.org>\n\n"
+	    "Event: appoint\nDate: 2011-06-01\n"
+	    "Member: Łukasz Żółkiewski <lukasz@example.org>\n\n"
+	    "Event: appoint\nDate: 2014-02-01\n"
+	    "Member: 山田 太郎 <taro@example.org>\n\n"
+	    "Event: appoint\nDate: 2016-09-01\n"
+	    "Member: Ana Núñez <ana@example.org>\n\n"
+	    "Event: appoint\nDate: 2019-05-01\n"
+	    "Member: Olúfẹ́mi Adébáyọ̀ <femi@example.org>\n";
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) ledger =
+	    ledger_parse("reasons", ledger_text, -1, &error);
+	g_assert_no_error(error);
+	g_autoptr(Committee) committee = committee_replay(ledger, &error);
+	g_assert_no_error(error);
+	GPtrArray *reasons = g_ptr_array_new_with_free_func(g_free);
+	static const char *const days[] = {"2012-01-02", "2015-01-02",
+	                                   "2016-08-17", "2019-01-02",
+	                                   "2022-08-17", "2026-01-02"};
+	for (const char *const *name = rule_names(); *name; name++) {
+		g_autoptr(Rule) rule = rule_new(*name, NULL, &error);
+		g_assert_no_error(error);
+		for (gsize d = 0; d < G_N_ELEMENTS(days); d++) {
+			g_autoptr(GPtrArray) status =
+			    term_status(committee, rule, 8, day(days[d]), &error);
+			g_assert_no_error(error);
+			for (guint i = 0; i < status->len; i++) {
+				const TermInfo *info = status->pdata[i];
+				const char *why = info->term_end_reason;
+				if (why && !g_ptr_array_find_with_equal_func(
+				               reasons, why, g_str_equal, NULL))
+					g_ptr_array_add(reasons, g_strdup(why));
+			}
+		}
+	}
+	return reasons;
+}
+
+/* The "Label: " of each line of the template at PATH that is a line of
+ * its own by its label. */
+static GPtrArray *
+template_labels(const char *path)
+{
+	g_autofree char *text = NULL;
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	GPtrArray *labels = g_ptr_array_new_with_free_func(g_free);
+	guint i = 0;
+	while (lines[i] && lines[i][0] == '#')
+		i++;
+	while (lines[i] && lines[i][0] != '\0')
+		i++; /* the headers */
+	for (; lines[i]; i++) {
+		MailoutLine line;
+		mailout_line_classify(lines[i], &line);
+		if (line.label)
+			g_ptr_array_add(labels,
+			                g_strndup(lines[i],
+			                          g_utf8_offset_to_pointer(lines[i], line.label) -
+			                              lines[i]));
+	}
+	return labels;
+}
+
+/* TEXT's words, each once separated by a blank. */
+static char *
+words_of(const char *text)
+{
+	g_auto(GStrv) words = g_strsplit_set(text, " \t\r\n", -1);
+	GString *out = g_string_new(NULL);
+	for (guint i = 0; words[i]; i++)
+		if (*words[i])
+			g_string_append_printf(out, "%s%s", out->len ? " " : "",
+			                       words[i]);
+	return g_string_free(out, FALSE);
+}
+
+/* Every template, with long values, non-ASCII names and every rule's
+ * reasons: no line is longer than 72 characters but one that is a single
+ * word, no word is lost, and a line the template writes as its own
+ * ("Term rule: {{rule}}") stays its own line (issue 18: the debian
+ * rule's reason and "Term rule: debian" were printed on one line). */
+static void
+test_every_template_lines_stay_apart(void)
+{
+	g_autoptr(GPtrArray) reasons = every_rule_reason();
+	g_assert_cmpuint(reasons->len, >=, 5);
+	g_test_message("%u reasons from %u rules", reasons->len,
+	               g_strv_length((char **)rule_names()));
+	g_autoptr(Conf) conf = test_conf();
+	g_free(conf->name);
+	conf->name = g_strdup("Debian Technical Committee");
+	g_autoptr(GDir) dir = g_dir_open(conf->templates_dir, 0, NULL);
+	g_assert_nonnull(dir);
+	guint composed = 0;
+	for (const char *file; (file = g_dir_read_name(dir)) != NULL;) {
+		if (!g_str_has_suffix(file, ".txt"))
+			continue;
+		g_autofree char *kind = g_strndup(file, strlen(file) - 4);
+		g_autofree char *path =
+		    g_build_filename(conf->templates_dir, file, NULL);
+		g_autoptr(GPtrArray) labels = template_labels(path);
+		g_autofree char *template_text = NULL;
+		g_assert_true(g_file_get_contents(path, &template_text, NULL, NULL));
+		for (guint r = 0; r < reasons->len; r++) {
+			const char *reason = reasons->pdata[r];
+			g_autoptr(GHashTable) vars = person_vars();
+			const char *const long_values[][2] = {
+			    {"member", "Bartholomew Maximilian Garbée-Ståhlberg "
+			               "<bartholomew.garbee-stahlberg@example.org>"},
+			    {"name", "Bartholomew Maximilian Garbée-Ståhlberg"},
+			    {"rule", "none; from 2015-01-01: debian; from "
+			             "2030-01-01: annual-expiry day=08-16 "
+			             "max-service=6y"},
+			    {"reason", reason},
+			    {"to", "Łukasz Żółkiewski <lukasz@example.org>"},
+			    {"subject", "Tenure: a command with a long subject "
+			                "line that goes on and on"},
+			    {"in_reply_to", "<cmd-1@example.org>"},
+			    {"signer", "0123456789ABCDEF0123456789ABCDEF01234567"},
+			    {"transcript",
+			     "> Tenure: resign\n> Effective: 2026-12-31\n"
+			     "Refused: the signer is not a member of the "
+			     "committee on 2026-12-31, and a refusal goes on"},
+			};
+			for (gsize v = 0; v < G_N_ELEMENTS(long_values); v++)
+				g_hash_table_insert(vars, g_strdup(long_values[v][0]),
+				                    g_strdup(long_values[v][1]));
+			g_autoptr(GError) error = NULL;
+			g_autoptr(GBytes) bytes = mailout_compose(
+			    conf, kind, vars, "<x@example.org>", &error);
+			g_assert_no_error(error);
+			GMimeMessage *message = parse_message(bytes);
+			g_autofree char *text = g_mime_text_part_get_text(
+			    GMIME_TEXT_PART(g_mime_message_get_mime_part(message)));
+			g_object_unref(message);
+			g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+			for (guint i = 0; lines[i]; i++) {
+				g_strchomp(lines[i]);
+				g_autofree char *words = words_of(lines[i]);
+				if (g_utf8_strlen(lines[i], -1) > 72 &&
+				    strchr(words, ' ') != NULL)
+					g_error("%s: line %u has %ld characters:\n%s",
+					        kind, i + 1, g_utf8_strlen(lines[i], -1),
+					        text);
+			}
+			/* Each label starts a line, and only there. */
+			g_autofree char *lined = g_strconcat("\n", text, NULL);
+			for (guint l = 0; l < labels->len; l++) {
+				const char *label = labels->pdata[l];
+				const char *at = strstr(lined, label);
+				if (at == NULL)
+					g_error("%s: \"%s\" is missing:\n%s", kind,
+					        label, text);
+				for (; at; at = strstr(at + 1, label))
+					if (at[-1] != '\n')
+						g_error("%s: \"%s\" does not start a "
+						        "line of its own:\n%s",
+						        kind, label, text);
+			}
+			/* The reason and the name arrive whole. */
+			g_autofree char *all = words_of(text);
+			g_autofree char *reason_words = words_of(reason);
+			if (strstr(all, "{{") ||
+			    (strstr(template_text, "{{reason}}") &&
+			     strstr(all, reason_words) == NULL) ||
+			    (strstr(template_text, "{{member}}") &&
+			     strstr(all, "Bartholomew Maximilian Garbée-Ståhlberg") ==
+			         NULL))
+				g_error("%s: a value was lost:\n%s", kind, text);
+			composed++;
+		}
+	}
+	g_assert_cmpuint(composed, >=, 7 * 5);
 }
 
 static char *
@@ -1131,6 +1363,8 @@ main(int argc, char **argv)
 	                test_header_injection);
 	g_test_add_func("/mailout/queue-is-once-per-event", test_queue_once);
 	g_test_add_func("/mailout/wrap-table", test_wrap_table);
+	g_test_add_func("/mailout/every-template-keeps-its-lines-apart",
+	                test_every_template_lines_stay_apart);
 	g_test_add_func("/mailout/body-lines-wrapped-at-72",
 	                test_compose_wraps_at_72);
 	g_test_add_func("/mailout/signed-pgp-mime-verifies", test_signed);
