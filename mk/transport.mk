@@ -21,9 +21,10 @@ dist_systemdsystemunit_DATA = \
 
 # tests/test-imap: unit tests of the cursor file and the certificate
 # check when run alone; the driver of t-imap.sh when given a config.
-check_PROGRAMS += tests/test-imap
+check_PROGRAMS += tests/test-imap tests/test-netstop
 tests_test_imap_LDADD = $(TEST_LDADD)
-TESTS += tests/test-imap tests/t-imap.sh tests/t-daemon.sh tests/t-units.sh
+tests_test_netstop_LDADD = $(TEST_LDADD)
+TESTS += tests/test-imap tests/test-netstop tests/t-imap.sh tests/t-daemon.sh tests/t-units.sh
 dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh
 

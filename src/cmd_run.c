@@ -29,8 +29,10 @@
  * within a few seconds: the IMAP source lets SIGTERM and SIGINT
  * interrupt libetpan's reads, the SMTP sink and the outbox look at
  * util_stopping() (see sink_smtp.c: a message whose data went out still
- * gets its answer, for up to 4 s, so that mail the server took is
- * recorded as sent).
+ * gets its answer, for up to 3 s, so that mail the server took is
+ * recorded as sent); child processes still running 2 s after the stop
+ * are killed, and whatever still holds the process 4.5 s after the stop
+ * is cut short by ending it (netstop.h).
  *
  * A lock (flock on STATE_DIR/lock) keeps two instances apart.
  */
@@ -54,6 +56,7 @@
 #include "cmd.h"
 #include "date.h"
 #include "intake.h"
+#include "netstop.h"
 #include "outbox.h"
 #include "schedule.h"
 #include "sink.h"
@@ -461,8 +464,12 @@ cmd_run(int argc, char **argv)
 	}
 	util_log("run-start", "mode", once ? "once" : "daemon", "source",
 	         daemon.conf->source_url, "sink", daemon.conf->sink_url, NULL);
+	/* From here on a stop ends the process within 5 s, whatever holds
+	 * it (netstop.h). */
+	netstop_start();
 	int status = once ? run_once(&daemon) : run_daemon(&daemon);
 	daemon_clear(&daemon);
+	netstop_children_kill();
 	close(lock);
 	return status;
 }
