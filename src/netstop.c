@@ -30,6 +30,7 @@ static guint n_watched;
 static pid_t children[CHILDREN_MAX];
 static guint n_children;
 static gint64 stop_seen; /* monotonic time of the first stop seen */
+static GThread *volatile watcher_thread;
 
 static void
 stop_signals(sigset_t *set)
@@ -131,7 +132,8 @@ netstop_start(void)
 	if (g_once_init_enter(&started)) {
 		(void)util_log_prefix(UTIL_LOG_ERR);
 		pthread_atfork(NULL, NULL, unblock_in_child);
-		g_thread_unref(g_thread_new("netstop", watcher, NULL));
+		/* Kept, not unreferenced: it runs as long as the process. */
+		watcher_thread = g_thread_new("netstop", watcher, NULL);
 		g_once_init_leave(&started, 1);
 	}
 }
