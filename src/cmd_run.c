@@ -19,8 +19,10 @@
  *
  * Signals: SIGTERM and SIGINT finish the message at hand and exit 0;
  * SIGHUP reloads the configuration (a broken new one is reported and the
- * old one kept).  The handlers are installed first thing, so a SIGHUP
- * while the configuration loads is a reload, not the end.  The signals
+ * old one kept).  The signals are blocked from tenure's first
+ * instruction (main.c) and the handlers installed first thing here, so
+ * a SIGHUP while tenure starts or loads its configuration is a reload,
+ * not the end.  The signals
  * stay blocked except where the process may sleep: the IMAP and Maildir
  * sources admit them inside their ppoll() (see source_imap.c,
  * source_maildir.c), and the loop admits them between messages and in

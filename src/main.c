@@ -1,7 +1,21 @@
-/* main.c: tenure's entry point; dispatches to one subcommand per file. */
+/* main.c: tenure's entry point; dispatches to one subcommand per file.
+ *
+ * Signals from the first instant: SIGHUP (reload), SIGTERM and SIGINT
+ * (stop) are blocked by tenure's very first instruction, a function in
+ * the executable's .preinit_array, which the dynamic loader runs once it
+ * has loaded and relocated the libraries and before any of their
+ * constructors or main (those take 5 to 20 ms, more on a busy machine:
+ * a SIGHUP then used to end the daemon).  `tenure run` keeps them
+ * blocked and installs its handlers (cmd_run.c), so a signal that came
+ * in between is handled then; every other command gets the mask it was
+ * started with back before it does anything, and a signal is what it
+ * always was for it.  Before the loader is done no program can act: a
+ * signal sent in the very moment of exec is beyond reach.
+ */
 #include "config.h"
 
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +39,32 @@ static const Command commands[] = {
 	{"check-config", cmd_check_config, "check the configuration and report every problem"},
 	{"init", cmd_init, "write the first stanzas of a new committee's ledger"},
 };
+
+static sigset_t started_with; /* the signal mask at exec */
+
+static void
+block_signals_first(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)argv;
+	(void)envp;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, &started_with);
+}
+
+__attribute__((section(".preinit_array"), used)) static void (
+	*const block_first)(int, char **, char **) = block_signals_first;
+
+/* For every command but `run`: the signals as the caller left them. */
+static void
+restore_signals(void)
+{
+	sigprocmask(SIG_SETMASK, &started_with, NULL);
+}
 
 static void
 usage(FILE *out)
@@ -61,10 +101,12 @@ main(int argc, char **argv)
 	while (i < argc && argv[i][0] == '-') {
 		const char *arg = argv[i];
 		if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
+			restore_signals();
 			printf("tenure %s\n", PACKAGE_VERSION);
 			return CMD_OK;
 		}
 		if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+			restore_signals();
 			usage(stdout);
 			return CMD_OK;
 		}
@@ -78,16 +120,20 @@ main(int argc, char **argv)
 			g_ptr_array_add(globals, argv[i]);
 			i++;
 		} else {
+			restore_signals();
 			fprintf(stderr, "tenure: unknown option %s\n", arg);
 			usage(stderr);
 			return CMD_USAGE;
 		}
 	}
 	if (i >= argc) {
+		restore_signals();
 		usage(stderr);
 		return CMD_USAGE;
 	}
 	const char *name = argv[i];
+	if (strcmp(name, "run") != 0)
+		restore_signals();
 	for (gsize c = 0; c < G_N_ELEMENTS(commands); c++) {
 		if (strcmp(commands[c].name, name) != 0)
 			continue;
