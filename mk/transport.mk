@@ -35,3 +35,8 @@ EXTRA_DIST += \
 	bench/idle-latency.sh bench/idle-latency.py \
 	bench/idle-bytes.sh bench/byte-counter.py bench/make-maildir.py \
 	bench/daemon-memory.sh bench/cycle-driver.py
+
+# `tenure run --dry-run` and `tenure import --dry-run` (src/dryrun.c):
+# what a pass would do, with nothing written or sent.
+TESTS += tests/t-dryrun.sh tests/t-dryrun-imap.sh
+dist_check_SCRIPTS += tests/t-dryrun.sh tests/t-dryrun-imap.sh

@@ -194,22 +194,6 @@ count_events(const Ledger *ledger)
 	return counts;
 }
 
-static void
-remove_tree(const char *dir)
-{
-	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-	const char *name;
-	while (d && (name = g_dir_read_name(d)) != NULL) {
-		g_autofree char *path = g_build_filename(dir, name, NULL);
-		if (g_file_test(path, G_FILE_TEST_IS_DIR) &&
-		    !g_file_test(path, G_FILE_TEST_IS_SYMLINK))
-			remove_tree(path);
-		else
-			g_unlink(path);
-	}
-	g_rmdir(dir);
-}
-
 int
 cmd_audit(int argc, char **argv)
 {
@@ -260,7 +244,7 @@ cmd_audit(int argc, char **argv)
 	util_log_quiet = quiet;
 	g_autoptr(Ledger) result = rebuilt ? ledger_load(scratch_ledger, TRUE, &error)
 	                                   : NULL;
-	remove_tree(scratch_dir);
+	util_remove_tree(scratch_dir);
 	if (result == NULL) {
 		cmd_error("audit", "rebuilding the ledger: %s", error->message);
 		return CMD_FAILED;

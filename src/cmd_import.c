@@ -1,7 +1,9 @@
 /* cmd_import.c: tenure import mbox:FILE|maildir:DIR — backfill the ledger
  * from an archive of list mail.  Each message goes through the same
  * intake as live mail, judged by when it arrived (the mbox "From " line,
- * the Maildir delivery time), so old signatures are not "too old". */
+ * the Maildir delivery time), so old signatures are not "too old".
+ * `--dry-run` imports into copies of the ledger and state (dryrun.h) and
+ * prints what the import would append, queue and refuse. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "dryrun.h"
 #include "intake.h"
 #include "source.h"
 #include "util.h"
@@ -42,10 +45,13 @@ ledger_length(const char *path)
 int
 cmd_import(int argc, char **argv)
 {
-	static gboolean quiet = FALSE;
+	static gboolean quiet = FALSE, dry_run = FALSE;
 	static const GOptionEntry entries[] = {
 		{"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
 		 "Log nothing but errors", NULL},
+		{"dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry_run,
+		 "Show what the import would append, queue and refuse; write "
+		 "nothing", NULL},
 		{NULL},
 	};
 	g_autoptr(GOptionContext) context = cmd_context_new(
@@ -64,8 +70,13 @@ cmd_import(int argc, char **argv)
 		return CMD_FAILED;
 
 	g_autoptr(GError) error = NULL;
-	int lock = util_lock_state(conf->state_dir, &error);
-	if (lock < 0) {
+	g_autoptr(DryRun) dry = NULL;
+	int lock = -1;
+	if (dry_run)
+		dry = dryrun_begin(conf, &error);
+	else
+		lock = util_lock_state(conf->state_dir, &error);
+	if (dry_run ? dry == NULL : lock < 0) {
 		cmd_error("import", "%s", error->message);
 		return CMD_FAILED;
 	}
@@ -73,20 +84,32 @@ cmd_import(int argc, char **argv)
 	ImportRun run = {.intake = intake_new(conf, &error)};
 	if (run.intake == NULL) {
 		cmd_error("import", "%s", error->message);
-		close(lock);
+		if (lock >= 0)
+			close(lock);
 		return CMD_FAILED;
 	}
+	if (dry)
+		intake_on_refusal(run.intake, dryrun_note_refusal, dry);
 	Source *source = source_open(conf, argv[1], &error);
+	if (source)
+		source->read_only = dry_run;
 	gboolean ok = source &&
 	              source_fetch(source, count_and_handle, &run, &error);
 	source_close(source);
 	intake_free(run.intake);
-	close(lock);
+	if (lock >= 0)
+		close(lock);
 	if (!ok) {
 		cmd_error("import", "%s", error->message);
 		return CMD_FAILED;
 	}
-	printf("import: %u messages read, %u ledger events added\n",
-	       run.messages, ledger_length(conf->ledger) - before);
+	printf("import%s: %u messages read, %u ledger events %s\n",
+	       dry_run ? " --dry-run" : "", run.messages,
+	       ledger_length(conf->ledger) - before,
+	       dry_run ? "would be added" : "added");
+	if (dry && !dryrun_report(dry, stdout, &error)) {
+		cmd_error("import", "%s", error->message);
+		return CMD_FAILED;
+	}
 	return CMD_OK;
 }

@@ -37,6 +37,10 @@
  * is cut short by ending it (netstop.h).
  *
  * A lock (flock on STATE_DIR/lock) keeps two instances apart.
+ *
+ * `--dry-run` does one pass as `--once` does, on copies of the ledger,
+ * the state and the GnuPG home, with the source read-only and no sink,
+ * and prints what the pass did (dryrun.h): nothing is written or sent.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -57,6 +61,7 @@
 
 #include "cmd.h"
 #include "date.h"
+#include "dryrun.h"
 #include "intake.h"
 #include "netstop.h"
 #include "outbox.h"
@@ -77,7 +82,7 @@ typedef struct {
 	Conf *conf;
 	Intake *intake;
 	Source *source;
-	Sink *sink;
+	Sink *sink;       /* NULL in a dry run: nothing is sent */
 	Day scheduled_on; /* the last day the schedule ran for */
 } Daemon;
 
@@ -160,9 +165,10 @@ daemon_clear(Daemon *daemon)
 
 /* Opens everything CONF names (taking ownership of CONF).  Opening
  * connects to nothing: the IMAP source connects on its first fetch, so a
- * server that is down is a retry, not a configuration error. */
+ * server that is down is a retry, not a configuration error.  A DRY_RUN
+ * opens the source read-only and no sink. */
 static gboolean
-daemon_open(Daemon *daemon, Conf *conf, GError **error)
+daemon_open(Daemon *daemon, Conf *conf, gboolean dry_run, GError **error)
 {
 	memset(daemon, 0, sizeof *daemon);
 	daemon->conf = conf;
@@ -180,8 +186,10 @@ daemon_open(Daemon *daemon, Conf *conf, GError **error)
 	}
 	if ((daemon->intake = intake_new(conf, error)) == NULL ||
 	    (daemon->source = source_open(conf, conf->source_url, error)) == NULL ||
-	    (daemon->sink = sink_open(conf, conf->sink_url, error)) == NULL)
+	    (!dry_run &&
+	     (daemon->sink = sink_open(conf, conf->sink_url, error)) == NULL))
 		goto fail;
+	daemon->source->read_only = dry_run;
 	return TRUE;
 fail:
 	daemon_clear(daemon);
@@ -269,7 +277,8 @@ run_pass(Daemon *daemon, gboolean once)
 		daemon->scheduled_on = today;
 	}
 	guint sent = 0, dead = 0;
-	if (!outbox_flush(daemon->conf->state_dir, daemon->sink, date_now_unix(),
+	if (daemon->sink &&
+	    !outbox_flush(daemon->conf->state_dir, daemon->sink, date_now_unix(),
 	                  &sent, &pass.deferred, &dead, &error)) {
 		report(once, "outbox", error);
 		pass.work_ok = FALSE;
@@ -339,7 +348,7 @@ reload(Daemon *daemon)
 		         NULL);
 		return;
 	}
-	if (!daemon_open(&fresh, conf, &error)) {
+	if (!daemon_open(&fresh, conf, FALSE, &error)) {
 		util_log_error("run-reload", "result", "kept the old configuration",
 		         "error", error->message, NULL);
 		return;
@@ -425,13 +434,47 @@ run_daemon(Daemon *daemon)
 	return CMD_OK;
 }
 
+/* --dry-run: one pass on copies of the ledger, state and GnuPG home
+ * (dryrun.h), with the source read-only and no sink, then what it did.
+ * Takes ownership of CONF. */
+static int
+run_dry(Conf *conf)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(DryRun) dry_run = dryrun_begin(conf, &error);
+	Daemon daemon;
+	if (dry_run == NULL || !daemon_open(&daemon, conf, TRUE, &error)) {
+		if (dry_run == NULL)
+			conf_free(conf);
+		cmd_error(NAME, "%s", error->message);
+		return CMD_FAILED;
+	}
+	intake_on_refusal(daemon.intake, dryrun_note_refusal, dry_run);
+	util_log("run-start", "mode", "dry-run", "source",
+	         daemon.conf->source_url, NULL);
+	Pass pass = run_pass(&daemon, TRUE);
+	daemon_clear(&daemon);
+	if (pass.stopping)
+		return CMD_OK;
+	printf("tenure run --dry-run: nothing was written and nothing sent; "
+	       "one pass now would\n");
+	if (!dryrun_report(dry_run, stdout, &error)) {
+		cmd_error(NAME, "%s", error->message);
+		return CMD_FAILED;
+	}
+	return pass.fetch_ok && pass.work_ok ? CMD_OK : CMD_FAILED;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
-	gboolean once = FALSE;
+	gboolean once = FALSE, dry_run = FALSE;
 	const GOptionEntry entries[] = {
 		{"once", 0, 0, G_OPTION_ARG_NONE, &once,
 		 "Do one pass (fetch, schedule, send) and exit, for a timer", NULL},
+		{"dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry_run,
+		 "Show what one pass would append, queue and refuse; write and "
+		 "send nothing", NULL},
 		{NULL},
 	};
 	install_signals();
@@ -439,7 +482,9 @@ cmd_run(int argc, char **argv)
 		NAME, NULL,
 		"Act on list mail, keep the schedule and send mail: as a daemon,\n"
 		"or with --once for one pass from a timer.  SIGHUP reloads the\n"
-		"configuration; SIGTERM finishes the message at hand and exits.",
+		"configuration; SIGTERM finishes the message at hand and exits.\n"
+		"--dry-run shows what one pass would do, and writes and sends\n"
+		"nothing.",
 		FALSE, entries);
 	if (!cmd_parse(context, NAME, &argc, &argv))
 		return CMD_USAGE;
@@ -451,6 +496,8 @@ cmd_run(int argc, char **argv)
 	Conf *conf = cmd_load_state_conf(NAME);
 	if (conf == NULL)
 		return CMD_FAILED;
+	if (dry_run)
+		return run_dry(conf);
 	g_autoptr(GError) error = NULL;
 	int lock = util_lock_state(conf->state_dir, &error);
 	if (lock < 0) {
@@ -459,7 +506,7 @@ cmd_run(int argc, char **argv)
 		return CMD_FAILED;
 	}
 	Daemon daemon;
-	if (!daemon_open(&daemon, conf, &error)) {
+	if (!daemon_open(&daemon, conf, FALSE, &error)) {
 		cmd_error(NAME, "%s", error->message);
 		close(lock);
 		return CMD_FAILED;

@@ -42,6 +42,8 @@ struct Intake {
 	char *leader;
 	char *secretary;
 	gboolean audit;
+	IntakeRefusalFunc on_refusal; /* may be NULL */
+	gpointer on_refusal_data;
 };
 
 /* Everything known about the mail being handled. */
@@ -96,6 +98,13 @@ Intake *
 intake_new_audit(const Conf *conf, GError **error)
 {
 	return intake_create(conf, TRUE, error);
+}
+
+void
+intake_on_refusal(Intake *intake, IntakeRefusalFunc func, gpointer user_data)
+{
+	intake->on_refusal = func;
+	intake->on_refusal_data = user_data;
 }
 
 void
@@ -251,19 +260,23 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 /* DETAIL, when not NULL, is what the log adds to the transcript's
  * REASON: the server's own account (the ledger's file and line). */
 static void
-log_refused_detail(const Mail *mail, const char *reason, const char *detail)
+log_refused_detail(const Intake *intake, const Mail *mail, const char *reason,
+                   const char *detail)
 {
 	util_log("refused", "id", mail->source->id, "msgid",
 	         mail->message_id ? mail->message_id : "-", "from",
 	         mail->from ? mail->from : "-", "signer",
 	         mail->sig ? mail->sig->fingerprint : "-", "reason", reason,
 	         detail ? "detail" : NULL, detail, NULL);
+	if (intake->on_refusal)
+		intake->on_refusal(mail->source->id, mail->message_id, mail->from,
+		                   reason, intake->on_refusal_data);
 }
 
 static void
-log_refused(const Mail *mail, const char *reason)
+log_refused(const Intake *intake, const Mail *mail, const char *reason)
 {
-	log_refused_detail(mail, reason, NULL);
+	log_refused_detail(intake, mail, reason, NULL);
 }
 
 /* The pending records an applied command has used up: what decide()
@@ -356,7 +369,7 @@ static gboolean
 refuse_detail(Intake *intake, const Mail *mail, const char *reason,
               const char *detail, GError **error)
 {
-	log_refused_detail(mail, reason, detail);
+	log_refused_detail(intake, mail, reason, detail);
 	gboolean replied = FALSE;
 	return reply_refusal(intake, mail, reason, &replied, error) &&
 	       seen_add_refusal(intake->seen, mail->sig->fingerprint,
@@ -708,7 +721,7 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	if (kind == SIGNED_NONE)
 		return TRUE;
 	if (kind == SIGNED_REFUSED) {
-		log_refused(&mail, reason);
+		log_refused(intake, &mail, reason);
 		return TRUE;
 	}
 	/* A Message-ID handled before spares gpg only for the same signed
@@ -722,13 +735,13 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		return TRUE;
 	}
 	if (message_id == NULL) {
-		log_refused(&mail, "command mail without a Message-ID");
+		log_refused(intake, &mail, "command mail without a Message-ID");
 		return TRUE;
 	}
 	/* The Message-ID goes into the ledger, the state files and the
 	 * reply's headers: only a plain one (printable ASCII, no blanks). */
 	if (!message_id_plain(message_id)) {
-		log_refused(&mail, "command mail whose Message-ID is not printable ASCII "
+		log_refused(intake, &mail, "command mail whose Message-ID is not printable ASCII "
 		                   "without blanks");
 		return TRUE;
 	}
@@ -743,7 +756,7 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		}
 		/* Unsigned or badly signed mail is only logged: a reply would
 		 * be backscatter to whoever the From: names. */
-		log_refused(&mail, reason);
+		log_refused(intake, &mail, reason);
 		return TRUE;
 	}
 	mail.sig = sig;
@@ -773,14 +786,14 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	CommandParseResult parsed_command = command_parse(sig->text, &command, &reason);
 	mail.command = command;
 	if (parsed_command == COMMAND_PARSE_NONE) {
-		log_refused(&mail, "no command at the top of the signed text");
+		log_refused(intake, &mail, "no command at the top of the signed text");
 		return TRUE;
 	}
 	g_autofree char *private = not_public(intake->conf, parsed);
 	if (private) {
 		/* Nothing but the reply's count is recorded: the same signed
 		 * mail sent to the list afterwards counts. */
-		log_refused(&mail, private);
+		log_refused(intake, &mail, private);
 		gboolean replied = FALSE;
 		return reply_refusal(intake, &mail, private, &replied, error) &&
 		       (!replied || seen_count_reply(intake->seen, sig->fingerprint,

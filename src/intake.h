@@ -35,6 +35,15 @@ Intake *intake_new(const Conf *conf, GError **error);
 Intake *intake_new_audit(const Conf *conf, GError **error);
 gboolean intake_handle(const SourceMessage *message, gpointer intake,
                        GError **error);
+
+/* Called for every mail refused, after the "refused" log line: its
+ * source id, Message-ID and From: address (either may be NULL) and the
+ * reason.  `tenure run --dry-run` lists them. */
+typedef void (*IntakeRefusalFunc)(const char *id, const char *message_id,
+                                  const char *from, const char *reason,
+                                  gpointer user_data);
+void intake_on_refusal(Intake *intake, IntakeRefusalFunc func,
+                       gpointer user_data);
 void intake_free(Intake *intake);
 
 #endif

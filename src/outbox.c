@@ -763,3 +763,34 @@ outbox_dead_letters(const char *state_dir)
 	}
 	return letters;
 }
+
+void
+outbox_message_free(OutboxMessage *message)
+{
+	if (message == NULL)
+		return;
+	g_free(message->message_id);
+	g_strfreev(message->recipients);
+	if (message->message)
+		g_bytes_unref(message->message);
+	g_free(message);
+}
+
+GPtrArray *
+outbox_queued(const char *state_dir, GError **error)
+{
+	g_autoptr(GPtrArray) entries = load_queue(state_dir, NULL, error);
+	if (entries == NULL)
+		return NULL;
+	GPtrArray *queued =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)outbox_message_free);
+	for (guint i = 0; i < entries->len; i++) {
+		Entry *entry = entries->pdata[i];
+		OutboxMessage *message = g_new0(OutboxMessage, 1);
+		message->message_id = g_steal_pointer(&entry->message_id);
+		message->recipients = g_steal_pointer(&entry->recipients);
+		message->message = g_steal_pointer(&entry->message);
+		g_ptr_array_add(queued, message);
+	}
+	return queued;
+}

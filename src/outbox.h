@@ -44,4 +44,19 @@ GPtrArray *outbox_failing(const char *state_dir);
 /* Message-IDs and reasons of dead letters, "ID\treason" each. */
 GPtrArray *outbox_dead_letters(const char *state_dir);
 
+/* A queued message as `tenure run --dry-run` shows it. */
+typedef struct {
+	char *message_id;
+	char **recipients; /* NULL-terminated */
+	GBytes *message;   /* as it would be sent (CRLF) */
+} OutboxMessage;
+
+void outbox_message_free(OutboxMessage *message);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(OutboxMessage, outbox_message_free)
+
+/* The queued messages, oldest first (OutboxMessage *, freed with the
+ * array); NULL with ERROR when the queue cannot be read.  Like a flush,
+ * it moves an entry that does not parse to dead/. */
+GPtrArray *outbox_queued(const char *state_dir, GError **error);
+
 #endif

@@ -57,6 +57,13 @@ typedef struct {
 
 struct Source {
 	const SourceDriver *driver;
+	/* Set by the caller after opening, for a dry run: the source then
+	 * changes nothing in the mailbox (Maildir: no move from new/ to cur/
+	 * or to .tenure-failed; IMAP and mbox never change it anyway: EXAMINE
+	 * and BODY.PEEK, no \Seen flag).  What a driver keeps in the state
+	 * directory (the IMAP cursor, the mbox offset) is written as usual:
+	 * a dry run points the state directory at a copy (dryrun.h). */
+	gboolean read_only;
 };
 
 /* Opens URL (maildir:PATH, mbox:PATH, imap://, imaps://) with CONF's

@@ -8,7 +8,8 @@
  * number of the file name (the Maildir convention "TIME.UNIQUE.HOST"),
  * or the file's modification time when the name has none.  A message
  * that cannot be handled (see source.h) goes to the .tenure-failed
- * folder beside new/ and cur/.
+ * folder beside new/ and cur/.  Opened read-only (a dry run), the
+ * configured source is read as usual and left as it is: nothing moves.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -33,6 +34,14 @@ typedef struct {
 	char *dir;
 	gboolean live; /* the configured source: new/ only, moved to cur/ */
 } MaildirSource;
+
+/* Whether handled and failed messages are moved: only in the configured
+ * source, and not in a dry run. */
+static gboolean
+moves_messages(const MaildirSource *source)
+{
+	return source->live && !source->base.read_only;
+}
 
 /* One listed message.  Kept small, since a large mailbox is listed
  * whole before the first message is handled: the name is stored inline
@@ -123,7 +132,7 @@ set_aside(MaildirSource *source, const MaildirEntry *entry,
           const char *reason, GError **error)
 {
 	source_log_set_aside(entry->name, reason);
-	return !source->live ||
+	return !moves_messages(source) ||
 	       move_to_failed(source, entry->subdir, entry->name, error);
 }
 
@@ -151,7 +160,8 @@ list_subdir(MaildirSource *source, const char *subdir, GPtrArray *entries,
 			util_log_warning("skipped", "path", file, "reason",
 			         "not a regular file", NULL);
 			/* Out of the way, so that it is logged once. */
-			if (source->live && !move_to_failed(source, subdir, name, error))
+			if (moves_messages(source) &&
+			    !move_to_failed(source, subdir, name, error))
 				return FALSE;
 			continue;
 		}
@@ -270,7 +280,7 @@ maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
 			g_propagate_error(error, g_steal_pointer(&local));
 			return FALSE;
 		}
-		if (source->live && !mark_seen(source, entry, error))
+		if (moves_messages(source) && !mark_seen(source, entry, error))
 			return FALSE;
 	}
 	return TRUE;

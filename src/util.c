@@ -131,6 +131,22 @@ util_remove_temps(const char *dir)
 	return removed;
 }
 
+void
+util_remove_tree(const char *dir)
+{
+	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+	const char *name;
+	while (d && (name = g_dir_read_name(d)) != NULL) {
+		g_autofree char *path = g_build_filename(dir, name, NULL);
+		if (g_file_test(path, G_FILE_TEST_IS_DIR) &&
+		    !g_file_test(path, G_FILE_TEST_IS_SYMLINK))
+			util_remove_tree(path);
+		else
+			unlink(path);
+	}
+	rmdir(dir);
+}
+
 gboolean
 util_mkdir_p(const char *dir, int mode, GError **error)
 {

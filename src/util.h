@@ -51,6 +51,11 @@ guint util_remove_temps(const char *dir);
  * durable. */
 gboolean util_fsync_dir(const char *path, GError **error);
 
+/* Removes DIR and everything under it (files, sockets, directories;
+ * links are removed, never followed).  For scratch directories tenure
+ * made itself; errors are ignored. */
+void util_remove_tree(const char *dir);
+
 /* Creates DIR and its parents with MODE when missing. */
 gboolean util_mkdir_p(const char *dir, int mode, GError **error);
 
