@@ -375,24 +375,6 @@ keyring_has_key(Keyring *keyring, const char *fingerprint)
 	return usable;
 }
 
-/* Removes DIR and what is in it (a scratch GNUPGHOME: files and the
- * sockets or directories gpg may leave). */
-static void
-remove_tree(const char *dir)
-{
-	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-	const char *name;
-	while (d && (name = g_dir_read_name(d)) != NULL) {
-		g_autofree char *path = g_build_filename(dir, name, NULL);
-		if (g_file_test(path, G_FILE_TEST_IS_DIR) &&
-		    !g_file_test(path, G_FILE_TEST_IS_SYMLINK))
-			remove_tree(path);
-		else
-			unlink(path);
-	}
-	rmdir(dir);
-}
-
 /* Adds to FPRS every key listed from DATA with EMAIL on a valid UID. */
 static gboolean
 keys_from_data(gpgme_ctx_t ctx, gpgme_data_t data, const char *email,
@@ -448,7 +430,7 @@ out:
 	if (ctx)
 		gpgme_release(ctx);
 	if (home)
-		remove_tree(home);
+		util_remove_tree(home);
 	if (home == NULL)
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "cannot make a scratch directory for gpg");
