@@ -67,9 +67,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    {"days_left", "30"},
 	    {"eligible_from", "2028-01-01"},
 	    {"email", "jane@example.org"},
+	    {"fingerprint", "89ABCDEF0123456789ABCDEF0123456789ABCDEF"},
 	    {"in_reply_to", "<x@example.org>"},
+	    {"late", ""},
 	    {"name", "Jane Doe"},
+	    {"old_fingerprint", "0123456789ABCDEF0123456789ABCDEF01234567"},
+	    {"previous", "John Doe <john@example.org>"},
 	    {"reason", "a vote is under way"},
+	    {"role", "chair"},
 	    {"rule", "debian"},
 	    {"signed_by", "0123456789ABCDEF0123456789ABCDEF01234567"},
 	    {"signer", "Jane Doe <jane@example.org>"},
@@ -78,6 +83,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    {"term_end", "2027-12-31"},
 	    {"to", "jane@example.org"},
 	    {"transcript", "> Tenure: resign\nresign: done"},
+	    {"until", "2027-03-31"},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(values); i++)
 		g_hash_table_insert(vars, (char *)values[i][0],

@@ -16,7 +16,12 @@ dist_templates_DATA = \
 	templates/announce-resign.txt \
 	templates/announce-remove.txt \
 	templates/announce-expire.txt \
+	templates/announce-defer.txt \
+	templates/announce-role.txt \
+	templates/announce-key.txt \
+	templates/announce-rule.txt \
 	templates/announce-scheduled.txt \
+	templates/notice-key.txt \
 	templates/reminder.txt \
 	templates/reply.txt
 
@@ -25,6 +30,6 @@ check_PROGRAMS += tests/test-mailout tests/test-outbox
 tests_test_mailout_LDADD = $(TEST_LDADD) -lm
 tests_test_outbox_LDADD = $(TEST_LDADD)
 TESTS += tests/test-mailout tests/test-outbox tests/t-mailout.sh \
-	tests/t-mailfaults.sh
+	tests/t-mailfaults.sh tests/t-announce.sh
 dist_check_SCRIPTS += tests/lib-smtp.sh tests/smtpd.py tests/t-mailout.sh \
-	tests/t-mailfaults.sh
+	tests/t-mailfaults.sh tests/t-announce.sh

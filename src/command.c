@@ -47,7 +47,8 @@ command_verb_list(void)
 {
 	GString *list = g_string_new(NULL);
 	for (gsize i = 0; i < G_N_ELEMENTS(verb_names); i++)
-		g_string_append_printf(list, "%s%s", i ? ", " : "", verb_names[i]);
+		g_string_append_printf(list, "%s%s", i ? ", " : "",
+		                       verb_names[i]);
 	return g_string_free(list, FALSE);
 }
 
@@ -337,8 +338,9 @@ command_parse(const char *text, Command **command_out, char **reason_out)
 		g_clear_pointer(&command, command_free);
 	} else if (!verb_parse(verb, &command->verb)) {
 		g_autofree char *verbs = command_verb_list();
-		reason = g_strdup_printf("line %u: Tenure: \"%s\" is not a command (%s)",
-		                         i + 1, verb, verbs);
+		reason = g_strdup_printf(
+		    "line %u: Tenure: \"%s\" is not a command (%s)", i + 1,
+		    verb, verbs);
 		g_clear_pointer(&command, command_free);
 	} else if (parse_fields(command, lines, i + 1, counted + 1, &reason)) {
 		result = COMMAND_PARSE_OK;

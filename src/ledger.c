@@ -24,7 +24,7 @@ static const char *const kind_names[] = {
 const char *
 ledger_event_kind_name(EventKind kind)
 {
-	return kind_names[kind];
+	return (guint)kind < G_N_ELEMENTS(kind_names) ? kind_names[kind] : NULL;
 }
 
 gboolean

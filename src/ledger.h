@@ -48,7 +48,9 @@ typedef struct {
 	GPtrArray *events; /* of LedgerEvent*, in file order */
 } Ledger;
 
-/* "appoint", "resign", ...; and back (FALSE for an unknown name). */
+/* "appoint", "resign", ...; and back (FALSE for an unknown name).  A
+ * value past the last kind has no name (NULL), so that a test can go
+ * through every kind. */
 const char *ledger_event_kind_name(EventKind kind);
 gboolean ledger_event_kind_parse(const char *name, EventKind *kind);
 

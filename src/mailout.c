@@ -272,7 +272,8 @@ void
 mailout_line_classify(const char *template_line, MailoutLine *line)
 {
 	line->label = 0;
-	line->prose = *template_line != '\0' && line_prefix(template_line) == 0 &&
+	line->prose = *template_line != '\0' &&
+	              line_prefix(template_line) == 0 &&
 	              strcmp(template_line, "-- ") != 0;
 	if (line->prose) {
 		line->label = template_label(template_line);
@@ -331,8 +332,9 @@ mailout_wrap(const MailoutLine *lines, guint n, guint width)
 			g_string_append_printf(out, "%s\n", carry);
 			g_clear_pointer(&carry, g_free);
 		}
-		g_autofree char *joined = carry ? g_strconcat(carry, " ", line->text, NULL)
-		                                : g_strdup(line->text);
+		g_autofree char *joined =
+		    carry ? g_strconcat(carry, " ", line->text, NULL)
+		          : g_strdup(line->text);
 		g_clear_pointer(&carry, g_free);
 		if (g_utf8_strlen(joined, -1) <= (glong)width ||
 		    strcmp(joined, "-- ") == 0) {
@@ -347,14 +349,15 @@ mailout_wrap(const MailoutLine *lines, guint n, guint width)
 		/* A line of its own: continuations keep its indentation and
 		 * quote marks, or start under a label's value; the label
 		 * itself is never broken. */
-		gsize plen = line->label
-		                 ? (gsize)(g_utf8_offset_to_pointer(joined, line->label) - joined)
-		                 : line_prefix(joined);
+		gsize plen = line_prefix(joined);
+		if (line->label)
+			plen = g_utf8_offset_to_pointer(joined, line->label) -
+			       joined;
 		g_autofree char *prefix = g_strndup(joined, plen);
-		g_autofree char *hang =
-		    g_strnfill(line->label <= HANG_MAX ? line->label : HANG_INDENT, ' ');
-		wrap_words(prefix, line->label ? hang : prefix, joined + plen, width,
-		           FALSE, out);
+		g_autofree char *hang = g_strnfill(
+		    line->label <= HANG_MAX ? line->label : HANG_INDENT, ' ');
+		wrap_words(prefix, line->label ? hang : prefix, joined + plen,
+		           width, FALSE, out);
 	}
 	if (carry != NULL)
 		g_string_append_printf(out, "%s\n", carry);
@@ -365,6 +368,7 @@ typedef struct {
 	GPtrArray *header_names;  /* of char*, in template order */
 	GPtrArray *header_values; /* of char*, rendered */
 	GArray *body;             /* of MailoutLine, rendered */
+	gboolean left_out;        /* the last template line was left out */
 } Rendered;
 
 static void
@@ -392,7 +396,8 @@ only_placeholders(const char *line)
 			p++;
 		if (*p == '\0')
 			return any;
-		const char *close = g_str_has_prefix(p, "{{") ? strstr(p, "}}") : NULL;
+		const char *close =
+		    g_str_has_prefix(p, "{{") ? strstr(p, "}}") : NULL;
 		if (close == NULL)
 			return FALSE;
 		any = TRUE;
@@ -400,14 +405,23 @@ only_placeholders(const char *line)
 	}
 }
 
-/* Adds rendered body line TEXT, made from template line LINE, to BODY:
- * what kind of line it is comes from the template (mailout_line_classify).
- * The lines of a value that holds several are lines of their own.  A
- * line that holds only placeholders, all empty, is left out. */
+/* Adds rendered body line TEXT, made from template line LINE, to R's
+ * body: what kind of line it is comes from the template
+ * (mailout_line_classify).  The lines of a value that holds several are
+ * lines of their own.  A line that holds only placeholders, all empty,
+ * is left out, and so is an empty line after it that would make two. */
 static void
-body_add(GArray *body, const char *line, const char *text)
+body_add(Rendered *r, const char *line, const char *text)
 {
-	if (only_placeholders(line) && text[strspn(text, " \t")] == '\0')
+	GArray *body = r->body;
+	gboolean was_left_out = r->left_out;
+	r->left_out =
+	    only_placeholders(line) && text[strspn(text, " \t")] == '\0';
+	if (r->left_out)
+		return;
+	if (was_left_out && *line == '\0' &&
+	    (body->len == 0 ||
+	     g_array_index(body, MailoutLine, body->len - 1).text[0] == '\0'))
 		return;
 	MailoutLine kind;
 	mailout_line_classify(line, &kind);
@@ -476,7 +490,7 @@ template_render(const char *path, GHashTable *vars, Rendered *out,
 		                 error))
 			return FALSE;
 		if (!in_header) {
-			body_add(out->body, line, rendered->str);
+			body_add(out, line, rendered->str);
 			continue;
 		}
 		if (line[0] == ' ' || line[0] == '\t') {
@@ -636,7 +650,8 @@ from_display_name(const Conf *conf)
 {
 	if (conf->sink_from_name)
 		return g_strdup(conf->sink_from_name);
-	return g_strdup_printf("%s secretary", conf->name ? conf->name : "tenure");
+	return g_strdup_printf("%s secretary",
+	                       conf->name ? conf->name : "tenure");
 }
 
 /* The sender as the From: header takes it.  GMime quotes the name
@@ -647,8 +662,8 @@ from_display_name(const Conf *conf)
 static char *
 sender_address(const Conf *conf, const char *name)
 {
-	g_autoptr(InternetAddress) address =
-	    internet_address_mailbox_new(name, conf->sink_from ? conf->sink_from : "");
+	g_autoptr(InternetAddress) address = internet_address_mailbox_new(
+	    name, conf->sink_from ? conf->sink_from : "");
 	return internet_address_to_string(address, NULL, TRUE);
 }
 
@@ -656,16 +671,19 @@ sender_address(const Conf *conf, const char *name)
  * (vars_with_defaults) and those the callers give (schedule.c,
  * intake.c).  A caller's name missing here is an error, so that this
  * list, which tenure(1) TEMPLATES documents, is the whole truth. */
+/* clang-format off */
 static const char *const placeholders[] = {
 	/* every mail */
 	"committee", "list", "from", "from_name", "sender",
-	/* mail about a member (schedule.c) */
+	/* announcements and reminders (schedule.c) */
 	"member", "name", "email", "date", "rule", "term_end",
 	"eligible_from", "reason", "source", "signed_by", "days_left",
+	"late", "until", "role", "previous", "fingerprint", "old_fingerprint",
 	/* replies to a refused command (intake.c) */
 	"to", "subject", "in_reply_to", "signer", "transcript",
 	NULL,
 };
+/* clang-format on */
 
 const char *const *
 mailout_placeholders(void)
@@ -688,8 +706,8 @@ vars_with_defaults(const Conf *conf, GHashTable *vars, GHashTable **all_out,
 		const char *name;
 		const char *value;
 	} defaults[] = {
-	    {"committee", conf->name},   {"list", conf->list},
-	    {"from", conf->sink_from},   {"from_name", from_name},
+	    {"committee", conf->name}, {"list", conf->list},
+	    {"from", conf->sink_from}, {"from_name", from_name},
 	    {"sender", sender},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(defaults); i++)
@@ -702,10 +720,11 @@ vars_with_defaults(const Conf *conf, GHashTable *vars, GHashTable **all_out,
 		g_hash_table_iter_init(&iter, vars);
 		while (g_hash_table_iter_next(&iter, &key, &value)) {
 			if (!g_strv_contains(placeholders, key)) {
-				g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-				            "placeholder {{%s}} is not one tenure "
-				            "documents",
-				            (const char *)key);
+				g_set_error(
+				    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+				    "placeholder {{%s}} is not one tenure "
+				    "documents",
+				    (const char *)key);
 				return FALSE;
 			}
 			g_hash_table_insert(all, g_strdup(key),

@@ -10,14 +10,21 @@
  *    day after keeps the member's last day fully theirs and means the
  *    ledger never records as past what has not happened yet.
  *
- * 2. Announcements to the list of every appoint, resign, remove and
- *    expire event whose Source is not "import" (it came from signed mail
- *    or from the rule), event key "announce/KIND/EMAIL/DATE".  Events
- *    dated more than ANNOUNCE_WINDOW days before TODAY are history (for
- *    instance mail backfilled by `tenure import`) and are not announced;
- *    for an expiry the schedule recorded itself (Source: tenure) the
- *    window runs from the day it was recorded, so that an expiry
- *    recorded after a long downtime is still announced.
+ * 2. Announcements to the list of every event in the ledger whose
+ *    Source is neither missing nor "import" (it came from signed mail,
+ *    from the rule, or was appended by hand as news): every kind of
+ *    event, each with its template announce-KIND and the event key of
+ *    announcement_key ("announce/KIND/EMAIL/DATE" for appoint, resign,
+ *    remove and expire, as the first releases had it, so that nothing
+ *    is announced twice across an upgrade).  A key event is also mailed
+ *    to the member at the address the ledger records (notice-key, key
+ *    "notice/key/EMAIL/DATE/FINGERPRINT").  Events dated more than
+ *    ANNOUNCE_WINDOW days before TODAY are history (for instance mail
+ *    backfilled by `tenure import`) and are not announced; for an
+ *    expiry the schedule recorded itself (Source: tenure) the window
+ *    runs from the day it was recorded, so that an expiry recorded
+ *    after a long downtime, or on the first run over a history that
+ *    had not recorded it, is still announced, saying that it is late.
  *
  * 3. Announcements of scheduled expiries (rule-driven ones: an end the
  *    ledger records already, such as a resignation dated ahead, was
@@ -101,6 +108,10 @@ schedule_load(Schedule *s, GError **error)
 	s->committee = committee_replay(s->ledger, error);
 	if (s->committee == NULL)
 		return FALSE;
+	/* An announced handover names the previous holder, who may be the
+	 * one the configuration names. */
+	committee_bootstrap_roles(s->committee, s->conf->chair,
+	                          s->conf->leader);
 	s->status = term_status(s->committee, s->rule, s->conf->max_members,
 	                        s->today, error);
 	return s->status != NULL;
@@ -173,9 +184,12 @@ record_expiries(Schedule *s, gboolean *appended, GError **error)
 		if (!ledger_append_guarded(s->conf->ledger, s->conf->state_dir,
 		                           event, error))
 			return FALSE;
+		/* Late: a history that had not recorded it, or a downtime;
+		 * its announcement says so (late_text). */
 		char last[11];
 		util_log("expired", "member", info->person->member, "last-day",
 		         date_format(info->term_end, last), "reason", reason,
+		         "late", s->today > info->term_end + 1 ? "yes" : "no",
 		         NULL);
 		*appended = TRUE;
 	}
@@ -328,37 +342,187 @@ news_day(const LedgerEvent *event)
 	return MAX(event->date, recorded);
 }
 
-/* Step 2: one announcement per recent ledger event from mail or rule. */
+/* What an announcement says when its news is late: an expiry the
+ * schedule recorded more than a day after the last day of service (a
+ * history that had not recorded it, a long downtime).  Empty when on
+ * time. */
+static char *
+late_text(const LedgerEvent *event)
+{
+	if (event->kind != EVENT_EXPIRE || news_day(event) <= event->date + 1)
+		return g_strdup("");
+	char last[11];
+	return g_strdup_printf("This announcement is late: this term ended on "
+	                       "%s; the record is being caught up.",
+	                       date_format(event->date, last));
+}
+
+/* The Message-ID key of EVENT's announcement to the list.  Every kind
+ * of event has one: a kind missing here is a compiler warning, and
+ * test-mailout's /schedule/every-event-kind-is-announced fails. */
+static char *
+announcement_key(const LedgerEvent *event)
+{
+	const char *kind = ledger_event_kind_name(event->kind);
+	char date[11], until[11];
+	date_format(event->date, date);
+	switch (event->kind) {
+	case EVENT_APPOINT:
+	case EVENT_RESIGN:
+	case EVENT_REMOVE:
+	case EVENT_EXPIRE:
+		/* The keys of the first releases: an event they announced is
+		 * not announced again. */
+		return g_strdup_printf("announce/%s/%s/%s", kind, event->email,
+		                       date);
+	case EVENT_DEFER:
+		return g_strdup_printf("announce/%s/%s/%s/%s", kind,
+		                       event->email, date,
+		                       date_format(event->until, until));
+	case EVENT_ROLE:
+		return g_strdup_printf("announce/%s/%s/%s/%s", kind,
+		                       event->role, event->email, date);
+	case EVENT_KEY:
+		return g_strdup_printf("announce/%s/%s/%s/%s", kind,
+		                       event->email, date, event->fingerprint);
+	case EVENT_RULE:
+		return g_strdup_printf(
+		    "announce/%s/%s/%s %s", kind, date, event->rule,
+		    event->parameters ? event->parameters : "");
+	}
+	g_return_val_if_reached(NULL);
+}
+
+/* The "Name <email>" of whoever signs with FPR on DAY, or the key. */
+static char *
+key_holder_text(const Schedule *s, const char *fpr, Day day)
+{
+	const char *owner = committee_key_owner_on(s->committee, fpr, day);
+	const char *name =
+	    owner ? committee_name_of(s->committee, owner) : NULL;
+	if (name)
+		return g_strdup(name);
+	return g_strdup_printf("the holder of the key %s", fpr);
+}
+
+/* Who held ROLE_NAME the day before DAY, as the announcement of a
+ * handover names them. */
+static char *
+role_previous(const Schedule *s, const char *role_name, Day day)
+{
+	CommitteeRole role;
+	if (!committee_role_parse(role_name, &role))
+		return g_strdup("nobody");
+	const char *key = committee_role_key_on(s->committee, role, day - 1);
+	return key ? key_holder_text(s, key, day - 1) : g_strdup("nobody");
+}
+
+/* What EVENT's announcement gives as its reason: the Comment, and for
+ * a deferral without the record of the signature that decide.c puts
+ * after the reason given, "REASON (signature ...)": the announcement
+ * names the signer on a line of its own. */
+static char *
+event_reason(const LedgerEvent *event)
+{
+	const char *comment = event->comment ? event->comment : "";
+	const char *record = strstr(comment, " (signature ");
+	if (event->kind == EVENT_DEFER && record &&
+	    g_str_has_suffix(comment, ")"))
+		return g_strndup(comment, record - comment);
+	return g_strdup(comment);
+}
+
+/* The variables of EVENT's announcement: those of the member it
+ * concerns (none for a rule event), the event's own, and what differs
+ * by kind. */
+static GHashTable *
+event_vars(const Schedule *s, const LedgerEvent *event)
+{
+	const TermInfo *info =
+	    event->email ? status_find(s->status, event->email) : NULL;
+	GHashTable *vars;
+	if (event->member) {
+		vars = person_vars(s, event->member, event->email, info,
+		                   event->date);
+	} else {
+		vars = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+		                             g_free);
+		g_autofree char *rule = rule_on(s, event->date, DAY_NONE);
+		var_day(vars, "date", event->date);
+		var(vars, "rule", rule);
+	}
+	g_autofree char *late = late_text(event);
+	g_autofree char *reason = event_reason(event);
+	var(vars, "reason", reason);
+	var(vars, "source", event->source);
+	var(vars, "signed_by",
+	    event->signed_by ? event->signed_by : "(no signature)");
+	var(vars, "late", late);
+	const char *key = NULL;
+	switch (event->kind) {
+	case EVENT_APPOINT:
+	case EVENT_RESIGN:
+	case EVENT_REMOVE:
+	case EVENT_EXPIRE:
+	case EVENT_RULE:
+		break;
+	case EVENT_DEFER:
+		var_day(vars, "until", event->until);
+		break;
+	case EVENT_ROLE: {
+		g_autofree char *previous =
+		    role_previous(s, event->role, event->date);
+		key = event->fingerprint
+		          ? event->fingerprint
+		          : committee_key_on(s->committee, event->email,
+		                             event->date);
+		var(vars, "role", event->role);
+		var(vars, "previous", previous);
+		var(vars, "fingerprint", key ? key : "(none recorded)");
+		break;
+	}
+	case EVENT_KEY:
+		key = committee_key_on(s->committee, event->email,
+		                       event->date - 1);
+		var(vars, "fingerprint", event->fingerprint);
+		var(vars, "old_fingerprint",
+		    key && g_strcmp0(key, event->fingerprint) != 0
+		        ? key
+		        : "(none recorded)");
+		break;
+	}
+	return vars;
+}
+
+/* Step 2: one announcement per recent ledger event from mail or rule,
+ * and for a key change a notice to the member at the address the
+ * ledger records, so that a key changed behind their back is noticed. */
 static gboolean
 announce_events(const Schedule *s, GError **error)
 {
 	for (guint i = 0; i < s->ledger->events->len; i++) {
 		const LedgerEvent *event = s->ledger->events->pdata[i];
-		if (event->kind != EVENT_APPOINT &&
-		    event->kind != EVENT_RESIGN &&
-		    event->kind != EVENT_REMOVE && event->kind != EVENT_EXPIRE)
-			continue;
 		if (event->source == NULL ||
 		    g_ascii_strcasecmp(event->source, "import") == 0)
 			continue;
 		if (news_day(event) + ANNOUNCE_WINDOW < s->today)
 			continue;
 		const char *kind = ledger_event_kind_name(event->kind);
-		char date[11];
-		g_autofree char *key =
-		    g_strdup_printf("announce/%s/%s/%s", kind, event->email,
-		                    date_format(event->date, date));
+		g_autofree char *key = announcement_key(event);
 		g_autofree char *template =
 		    g_strconcat("announce-", kind, NULL);
-		const TermInfo *info = status_find(s->status, event->email);
-		g_autoptr(GHashTable) vars = person_vars(
-		    s, event->member, event->email, info, event->date);
-		var(vars, "reason", event->comment);
-		var(vars, "source", event->source);
-		var(vars, "signed_by",
-		    event->signed_by ? event->signed_by : "(no signature)");
+		g_autoptr(GHashTable) vars = event_vars(s, event);
 		if (!queue_to(s, template, vars, key, s->conf->list, NULL,
 		              error))
+			return FALSE;
+		if (event->kind != EVENT_KEY)
+			continue;
+		char date[11];
+		g_autofree char *notice_key = g_strdup_printf(
+		    "notice/key/%s/%s/%s", event->email,
+		    date_format(event->date, date), event->fingerprint);
+		if (!queue_to(s, "notice-key", vars, notice_key, event->email,
+		              NULL, error))
 			return FALSE;
 	}
 	return TRUE;

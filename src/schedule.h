@@ -2,8 +2,9 @@
  *
  * schedule_run, for TODAY: appends an expire event for every rule-driven
  * expiry whose last day has passed and is not yet recorded; queues an
- * announcement to the list for every ledger event that came from mail or
- * from the rule (not Source: import) and was not announced yet; queues an
+ * announcement to the list for every ledger event, of every kind, that
+ * is not history (Source: import) and was not announced yet, and for a
+ * key event a notice to the member; queues an
  * announcement of each newly scheduled expiry; queues each reminder
  * ([reminders] days-before) that is due and was not sent.  Every mail has
  * a Message-ID derived from its event, so running twice, after a crash or

@@ -19,138 +19,134 @@ typedef struct {
 } ParseCase;
 
 static const ParseCase parse_cases[] = {
-	{"every verb may name its committee and list",
-	 "Tenure: resign\nCommittee: Debian Technical Committee\n"
-	 "List: <Debian-CTTE@lists.debian.org>\n",
-	 COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 3},
-	{"an empty Committee is refused", "Tenure: resign\nCommittee:\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL, "line 2: Committee: is empty", 0},
-	{"a List that is no address is refused",
-	 "Tenure: resign\nList: the list\n", COMMAND_PARSE_BAD, 0, NULL, NULL,
-	 "line 2: List: \"the list\" is not an e-mail address", 0},
-	{"a bare resignation", "Tenure: resign\n", COMMAND_PARSE_OK,
-	 COMMAND_RESIGN, NULL, NULL, NULL, 1},
-	{"a resignation with an effective date",
-	 "Tenure: resign\nEffective: 2026-12-31\n\nThanks for all the fish.\n",
-	 COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
-	{"blank lines before the block are allowed",
-	 "\n\n  \nTenure: Resign\n", COMMAND_PARSE_OK, COMMAND_RESIGN, NULL,
-	 NULL, NULL, 1},
-	{"field names and the verb are case-insensitive",
-	 "tenure: RESIGN\neffective: 2027-01-31\n", COMMAND_PARSE_OK,
-	 COMMAND_RESIGN, NULL, "2027-01-31", NULL, 2},
-	{"a quoted command is not a command", "> Tenure: resign\n",
-	 COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
-	{"a quoted command above prose is not a command",
-	 "> Tenure: resign\n\nI agree with the above.\n", COMMAND_PARSE_NONE,
-	 0, NULL, NULL, NULL, 0},
-	{"a command below prose is not at the top",
-	 "Hello all,\nTenure: resign\n", COMMAND_PARSE_NONE, 0, NULL, NULL,
-	 NULL, 0},
-	{"quoted lines inside the block never count",
-	 "Tenure: resign\n> Effective: 2030-01-01\nEffective: 2026-12-31\n",
-	 COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
-	{"thanks ends the block",
-	 "Tenure: resign\nthanks\nEffective: 2030-01-01\n", COMMAND_PARSE_OK,
-	 COMMAND_RESIGN, NULL, NULL, NULL, 1},
-	{"the signature separator ends the block",
-	 "Tenure: resign\n-- \nEffective: 2030-01-01\n", COMMAND_PARSE_OK,
-	 COMMAND_RESIGN, NULL, NULL, NULL, 1},
-	{"a trimmed signature separator ends the block",
-	 "Tenure: resign\n--\nBob\n", COMMAND_PARSE_OK, COMMAND_RESIGN, NULL,
-	 NULL, NULL, 1},
-	{"an unknown verb is refused", "Tenure: abdicate\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL, "\"abdicate\" is not a command", 0},
-	{"the refusal of an unknown verb lists every verb",
-	 "Tenure: frobnicate\n", COMMAND_PARSE_BAD, 0, NULL, NULL,
-	 "line 1: Tenure: \"frobnicate\" is not a command (resign, recommend, "
-	 "appoint, remove, defer, handover, new-key)",
-	 0},
-	{"a line that is not a field is refused, not skipped",
-	 "Tenure: resign\nEfective 2026-12-31\n", COMMAND_PARSE_BAD, 0, NULL,
-	 NULL, "line 2: \"Efective 2026-12-31\" is not a \"Field: value\" line",
-	 0},
-	{"a field the verb does not take is refused",
-	 "Tenure: resign\nMember: A <a@example.org>\n", COMMAND_PARSE_BAD, 0,
-	 NULL, NULL, "line 2: Member: is not a field of \"Tenure: resign\"", 0},
-	{"an unknown field is refused", "Tenure: resign\nColour: blue\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL, "Colour: is not a field", 0},
-	{"a field given twice is refused",
-	 "Tenure: resign\nEffective: 2026-12-31\nEffective: 2027-01-01\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL, "line 3: Effective: given twice", 0},
-	{"a bad date is refused", "Tenure: resign\nEffective: tomorrow\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL,
-	 "line 2: Effective: \"tomorrow\" is not a date", 0},
-	{"an impossible date is refused", "Tenure: resign\nEffective: 2026-02-30\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL, "is not a date", 0},
-	{"an appointment needs a fingerprint",
-	 "Tenure: appoint\nMember: Ann Newcomer <ann@example.org>\n"
-	 "Project-Joined: 2001-02-03\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL, "needs a Fingerprint: field", 0},
-	{"a full appointment",
-	 "Tenure: appoint\nMember: Ann Newcomer <Ann@Example.org>\n"
-	 "Fingerprint: 0123 4567 89AB CDEF 0123  4567 89ab cdef 0123 4567\n"
-	 "Project-Joined: 2001-02-03\nEffective: 2027-01-01\n",
-	 COMMAND_PARSE_OK, COMMAND_APPOINT, "Ann Newcomer <Ann@Example.org>",
-	 "2027-01-01", NULL, 5},
-	{"a malformed fingerprint is refused",
-	 "Tenure: recommend\nMember: Ann <ann@example.org>\nFingerprint: 1234\n"
-	 "Project-Joined: 2001-02-03\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL, "is not a 40-digit", 0},
-	{"a malformed member is refused",
-	 "Tenure: remove\nMember: just a name\n", COMMAND_PARSE_BAD, 0, NULL,
-	 NULL, "is not \"Name <address>\"", 0},
-	{"a removal",
-	 "Tenure: remove\nMember: Bob Member <bob@example.org>\n",
-	 COMMAND_PARSE_OK, COMMAND_REMOVE, "Bob Member <bob@example.org>", NULL,
-	 NULL, 2},
-	{"a deferral needs its reason",
-	 "Tenure: defer\nMember: Bob Member <bob@example.org>\nUntil: 2027-06-30\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL, "needs a Reason: field", 0},
-	{"a deferral",
-	 "Tenure: defer\nMember: Bob Member <bob@example.org>\nUntil: 2027-06-30\n"
-	 "Reason: the init system vote is still open\n",
-	 COMMAND_PARSE_OK, COMMAND_DEFER, "Bob Member <bob@example.org>", NULL,
-	 NULL, 4},
-	{"CRLF line endings are accepted",
-	 "Tenure: resign\r\nEffective: 2026-12-31\r\n", COMMAND_PARSE_OK,
-	 COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
-	{"a command below twenty blank lines is too far down",
-	 "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\nTenure: resign\n",
-	 COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
-	{"an empty text has no command", "", COMMAND_PARSE_NONE, 0, NULL, NULL,
-	 NULL, 0},
-	/* What reads differently on screen than in the file never counts. */
-	{"a bidi override in a Member is refused",
-	 "Tenure: remove\nMember: Eve \xe2\x80\xae" "rebmeM <eve@example.org>\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL, "line 2: contains U+202E", 0},
-	{"a bidi isolate is refused",
-	 "Tenure: resign\nEffective: 2026-12-31\xe2\x81\xa6\n", COMMAND_PARSE_BAD,
-	 0, NULL, NULL, "line 2: contains U+2066", 0},
-	{"a line separator in a Reason is refused",
-	 "Tenure: defer\nMember: A <a@example.org>\nUntil: 2027-01-01\n"
-	 "Reason: one\xe2\x80\xa8two\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL, "line 4: contains U+2028", 0},
-	{"a terminal escape in a Reason is refused",
-	 "Tenure: defer\nMember: A <a@example.org>\nUntil: 2027-01-01\n"
-	 "Reason: \x1b[2Jcleared\n",
-	 COMMAND_PARSE_BAD, 0, NULL, NULL, "control character U+001B", 0},
-	{"a C1 control character is refused",
-	 "Tenure: resign\nEffective: 2026-12-31\xc2\x85\n", COMMAND_PARSE_BAD, 0,
-	 NULL, NULL, "control character U+0085", 0},
-	{"a control character on the verb line is refused",
-	 "Tenure: resign\x07\n", COMMAND_PARSE_BAD, 0, NULL, NULL,
-	 "line 1: contains control character U+0007", 0},
-	{"invalid UTF-8 in a field is refused",
-	 "Tenure: remove\nMember: Eve \xff <eve@example.org>\n", COMMAND_PARSE_BAD,
-	 0, NULL, NULL, "line 2: contains invalid UTF-8", 0},
-	{"a tab inside a field is plain text",
-	 "Tenure: resign\nEffective:\t2026-12-31\n", COMMAND_PARSE_OK,
-	 COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
-	{"a name in another script is plain text",
-	 "Tenure: remove\nMember: \xd0\x98\xd0\xb2\xd0\xb0\xd0\xbd <ivan@example.org>\n",
-	 COMMAND_PARSE_OK, COMMAND_REMOVE, "\xd0\x98\xd0\xb2\xd0\xb0\xd0\xbd <ivan@example.org>",
-	 NULL, NULL, 2},
+    {"every verb may name its committee and list",
+     "Tenure: resign\nCommittee: Debian Technical Committee\n"
+     "List: <Debian-CTTE@lists.debian.org>\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 3},
+    {"an empty Committee is refused", "Tenure: resign\nCommittee:\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "line 2: Committee: is empty", 0},
+    {"a List that is no address is refused", "Tenure: resign\nList: the list\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL,
+     "line 2: List: \"the list\" is not an e-mail address", 0},
+    {"a bare resignation", "Tenure: resign\n", COMMAND_PARSE_OK, COMMAND_RESIGN,
+     NULL, NULL, NULL, 1},
+    {"a resignation with an effective date",
+     "Tenure: resign\nEffective: 2026-12-31\n\nThanks for all the fish.\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
+    {"blank lines before the block are allowed", "\n\n  \nTenure: Resign\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"field names and the verb are case-insensitive",
+     "tenure: RESIGN\neffective: 2027-01-31\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, "2027-01-31", NULL, 2},
+    {"a quoted command is not a command", "> Tenure: resign\n",
+     COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
+    {"a quoted command above prose is not a command",
+     "> Tenure: resign\n\nI agree with the above.\n", COMMAND_PARSE_NONE, 0,
+     NULL, NULL, NULL, 0},
+    {"a command below prose is not at the top", "Hello all,\nTenure: resign\n",
+     COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
+    {"quoted lines inside the block never count",
+     "Tenure: resign\n> Effective: 2030-01-01\nEffective: 2026-12-31\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
+    {"thanks ends the block", "Tenure: resign\nthanks\nEffective: 2030-01-01\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"the signature separator ends the block",
+     "Tenure: resign\n-- \nEffective: 2030-01-01\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"a trimmed signature separator ends the block",
+     "Tenure: resign\n--\nBob\n", COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL,
+     NULL, 1},
+    {"an unknown verb is refused", "Tenure: abdicate\n", COMMAND_PARSE_BAD, 0,
+     NULL, NULL, "\"abdicate\" is not a command", 0},
+    {"the refusal of an unknown verb lists every verb", "Tenure: frobnicate\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL,
+     "line 1: Tenure: \"frobnicate\" is not a command (resign, recommend, "
+     "appoint, remove, defer, handover, new-key)",
+     0},
+    {"a line that is not a field is refused, not skipped",
+     "Tenure: resign\nEfective 2026-12-31\n", COMMAND_PARSE_BAD, 0, NULL, NULL,
+     "line 2: \"Efective 2026-12-31\" is not a \"Field: value\" line", 0},
+    {"a field the verb does not take is refused",
+     "Tenure: resign\nMember: A <a@example.org>\n", COMMAND_PARSE_BAD, 0, NULL,
+     NULL, "line 2: Member: is not a field of \"Tenure: resign\"", 0},
+    {"an unknown field is refused", "Tenure: resign\nColour: blue\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "Colour: is not a field", 0},
+    {"a field given twice is refused",
+     "Tenure: resign\nEffective: 2026-12-31\nEffective: 2027-01-01\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "line 3: Effective: given twice", 0},
+    {"a bad date is refused", "Tenure: resign\nEffective: tomorrow\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL,
+     "line 2: Effective: \"tomorrow\" is not a date", 0},
+    {"an impossible date is refused", "Tenure: resign\nEffective: 2026-02-30\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "is not a date", 0},
+    {"an appointment needs a fingerprint",
+     "Tenure: appoint\nMember: Ann Newcomer <ann@example.org>\n"
+     "Project-Joined: 2001-02-03\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "needs a Fingerprint: field", 0},
+    {"a full appointment",
+     "Tenure: appoint\nMember: Ann Newcomer <Ann@Example.org>\n"
+     "Fingerprint: 0123 4567 89AB CDEF 0123  4567 89ab cdef 0123 4567\n"
+     "Project-Joined: 2001-02-03\nEffective: 2027-01-01\n",
+     COMMAND_PARSE_OK, COMMAND_APPOINT, "Ann Newcomer <Ann@Example.org>",
+     "2027-01-01", NULL, 5},
+    {"a malformed fingerprint is refused",
+     "Tenure: recommend\nMember: Ann <ann@example.org>\nFingerprint: 1234\n"
+     "Project-Joined: 2001-02-03\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "is not a 40-digit", 0},
+    {"a malformed member is refused", "Tenure: remove\nMember: just a name\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "is not \"Name <address>\"", 0},
+    {"a removal", "Tenure: remove\nMember: Bob Member <bob@example.org>\n",
+     COMMAND_PARSE_OK, COMMAND_REMOVE, "Bob Member <bob@example.org>", NULL,
+     NULL, 2},
+    {"a deferral needs its reason",
+     "Tenure: defer\nMember: Bob Member <bob@example.org>\nUntil: 2027-06-30\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "needs a Reason: field", 0},
+    {"a deferral",
+     "Tenure: defer\nMember: Bob Member <bob@example.org>\nUntil: 2027-06-30\n"
+     "Reason: the init system vote is still open\n",
+     COMMAND_PARSE_OK, COMMAND_DEFER, "Bob Member <bob@example.org>", NULL,
+     NULL, 4},
+    {"CRLF line endings are accepted",
+     "Tenure: resign\r\nEffective: 2026-12-31\r\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
+    {"a command below twenty blank lines is too far down",
+     "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\nTenure: resign\n",
+     COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
+    {"an empty text has no command", "", COMMAND_PARSE_NONE, 0, NULL, NULL,
+     NULL, 0},
+    /* What reads differently on screen than in the file never counts. */
+    {"a bidi override in a Member is refused",
+     "Tenure: remove\nMember: Eve \xe2\x80\xae"
+     "rebmeM <eve@example.org>\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "line 2: contains U+202E", 0},
+    {"a bidi isolate is refused",
+     "Tenure: resign\nEffective: 2026-12-31\xe2\x81\xa6\n", COMMAND_PARSE_BAD,
+     0, NULL, NULL, "line 2: contains U+2066", 0},
+    {"a line separator in a Reason is refused",
+     "Tenure: defer\nMember: A <a@example.org>\nUntil: 2027-01-01\n"
+     "Reason: one\xe2\x80\xa8two\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "line 4: contains U+2028", 0},
+    {"a terminal escape in a Reason is refused",
+     "Tenure: defer\nMember: A <a@example.org>\nUntil: 2027-01-01\n"
+     "Reason: \x1b[2Jcleared\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "control character U+001B", 0},
+    {"a C1 control character is refused",
+     "Tenure: resign\nEffective: 2026-12-31\xc2\x85\n", COMMAND_PARSE_BAD, 0,
+     NULL, NULL, "control character U+0085", 0},
+    {"a control character on the verb line is refused", "Tenure: resign\x07\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL,
+     "line 1: contains control character U+0007", 0},
+    {"invalid UTF-8 in a field is refused",
+     "Tenure: remove\nMember: Eve \xff <eve@example.org>\n", COMMAND_PARSE_BAD,
+     0, NULL, NULL, "line 2: contains invalid UTF-8", 0},
+    {"a tab inside a field is plain text",
+     "Tenure: resign\nEffective:\t2026-12-31\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
+    {"a name in another script is plain text",
+     "Tenure: remove\nMember: \xd0\x98\xd0\xb2\xd0\xb0\xd0\xbd "
+     "<ivan@example.org>\n",
+     COMMAND_PARSE_OK, COMMAND_REMOVE,
+     "\xd0\x98\xd0\xb2\xd0\xb0\xd0\xbd <ivan@example.org>", NULL, NULL, 2},
 };
 
 static void
@@ -262,7 +258,8 @@ static char *
 read_doc(const char *name)
 {
 	const char *srcdir = g_getenv("top_srcdir");
-	g_autofree char *path = g_build_filename(srcdir ? srcdir : ".", name, NULL);
+	g_autofree char *path =
+	    g_build_filename(srcdir ? srcdir : ".", name, NULL);
 	char *text = NULL;
 	g_autoptr(GError) error = NULL;
 	if (!g_file_get_contents(path, &text, NULL, &error))
@@ -288,10 +285,12 @@ man_verbs(void)
 	for (guint i = 1; rows[i]; i++) {
 		if (rows[i][0] == '\t' || rows[i][0] == '\0')
 			continue;
-		g_autofree char *cell = g_strndup(rows[i], strcspn(rows[i], "\t"));
+		g_autofree char *cell =
+		    g_strndup(rows[i], strcspn(rows[i], "\t"));
 		g_auto(GStrv) parts = g_strsplit(cell, "\\-", -1);
 		g_autofree char *verb = g_strjoinv("-", parts);
-		g_string_append_printf(verbs, "%s%s", verbs->len ? ", " : "", verb);
+		g_string_append_printf(verbs, "%s%s", verbs->len ? ", " : "",
+		                       verb);
 	}
 	return g_string_free(verbs, FALSE);
 }
@@ -313,7 +312,8 @@ readme_verbs(void)
 		const char *verb = pieces[i];
 		if (g_str_has_prefix(verb, "Tenure: "))
 			verb += strlen("Tenure: ");
-		g_string_append_printf(verbs, "%s%s", verbs->len ? ", " : "", verb);
+		g_string_append_printf(verbs, "%s%s", verbs->len ? ", " : "",
+		                       verb);
 	}
 	return g_string_free(verbs, FALSE);
 }

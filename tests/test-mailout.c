@@ -66,14 +66,18 @@ vars_new(const char *first, ...)
 static GHashTable *
 person_vars(void)
 {
-	return vars_new("member", "Bdale Garbée <bdale@example.org>", "name",
-	                "Bdale Garbée", "email", "bdale@example.org", "date",
-	                "2026-12-31", "rule", "debian", "eligible_from",
-	                "from 2028-01-01", "term_end", "2026-12-31", "reason",
-	                "more than 42 months and one of the two most senior",
-	                "source", "<resign-1@example.org>", "signed_by",
-	                "0123456789ABCDEF0123456789ABCDEF01234567", "days_left",
-	                "30", NULL);
+	return vars_new(
+	    "member", "Bdale Garbée <bdale@example.org>", "name",
+	    "Bdale Garbée", "email", "bdale@example.org", "date", "2026-12-31",
+	    "rule", "debian", "eligible_from", "from 2028-01-01", "term_end",
+	    "2026-12-31", "reason",
+	    "more than 42 months and one of the two most senior", "source",
+	    "<resign-1@example.org>", "signed_by",
+	    "0123456789ABCDEF0123456789ABCDEF01234567", "days_left", "30",
+	    "late", "", "until", "2027-03-31", "role", "chair", "previous",
+	    "Keith Packard <keithp@example.org>", "fingerprint",
+	    "89ABCDEF0123456789ABCDEF0123456789ABCDEF", "old_fingerprint",
+	    "0123456789ABCDEF0123456789ABCDEF01234567", NULL);
 }
 
 static GMimeMessage *
@@ -191,8 +195,10 @@ test_compose_every_template(void)
 	    {"announce-resign",
 	     "Technical Committee: Bdale Garbée resigns, last day 2026-12-31",
 	     "debian-ctte@lists.example.org", "auto-generated",
-	     "last day of service.\n\nUnder the term rule in force (debian) they may be "
-	     "appointed again\nfrom 2028-01-01.\n\nRecorded from", LIST},
+	     "last day of service.\n\nUnder the term rule in force (debian) "
+	     "they may be "
+	     "appointed again\nfrom 2028-01-01.\n\nRecorded from",
+	     LIST},
 	    {"announce-remove",
 	     "Technical Committee: Bdale Garbée removed, last day 2026-12-31",
 	     "debian-ctte@lists.example.org", "auto-generated",
@@ -337,13 +343,11 @@ test_wrap_table(void)
 	    {"a\n\nb\n", 72, "a\n\nb\n"},
 	    /* Prose runs on into the next line of its paragraph ... */
 	    {"one two three\nfour five\n", 9, "one two\nthree\nfour five\n"},
-	    {"one two three four\nfive\n", 9,
-	     "one two\nthree\nfour five\n"},
+	    {"one two three four\nfive\n", 9, "one two\nthree\nfour five\n"},
 	    /* ... but never into a field, a quote or a new paragraph. */
 	    {"one two three\nRule: x\n", 9, "one two\nthree\nRule: x\n"},
 	    {"one two three\n\nfour\n", 9, "one two\nthree\n\nfour\n"},
-	    {"> one two three\n> four\n", 9,
-	     "> one two\n> three\n> four\n"},
+	    {"> one two three\n> four\n", 9, "> one two\n> three\n> four\n"},
 	    /* A label of several words, and one not in English, make a
 	     * field line as well (issue 18: "... (debian 6.2.7) Term
 	     * rule: debian" on one line). */
@@ -372,7 +376,8 @@ test_wrap_table(void)
 		if (g_strcmp0(got, cases[i].out) != 0)
 			g_error("case %zu: wrapping \"%s\" at %u:\nexpected\n%s"
 			        "got\n%s",
-			        i, cases[i].in, cases[i].width, cases[i].out, got);
+			        i, cases[i].in, cases[i].width, cases[i].out,
+			        got);
 	}
 }
 
@@ -452,8 +457,8 @@ every_rule_reason(void)
 		g_autoptr(Rule) rule = rule_new(*name, NULL, &error);
 		g_assert_no_error(error);
 		for (gsize d = 0; d < G_N_ELEMENTS(days); d++) {
-			g_autoptr(GPtrArray) status =
-			    term_status(committee, rule, 8, day(days[d]), &error);
+			g_autoptr(GPtrArray) status = term_status(
+			    committee, rule, 8, day(days[d]), &error);
 			g_assert_no_error(error);
 			for (guint i = 0; i < status->len; i++) {
 				const TermInfo *info = status->pdata[i];
@@ -485,10 +490,11 @@ template_labels(const char *path)
 		MailoutLine line;
 		mailout_line_classify(lines[i], &line);
 		if (line.label)
-			g_ptr_array_add(labels,
-			                g_strndup(lines[i],
-			                          g_utf8_offset_to_pointer(lines[i], line.label) -
-			                              lines[i]));
+			g_ptr_array_add(
+			    labels,
+			    g_strndup(lines[i], g_utf8_offset_to_pointer(
+			                            lines[i], line.label) -
+			                            lines[i]));
 	}
 	return labels;
 }
@@ -532,13 +538,15 @@ test_every_template_lines_stay_apart(void)
 		    g_build_filename(conf->templates_dir, file, NULL);
 		g_autoptr(GPtrArray) labels = template_labels(path);
 		g_autofree char *template_text = NULL;
-		g_assert_true(g_file_get_contents(path, &template_text, NULL, NULL));
+		g_assert_true(
+		    g_file_get_contents(path, &template_text, NULL, NULL));
 		for (guint r = 0; r < reasons->len; r++) {
 			const char *reason = reasons->pdata[r];
 			g_autoptr(GHashTable) vars = person_vars();
 			const char *const long_values[][2] = {
-			    {"member", "Bartholomew Maximilian Garbée-Ståhlberg "
-			               "<bartholomew.garbee-stahlberg@example.org>"},
+			    {"member",
+			     "Bartholomew Maximilian Garbée-Ståhlberg "
+			     "<bartholomew.garbee-stahlberg@example.org>"},
 			    {"name", "Bartholomew Maximilian Garbée-Ståhlberg"},
 			    {"rule", "none; from 2015-01-01: debian; from "
 			             "2030-01-01: annual-expiry day=08-16 "
@@ -548,22 +556,25 @@ test_every_template_lines_stay_apart(void)
 			    {"subject", "Tenure: a command with a long subject "
 			                "line that goes on and on"},
 			    {"in_reply_to", "<cmd-1@example.org>"},
-			    {"signer", "0123456789ABCDEF0123456789ABCDEF01234567"},
+			    {"signer",
+			     "0123456789ABCDEF0123456789ABCDEF01234567"},
 			    {"transcript",
 			     "> Tenure: resign\n> Effective: 2026-12-31\n"
 			     "Refused: the signer is not a member of the "
 			     "committee on 2026-12-31, and a refusal goes on"},
 			};
 			for (gsize v = 0; v < G_N_ELEMENTS(long_values); v++)
-				g_hash_table_insert(vars, g_strdup(long_values[v][0]),
-				                    g_strdup(long_values[v][1]));
+				g_hash_table_insert(
+				    vars, g_strdup(long_values[v][0]),
+				    g_strdup(long_values[v][1]));
 			g_autoptr(GError) error = NULL;
 			g_autoptr(GBytes) bytes = mailout_compose(
 			    conf, kind, vars, "<x@example.org>", &error);
 			g_assert_no_error(error);
 			GMimeMessage *message = parse_message(bytes);
-			g_autofree char *text = g_mime_text_part_get_text(
-			    GMIME_TEXT_PART(g_mime_message_get_mime_part(message)));
+			g_autofree char *text =
+			    g_mime_text_part_get_text(GMIME_TEXT_PART(
+			        g_mime_message_get_mime_part(message)));
 			g_object_unref(message);
 			g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
 			for (guint i = 0; lines[i]; i++) {
@@ -571,8 +582,10 @@ test_every_template_lines_stay_apart(void)
 				g_autofree char *words = words_of(lines[i]);
 				if (g_utf8_strlen(lines[i], -1) > 72 &&
 				    strchr(words, ' ') != NULL)
-					g_error("%s: line %u has %ld characters:\n%s",
-					        kind, i + 1, g_utf8_strlen(lines[i], -1),
+					g_error("%s: line %u has %ld "
+					        "characters:\n%s",
+					        kind, i + 1,
+					        g_utf8_strlen(lines[i], -1),
 					        text);
 			}
 			/* Each label starts a line, and only there. */
@@ -581,11 +594,12 @@ test_every_template_lines_stay_apart(void)
 				const char *label = labels->pdata[l];
 				const char *at = strstr(lined, label);
 				if (at == NULL)
-					g_error("%s: \"%s\" is missing:\n%s", kind,
-					        label, text);
+					g_error("%s: \"%s\" is missing:\n%s",
+					        kind, label, text);
 				for (; at; at = strstr(at + 1, label))
 					if (at[-1] != '\n')
-						g_error("%s: \"%s\" does not start a "
+						g_error("%s: \"%s\" does not "
+						        "start a "
 						        "line of its own:\n%s",
 						        kind, label, text);
 			}
@@ -596,9 +610,12 @@ test_every_template_lines_stay_apart(void)
 			    (strstr(template_text, "{{reason}}") &&
 			     strstr(all, reason_words) == NULL) ||
 			    (strstr(template_text, "{{member}}") &&
-			     strstr(all, "Bartholomew Maximilian Garbée-Ståhlberg") ==
+			     strstr(
+			         all,
+			         "Bartholomew Maximilian Garbée-Ståhlberg") ==
 			         NULL))
-				g_error("%s: a value was lost:\n%s", kind, text);
+				g_error("%s: a value was lost:\n%s", kind,
+				        text);
 			composed++;
 		}
 	}
@@ -748,10 +765,10 @@ test_from_name_in_body(void)
 	g_free(conf->templates_dir);
 	conf->templates_dir = fresh_dir("templates");
 	conf->sink_from_name = g_strdup("The \\ \"TC\", secretary");
-	g_autofree char *path = write_template(
-	    conf->templates_dir, "reminder",
-	    "From: {{sender}}\nTo: {{list}}\nSubject: x\n\n"
-	    "Sent by {{from_name}}.\n");
+	g_autofree char *path =
+	    write_template(conf->templates_dir, "reminder",
+	                   "From: {{sender}}\nTo: {{list}}\nSubject: x\n\n"
+	                   "Sent by {{from_name}}.\n");
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GBytes) bytes =
 	    mailout_compose(conf, "reminder", NULL, "<x@example.org>", &error);
@@ -768,8 +785,8 @@ test_from_name_in_body(void)
 static GHashTable *
 placeholders_in(const char *text)
 {
-	GHashTable *names = g_hash_table_new_full(g_str_hash, g_str_equal,
-	                                          g_free, NULL);
+	GHashTable *names =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_autoptr(GRegex) regex =
 	    g_regex_new("\\{\\{([a-z_]+)\\}\\}", 0, 0, NULL);
 	g_autoptr(GMatchInfo) match = NULL;
@@ -796,23 +813,27 @@ test_placeholders_documented(void)
 	g_autofree char *section = g_strndup(start, end - start);
 	g_autoptr(GHashTable) documented = placeholders_in(section);
 
-	g_autoptr(GHashTable) known =
-	    g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GHashTable) known = g_hash_table_new(g_str_hash, g_str_equal);
 	for (const char *const *p = mailout_placeholders(); *p; p++) {
 		g_hash_table_add(known, (gpointer)*p);
 		if (!g_hash_table_contains(documented, *p))
-			g_error("{{%s}} is known to the code but not documented "
-			        "in tenure(1) TEMPLATES", *p);
+			g_error(
+			    "{{%s}} is known to the code but not documented "
+			    "in tenure(1) TEMPLATES",
+			    *p);
 	}
 	GHashTableIter iter;
 	gpointer name;
 	g_hash_table_iter_init(&iter, documented);
 	while (g_hash_table_iter_next(&iter, &name, NULL))
 		if (!g_hash_table_contains(known, name))
-			g_error("tenure(1) documents {{%s}}, which the code does "
-			        "not know", (const char *)name);
+			g_error(
+			    "tenure(1) documents {{%s}}, which the code does "
+			    "not know",
+			    (const char *)name);
 
-	g_autofree char *dir_path = g_build_filename(top_srcdir, "templates", NULL);
+	g_autofree char *dir_path =
+	    g_build_filename(top_srcdir, "templates", NULL);
 	g_autoptr(GDir) dir = g_dir_open(dir_path, 0, NULL);
 	g_assert_nonnull(dir);
 	guint templates = 0;
@@ -1332,6 +1353,252 @@ test_schedule_announce_days_before(void)
 	assert_queued(conf, key, TRUE);
 }
 
+/* A committee with keys, for the announcements of every event kind. */
+#define FPR_ALICE "A11CE0000000000000000000000000000000A11C"
+#define FPR_BOB   "B0B0000000000000000000000000000000000B0B"
+#define FPR_BOB2  "B0B2000000000000000000000000000000000B0B"
+static const char keyed_ledger[] =
+    "Event: rule\nDate: 2015-01-01\nRule: debian\nSource: import\n\n"
+    "Event: appoint\nDate: 2023-01-10\n"
+    "Member: Alice Senior <alice@example.org>\n"
+    "Fingerprint: " FPR_ALICE "\nSource: import\n\n"
+    "Event: appoint\nDate: 2023-03-01\n"
+    "Member: Bob Second <bob@example.org>\n"
+    "Fingerprint: " FPR_BOB "\nSource: import\n\n"
+    "Event: appoint\nDate: 2025-06-01\n"
+    "Member: Carol Junior <carol@example.org>\nSource: import\n";
+
+/* For each kind of ledger event: a stanza of it from signed mail, the
+ * key of its announcement, and what the announcement must say. */
+static const struct {
+	const char *kind;
+	const char *stanza;
+	const char *key;
+	const char *body_has;
+} every_kind[] = {
+    {"appoint",
+     "Event: appoint\nDate: 2026-12-01\nMember: Dana Néw <dana@example.org>\n"
+     "Source: <appoint-dana@example.org>\n",
+     "announce/appoint/dana@example.org/2026-12-01",
+     "Dana Néw <dana@example.org> is a member of the Technical Committee"},
+    {"resign",
+     "Event: resign\nDate: 2026-12-01\n"
+     "Member: Carol Junior <carol@example.org>\n"
+     "Source: <resign-carol@example.org>\n",
+     "announce/resign/carol@example.org/2026-12-01",
+     "Carol Junior <carol@example.org> has resigned"},
+    {"remove",
+     "Event: remove\nDate: 2026-12-01\n"
+     "Member: Carol Junior <carol@example.org>\n"
+     "Source: <remove-carol@example.org>\nComment: by vote\n",
+     "announce/remove/carol@example.org/2026-12-01",
+     "Carol Junior <carol@example.org> has been removed"},
+    {"expire",
+     "Event: expire\nDate: 2026-11-30\n"
+     "Member: Carol Junior <carol@example.org>\n"
+     "Source: <expire-carol@example.org>\nComment: a rule said so\n",
+     "announce/expire/carol@example.org/2026-11-30", "Reason: a rule said so"},
+    {"defer",
+     "Event: defer\nDate: 2026-12-01\nUntil: 2027-03-31\n"
+     "Member: Carol Junior <carol@example.org>\n"
+     "Source: <defer-carol@example.org>\nComment: a vote is under way\n",
+     "announce/defer/carol@example.org/2026-12-01/2027-03-31",
+     "2027-03-31, as of 2026-12-01.\n\n"
+     "Reason: a vote is under way\n"},
+    {"rule",
+     "Event: rule\nDate: 2027-01-01\nRule: fixed-term\nParameters: term=5y\n"
+     "Source: <rule-change@example.org>\n",
+     "announce/rule/2027-01-01/fixed-term term=5y",
+     "From 2027-01-01, the term rule of the Technical Committee is:\n\n"
+     "    fixed-term term=5y"},
+    {"role",
+     "Event: role\nDate: 2026-12-01\nRole: chair\n"
+     "Member: Bob Second <bob@example.org>\nFingerprint: " FPR_BOB "\n"
+     "Source: <handover@example.org>\nSigned-By: " FPR_ALICE "\n",
+     "announce/role/chair/bob@example.org/2026-12-01",
+     "From 2026-12-01, Bob Second <bob@example.org> holds the chair's role "
+     "for\n"
+     "the Technical Committee, in place of Alice Senior <alice@example.org>.\n"
+     "\nKey: " FPR_BOB "\n"},
+    {"key",
+     "Event: key\nDate: 2026-12-01\nMember: Bob Second <bob@example.org>\n"
+     "Fingerprint: " FPR_BOB2 "\nSource: <new-key-bob@example.org>\n"
+     "Signed-By: " FPR_BOB "\n",
+     "announce/key/bob@example.org/2026-12-01/" FPR_BOB2,
+     "New key: " FPR_BOB2 "\nKey before: " FPR_BOB "\n"},
+};
+
+/* The body of queued mail TEXT (the envelope, then the message),
+ * decoded, without CRs. */
+static char *
+queued_body(const char *text)
+{
+	const char *message = strstr(text, "\n\n");
+	g_assert_nonnull(message);
+	g_autoptr(GBytes) bytes = g_bytes_new(message + 2, strlen(message + 2));
+	GMimeMessage *parsed = parse_message(bytes);
+	GMimeObject *part = g_mime_message_get_mime_part(parsed);
+	if (GMIME_IS_MULTIPART_SIGNED(part))
+		part = g_mime_multipart_get_part(
+		    GMIME_MULTIPART(part), GMIME_MULTIPART_SIGNED_CONTENT);
+	g_assert_true(GMIME_IS_TEXT_PART(part));
+	char *body = g_mime_text_part_get_text(GMIME_TEXT_PART(part));
+	g_object_unref(parsed);
+	char *w = body;
+	for (const char *r = body; *r; r++)
+		if (*r != '\r')
+			*w++ = *r;
+	*w = '\0';
+	return body;
+}
+
+static char *queued_text(const Conf *conf, const char *key);
+
+/* queued_text without the CRs of the message's line ends. */
+static char *
+queued_lf(const Conf *conf, const char *key)
+{
+	char *text = queued_text(conf, key);
+	char *w = text;
+	for (const char *r = text; *r; r++)
+		if (*r != '\r')
+			*w++ = *r;
+	*w = '\0';
+	return text;
+}
+
+/* Every kind of event appended to the ledger is announced to the list,
+ * with its own template (issue 15: handovers, new keys and deferrals
+ * were recorded with no mail to anyone).  A kind added to ledger.h
+ * without a case here fails, and without an announcement fails the
+ * run. */
+static void
+test_schedule_every_event_kind(void)
+{
+	guint kinds = 0;
+	for (EventKind k = 0; ledger_event_kind_name(k) != NULL; k++) {
+		const char *name = ledger_event_kind_name(k);
+		gsize i = 0;
+		while (i < G_N_ELEMENTS(every_kind) &&
+		       strcmp(every_kind[i].kind, name) != 0)
+			i++;
+		if (i == G_N_ELEMENTS(every_kind))
+			g_error(
+			    "event kind \"%s\" has no case here: add one, "
+			    "and its announcement (templates/announce-%s.txt)",
+			    name, name);
+		g_autofree char *text =
+		    g_strconcat(keyed_ledger, "\n", every_kind[i].stanza, NULL);
+		g_autoptr(Conf) conf = schedule_conf(text);
+		g_free(conf->chair);
+		conf->chair = g_strdup(FPR_ALICE);
+		Day next_due = DAY_NONE;
+		g_autoptr(GError) error = NULL;
+		if (!schedule_run(conf, day("2026-12-02"), &next_due, &error))
+			g_error("%s: %s", name, error->message);
+		g_autofree char *mail = queued_lf(conf, every_kind[i].key);
+		g_autofree char *x_tenure =
+		    g_strdup_printf("\nX-Tenure: announce-%s\n", name);
+		g_autofree char *recipients =
+		    g_strdup_printf("Recipients: %s\n", LIST);
+		g_autofree char *body = queued_body(mail);
+		if (strstr(mail, x_tenure) == NULL ||
+		    !g_str_has_prefix(strstr(mail, "Recipients: "),
+		                      recipients) ||
+		    strstr(mail, "\nReply-To: " LIST) == NULL ||
+		    strstr(body, every_kind[i].body_has) == NULL)
+			g_error(
+			    "%s: expected \"%s\" to the list with Reply-To; "
+			    "the outbox has:\n%s",
+			    name, every_kind[i].body_has, mail);
+		/* Announced once. */
+		guint queued_before = outbox_count_queued(conf->state_dir);
+		g_assert_true(
+		    schedule_run(conf, day("2026-12-03"), &next_due, &error));
+		g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==,
+		                 queued_before);
+		kinds++;
+	}
+	g_assert_cmpuint(kinds, ==, G_N_ELEMENTS(every_kind));
+}
+
+/* A key change is also mailed to the member, at the address the ledger
+ * records, with Reply-To the list: a key changed behind their back. */
+static void
+test_schedule_key_notice(void)
+{
+	g_autofree char *text =
+	    g_strconcat(keyed_ledger, "\n",
+	                every_kind[G_N_ELEMENTS(every_kind) - 1].stanza, NULL);
+	g_autoptr(Conf) conf = schedule_conf(text);
+	Day next_due = DAY_NONE;
+	g_autoptr(GError) error = NULL;
+	g_assert_true(schedule_run(conf, day("2026-12-02"), &next_due, &error));
+	g_assert_no_error(error);
+	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 2);
+	g_autofree char *mail =
+	    queued_lf(conf, "notice/key/bob@example.org/2026-12-01/" FPR_BOB2);
+	g_autofree char *body = queued_body(mail);
+	const char *const expected[] = {
+	    "Recipients: bob@example.org\n",
+	    "\nTo: Bob Second <bob@example.org>\n",
+	    "\nReply-To: " LIST "\n",
+	    "\nX-Tenure: notice-key\n",
+	    "\nSubject: Your key for the Technical Committee changes on "
+	    "2026-12-01\n",
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(expected); i++)
+		if (strstr(mail, expected[i]) == NULL)
+			g_error("expected \"%s\" in the notice:\n%s",
+			        expected[i], mail);
+	if (strstr(body, "New key: " FPR_BOB2 "\nKey before: " FPR_BOB "\n") ==
+	        NULL ||
+	    strstr(body, "If this was not you, tell the committee at once") ==
+	        NULL)
+		g_error(
+		    "the notice does not say what changed and what to do:\n%s",
+		    body);
+}
+
+/* Expiries a history had not recorded are recorded on the first run and
+ * announced as late, with the day the term ended (issue 17: "term
+ * expired" mailed for a term that ended a year ago, with no word). */
+static void
+test_schedule_late_expiry(void)
+{
+	g_autoptr(Conf) conf = schedule_conf(debian_ledger);
+	g_free(conf->rule_name);
+	conf->rule_name = g_strdup("debian");
+	g_assert_true(date_set_now("2029-03-05T09:00:00Z"));
+	Day next_due = DAY_NONE;
+	g_autoptr(GError) error = NULL;
+	g_assert_true(schedule_run(conf, day("2029-03-05"), &next_due, &error));
+	g_assert_no_error(error);
+	g_autofree char *mail =
+	    queued_text(conf, "announce/expire/alice@example.org/2027-12-31");
+	g_autofree char *body = queued_body(mail);
+	if (!g_str_has_prefix(body,
+	                      "This announcement is late: this term "
+	                      "ended on 2027-12-31; the record is\n"
+	                      "being caught up. The term of Alice Senior"))
+		g_error("the late expiry does not say so first:\n%s", body);
+
+	/* Recorded the day after the last day, it is news, not late. */
+	g_autoptr(Conf) on_time = schedule_conf(debian_ledger);
+	g_free(on_time->rule_name);
+	on_time->rule_name = g_strdup("debian");
+	g_assert_true(date_set_now("2028-01-01T00:05:00Z"));
+	g_assert_true(
+	    schedule_run(on_time, day("2028-01-01"), &next_due, &error));
+	g_autofree char *on_time_mail = queued_text(
+	    on_time, "announce/expire/alice@example.org/2027-12-31");
+	g_autofree char *on_time_body = queued_body(on_time_mail);
+	if (!g_str_has_prefix(on_time_body, "The term of Alice Senior") ||
+	    strstr(on_time_body, "late") != NULL)
+		g_error("an expiry recorded on time reads as late:\n%s",
+		        on_time_body);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1380,9 +1647,15 @@ main(int argc, char **argv)
 	                test_schedule_rule_beside_term_end);
 	g_test_add_func("/schedule/announce-days-before-the-expiry",
 	                test_schedule_announce_days_before);
-	/* Last: it sets the clock. */
+	g_test_add_func("/schedule/every-event-kind-is-announced",
+	                test_schedule_every_event_kind);
+	g_test_add_func("/schedule/a-key-change-is-mailed-to-the-member",
+	                test_schedule_key_notice);
+	/* Last: they set the clock. */
 	g_test_add_func("/schedule/expiry-recorded-after-downtime-is-announced",
 	                test_schedule_expiry_after_downtime);
+	g_test_add_func("/schedule/a-late-expiry-says-it-is-late",
+	                test_schedule_late_expiry);
 	int result = g_test_run();
 
 	const char *kill_agent[] = {"gpgconf", "--homedir", gnupg_home,
