@@ -113,6 +113,20 @@ archive_read(const char *path, GBytes **raw, gint64 *arrival,
 		return FALSE;
 	}
 	*raw = g_bytes_new_take(data, len);
+	/* The name carries the digest of what was written: a copy cut
+	 * short or damaged on disk is never re-checked as the message. */
+	g_autofree char *digest =
+	    g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, *raw);
+	g_autofree char *suffix = g_strdup_printf(".%s.eml", digest);
+	if (!g_str_has_suffix(base, suffix)) {
+		g_clear_pointer(raw, g_bytes_unref);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: cut short or damaged (%" G_GSIZE_FORMAT " bytes "
+		            "whose SHA-256 is not the one in its name); restore it "
+		            "from a backup",
+		            path, len);
+		return FALSE;
+	}
 	*arrival = when;
 	return TRUE;
 }

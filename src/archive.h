@@ -29,7 +29,9 @@ gboolean archive_remove(const char *path, GError **error);
  * is no archive. */
 GPtrArray *archive_list(const char *state_dir, GError **error);
 
-/* Reads one archived message and the arrival time in its name. */
+/* Reads one archived message and the arrival time in its name; a copy
+ * whose SHA-256 is not the one in its name (cut short, damaged) is an
+ * error (TENURE_ERROR_PARSE). */
 gboolean archive_read(const char *path, GBytes **raw, gint64 *arrival,
                       GError **error);
 

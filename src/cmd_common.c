@@ -100,9 +100,23 @@ cmd_load_ledger(const char *name, const Conf *conf, gboolean missing_ok)
 	g_autoptr(GError) error = NULL;
 	const char *path = cmd_globals.ledger_path ? cmd_globals.ledger_path
 	                                           : conf->ledger;
-	Ledger *ledger = ledger_load(path, missing_ok, &error);
+	/* The configured ledger is read as `tenure run` would: an append
+	 * a crash cut short, past the mark of the state directory, is no
+	 * event (a copy given with --ledger has no mark to go by). */
+	gsize left_out = 0;
+	Ledger *ledger =
+	    cmd_globals.ledger_path || conf->state_dir == NULL
+	        ? ledger_load(path, missing_ok, &error)
+	        : ledger_load_committed(path, conf->state_dir, missing_ok,
+	                                &left_out, &error);
 	if (ledger == NULL)
 		cmd_error(name, "%s", error->message);
+	else if (left_out > 0)
+		cmd_error(name,
+		          "%s: the last %" G_GSIZE_FORMAT " bytes are an append a "
+		          "crash cut short, not an event (tenure run cuts them "
+		          "back)",
+		          path, left_out);
 	return ledger;
 }
 

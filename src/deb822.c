@@ -89,9 +89,13 @@ deb822_parse(const char *source, const char *text, gssize len,
 		            source, lines);
 		return NULL;
 	}
-	if (memchr(text, '\0', len) != NULL) {
+	const char *nul = memchr(text, '\0', len);
+	if (nul != NULL) {
+		guint line = 1;
+		for (const char *p = text; p < nul; p++)
+			line += *p == '\n';
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
-		            "%s: contains a NUL byte", source);
+		            "%s:%u: contains a NUL byte", source, line);
 		return NULL;
 	}
 	if (!g_utf8_validate(text, len, NULL)) {

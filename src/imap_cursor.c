@@ -15,7 +15,13 @@
 
 #include <glib/gstdio.h>
 
+#include "state_file.h"
 #include "util.h"
+
+/* What to do about a damaged cursor. */
+#define REMEDY                                                              \
+	"remove it to start again at the mailbox's end (mail waiting in "   \
+	"the mailbox is then not read)"
 
 #define GROUP "cursor"
 
@@ -99,20 +105,37 @@ read_optional(GKeyFile *file, const char *path, ImapCursor *cursor,
 	return TRUE;
 }
 
+/* Ends ERROR's message with what to do about the cursor. */
+static void
+add_remedy(GError **error)
+{
+	if (error == NULL || *error == NULL)
+		return;
+	char *message = g_strdup_printf("%s; %s", (*error)->message, REMEDY);
+	g_free((*error)->message);
+	(*error)->message = message;
+}
+
 gboolean
 imap_cursor_load(const char *path, ImapCursor *cursor, gboolean *found,
                  GError **error)
 {
 	g_autoptr(GKeyFile) file = g_key_file_new();
 	g_autoptr(GError) local = NULL;
+	g_autofree char *state_dir = g_path_get_dirname(path);
+	g_autofree char *text = NULL;
+	gsize len = 0;
 
 	imap_cursor_clear(cursor);
 	*found = FALSE;
-	if (!g_key_file_load_from_file(file, path, G_KEY_FILE_NONE, &local)) {
-		if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-			return TRUE;
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
-		            local->message);
+	if (!state_file_read(state_dir, path, REMEDY, &text, &len, NULL, error))
+		return FALSE;
+	if (text == NULL)
+		return TRUE;
+	if (!g_key_file_load_from_data(file, text, len, G_KEY_FILE_NONE,
+	                               &local)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE, "%s: %s; %s",
+		            path, local->message, REMEDY);
 		return FALSE;
 	}
 	if (!read_string(file, path, "server", &cursor->server, error) ||
@@ -122,6 +145,7 @@ imap_cursor_load(const char *path, ImapCursor *cursor, gboolean *found,
 	    !read_uid(file, path, "last-uid", &cursor->last_uid, error) ||
 	    !read_optional(file, path, cursor, error)) {
 		imap_cursor_clear(cursor);
+		add_remedy(error);
 		return FALSE;
 	}
 	*found = TRUE;
@@ -147,7 +171,7 @@ imap_cursor_save(const char *path, const ImapCursor *cursor, GError **error)
 	g_key_file_set_int64(file, GROUP, "first-contact", cursor->first_contact);
 	g_key_file_set_uint64(file, GROUP, "reread-until", cursor->reread_until);
 	data = g_key_file_to_data(file, &length, NULL);
-	return util_write_atomic(path, data, (gssize)length, error);
+	return state_file_write(path, data, (gssize)length, error);
 }
 
 gboolean

@@ -3,7 +3,11 @@
 
 #include "imap_failed.h"
 
+#include "state_file.h"
 #include "util.h"
+
+/* What to do about a torn file (see state_file.h). */
+#define REMEDY "remove it: the messages it set aside are then tried again"
 
 struct ImapFailed {
 	char *path;
@@ -27,11 +31,15 @@ imap_failed_load(const char *state_dir, GError **error)
 	g_autoptr(ImapFailed) failed = g_new0(ImapFailed, 1);
 	failed->path = g_build_filename(state_dir, "imap-failed", NULL);
 	failed->file = g_key_file_new();
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	if (!state_file_read(state_dir, failed->path, REMEDY, &text, &len, NULL,
+	                     error))
+		return NULL;
 	g_autoptr(GError) local = NULL;
-	if (!g_key_file_load_from_file(failed->file, failed->path,
-	                               G_KEY_FILE_NONE, &local) &&
-	    !g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
+	if (text && !g_key_file_load_from_data(failed->file, text, len,
+	                                       G_KEY_FILE_NONE, &local)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE, "%s: %s",
 		            failed->path, local->message);
 		return NULL;
 	}
@@ -51,7 +59,7 @@ save(ImapFailed *failed, GError **error)
 	g_autofree char *data = g_key_file_to_data(failed->file, &length, NULL);
 	g_autofree char *dir = g_path_get_dirname(failed->path);
 	return util_mkdir_p(dir, 0750, error) &&
-	       util_write_atomic(failed->path, data, (gssize)length, error);
+	       state_file_write(failed->path, data, (gssize)length, error);
 }
 
 gboolean

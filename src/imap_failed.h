@@ -18,7 +18,9 @@
  *   failed=true
  *   reason=malformed MIME: ...
  *
- * replaced whole (util_write_atomic) at every change.  Returned memory
+ * replaced whole at every change, after the line that tells it whole
+ * from torn (state_file.h: a torn file is an error, never fewer
+ * records).  Returned memory
  * belongs to the caller.
  */
 #ifndef TENURE_IMAP_FAILED_H

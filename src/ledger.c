@@ -12,6 +12,7 @@
 
 #include "committee.h"
 #include "deb822.h"
+#include "state_file.h"
 #include "util.h"
 
 static const char *const kind_names[] = {
@@ -451,20 +452,37 @@ read_all(int fd, const char *path, gsize *len, GError **error)
 /* --- The mark: the ledger as tenure last saw it ---------------------- */
 
 #define MARK_NAME "ledger-mark"
+/* What to do about a torn mark (see state_file.h). */
+#define MARK_REMEDY                                                         \
+	"remove it to accept the ledger as it is, once you have checked "   \
+	"its last stanza"
 
 typedef struct {
 	guint64 bytes;
 	guint events;
-	char *sha256; /* of the first BYTES bytes */
+	char *sha256;     /* of the first BYTES bytes */
+	GBytes *appending; /* the text being appended after them, or NULL */
 } Mark;
 
 static void
 mark_clear(Mark *mark)
 {
 	g_clear_pointer(&mark->sha256, g_free);
+	g_clear_pointer(&mark->appending, g_bytes_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Mark, mark_clear)
+
+/* Reads one "NAME NUMBER" line of the mark into *VALUE. */
+static gboolean
+mark_number(const char *line, const char *name, guint64 *value)
+{
+	gsize n = strlen(name);
+	if (strncmp(line, name, n) != 0 || line[n] != ' ')
+		return FALSE;
+	return g_ascii_string_to_unsigned(line + n + 1, 10, 0, G_MAXUINT64,
+	                                  value, NULL);
+}
 
 /* Reads STATE_DIR's mark into *MARK; *FOUND is FALSE when there is none
  * (a state directory tenure never wrote a ledger from). */
@@ -473,97 +491,173 @@ mark_read(const char *state_dir, Mark *mark, gboolean *found, GError **error)
 {
 	g_autofree char *path = g_build_filename(state_dir, MARK_NAME, NULL);
 	g_autofree char *text = NULL;
-	g_autoptr(GError) local = NULL;
 	*found = FALSE;
-	if (!g_file_get_contents(path, &text, NULL, &local)) {
-		if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-			return TRUE;
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
-		            local->message);
+	if (!state_file_read(state_dir, path, MARK_REMEDY, &text, NULL, NULL,
+	                     error))
 		return FALSE;
-	}
+	if (text == NULL)
+		return TRUE;
 	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-	gboolean have_bytes = FALSE, have_events = FALSE;
+	gboolean have_bytes = FALSE, have_events = FALSE, bad = FALSE;
 	for (guint i = 0; lines[i]; i++) {
-		char *end = NULL;
+		guint64 events = 0;
 		if (g_str_has_prefix(lines[i], "bytes ")) {
-			mark->bytes = g_ascii_strtoull(lines[i] + 6, &end, 10);
-			have_bytes = end && *end == '\0';
+			have_bytes = mark_number(lines[i], "bytes", &mark->bytes);
 		} else if (g_str_has_prefix(lines[i], "events ")) {
-			mark->events = (guint)g_ascii_strtoull(lines[i] + 7, &end, 10);
-			have_events = end && *end == '\0';
+			have_events = mark_number(lines[i], "events", &events) &&
+			              events <= G_MAXUINT;
+			mark->events = (guint)events;
 		} else if (g_str_has_prefix(lines[i], "sha256 ")) {
 			g_free(mark->sha256);
 			mark->sha256 = g_strdup(lines[i] + 7);
+		} else if (g_str_has_prefix(lines[i], "appending ")) {
+			gsize n = 0;
+			guchar *data = g_base64_decode(lines[i] + 10, &n);
+			g_clear_pointer(&mark->appending, g_bytes_unref);
+			mark->appending = g_bytes_new_take(data, n);
+			bad |= n == 0;
 		}
 	}
-	if (!have_bytes || !have_events || mark->sha256 == NULL ||
+	if (!have_bytes || !have_events || bad || mark->sha256 == NULL ||
 	    strlen(mark->sha256) != 64) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
-		            "%s: not a ledger mark (bytes, events and sha256 lines)",
-		            path);
+		            "%s: not a ledger mark (bytes, events and sha256 "
+		            "lines); %s",
+		            path, MARK_REMEDY);
 		return FALSE;
 	}
 	*found = TRUE;
 	return TRUE;
 }
 
+/* Records TEXT (LEN bytes, EVENTS events) as the ledger tenure saw and,
+ * when APPENDING is not NULL, the text it is about to append to it. */
 static gboolean
 mark_write(const char *state_dir, const char *text, gsize len, guint events,
-           GError **error)
+           const char *appending, GError **error)
 {
 	g_autofree char *path = g_build_filename(state_dir, MARK_NAME, NULL);
 	g_autofree char *digest =
 	    g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+	g_autofree char *encoded =
+	    appending ? g_base64_encode((const guchar *)appending,
+	                                strlen(appending))
+	              : NULL;
 	g_autofree char *record = g_strdup_printf(
 	    "# tenure: the ledger as last seen; it may only grow (see tenure(1))\n"
-	    "bytes %" G_GSIZE_FORMAT "\nevents %u\nsha256 %s\n",
-	    len, events, digest);
-	return util_write_atomic(path, record, -1, error);
+	    "bytes %" G_GSIZE_FORMAT "\nevents %u\nsha256 %s\n%s%s%s",
+	    len, events, digest, encoded ? "appending " : "",
+	    encoded ? encoded : "", encoded ? "\n" : "");
+	return state_file_write(path, record, -1, error);
 }
 
-/* Checks TEXT (the whole ledger at PATH, EVENTS events) against STATE_DIR's
- * mark: the ledger only ever grows, so it must be at least as long and
- * begin with the very bytes the mark recorded.  Advances the mark when
- * the ledger grew (an event appended, by tenure or by hand). */
+/* Checks TEXT (the whole ledger at PATH, EVENTS events) against MARK
+ * (when FOUND): the ledger only ever grows, so it must be at least as
+ * long and begin with the very bytes the mark recorded. */
 static gboolean
-mark_check(const char *path, const char *state_dir, const char *text,
-           gsize len, guint events, GError **error)
+mark_verify(const char *path, const char *state_dir, const Mark *mark,
+            gboolean found, const char *text, gsize len, guint events,
+            GError **error)
 {
-	g_auto(Mark) mark = {0};
-	gboolean found = FALSE;
-	if (!mark_read(state_dir, &mark, &found, error))
-		return FALSE;
+	if (!found)
+		return TRUE;
 	g_autofree char *mark_path = g_build_filename(state_dir, MARK_NAME, NULL);
-	if (found && (len < mark.bytes || events < mark.events)) {
+	if (len < mark->bytes || events < mark->events) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: the ledger has %u events (%" G_GSIZE_FORMAT " bytes), "
 		            "fewer than the %u events (%" G_GUINT64_FORMAT " bytes) "
 		            "tenure saw (%s); restore it, or remove %s to accept it "
 		            "as it is",
-		            path, events, len, mark.events, mark.bytes, mark_path,
+		            path, events, len, mark->events, mark->bytes, mark_path,
 		            mark_path);
 		return FALSE;
 	}
-	if (found) {
-		g_autofree char *digest = g_compute_checksum_for_data(
-		    G_CHECKSUM_SHA256, (const guchar *)text, mark.bytes);
-		if (strcmp(digest, mark.sha256) != 0) {
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-			            "%s: the first %" G_GUINT64_FORMAT " bytes are not "
-			            "the ones tenure saw (%s), and the ledger is "
-			            "append-only; restore it, or remove %s to accept it "
-			            "as it is",
-			            path, mark.bytes, mark_path, mark_path);
-			return FALSE;
-		}
-		if (len == mark.bytes)
-			return TRUE;
+	g_autofree char *digest = g_compute_checksum_for_data(
+	    G_CHECKSUM_SHA256, (const guchar *)text, mark->bytes);
+	if (strcmp(digest, mark->sha256) != 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: the first %" G_GUINT64_FORMAT " bytes are not "
+		            "the ones tenure saw (%s), and the ledger is "
+		            "append-only; restore it, or remove %s to accept it "
+		            "as it is",
+		            path, mark->bytes, mark_path, mark_path);
+		return FALSE;
 	}
-	return mark_write(state_dir, text, len, events, error);
+	return TRUE;
 }
 
-/* Counts the events of a ledger text that parses. */
+/* Checks TEXT against STATE_DIR's mark (MARK, when FOUND) and advances
+ * the mark when the ledger grew (an event appended, by tenure or by
+ * hand), or when it still names an append that is over. */
+static gboolean
+mark_check(const char *path, const char *state_dir, const Mark *mark,
+           gboolean found, const char *text, gsize len, guint events,
+           GError **error)
+{
+	if (!mark_verify(path, state_dir, mark, found, text, len, events, error))
+		return FALSE;
+	if (found && len == mark->bytes && mark->appending == NULL)
+		return TRUE;
+	return mark_write(state_dir, text, len, events, NULL, error);
+}
+
+/* The length of what follows the bytes MARK recorded in TEXT (LEN
+ * bytes) when it is a beginning, and not all, of the text MARK says
+ * tenure was appending: an append cut short by a crash or a power loss,
+ * which never reached the ledger whole and was never committed.  0
+ * otherwise: what follows is whole, or was added by hand. */
+static gsize
+torn_append(const Mark *mark, gboolean found, const char *text, gsize len)
+{
+	if (!found || mark->appending == NULL || len <= mark->bytes)
+		return 0;
+	gsize size = 0;
+	const char *appending = g_bytes_get_data(mark->appending, &size);
+	gsize tail = len - mark->bytes;
+	if (tail >= size || memcmp(text + mark->bytes, appending, tail) != 0)
+		return 0;
+	return tail;
+}
+
+/* The line of TEXT that OFFSET falls on, from 1. */
+static guint
+line_at(const char *text, gsize offset)
+{
+	guint line = 1;
+	for (gsize i = 0; i < offset; i++)
+		line += text[i] == '\n';
+	return line;
+}
+
+/* Cuts the ledger at FD (PATH, read as TEXT, *LEN bytes) back to the
+ * bytes MARK recorded when an append was cut short after them, and says
+ * so; *LEN becomes the new length. */
+static gboolean
+cut_torn(int fd, const char *path, const Mark *mark, gboolean found,
+         const char *text, gsize *len, GError **error)
+{
+	gsize torn = torn_append(mark, found, text, *len);
+	if (torn == 0)
+		return TRUE;
+	if (ftruncate(fd, (off_t)mark->bytes) < 0 || fsync(fd) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot cut back the %" G_GSIZE_FORMAT " bytes of "
+		            "an append cut short: %s",
+		            path, torn, g_strerror(errno));
+		return FALSE;
+	}
+	g_autofree char *where =
+	    g_strdup_printf("%s:%u", path, line_at(text, mark->bytes));
+	g_autofree char *bytes = g_strdup_printf("%" G_GSIZE_FORMAT, torn);
+	util_log_warning("ledger-cut-back", "at", where, "bytes", bytes,
+	                 "reason",
+	                 "an append cut short by a crash (never committed: the "
+	                 "mail behind it is handled again)",
+	                 NULL);
+	*len = mark->bytes;
+	return TRUE;
+}
+
 static void
 set_missing(const char *path, GError **error)
 {
@@ -585,12 +679,16 @@ separator(const char *text, gsize len)
 }
 
 /* Cuts the file back to LEN bytes after a failed write or fsync, so that
- * a failed append leaves no part of the stanza behind. */
+ * a failed append leaves no part of the stanza behind, and takes the
+ * append out of STATE_DIR's mark again (TEXT, EVENTS: the ledger before
+ * it), as far as the disk lets it: should either fail, the next start
+ * finds a beginning of the append and cuts it back then. */
 static void
-cut_back(int fd, gsize len)
+cut_back(int fd, gsize len, const char *state_dir, const char *text,
+         guint events)
 {
-	if (ftruncate(fd, (off_t)len) == 0)
-		fsync(fd);
+	if (ftruncate(fd, (off_t)len) == 0 && fsync(fd) == 0 && state_dir)
+		mark_write(state_dir, text, len, events, NULL, NULL);
 }
 
 static gboolean
@@ -604,6 +702,8 @@ append(const char *path, const char *state_dir, const LedgerEvent *event,
 	g_autoptr(Ledger) ledger = NULL;
 	g_autoptr(Committee) committee = NULL;
 	g_autoptr(LedgerEvent) copy = ledger_event_copy(event);
+	g_auto(Mark) mark = {0};
+	gboolean found = FALSE;
 	gsize len = 0;
 
 	if (!event_clean(event, error))
@@ -631,11 +731,16 @@ append(const char *path, const char *state_dir, const LedgerEvent *event,
 	existing = read_all(fd, path, &len, error);
 	if (existing == NULL)
 		goto out;
+	if (state_dir && (!mark_read(state_dir, &mark, &found, error) ||
+	                  !cut_torn(fd, path, &mark, found, existing, &len,
+	                            error)))
+		goto out;
+	existing[len] = '\0';
 	ledger = ledger_parse(path, existing, len, error);
 	if (ledger == NULL)
 		goto out;
-	if (state_dir && !mark_check(path, state_dir, existing, len,
-	                             ledger->events->len, error))
+	if (state_dir && !mark_verify(path, state_dir, &mark, found, existing,
+	                              len, ledger->events->len, error))
 		goto out;
 	if (copy->recorded == NULL) {
 		g_autoptr(GDateTime) now =
@@ -657,11 +762,18 @@ append(const char *path, const char *state_dir, const LedgerEvent *event,
 		if (committee == NULL)
 			goto out;
 	}
+	/* The mark says first what is about to be appended: should the
+	 * machine stop in the middle, what reached the disk is a beginning
+	 * of that text, which the next start cuts back (cut_torn), while a
+	 * stanza added by hand is never taken for one. */
+	if (state_dir && !mark_write(state_dir, existing, len,
+	                             ledger->events->len, added, error))
+		goto out;
 	/* One write for the separator and the stanza: a crash between two
 	 * would leave a stray blank line. */
 	if (!write_all(fd, path, added, strlen(added), error)) {
 		/* A short write (disk full) must not leave half a stanza. */
-		cut_back(fd, len);
+		cut_back(fd, len, state_dir, existing, ledger->events->len);
 		goto out;
 	}
 	if (fsync(fd) < 0) {
@@ -670,12 +782,12 @@ append(const char *path, const char *state_dir, const LedgerEvent *event,
 		 * truth; the caller also looks again before deciding anew. */
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: fsync: %s", path, g_strerror(errno));
-		cut_back(fd, len);
+		cut_back(fd, len, state_dir, existing, ledger->events->len);
 		goto out;
 	}
 	ok = !state_dir ||
 	     mark_write(state_dir, candidate, strlen(candidate),
-	                ledger->events->len + 1, error);
+	                ledger->events->len + 1, NULL, error);
 out:
 	close(fd);
 	return ok;
@@ -760,42 +872,123 @@ ledger_create(const char *path, const Ledger *ledger, const char *state_dir,
 	}
 	unlink(temp);
 	ok = ok && util_fsync_dir(path, error);
-	return ok && (!state_dir ||
-	              mark_write(state_dir, text, len, ledger->events->len, error));
+	return ok && (!state_dir || mark_write(state_dir, text, len,
+	                                       ledger->events->len, NULL, error));
 }
 
-/* Reads, parses and replays the ledger at PATH; *TEXT and *LEN keep its
- * bytes for the caller (the guard compares them with its mark).  A
- * missing file is an empty ledger when MISSING_OK. */
-static Ledger *
-load(const char *path, gboolean missing_ok, char **text, gsize *len,
-     GError **error)
+/* How much of the ledger a load takes, and what it does about an
+ * append cut short past the mark (see cut_torn). */
+typedef enum {
+	LOAD_AS_IS,      /* the file as it is: no state directory */
+	LOAD_COMMITTED,  /* without such an append, which is left on disk */
+	LOAD_GUARDED,    /* without it, cut back on disk; then checked
+	                    against the mark, and the mark advanced */
+} LoadMode;
+
+/* Opens the ledger at PATH for reading, or says why not (*MISSING when
+ * it does not exist, so that the caller may take it as empty). */
+static int
+open_ledger(const char *path, int flags, gboolean missing_ok,
+            gboolean *missing, GError **error)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (missing_ok && errno == ENOENT) {
-			*text = g_strdup("");
-			*len = 0;
-			return ledger_parse(path, "", 0, error);
-		}
-		if (errno == ENOENT)
-			set_missing(path, error);
-		else
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-			            "%s: cannot read the ledger: %s", path,
-			            g_strerror(errno));
-		return NULL;
+	*missing = FALSE;
+	int fd = open(path, flags | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (missing_ok && errno == ENOENT)
+		*missing = TRUE;
+	else if (errno == ENOENT)
+		set_missing(path, error);
+	else
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot read the ledger: %s", path,
+		            g_strerror(errno));
+	return -1;
+}
+
+/* Cuts back, under the ledger's lock, an append cut short that MARK
+ * tells of; *TEXT and *LEN become the ledger as it then is. */
+static gboolean
+recover(const char *path, const Mark *mark, char **text, gsize *len,
+        GError **error)
+{
+	gboolean missing;
+	int fd = open_ledger(path, O_RDWR, FALSE, &missing, error);
+	if (fd < 0)
+		return FALSE;
+	gboolean ok = FALSE;
+	if (flock(fd, LOCK_EX) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
+		            "%s: cannot lock the ledger: %s", path,
+		            g_strerror(errno));
+	} else {
+		g_free(*text);
+		*text = read_all(fd, path, len, error);
+		ok = *text && cut_torn(fd, path, mark, TRUE, *text, len, error);
 	}
-	*text = read_all(fd, path, len, error);
 	close(fd);
-	if (*text == NULL)
+	return ok;
+}
+
+/* Reads, parses and replays the ledger at PATH, as MODE says (STATE_DIR
+ * holds the mark, unless LOAD_AS_IS).  A missing file is an empty
+ * ledger when MISSING_OK.  *LEFT_OUT (may be NULL) gets the length of
+ * an append cut short that LOAD_COMMITTED left out. */
+static Ledger *
+load(const char *path, const char *state_dir, LoadMode mode,
+     gboolean missing_ok, gsize *left_out, GError **error)
+{
+	g_auto(Mark) mark = {0};
+	gboolean found = FALSE, missing = FALSE;
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	if (left_out)
+		*left_out = 0;
+	int fd = open_ledger(path, O_RDONLY, missing_ok, &missing, error);
+	if (fd < 0 && !missing)
 		return NULL;
-	g_autoptr(Ledger) ledger = ledger_parse(path, *text, *len, error);
+	if (fd < 0) {
+		text = g_strdup("");
+	} else {
+		text = read_all(fd, path, &len, error);
+		close(fd);
+	}
+	if (text == NULL)
+		return NULL;
+	if (mode != LOAD_AS_IS && !missing) {
+		/* A command that only looks may be run by someone who can
+		 * read the ledger but not the state (mode 0600): without the
+		 * mark, it reads the ledger as it is. */
+		g_autoptr(GError) local = NULL;
+		if (!mark_read(state_dir, &mark, &found, &local)) {
+			if (mode == LOAD_GUARDED) {
+				g_propagate_error(error, g_steal_pointer(&local));
+				return NULL;
+			}
+			mark_clear(&mark);
+			found = FALSE;
+		}
+		gsize torn = torn_append(&mark, found, text, len);
+		if (torn && mode == LOAD_GUARDED) {
+			if (!recover(path, &mark, &text, &len, error))
+				return NULL;
+		} else if (torn) {
+			len = mark.bytes;
+			if (left_out)
+				*left_out = torn;
+		}
+		text[len] = '\0';
+	}
+	g_autoptr(Ledger) ledger = ledger_parse(path, text, len, error);
 	if (ledger == NULL)
 		return NULL;
 	/* A ledger that parses but contradicts itself is refused as a whole. */
 	g_autoptr(Committee) committee = committee_replay(ledger, error);
 	if (committee == NULL)
+		return NULL;
+	if (mode == LOAD_GUARDED &&
+	    !mark_check(path, state_dir, &mark, found, text, len,
+	                ledger->events->len, error))
 		return NULL;
 	return g_steal_pointer(&ledger);
 }
@@ -803,19 +996,19 @@ load(const char *path, gboolean missing_ok, char **text, gsize *len,
 Ledger *
 ledger_load(const char *path, gboolean missing_ok, GError **error)
 {
-	g_autofree char *text = NULL;
-	gsize len = 0;
-	return load(path, missing_ok, &text, &len, error);
+	return load(path, NULL, LOAD_AS_IS, missing_ok, NULL, error);
+}
+
+Ledger *
+ledger_load_committed(const char *path, const char *state_dir,
+                      gboolean missing_ok, gsize *left_out, GError **error)
+{
+	return load(path, state_dir, LOAD_COMMITTED, missing_ok, left_out,
+	            error);
 }
 
 Ledger *
 ledger_load_guarded(const char *path, const char *state_dir, GError **error)
 {
-	g_autofree char *text = NULL;
-	gsize len = 0;
-	g_autoptr(Ledger) ledger = load(path, FALSE, &text, &len, error);
-	if (ledger == NULL ||
-	    !mark_check(path, state_dir, text, len, ledger->events->len, error))
-		return NULL;
-	return g_steal_pointer(&ledger);
+	return load(path, state_dir, LOAD_GUARDED, FALSE, NULL, error);
 }

@@ -77,19 +77,37 @@ gboolean ledger_text_clean(const char *value, char **bad);
  * ledger_create). */
 Ledger *ledger_load(const char *path, gboolean missing_ok, GError **error);
 
-/* The guard against a lost or replaced ledger, for the commands that act
- * on it (run, import).  STATE_DIR/ledger-mark, replaced atomically,
- * records the ledger as tenure last read or wrote it: its length in
- * bytes and events and the SHA-256 of those bytes.  The ledger only
- * grows, so one that is missing, shorter, or whose first bytes differ is
- * an error (TENURE_ERROR_IO, naming the mark): tenure stops instead of
- * acting for an empty or older committee.  Removing the mark accepts
- * the ledger as it is.
+/* The guard against a lost, replaced or torn ledger, for the commands
+ * that act on it (run, import).  STATE_DIR/ledger-mark, replaced
+ * atomically (a state file, see state_file.h), records the ledger as
+ * tenure last read or wrote it: its length in bytes and events and the
+ * SHA-256 of those bytes.  The ledger only grows, so one that is
+ * missing, shorter, or whose first bytes differ is an error
+ * (TENURE_ERROR_IO, naming the mark): tenure stops instead of acting
+ * for an empty or older committee.  Removing the mark accepts the
+ * ledger as it is.
  *
- * ledger_load_guarded loads PATH (missing: an error) and checks it
- * against the mark, advancing the mark when the ledger grew. */
+ * Before each append the mark also records the text about to be
+ * appended, and after the fsync it records the ledger with it.  What
+ * follows the recorded bytes is then one of three things: nothing; the
+ * whole text, or more (the process stopped after the append, or events
+ * were added by hand: read as it is); or a beginning of that text, an
+ * append cut short by a crash or a power loss, say after its Source
+ * line.  Such a stanza was never whole on disk and never committed (the
+ * mail behind it is still unhandled): it is never read as an event.
+ *
+ * ledger_load_guarded loads PATH (missing: an error), cuts such an
+ * append back (log line ledger-cut-back, naming FILE:LINE), checks the
+ * ledger against the mark and advances the mark when the ledger grew.
+ * ledger_load_committed reads PATH the same way for the commands that
+ * only look (status, plan, audit), without writing anything: an append
+ * cut short is left out, and *LEFT_OUT (may be NULL) gets its length
+ * (0 when there is none); a missing file is empty when MISSING_OK. */
 Ledger *ledger_load_guarded(const char *path, const char *state_dir,
                             GError **error);
+Ledger *ledger_load_committed(const char *path, const char *state_dir,
+                              gboolean missing_ok, gsize *left_out,
+                              GError **error);
 
 /* Parses ledger TEXT; SOURCE names it in errors. */
 Ledger *ledger_parse(const char *source, const char *text, gssize len,
@@ -112,8 +130,10 @@ char *ledger_to_text(const Ledger *ledger);
 gboolean ledger_append(const char *path, const LedgerEvent *event,
                        GError **error);
 
-/* ledger_append, checking the ledger against STATE_DIR's mark first and
- * advancing the mark once the event is on disk. */
+/* ledger_append, checking the ledger against STATE_DIR's mark first
+ * (and cutting back an append cut short), recording in the mark what it
+ * is about to append, and advancing the mark once the event is on
+ * disk. */
 gboolean ledger_append_guarded(const char *path, const char *state_dir,
                                const LedgerEvent *event, GError **error);
 

@@ -11,7 +11,11 @@
  * The envelope stanza is deb822: Message-Id, Envelope-From, Recipients
  * (comma-separated), Queued, Attempts, Next-Attempt (Unix seconds) and
  * Last-Error.  Every file is written whole with util_write_atomic, so a
- * crash leaves either the old or the new version.  A message is recorded
+ * crash leaves either the old or the new version; queue and dead files
+ * start with the line that tells them whole from torn (state_file.h),
+ * and a queued mail found cut short is never sent: it goes to dead/ as
+ * it is, with the error naming where it was cut.  A sent record counts
+ * by its name alone.  A message is recorded
  * as sent before its queue entry is removed: a crash in between leaves
  * both, and the next flush sees the sent record and only drops the queue
  * entry.  The one unavoidable window, a crash after the server accepted
@@ -48,9 +52,12 @@
 
 #include "date.h"
 #include "deb822.h"
+#include "state_file.h"
 #include "util.h"
 
 #define NAME_LEN      32
+/* What becomes of a queued mail found cut short (see state_file.h). */
+#define TORN_REMEDY   "not sent; kept in outbox/dead, listed by tenure status"
 #define BACKOFF_FIRST 60
 #define BACKOFF_MAX   3600
 
@@ -215,17 +222,22 @@ parse_int64(const char *text, gint64 *out)
 	return TRUE;
 }
 
-/* Reads the entry at PATH; DEAD_REASON (may be NULL) receives the
- * Dead-Reason field of a dead letter. */
+/* Reads the entry at PATH (in STATE_DIR's outbox), checked whole
+ * first: a queued mail cut short on disk is never sent as it is.
+ * DEAD_REASON (may be NULL) receives the Dead-Reason field of a dead
+ * letter. */
 static Entry *
-entry_load(const char *path, char **dead_reason, GError **error)
+entry_load(const char *state_dir, const char *path, char **dead_reason,
+           GError **error)
 {
 	g_autofree char *text = NULL;
 	gsize len = 0;
-	g_autoptr(GError) local = NULL;
-	if (!g_file_get_contents(path, &text, &len, &local)) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
-		            local->message);
+	if (!state_file_read(state_dir, path, TORN_REMEDY, &text, &len, NULL,
+	                     error))
+		return NULL;
+	if (text == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: no longer there", path);
 		return NULL;
 	}
 	const char *split = strstr(text, "\n\n");
@@ -354,7 +366,7 @@ outbox_add(const char *state_dir, const char *message_id,
 	gsize len = 0;
 	g_autofree char *text = entry_serialize(entry, NULL, &len);
 	g_autofree char *path = outbox_path(state_dir, "queue", entry->name);
-	return util_write_atomic(path, text, len, error);
+	return state_file_write(path, text, len, error);
 }
 
 static gint
@@ -432,7 +444,7 @@ move_dead(const char *state_dir, const Entry *entry, const char *reason,
 	g_autofree char *text = entry_serialize(entry, reason, &len);
 	g_autofree char *dead = outbox_path(state_dir, "dead", entry->name);
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
-	return util_write_atomic(dead, text, len, error) &&
+	return state_file_write(dead, text, len, error) &&
 	       remove_file(queued, error);
 }
 
@@ -446,7 +458,7 @@ mark_sending(const char *state_dir, Entry *entry, gint64 now, GError **error)
 	gsize len = 0;
 	g_autofree char *text = entry_serialize(entry, NULL, &len);
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
-	return util_write_atomic(queued, text, len, error);
+	return state_file_write(queued, text, len, error);
 }
 
 static gboolean
@@ -461,7 +473,7 @@ defer_entry(const char *state_dir, Entry *entry, gint64 now, const char *reason,
 	gsize len = 0;
 	g_autofree char *text = entry_serialize(entry, NULL, &len);
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
-	return util_write_atomic(queued, text, len, error);
+	return state_file_write(queued, text, len, error);
 }
 
 /* Holds ENTRY, not tried, until UNTIL: its attempt count and backoff
@@ -477,7 +489,7 @@ hold_entry(const char *state_dir, Entry *entry, gint64 until,
 	gsize len = 0;
 	g_autofree char *text = entry_serialize(entry, NULL, &len);
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
-	return util_write_atomic(queued, text, len, error);
+	return state_file_write(queued, text, len, error);
 }
 
 /* A queue file that cannot be read as an entry can never be sent; it
@@ -514,7 +526,7 @@ load_queue(const char *state_dir, guint *dead, GError **error)
 		const char *name = names->pdata[i];
 		g_autofree char *path = outbox_path(state_dir, "queue", name);
 		g_autoptr(GError) local = NULL;
-		Entry *entry = entry_load(path, NULL, &local);
+		Entry *entry = entry_load(state_dir, path, NULL, &local);
 		if (entry) {
 			g_ptr_array_add(entries, entry);
 			continue;
@@ -749,7 +761,8 @@ outbox_dead_letters(const char *state_dir)
 		    outbox_path(state_dir, "dead", names->pdata[i]);
 		g_autofree char *reason = NULL;
 		g_autoptr(GError) local = NULL;
-		g_autoptr(Entry) entry = entry_load(path, &reason, &local);
+		g_autoptr(Entry) entry =
+		    entry_load(state_dir, path, &reason, &local);
 		if (entry == NULL)
 			g_ptr_array_add(letters,
 			                g_strdup_printf("%s\tunreadable: %s",

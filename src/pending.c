@@ -2,7 +2,14 @@
 #include "config.h"
 
 #include "pending.h"
+#include "state_file.h"
 #include "util.h"
+
+/* What to do about a torn file (see state_file.h). */
+#define REMEDY                                                              \
+	"restore it from a backup, or remove it and ask the signers of the " \
+	"recommendations and removals that were waiting there to send them " \
+	"again"
 
 struct Pending {
 	char *path;
@@ -50,10 +57,14 @@ pending_load(const char *state_dir, GError **error)
 	g_autoptr(Pending) pending = g_new0(Pending, 1);
 	pending->path = g_build_filename(state_dir, "pending", NULL);
 	pending->file = g_key_file_new();
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	if (!state_file_read(state_dir, pending->path, REMEDY, &text, &len, NULL,
+	                     error))
+		return NULL;
 	g_autoptr(GError) local = NULL;
-	if (!g_key_file_load_from_file(pending->file, pending->path,
-	                               G_KEY_FILE_NONE, &local) &&
-	    !g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
+	if (text && !g_key_file_load_from_data(pending->file, text, len,
+	                                       G_KEY_FILE_NONE, &local)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE, "%s: %s",
 		            pending->path, local->message);
 		return NULL;
@@ -66,7 +77,7 @@ save(Pending *pending, GError **error)
 {
 	gsize len = 0;
 	g_autofree char *data = g_key_file_to_data(pending->file, &len, NULL);
-	return util_write_atomic(pending->path, data, len, error);
+	return state_file_write(pending->path, data, len, error);
 }
 
 static Day

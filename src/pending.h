@@ -4,7 +4,9 @@
  * signed by one of chair and leader waits for the other.  Both live in
  * STATE_DIR/pending, a GKeyFile replaced whole on every change, one group
  * per person: [recommend EMAIL] and [remove EMAIL].  Every setter returns
- * only once the file is on disk.
+ * only once the file is on disk.  The file starts with the line that
+ * tells it whole from torn (state_file.h): pending_load refuses a torn
+ * file rather than lose the records cut off.
  */
 #ifndef TENURE_PENDING_H
 #define TENURE_PENDING_H

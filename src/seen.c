@@ -5,9 +5,16 @@
 #include <string.h>
 
 #include "seen.h"
+#include "state_file.h"
 #include "util.h"
 
 #define APPLYING "applying"
+
+/* What to do about a torn file (see state_file.h). */
+#define REMEDY                                                              \
+	"restore it from a backup, or remove it: the ledger still keeps "   \
+	"every applied command from acting twice, but refused ones may be " \
+	"answered again"
 
 struct Seen {
 	char *path;
@@ -80,19 +87,17 @@ seen_load(const char *state_dir, GError **error)
 	seen->replies = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 
 	g_autofree char *text = NULL;
-	g_autoptr(GError) local = NULL;
-	if (!g_file_get_contents(seen->path, &text, NULL, &local)) {
-		if (g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-			return g_steal_pointer(&seen);
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
-		            local->message);
+	guint first = 1;
+	if (!state_file_read(state_dir, seen->path, REMEDY, &text, NULL,
+	                     &first, error))
 		return NULL;
-	}
+	if (text == NULL)
+		return g_steal_pointer(&seen);
 	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
 	for (guint i = 0; lines[i]; i++) {
 		if (*lines[i] == '\0' || *lines[i] == '#')
 			continue;
-		if (!parse_line(seen, lines[i], i + 1, error))
+		if (!parse_line(seen, lines[i], i + first, error))
 			return NULL;
 	}
 	return g_steal_pointer(&seen);
@@ -130,7 +135,7 @@ save(Seen *seen, GError **error)
 	append_sorted(out, seen->signatures, "signature", TRUE);
 	append_sorted(out, seen->messages, "message", TRUE);
 	append_sorted(out, seen->replies, "reply", TRUE);
-	gboolean ok = util_write_atomic(seen->path, out->str, out->len, error);
+	gboolean ok = state_file_write(seen->path, out->str, out->len, error);
 	g_string_free(out, TRUE);
 	return ok;
 }

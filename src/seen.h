@@ -16,7 +16,9 @@
  * Message-ID or a second copy of a mail all find it.  Only command mail
  * is recorded: the file grows with commands, not with list traffic.
  * Every seen_add_* returns only once the file is on disk; on failure the
- * record is not kept in memory either.
+ * record is not kept in memory either.  The file starts with the line
+ * that tells it whole from torn (state_file.h): seen_load refuses a torn
+ * file rather than forget the records cut off.
  */
 #ifndef TENURE_SEEN_H
 #define TENURE_SEEN_H

@@ -5,7 +5,8 @@
  * one level of ">From " quoting is undone (mboxrd).  The arrival time is
  * the date on the "From " line.  An archive given to `tenure import` is
  * read whole; the configured source remembers the offset it has handled
- * in STATE_DIR/mbox-offset, so each run reads only what was appended.
+ * in STATE_DIR/mbox-offset, so each run reads only what was appended
+ * (a torn record is an error, see state_file.h).
  * A message that cannot be handled (see source.h) is logged and left
  * behind; the offset moves past it.
  */
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "source.h"
+#include "state_file.h"
 #include "util.h"
 
 typedef struct {
@@ -115,17 +117,28 @@ is_from_line(const char *data, const char *p, const char *end)
 	                     (p[-2] == '\n' || (p - data >= 3 && p[-2] == '\r' && p[-3] == '\n')));
 }
 
-static gint64
-read_offset(MboxSource *source)
+/* The offset handled so far: 0 without a record, or with one for
+ * another mbox; FALSE when the record is torn (state_file.h), which is
+ * never read as an offset it does not say. */
+static gboolean
+read_offset(MboxSource *source, gint64 *offset, GError **error)
 {
 	g_autofree char *text = NULL;
-	if (source->offset_path == NULL ||
-	    !g_file_get_contents(source->offset_path, &text, NULL, NULL))
-		return 0;
+	*offset = 0;
+	if (source->offset_path == NULL)
+		return TRUE;
+	g_autofree char *state_dir = g_path_get_dirname(source->offset_path);
+	if (!state_file_read(state_dir, source->offset_path,
+	                     "remove it: the mbox is then read from its start, "
+	                     "and no command acts twice",
+	                     &text, NULL, NULL, error))
+		return FALSE;
+	if (text == NULL)
+		return TRUE;
 	g_auto(GStrv) fields = g_strsplit(g_strchomp(text), "\t", 2);
-	if (g_strv_length(fields) != 2 || strcmp(fields[1], source->path) != 0)
-		return 0;
-	return g_ascii_strtoll(fields[0], NULL, 10);
+	if (g_strv_length(fields) == 2 && strcmp(fields[1], source->path) == 0)
+		*offset = g_ascii_strtoll(fields[0], NULL, 10);
+	return TRUE;
 }
 
 static gboolean
@@ -143,7 +156,9 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 	const char *data = g_mapped_file_get_contents(map);
 	gsize size = g_mapped_file_get_length(map);
 	const char *end = data + size;
-	gint64 offset = read_offset(source);
+	gint64 offset = 0;
+	if (!read_offset(source, &offset, error))
+		return FALSE;
 	/* A file that shrank was rewritten: start again from the top and
 	 * rely on the seen records. */
 	if (offset < 0 || (gsize)offset > size)
@@ -200,7 +215,7 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 			g_autofree char *state = g_strdup_printf("%" G_GINT64_FORMAT "\t%s\n",
 			                                         (gint64)(next - data),
 			                                         source->path);
-			if (!util_write_atomic(source->offset_path, state, -1, error))
+			if (!state_file_write(source->offset_path, state, -1, error))
 				return FALSE;
 		}
 		p = next;

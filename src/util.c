@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "util.h"
+#include "state_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -357,5 +358,9 @@ util_lock_state(const char *state_dir, GError **error)
 	/* Whoever holds the lock is the only writer: a temp file now is
 	 * one a killed process left. */
 	util_remove_temps(state_dir);
+	if (!state_file_upgrade(state_dir, error)) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }

@@ -8,6 +8,7 @@
 #   test_expect_success "description" 'commands'   (eval; pass on exit 0)
 #   test_expect_failure "description" 'commands'   (pass on non-zero exit)
 #   test_done                     print the plan; exit 1 if any check failed
+#   state_reseal FILE             a state file edited by hand made whole again
 # Also: $TENURE (the binary), $top_srcdir, $top_builddir, a scratch
 # directory $TEST_DIR (short, under /tmp, removed at exit), and
 # test_cleanup CMD to run CMD at exit (servers, gpg agents).
@@ -110,6 +111,19 @@ test_skip_all() {
 test_done() {
 	echo "1..$_test_count"
 	[ "$_test_failed" -eq 0 ]
+}
+
+# state_reseal FILE: after a state file was changed by hand, gives it
+# the first line that fits its content again ("# tenure-state bytes=LEN
+# sha256=HEX", see src/state_file.h), as tenure writes it.
+state_reseal() {
+	sed '1{/^# tenure-state /d}' "$1" >"$1.body"
+	{
+		printf '# tenure-state bytes=%s sha256=%s\n' "$(wc -c <"$1.body" | tr -d ' ')" \
+			"$(sha256sum <"$1.body" | cut -d ' ' -f 1)"
+		cat "$1.body"
+	} >"$1"
+	rm -f "$1.body"
 }
 
 # A free TCP port on 127.0.0.1.

@@ -83,7 +83,7 @@ mailbox=INBOX
 uidvalidity=$(dovecot_uidvalidity)
 last-uid=$(($(dovecot_uidnext) - 1))
 reread-until=0"
-test_expect_equal "$expected" "$(grep -v first-contact= "$TEST_DIR/state-main/imap-cursor" | grep =)"
+test_expect_equal "$expected" "$(grep -v -e first-contact= -e '^#' "$TEST_DIR/state-main/imap-cursor" | grep =)"
 
 test_begin "the cursor file records the first contact, by tenure's clock"
 contact=$(sed -n 's/^first-contact=//p' "$TEST_DIR/state-main/imap-cursor")
@@ -278,6 +278,7 @@ fi
 test_begin "a malformed cursor file is an error naming the file and the field"
 cp "$TEST_DIR/state-main/imap-cursor" "$TEST_DIR/cursor.saved"
 sed -i 's/^last-uid=.*/last-uid=many/' "$TEST_DIR/state-main/imap-cursor"
+state_reseal "$TEST_DIR/state-main/imap-cursor"
 imap main fetch
 if [ "$rc" -ne 0 ] && grep -q "imap-cursor: \[cursor\] last-uid: \"many\"" "$TEST_DIR/err"; then
 	test_pass

@@ -73,6 +73,7 @@ test_expect_equal "0" "$(cat "$W/state/pending" 2>/dev/null | grep -c 'recommend
 mkdir -p "$W/state"
 printf '\n[recommend nina@example.org]\nmember=Nina Newcomer <nina@example.org>\nfingerprint=%s\nproject-joined=2010-05-01\nsigned-by=%s\nmessage-id=<rec-nina@example.org>\ndate=%s\n' \
 	"$NINA" "$CAROL" "$(date -u +%Y-%m-%d)" >>"$W/state/pending"
+state_reseal "$W/state/pending"
 
 import_mail "$(signed_mail "$LEO" leo@example.org appoint-nina-full "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>
@@ -354,6 +355,7 @@ expect_unchanged "an appointment of an ineligible person is refused" \
 # Half a removal of Nina, left from an earlier term of hers.
 printf '\n[remove nina@example.org]\nmember=Nina Newcomer <nina@example.org>\nleader=%s\nleader-message=<old-remove@example.org>\n' \
 	"$LEO" >>"$W/state/pending"
+state_reseal "$W/state/pending"
 import_mail "$(signed_mail "$CAROL" carol@example.org appoint-nina "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>
 Fingerprint: $NINA
@@ -419,6 +421,7 @@ open(p, "w").write(text[:text.rfind("\n\n")] + "\n")' "$W/ledger"
 mark_applying() {
 	sed -i -e "/^signature .* <$1@example.org>\$/s/\$/ applying/" \
 		-e "/^message <$1@example.org>\( .*\)\{0,1\}\$/d" "$W/state/seen"
+	state_reseal "$W/state/seen"
 }
 later_still=$(date -u -d '+40 days' +%Y-%m-%d)
 before=$(events)
@@ -508,6 +511,7 @@ fi
 # the process stopped before dropping it (put back here by hand).
 printf '\n[recommend nina@example.org]\nmember=Nina Newcomer <nina@example.org>\nfingerprint=%s\nproject-joined=2010-05-01\nsigned-by=%s\nmessage-id=<rec-nina@example.org>\ndate=%s\n' \
 	"$NINA" "$CAROL" "$today" >>"$W/state/pending"
+state_reseal "$W/state/pending"
 before=$(events)
 import_mail "$(signed_mail "$LEO" leo@example.org appoint-nina-again "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>
@@ -521,6 +525,7 @@ expect_unchanged "a recommendation used by an appointment does not count again" 
 # does not complete it again.
 printf '\n[remove dave@example.org]\nmember=Dave Member <dave@example.org>\nchair=%s\nchair-message=<old-1@example.org>\nleader=%s\nleader-message=<old-2@example.org>\n' \
 	"$CAROL" "$LEO" >>"$W/state/pending"
+state_reseal "$W/state/pending"
 before=$(events)
 import_mail "$(signed_mail "$CAROL" carol@example.org remove-dave-stale "Tenure: remove
 Member: Dave Member <dave@example.org>")"

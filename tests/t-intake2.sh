@@ -159,6 +159,7 @@ expect_refused --reply "a deferral more than a year ahead is refused" \
 mkdir -p "$W/state"
 printf '\n[recommend nina@example.org]\nmember=Nina Newcomer <nina@example.org>\nfingerprint=%s\nproject-joined=2010-05-01\nsigned-by=%s\nmessage-id=<old-rec@example.org>\ndate=%s\n' \
 	"$NINA" "$CAROL" "$(date -u -d '100 days ago' +%Y-%m-%d)" >>"$W/state/pending"
+state_reseal "$W/state/pending"
 import_mail "$(listed "$LEO" leo@example.org appoint-lapsed "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>
 Fingerprint: $NINA
@@ -169,6 +170,7 @@ expect_refused --reply "a recommendation older than recommendation-days has laps
 # A fresh recommendation, but of Grace's key under another name.
 printf '\n[recommend mallory@example.org]\nmember=Mallory <mallory@example.org>\nfingerprint=%s\nproject-joined=2010-05-01\nsigned-by=%s\nmessage-id=<rec-mallory@example.org>\ndate=%s\n' \
 	"$GRACE" "$CAROL" "$today" >>"$W/state/pending"
+state_reseal "$W/state/pending"
 import_mail "$(listed "$LEO" leo@example.org appoint-shared-key "Tenure: appoint
 Member: Mallory <mallory@example.org>
 Fingerprint: $GRACE

@@ -298,7 +298,7 @@ fault_then_restart heidi "rename@$W/state/seen:2:EIO" \
 	"a failed signature record after the append" 1
 fault_then_restart ivan "write@$W/state/archive/:1:ENOSPC" \
 	"a full disk at the archive" -
-fault_then_restart judy "rename@$W/state/ledger-mark:1:EIO" \
+fault_then_restart judy "rename@$W/state/ledger-mark:2:EIO" \
 	"a failed write of the ledger's mark after the append" 1
 
 # --- Tidy after a crash ---------------------------------------------------
@@ -315,7 +315,7 @@ else
 fi
 run
 test_begin "the next run removes the temp files a killed run left"
-leftover=$(ls "$W/state" | grep -v -E '^(archive|outbox|lock|seen|pending|ledger-mark)$')
+leftover=$(ls "$W/state" | grep -v -E '^(archive|outbox|lock|seen|pending|ledger-mark|state-format)$')
 if [ "$(cat "$W/status")" = 0 ] && [ -z "$leftover" ] &&
 	grep -q "^temp-removed file=$W/state/seen" "$W/log"; then
 	test_pass

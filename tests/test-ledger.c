@@ -7,6 +7,7 @@
 
 #include "committee.h"
 #include "ledger.h"
+#include "state_file.h"
 #include "util.h"
 
 #define FPR_A "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
@@ -608,6 +609,129 @@ test_guard(void)
 	remove_dir(state);
 }
 
+/* Writes STATE's mark as tenure leaves it just before an append: the
+ * ledger BEFORE, and APPENDING about to follow it. */
+static void
+write_mark_appending(const char *state, const char *before, guint events,
+                     const char *appending)
+{
+	g_autofree char *digest =
+	    g_compute_checksum_for_string(G_CHECKSUM_SHA256, before, -1);
+	g_autofree char *encoded = g_base64_encode((const guchar *)appending,
+	                                           strlen(appending));
+	g_autofree char *body = g_strdup_printf(
+	    "bytes %zu\nevents %u\nsha256 %s\nappending %s\n", strlen(before),
+	    events, digest, encoded);
+	g_autofree char *mark = g_build_filename(state, "ledger-mark", NULL);
+	g_assert_true(state_file_write(mark, body, -1, NULL));
+}
+
+/* An append cut short at any byte, say by a power loss after its Source
+ * line, is never an event: the commands that only look leave it out,
+ * and the guarded load cuts it back; the whole append, or a stanza
+ * added by hand, is read as it is. */
+static void
+test_torn_append(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *state = g_dir_make_tmp("tn.XXXXXX", NULL);
+	g_autofree char *path = scratch_file(
+	    "Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n");
+	g_autoptr(LedgerEvent) bob = appointment("2021-01-01", "Bob <bob@example.org>");
+	g_assert_true(ledger_append_guarded(path, state, bob, &error));
+	g_autofree char *before = read_text(path);
+	g_autoptr(LedgerEvent) carol = appointment("2021-02-01", "Carol <carol@example.org>");
+	carol->source = g_strdup("<carol@example.org>");
+	carol->signed_by = g_strdup(FPR_C);
+	g_assert_true(ledger_append_guarded(path, state, carol, &error));
+	g_assert_no_error(error);
+	g_autofree char *after = read_text(path);
+	const char *added = after + strlen(before);
+	gsize size = strlen(added);
+	g_assert_cmpuint(size, >, 0);
+
+	for (gsize cut = 1; cut < size; cut++) {
+		g_autofree char *torn = g_strndup(after, strlen(before) + cut);
+		g_assert_true(g_file_set_contents(path, torn, -1, NULL));
+		write_mark_appending(state, before, 2, added);
+		gsize left_out = 0;
+		g_autoptr(Ledger) looked = ledger_load_committed(path, state, FALSE,
+		                                                 &left_out, &error);
+		g_assert_no_error(error);
+		g_assert_cmpuint(looked->events->len, ==, 2);
+		g_assert_cmpuint(left_out, ==, cut);
+		g_autofree char *untouched = read_text(path);
+		g_assert_cmpstr(untouched, ==, torn);
+		g_autoptr(Ledger) guarded = ledger_load_guarded(path, state, &error);
+		g_assert_no_error(error);
+		g_assert_cmpuint(guarded->events->len, ==, 2);
+		g_autofree char *cut_back = read_text(path);
+		g_assert_cmpstr(cut_back, ==, before);
+	}
+	/* Whole: the process stopped after the fsync, before the mark. */
+	g_assert_true(g_file_set_contents(path, after, -1, NULL));
+	write_mark_appending(state, before, 2, added);
+	{
+		g_autoptr(Ledger) whole = ledger_load_guarded(path, state, &error);
+		g_assert_no_error(error);
+		g_assert_cmpuint(whole->events->len, ==, 3);
+	}
+	/* Added by hand after a failed append: not what tenure was
+	 * appending, so read as it is. */
+	g_autofree char *by_hand = g_strconcat(
+	    before, "\nEvent: appoint\nDate: 2022-01-01\nMember: Dan <dan@example.org>\n",
+	    NULL);
+	g_assert_true(g_file_set_contents(path, by_hand, -1, NULL));
+	write_mark_appending(state, before, 2, added);
+	{
+		g_autoptr(Ledger) hand = ledger_load_guarded(path, state, &error);
+		g_assert_no_error(error);
+		g_assert_cmpuint(hand->events->len, ==, 3);
+		g_autofree char *kept = read_text(path);
+		g_assert_cmpstr(kept, ==, by_hand);
+	}
+	/* An append that finds a cut-short one first cuts it back too. */
+	g_autofree char *torn = g_strndup(after, strlen(before) + size / 2);
+	g_assert_true(g_file_set_contents(path, torn, -1, NULL));
+	write_mark_appending(state, before, 2, added);
+	g_assert_true(ledger_append_guarded(path, state, carol, &error));
+	g_assert_no_error(error);
+	g_autoptr(Ledger) again = ledger_load(path, FALSE, &error);
+	g_assert_cmpuint(again->events->len, ==, 3);
+	g_autofree char *mark = g_build_filename(state, "ledger-mark", NULL);
+	g_autofree char *mark_text = read_text(mark);
+	g_assert_null(strstr(mark_text, "appending"));
+	remove_scratch(path);
+	remove_dir(state);
+}
+
+/* A mark cut short is an error naming it and what to do, never a
+ * shorter ledger. */
+static void
+test_torn_mark(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *state = g_dir_make_tmp("tn.XXXXXX", NULL);
+	g_autofree char *path = scratch_file(
+	    "Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n");
+	g_autoptr(LedgerEvent) bob = appointment("2021-01-01", "Bob <bob@example.org>");
+	g_assert_true(ledger_append_guarded(path, state, bob, &error));
+	g_autofree char *mark = g_build_filename(state, "ledger-mark", NULL);
+	g_autofree char *whole = read_text(mark);
+	for (gsize cut = 0; cut < strlen(whole); cut += 7) {
+		g_autofree char *torn = g_strndup(whole, cut);
+		g_assert_true(g_file_set_contents(mark, torn, -1, NULL));
+		g_autoptr(Ledger) none = ledger_load_guarded(path, state, &error);
+		g_assert_null(none);
+		g_assert_nonnull(strstr(error->message, "/ledger-mark:"));
+		g_assert_nonnull(strstr(error->message, "remove it to accept the "
+		                                        "ledger as it is"));
+		g_clear_error(&error);
+	}
+	remove_scratch(path);
+	remove_dir(state);
+}
+
 /* ledger_create writes the whole ledger or nothing, and never over an
  * existing one or the remembered one of the state directory. */
 static void
@@ -653,5 +777,7 @@ main(int argc, char **argv)
 	g_test_add_func("/ledger/append-separator", test_append_separator);
 	g_test_add_func("/ledger/guard", test_guard);
 	g_test_add_func("/ledger/create", test_create);
+	g_test_add_func("/ledger/torn-append", test_torn_append);
+	g_test_add_func("/ledger/torn-mark", test_torn_mark);
 	return g_test_run();
 }
