@@ -11,16 +11,14 @@
 # a killed run left.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
+. "$top_srcdir/tests/lib-committee.sh"
 . "$top_srcdir/tests/lib-fault.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 fault_require
 
-gpg_world_init
+committee_init
 MAIL_LIST=ctte@lists.example.org
-W=$TEST_DIR
-mkdir -p "$W/m" "$W/inbox/new" "$W/inbox/cur" "$W/inbox/tmp"
-
 MEMBERS="alice bob dave erin"
 CAROL=$(gpg_new_key "Carol Chair" carol@example.org)
 LEO=$(gpg_new_key "Leo Leader" leo@example.org)
@@ -31,63 +29,31 @@ done
 # shellcheck disable=SC2086
 gpg_export_keyring "$W/keyring.gpg" carol@example.org leo@example.org \
 	nina@example.org $(for who in $MEMBERS; do echo "$who@example.org"; done)
-test_cleanup "gpgconf --homedir '$W/g' --kill all"
+committee_conf committee.list=$MAIL_LIST committee.max-members=16 \
+	rule.name=none roles.chair="$CAROL" roles.leader="$LEO"
 
-cat >"$W/tenure.conf" <<EOF
-[committee]
-name = Test Committee
-templates = $top_srcdir/templates
-list = ctte@lists.example.org
-max-members = 16
-ledger = ledger
-state-dir = state
-
-[rule]
-name = none
-
-[roles]
-chair = $CAROL
-leader = $LEO
-
-[keys]
-keyring = keyring.gpg
-gnupg-home = g
-
-[source]
-url = maildir:inbox
-
-[sink]
-url = maildir:sent
-from = tenure@example.org
-EOF
-
-year_ago=$(date -u -d '1 year ago' +%Y-%m-%d)
 set -- --member "Carol Chair <carol@example.org> $CAROL"
 for who in $MEMBERS; do
 	set -- "$@" --member "$who Member <$who@example.org> $(gpg_fpr "$who@example.org")"
 done
-"$TENURE" --config "$W/tenure.conf" init --date "$year_ago" "$@" >"$W/out" 2>"$W/log" ||
+"$TENURE" --config "$CONF" init --date "$year_ago" "$@" >"$W/out" 2>"$W/log" ||
 	test_skip_all "tenure init failed: $(cat "$W/log")"
 
 # send_command WHO ID BODY: WHO's signed mail, delivered to the list.
 arrival=$(($(date +%s) - 600))
 send_command() {
-	local who=$1 id=$2 body=$3 signer
-	signer=$(gpg_fpr "$who@example.org")
-	mime_text_part "$body" >"$W/m/$id.part"
-	pgpmime_entity "$signer" "$W/m/$id.part" >"$W/m/$id.entity"
-	mail_message "$who@example.org" "$id@example.org" "$W/m/$id.entity" >"$W/m/$id.eml"
 	arrival=$((arrival + 1))
-	deliver "$W/inbox" "$W/m/$id.eml" "$arrival"
+	deliver "$W/inbox" "$(signed_mail "$(gpg_fpr "$1@example.org")" \
+		"$1@example.org" "$2" "$3")" "$arrival"
 }
 
 # run [FAULT]: `tenure run --once`, with the fault if given; log in
 # $W/log, exit status in $W/status.
 run() {
 	if [ -n "${1:-}" ]; then
-		with_fault "$1" "$TENURE" --config "$W/tenure.conf" run --once >"$W/out" 2>"$W/log"
+		with_fault "$1" "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
 	else
-		"$TENURE" --config "$W/tenure.conf" run --once >"$W/out" 2>"$W/log"
+		"$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
 	fi
 	echo $? >"$W/status"
 }
@@ -96,8 +62,8 @@ unread() {
 	ls "$W/inbox/new" | wc -l
 }
 
-# events KIND WHO: how many KIND events the ledger has for WHO.
-events() {
+# events_of KIND WHO: how many KIND events the ledger has for WHO.
+events_of() {
 	grep -A3 "^Event: $1\$" "$W/ledger" | grep -c "^Member: .*<$2@example.org>"
 }
 
@@ -142,7 +108,7 @@ test_expect_equal "137 1" "$(cat "$W/status") $(grep -c '<alice-resign@example.o
 cut_after "$W/ledger" '^Source: <alice-resign@'
 tail -n 4 "$W/ledger" >"$W/torn-stanza"
 
-"$TENURE" --config "$W/tenure.conf" status >"$W/status-out" 2>"$W/status-err"
+"$TENURE" --config "$CONF" status >"$W/status-out" 2>"$W/status-err"
 test_begin "tenure status does not take the cut stanza for an event, and says so"
 if grep -E -q '^ +[0-9]+ +alice Member' "$W/status-out" &&
 	grep -q "^tenure status: $W/ledger: the last [0-9]* bytes are an append a crash cut short, not an event" "$W/status-err"; then
@@ -159,7 +125,7 @@ else
 	test_fail "$(cat "$W/log")" "$(cat "$W/torn-stanza")"
 fi
 test_begin "... and applies the resignation once, whole (Signed-By, Recorded)"
-if [ "$(cat "$W/status")" = 0 ] && [ "$(events resign alice)" = 1 ] &&
+if [ "$(cat "$W/status")" = 0 ] && [ "$(events_of resign alice)" = 1 ] &&
 	grep -A8 '^Source: <alice-resign@' "$W/ledger" | grep -q '^Signed-By: ' &&
 	grep -A8 '^Source: <alice-resign@' "$W/ledger" | grep -q '^Recorded: ' &&
 	[ "$(unread)" = 0 ]; then
@@ -169,7 +135,7 @@ else
 fi
 test_begin "... announced once, and alice gets no refusal"
 test_expect_equal "1 0" "$(sent_to ctte@lists.example.org 'alice Member resigns') $(sent_to alice@example.org 'Refused:')"
-"$TENURE" --config "$W/tenure.conf" audit >"$W/audit" 2>&1
+"$TENURE" --config "$CONF" audit >"$W/audit" 2>&1
 test_begin "... and tenure audit agrees with the ledger"
 if grep -q ' 0 problems, 0 differences$' "$W/audit"; then
 	test_pass
@@ -215,7 +181,7 @@ fi
 cp "$W/seen.whole" "$W/state/seen"
 run
 test_begin "... and with seen restored the mail is applied once"
-test_expect_equal "0 1 1" "$(cat "$W/status") $(events resign bob) $(sent_to ctte@lists.example.org 'bob Member resigns')"
+test_expect_equal "0 1 1" "$(cat "$W/status") $(events_of resign bob) $(sent_to ctte@lists.example.org 'bob Member resigns')"
 
 # pending cut in the middle of the chair's recommendation: read as
 # shorter data, the leader's appointment would find no recommendation.
@@ -234,11 +200,11 @@ run
 expect_stopped "a pending file cut mid-group stops the run with FILE:LINE and what to do" \
 	"^tenure run: $W/state/pending:[0-9]*: cut short: .*; restore it from a backup, or remove it and ask the signers"
 test_begin "... the leader's appointment is neither applied nor refused"
-test_expect_equal "0 0 1" "$(events appoint nina) $(sent_to leo@example.org 'Refused:') $(unread)"
+test_expect_equal "0 0 1" "$(events_of appoint nina) $(sent_to leo@example.org 'Refused:') $(unread)"
 cp "$W/pending.whole" "$W/state/pending"
 run
 test_begin "... and with pending restored Nina is appointed once"
-test_expect_equal "0 1 1" "$(cat "$W/status") $(events appoint nina) $(sent_to ctte@lists.example.org 'Nina Newcomer appointed')"
+test_expect_equal "0 1 1" "$(cat "$W/status") $(events_of appoint nina) $(sent_to ctte@lists.example.org 'Nina Newcomer appointed')"
 
 # --- A queued mail cut short --------------------------------------------
 
@@ -256,7 +222,7 @@ else
 fi
 head -c -200 "$queued" >"$W/queued.cut" && cat "$W/queued.cut" >"$queued"
 name=$(basename "$queued")
-faketime -f '+2h' "$TENURE" --config "$W/tenure.conf" run --once >"$W/out" 2>"$W/log"
+faketime -f '+2h' "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
 echo $? >"$W/status"
 test_begin "a queued mail cut short is never sent"
 test_expect_equal "0" "$(sent_to ctte@lists.example.org 'erin Member resigns')"
@@ -267,7 +233,7 @@ if [ -f "$W/state/outbox/dead/$name" ] && [ ! -e "$queued" ] &&
 else
 	test_fail "$(ls -R "$W/state/outbox")" "$(cat "$W/log")"
 fi
-"$TENURE" --config "$W/tenure.conf" status >"$W/status-out" 2>&1
+"$TENURE" --config "$CONF" status >"$W/status-out" 2>&1
 test_begin "... and tenure status lists it with the reason"
 if grep -q "$name.*cut short" "$W/status-out"; then
 	test_pass
