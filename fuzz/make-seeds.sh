@@ -8,6 +8,10 @@
 #              clearsigned, a footer in multipart/mixed, nested, forwarded,
 #              quoted-printable, a mail without MIME), signed by keys made
 #              for the run (the keys are thrown away; only the mail stays)
+#   packets/   signatures as a PGP/MIME part or a clearsigned block ends
+#              with them: a genuine one armoured and binary, a clearsigned
+#              block, and the crafted ones tenure refuses before gpg
+#              (tests/craft-packets.py)
 #   ledger/    the example ledgers and the test ledger
 #   conf/      the shipped and the example configuration
 #   template/  the shipped templates
@@ -17,7 +21,7 @@ out=$top/fuzz/corpus
 . "$top/tests/lib.sh"
 . "$top/tests/lib-gpg.sh"
 
-mkdir -p "$out/intake" "$out/ledger" "$out/conf" "$out/template"
+mkdir -p "$out/intake" "$out/packets" "$out/ledger" "$out/conf" "$out/template"
 cp "$top"/examples/*.ledger "$top"/tests/data/*.ledger "$out/ledger/"
 cp "$top/etc/tenure.conf" "$out/conf/shipped.conf"
 cp "$top/examples/tenure.conf" "$out/conf/example.conf"
@@ -62,4 +66,13 @@ pgpmime_entity rra@debian.org "$t/alt.part" >"$t/alt"
 mail_message "Russ Allbery <rra@debian.org>" alt@example.org "$t/alt" >"$out/intake/alternative.eml"
 
 printf 'From: someone@example.org\nSubject: plain\nMessage-ID: <plain@example.org>\n\n> Tenure: resign\nTenure: appoint\nMember: X <x@example.org>\n-- \nsig\n' >"$out/intake/no-mime.eml"
+craft="/usr/bin/python3 $top/tests/craft-packets.py"
+printf 'Tenure: resign\n' >"$t/text"
+gw -u rra@debian.org --armor --detach-sign -o "$out/packets/armoured.sig" "$t/text"
+gw -u rra@debian.org --detach-sign -o "$out/packets/binary.sig" "$t/text"
+gw -u don@debian.org --clearsign -o "$out/packets/clearsigned.txt" "$t/text"
+$craft compressed 2 1000 >"$out/packets/compressed.sig"
+$craft repeat 3 "$out/packets/armoured.sig" >"$out/packets/three.sig"
+$craft version 5 "$out/packets/armoured.sig" >"$out/packets/version5.sig"
+$craft partial "$out/packets/armoured.sig" >"$out/packets/partial.sig"
 echo "seeds in $out"

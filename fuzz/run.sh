@@ -12,6 +12,8 @@
 # fails the run: copy it into fuzz/corpus/NAME once fixed, so
 # `make check` replays it for ever.
 #
+# FUZZ_HARNESSES="packets intake" in the environment runs only those.
+#
 # FUZZ_SEED=N in the environment fixes libFuzzer's random seed, so that
 # a run is a prefix of any longer run with the same seed and corpus (CI
 # uses it: a 30-second run then finds nothing a longer run before it
@@ -24,7 +26,7 @@ seconds=${1:-60}
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 builddir=$(pwd)
 work=$builddir/fuzz-build
-harnesses="intake ledger conf template"
+harnesses=${FUZZ_HARNESSES:-"intake packets ledger conf template"}
 CC=${FUZZ_CC:-clang}
 
 if [ ! -f "$builddir/config.h" ]; then

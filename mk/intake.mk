@@ -8,6 +8,7 @@ src_libtenure_a_SOURCES += \
 	src/source_mbox.c \
 	src/keyring.c src/keyring.h \
 	src/signed_part.c src/signed_part.h \
+	src/packets.c src/packets.h \
 	src/verify.c src/verify.h \
 	src/command.c src/command.h \
 	src/seen.c src/seen.h \
@@ -37,3 +38,8 @@ check_PROGRAMS += tests/test-decide
 tests_test_decide_LDADD = $(TEST_LDADD) -lm
 TESTS += tests/test-decide tests/t-intake2.sh tests/t-authority.sh
 dist_check_SCRIPTS += tests/t-intake2.sh tests/t-authority.sh
+
+# What bounds gpg's work: signatures refused before gpg runs (issue 15,
+# item 5), crafted by tests/craft-packets.py.
+TESTS += tests/t-sigbounds.sh
+dist_check_SCRIPTS += tests/t-sigbounds.sh tests/craft-packets.py

@@ -4,6 +4,8 @@
 #include <gpgme.h>
 
 #include "date.h"
+#include "packets.h"
+#include "source.h"
 #include "util.h"
 #include "verify.h"
 
@@ -193,6 +195,58 @@ check_digest(GMimeDigestAlgo algo, char **reason)
 	}
 }
 
+/* The bytes of PART's content as gpg gets them (transfer encoding
+ * undone), or NULL when PART holds none or more than LIMIT bytes even
+ * encoded. */
+static GByteArray *
+decoded_content(GMimeObject *part, gint64 limit)
+{
+	if (!GMIME_IS_PART(part))
+		return NULL;
+	GMimeDataWrapper *wrapper = g_mime_part_get_content(GMIME_PART(part));
+	GMimeStream *raw = wrapper ? g_mime_data_wrapper_get_stream(wrapper) : NULL;
+	gint64 size = raw ? g_mime_stream_length(raw) : -1;
+	if (raw == NULL || size < 0 || size > limit)
+		return NULL;
+	g_autoptr(GMimeStream) memory = g_mime_stream_mem_new();
+	if (g_mime_data_wrapper_write_to_stream(wrapper, memory) < 0)
+		return NULL;
+	GByteArray *bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(memory));
+	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(memory), FALSE);
+	return bytes;
+}
+
+/* What gpg's work on PART will cost is bounded before gpg runs: the
+ * signature is one signature packet of a few KB and nothing else (no
+ * compressed data, no second signature: see packets.h).  FALSE with
+ * *REASON, a refusal, otherwise. */
+static gboolean
+signature_bounded(GMimeObject *part, SignedKind kind, char **reason)
+{
+	GMimeObject *holder = kind == SIGNED_PGP_MIME
+	                          ? g_mime_multipart_get_part(GMIME_MULTIPART(part), 1)
+	                          : part;
+	/* The encoded form of a base64 signature is 4/3 of it, with line
+	 * ends: anything over twice the limit is too large decoded too. */
+	gint64 limit = kind == SIGNED_PGP_MIME ? 2 * PACKETS_MAX_SIGNATURE_BYTES
+	                                       : SOURCE_MAX_SIZE;
+	g_autoptr(GByteArray) content = decoded_content(holder, limit);
+	if (content == NULL) {
+		*reason = g_strdup_printf("signature larger than %d bytes, or unreadable",
+		                          PACKETS_MAX_SIGNATURE_BYTES);
+		return FALSE;
+	}
+	const char *signature = (const char *)content->data;
+	gsize len = content->len;
+	if (kind == SIGNED_CLEARSIGNED)
+		signature = packets_clearsigned_signature(signature, len, &len);
+	if (signature == NULL) {
+		*reason = g_strdup("clearsigned block without its signature");
+		return FALSE;
+	}
+	return packets_check_signature(signature, len, reason);
+}
+
 gboolean
 verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
               gint64 arrival, VerifyMode mode, Signed **result,
@@ -203,6 +257,8 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	/* gpg would take a keyring that vanished for one without the key;
 	 * that is a failure to do the work, not a refusal. */
 	if (!keyring_check_files(verifier->conf, error))
+		return FALSE;
+	if (!signature_bounded(part, kind, reason))
 		return FALSE;
 	if (kind == SIGNED_PGP_MIME)
 		list = g_mime_multipart_signed_verify(GMIME_MULTIPART_SIGNED(part),

@@ -160,7 +160,7 @@ source.url=maildir:inbox
 sink.url=maildir:sent
 sink.from=tenure@example.org
 EOF
-		printf '%s\n' "$@"
+		[ $# -eq 0 ] || printf '%s\n' "$@"
 	} | awk '
 	{
 		dot = index($0, ".")

@@ -4,7 +4,7 @@
 # invariant.  `make fuzz` finds new inputs; this keeps the old ones fixed.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 
-for name in intake ledger conf template; do
+for name in intake packets ledger conf template; do
 	corpus=$top_srcdir/fuzz/corpus/$name
 	count=$(find "$corpus" -type f | wc -l)
 	test_begin "fuzz-$name replays its $count corpus inputs cleanly"

@@ -215,7 +215,7 @@ expect_unchanged "a signed command forwarded as message/rfc822 is refused" \
 	"command outside the signed part"
 
 import_mail "$(signed_mail "$HEIDI $CAROL" heidi@example.org two-sigs "Tenure: resign")"
-expect_unchanged "two signatures are refused" "2 signatures"
+expect_unchanged "two signatures are refused" "2 signature packets"
 
 mime_text_part "Tenure: resign" >"$W/m/proto.part"
 pgpmime_entity "$HEIDI" "$W/m/proto.part" application/pkcs7-signature >"$W/m/proto.entity"

@@ -1,0 +1,5 @@
+-----BEGIN PGP SIGNATURE-----
+
+yP8AAAAoAnjaO/GfgYFBgqnilvXf+Y2NP2OFDmtIsC5OSGFg8PZnlgMAuzwKnw==
+=mO8J
+-----END PGP SIGNATURE-----

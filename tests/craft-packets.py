@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+"""craft-packets.py: OpenPGP "signatures" no honest signer makes, for the
+tests of what tenure refuses before gpg runs (issue 15, item 5).  Prints
+an armoured block on stdout.
+
+  craft-packets.py compressed LAYERS SIZE
+      LAYERS nested compressed data packets around a literal packet of
+      SIZE zero octets (the decompression bomb)
+  craft-packets.py repeat N SIGNATURE_FILE
+      the signature packet of an armoured SIGNATURE_FILE, N times over
+  craft-packets.py version V SIGNATURE_FILE
+      that signature packet with its version octet set to V
+  craft-packets.py partial SIGNATURE_FILE
+      that signature packet with its body sent as partial lengths
+"""
+import base64
+import sys
+import zlib
+
+
+def crc24(data):
+    crc = 0xB704CE
+    for octet in data:
+        crc ^= octet << 16
+        for _ in range(8):
+            crc <<= 1
+            if crc & 0x1000000:
+                crc ^= 0x1864CFB
+    return crc & 0xFFFFFF
+
+
+def armour(data, label="SIGNATURE"):
+    text = base64.b64encode(data).decode()
+    lines = [text[i:i + 64] for i in range(0, len(text), 64)]
+    crc = base64.b64encode(crc24(data).to_bytes(3, "big")).decode()
+    return "-----BEGIN PGP %s-----\n\n%s\n=%s\n-----END PGP %s-----\n" % (
+        label, "\n".join(lines), crc, label)
+
+
+def dearmour(text):
+    body = []
+    in_headers = True
+    for line in text.splitlines()[1:]:
+        line = line.strip()
+        if line.startswith("-----END"):
+            break
+        if in_headers:
+            if line == "":
+                in_headers = False
+            continue
+        if line.startswith("="):
+            continue
+        body.append(line)
+    return base64.b64decode("".join(body))
+
+
+def packet(tag, body):
+    """A new-format packet with a five-octet length."""
+    return bytes([0xC0 | tag, 0xFF]) + len(body).to_bytes(4, "big") + body
+
+
+def first_packet(data):
+    """The header length and body of the first packet of DATA."""
+    header = data[0]
+    if header & 0x40:
+        first = data[1]
+        if first < 192:
+            return 2, data[2:2 + first]
+        if first < 224:
+            length = ((first - 192) << 8) + data[2] + 192
+            return 3, data[3:3 + length]
+        length = int.from_bytes(data[2:6], "big")
+        return 6, data[6:6 + length]
+    octets = {0: 1, 1: 2, 2: 4}[header & 3]
+    length = int.from_bytes(data[1:1 + octets], "big")
+    return 1 + octets, data[1 + octets:1 + octets + length]
+
+
+def main(argv):
+    if argv[1] == "compressed":
+        layers, size = int(argv[2]), int(argv[3])
+        data = packet(11, b"b\x00\x00\x00\x00\x00" + b"\x00" * size)
+        for _ in range(layers):
+            data = packet(8, b"\x02" + zlib.compress(data, 9))
+        sys.stdout.write(armour(data))
+        return
+    with open(argv[-1]) as f:
+        signature = dearmour(f.read())
+    _, body = first_packet(signature)
+    if argv[1] == "repeat":
+        sys.stdout.write(armour(packet(2, body) * int(argv[2])))
+    elif argv[1] == "version":
+        sys.stdout.write(armour(packet(2, bytes([int(argv[2])]) + body[1:])))
+    elif argv[1] == "partial":
+        # A first chunk of 2^0 = 1 octet, then the rest as a final length.
+        rest = body[1:]
+        data = bytes([0xC2, 0xE0]) + body[:1] + bytes([0xFF]) + \
+            len(rest).to_bytes(4, "big") + rest
+        sys.stdout.write(armour(data))
+    else:
+        sys.exit("craft-packets.py: unknown command " + argv[1])
+
+
+if __name__ == "__main__":
+    main(sys.argv)
