@@ -68,6 +68,12 @@ Ledger *cmd_load_ledger(const char *name, const Conf *conf,
  * when stderr is the journal (see util_log_prefix). */
 void cmd_error(const char *name, const char *format, ...) G_GNUC_PRINTF(2, 3);
 
+/* Prints the committee on ON as `tenure status` does (text), from CONF
+ * and LEDGER, for check-config to end with.  FALSE with ERROR when the
+ * rule or the ledger cannot be replayed. */
+gboolean cmd_status_print_text(const Conf *conf, const Ledger *ledger, Day on,
+                               GError **error);
+
 int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

@@ -1,18 +1,43 @@
-/* cmd_check_config.c: tenure check-config, every problem at once. */
+/* cmd_check_config.c: tenure check-config, every problem at once.
+ *
+ * It checks what `tenure run` opens, by the same code where there is
+ * one: the configuration, the ledger, the state directory and the GnuPG
+ * home (there, writable, and the GnuPG home the running user's own),
+ * the keyrings, the templates (each kind of mail composed from samples),
+ * the bot key (a test signature in the GnuPG home), the source and the
+ * sink (opened, not connected to).  Each problem is reported once, and
+ * a cause is not reported again through what it spoils (an unreadable
+ * keyring is one line, not one more per member).  When all is well it
+ * ends with what run would do: where mail comes from and goes to, and
+ * the committee as `tenure status` shows it, with its roles' holders.
+ */
 #include "config.h"
 
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "committee.h"
 #include "conf.h"
+#include "keyring.h"
 #include "ledger.h"
+#include "mailout.h"
 #include "sink.h"
 #include "source.h"
 #include "util.h"
-#include "keyring.h"
+
+/* Whether a problem already says TEXT. */
+static gboolean
+has_problem(GPtrArray *problems, const char *text)
+{
+	for (guint i = 0; i < problems->len; i++)
+		if (strstr(problems->pdata[i], text) != NULL)
+			return TRUE;
+	return FALSE;
+}
 
 /* Adds "CONF: MESSAGE" unless a problem already says MESSAGE (the
  * password file is read both here and by the transports). */
@@ -23,6 +48,135 @@ add_problem(const Conf *conf, GPtrArray *problems, const char *message)
 		if (strstr(problems->pdata[i], message) != NULL)
 			return;
 	g_ptr_array_add(problems, g_strdup_printf("%s: %s", conf->path, message));
+}
+
+/* The name of the user UID, or "uid N". */
+static char *
+user_name(uid_t uid)
+{
+	struct passwd entry, *pw = NULL;
+	char buffer[4096];
+	if (getpwuid_r(uid, &entry, buffer, sizeof buffer, &pw) == 0 && pw)
+		return g_strdup(pw->pw_name);
+	return g_strdup_printf("uid %u", (unsigned)uid);
+}
+
+/* Adds "KEY: PATH (owner, mode) is not writable by USER" for a PATH
+ * run writes, when this user cannot write it. */
+static void
+check_writable(const Conf *conf, GPtrArray *problems, const char *key,
+               const char *path, const char *why)
+{
+	struct stat st;
+	if (stat(path, &st) < 0 || access(path, W_OK) == 0)
+		return;
+	g_autofree char *owner = user_name(st.st_uid);
+	g_autofree char *me = user_name(geteuid());
+	g_autofree char *line = g_strdup_printf(
+	    "%s: %s (owner %s, mode %04o) is not writable by %s, who runs "
+	    "tenure here (%s)",
+	    key, path, owner, (unsigned)(st.st_mode & 07777), me, why);
+	add_problem(conf, problems, line);
+}
+
+/* The directories run writes.  The state directory is made by `tenure
+ * init` with the ledger: one that does not exist means a configuration
+ * naming another than init used (a copy made for a second committee,
+ * say), and under the units' sandbox run could not create it.  The
+ * GnuPG home must be the running user's own: gpg and gpg-agent refuse a
+ * home of another's, and run sets its mode. */
+static void
+check_dirs(const Conf *conf, GPtrArray *problems)
+{
+	struct stat st;
+	g_autofree char *line = NULL;
+	if (stat(conf->state_dir, &st) < 0)
+		line = g_strdup_printf(
+		    "[committee] state-dir: %s does not exist (`tenure init` "
+		    "makes it with the ledger: is this the directory init "
+		    "used?)",
+		    conf->state_dir);
+	else if (!S_ISDIR(st.st_mode))
+		line = g_strdup_printf(
+		    "[committee] state-dir: %s is not a directory",
+		    conf->state_dir);
+	if (line)
+		add_problem(conf, problems, line);
+	else
+		check_writable(conf, problems, "[committee] state-dir",
+		               conf->state_dir,
+		               "the state files and the outbox");
+	check_writable(conf, problems, "[committee] ledger", conf->ledger,
+	               "new events are appended to it");
+	if (conf->gnupg_home == NULL)
+		return;
+	g_clear_pointer(&line, g_free);
+	if (stat(conf->gnupg_home, &st) < 0) {
+		g_autofree char *parent = g_path_get_dirname(conf->gnupg_home);
+		if (access(parent, W_OK | X_OK) != 0)
+			line = g_strdup_printf("[keys] gnupg-home: %s does not "
+			                       "exist, and run cannot create "
+			                       "it in %s",
+			                       conf->gnupg_home, parent);
+	} else if (!S_ISDIR(st.st_mode)) {
+		line =
+		    g_strdup_printf("[keys] gnupg-home: %s is not a directory",
+		                    conf->gnupg_home);
+	} else if (st.st_uid != geteuid()) {
+		g_autofree char *owner = user_name(st.st_uid);
+		g_autofree char *me = user_name(geteuid());
+		line = g_strdup_printf(
+		    "[keys] gnupg-home: %s belongs to %s, not to %s, who runs "
+		    "tenure here (gpg uses only a home of its user's own)",
+		    conf->gnupg_home, owner, me);
+	}
+	if (line)
+		add_problem(conf, problems, line);
+	else
+		check_writable(conf, problems, "[keys] gnupg-home",
+		               conf->gnupg_home, "gpg writes there");
+}
+
+/* The configured Maildir source: run moves each handled mail from new/
+ * to cur/ (and a broken one to .tenure-failed/). */
+static void
+check_maildir_source(const Conf *conf, GPtrArray *problems)
+{
+	if (!g_str_has_prefix(conf->source_url, "maildir:"))
+		return;
+	g_autofree char *dir = source_url_path(conf->source_url);
+	static const char *const subdirs[] = {"new", "cur"};
+	for (gsize i = 0; dir && i < G_N_ELEMENTS(subdirs); i++) {
+		g_autofree char *sub = g_build_filename(dir, subdirs[i], NULL);
+		check_writable(conf, problems, "[source] url", sub,
+		               "handled mail moves from new/ to cur/");
+	}
+}
+
+/* Every kind of mail, composed from its template as run would. */
+static void
+check_templates(const Conf *conf, GPtrArray *problems)
+{
+	/* Without an address to send from, conf_load has said so, and no
+	 * template could make a mail. */
+	if (conf->sink_from == NULL)
+		return;
+	g_autoptr(GPtrArray) found = mailout_check_templates(conf);
+	for (guint i = 0; i < found->len; i++) {
+		g_autofree char *line = g_strdup_printf(
+		    "[committee] templates: %s", (char *)found->pdata[i]);
+		add_problem(conf, problems, line);
+	}
+}
+
+/* [keys] bot-key: its secret key in this committee's GnuPG home, able
+ * to sign unattended (a test signature). */
+static void
+check_bot_key(const Conf *conf, GPtrArray *problems)
+{
+	g_autoptr(GError) error = NULL;
+	if (!keyring_check_bot_key(conf, &error))
+		add_problem(conf, problems, error->message);
 }
 
 /* What `tenure run` checks when it starts, by the same code: the source
@@ -40,6 +194,8 @@ check_as_run(const Conf *conf, GPtrArray *problems)
 		else
 			source_close(source);
 		g_clear_error(&error);
+		if (source)
+			check_maildir_source(conf, problems);
 	}
 	if (conf->sink_url) {
 		Sink *sink = sink_open(conf, conf->sink_url, &error);
@@ -106,12 +262,11 @@ check_keys(const Conf *conf, GPtrArray *problems)
 	g_ptr_array_add(fprs, NULL);
 	g_autoptr(GPtrArray) missing = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;
+	/* check_files has named an unreadable keyring already. */
+	if (has_problem(problems, "[keys] keyring:"))
+		return;
 	if (!keyring_missing(conf, (const char *const *)fprs->pdata, missing,
-	                         &error)) {
-		/* check_files has named an unreadable keyring already. */
-		for (guint i = 0; i < problems->len; i++)
-			if (strstr(problems->pdata[i], "[keys] keyring:") != NULL)
-				return;
+	                     &error)) {
 		add_problem(conf, problems, error->message);
 		return;
 	}
@@ -138,6 +293,10 @@ check_files(const Conf *conf, GPtrArray *problems)
 		g_ptr_array_add(problems, g_strdup_printf(
 		    "%s: [keys] keyring: missing: no signed mail can be verified",
 		    conf->path));
+	g_autoptr(GError) keyring_error = NULL;
+	if (conf->keyrings && !has_problem(problems, "[keys] keyring:") &&
+	    !keyring_check_files(conf, &keyring_error))
+		add_problem(conf, problems, keyring_error->message);
 	if (conf->source_url == NULL)
 		g_ptr_array_add(problems, g_strdup_printf(
 		    "%s: [source] url: missing", conf->path));
@@ -220,8 +379,13 @@ check_roles(const Conf *conf, GPtrArray *problems, GPtrArray *notes)
  * administrator who records the right one: never as a decision.  Notes,
  * not problems: they do not change the exit status. */
 static void
-note_members_without_key(const Conf *conf, GPtrArray *notes)
+note_members_without_key(const Conf *conf, GPtrArray *problems,
+                         GPtrArray *notes)
 {
+	/* With a keyring that cannot be read, the hint is left out: the
+	 * problem is reported once, not in every note. */
+	gboolean hint =
+	    conf->keyrings && !has_problem(problems, "[keys] keyring:");
 	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, TRUE, NULL);
 	g_autoptr(Committee) committee = ledger ? committee_replay(ledger, NULL)
 	                                        : NULL;
@@ -235,21 +399,89 @@ note_members_without_key(const Conf *conf, GPtrArray *notes)
 			continue;
 		g_autoptr(GError) error = NULL;
 		g_autoptr(GPtrArray) keys =
-			conf->keyrings ? keyring_holders(conf, person->email, &error)
-			               : NULL;
+		    hint ? keyring_holders(conf, person->email, &error) : NULL;
 		g_autofree char *member = util_text_escape(person->member, FALSE);
 		g_autofree char *listed = NULL;
 		if (keys && keys->len > 0) {
 			g_ptr_array_add(keys, NULL);
 			listed = g_strjoinv(", ", (char **)keys->pdata);
 		}
-		g_ptr_array_add(notes, g_strdup_printf(
-		    "%s: %s has no Fingerprint in the ledger and cannot act by "
-		    "mail; keyring keys with %s: %s (a hint: append a key event "
-		    "for the key the member confirms)",
-		    conf->ledger, member, person->email,
-		    listed ? listed : error ? error->message : "none"));
+		if (hint && error != NULL) {
+			/* Said once, and the hint left out from here on. */
+			g_ptr_array_add(
+			    notes,
+			    g_strdup_printf("%s: the keyring keys carrying a "
+			                    "member's address cannot be "
+			                    "listed: %s",
+			                    conf->path, error->message));
+			hint = FALSE;
+		}
+		g_autofree char *holders =
+		    hint ? g_strdup_printf("; keyring keys with %s: %s",
+		                           person->email,
+		                           listed ? listed : "none")
+		         : NULL;
+		g_ptr_array_add(notes,
+		                g_strdup_printf("%s: %s has no Fingerprint in "
+		                                "the ledger and cannot act by "
+		                                "mail%s (a hint: append a key "
+		                                "event for the key the member "
+		                                "confirms)",
+		                                conf->ledger, member,
+		                                holders ? holders : ""));
 	}
+}
+
+/* The [roles] secretary by name: the member or role holder whose key
+ * it is today, else the key. */
+static char *
+secretary_name(const Conf *conf, const Committee *committee, Day today)
+{
+	const char *email =
+	    committee_key_owner_on(committee, conf->secretary, today);
+	const Person *person = email ? committee_find(committee, email) : NULL;
+	if (person)
+		return util_text_escape(person->member, FALSE);
+	return g_strdup_printf("key %s", conf->secretary);
+}
+
+/* For a configuration without problems: where run reads and sends, and
+ * the committee it acts for as `tenure status` shows it, with the
+ * holders of its roles by name. */
+static gboolean
+print_what_run_does(const Conf *conf)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, FALSE, &error);
+	g_autoptr(Committee) committee =
+	    ledger ? committee_replay(ledger, &error) : NULL;
+	if (committee == NULL) {
+		cmd_error("check-config", "%s", error->message);
+		return FALSE;
+	}
+	printf("\ntenure run would read list mail from %s%s%s\n",
+	       conf->source_url, conf->source_user ? " as " : "",
+	       conf->source_user ? conf->source_user : "");
+	printf("and send mail through %s from %s,\n", conf->sink_url,
+	       conf->sink_from);
+	if (conf->bot_key)
+		printf("signed by %s, for this committee\n", conf->bot_key);
+	else
+		printf("unsigned (no [keys] bot-key), for this committee\n");
+	printf("(ledger %s, state in %s):\n\n", conf->ledger, conf->state_dir);
+	Day today = date_today();
+	if (!cmd_status_print_text(conf, ledger, today, &error)) {
+		cmd_error("check-config", "%s", error->message);
+		return FALSE;
+	}
+	if (conf->secretary) {
+		g_autofree char *secretary =
+		    secretary_name(conf, committee, today);
+		printf(
+		    "\nSecretary ([roles] secretary, may sign handovers): %s\n",
+		    secretary);
+	}
+	return TRUE;
 }
 
 int
@@ -291,10 +523,13 @@ cmd_check_config(int argc, char **argv)
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
 	check_files(conf, problems);
+	check_dirs(conf, problems);
 	check_roles(conf, problems, notes);
-	note_members_without_key(conf, notes);
+	note_members_without_key(conf, problems, notes);
 	check_as_run(conf, problems);
 	check_keys(conf, problems);
+	check_templates(conf, problems);
+	check_bot_key(conf, problems);
 	for (guint i = 0; i < notes->len; i++)
 		printf("note: %s\n", (char *)notes->pdata[i]);
 	for (guint i = 0; i < problems->len; i++)
@@ -303,5 +538,5 @@ cmd_check_config(int argc, char **argv)
 	if (problems->len > 0)
 		return CMD_FAILED;
 	printf("%s: OK\n", conf->path);
-	return CMD_OK;
+	return print_what_run_does(conf) ? CMD_OK : CMD_FAILED;
 }

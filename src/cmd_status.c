@@ -300,6 +300,91 @@ print_text(const Conf *conf, const char *name, const char *rule,
 	}
 }
 
+/* What every format shows, built once. */
+typedef struct {
+	Rule *rule;
+	Committee *committee;
+	GPtrArray *infos;
+	char *rule_text;
+	Roles roles;
+	GPtrArray *dead; /* mail state, when the configured state exists */
+	GPtrArray *failing;
+	guint queued;
+} StatusView;
+
+static void
+status_view_clear(StatusView *view)
+{
+	g_clear_pointer(&view->infos, g_ptr_array_unref);
+	g_clear_pointer(&view->committee, committee_free);
+	g_clear_pointer(&view->rule, rule_free);
+	g_clear_pointer(&view->rule_text, g_free);
+	g_clear_pointer(&view->roles.chair, g_free);
+	g_clear_pointer(&view->roles.leader, g_free);
+	g_clear_pointer(&view->dead, g_ptr_array_unref);
+	g_clear_pointer(&view->failing, g_ptr_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(StatusView, status_view_clear)
+
+static gboolean
+status_view_build(StatusView *view, const Conf *conf, const Ledger *ledger,
+                  Day on, GError **error)
+{
+	view->rule = rule_new(conf->rule_name, conf->rule_params, error);
+	if (view->rule == NULL ||
+	    (view->committee = committee_replay(ledger, error)) == NULL ||
+	    (view->infos = term_status(view->committee, view->rule,
+	                               conf->max_members, on, error)) == NULL)
+		return FALSE;
+	Committee *committee = view->committee;
+	/* The rule in force on the date: the ledger's; none before its first
+	 * rule event; the configured one for a ledger without rule events. */
+	const LedgerEvent *rule_event = committee_rule_on(committee, on);
+	char first[11];
+	view->rule_text =
+	    rule_event
+	        ? g_strjoin(" ", rule_event->rule,
+	                    rule_event->parameters ? rule_event->parameters
+	                                           : "",
+	                    NULL)
+	    : committee->rules->len > 0
+	        ? g_strdup_printf(
+	              "none (the ledger's first rule takes effect on %s)",
+	              date_format(
+	                  ((const LedgerEvent *)committee->rules->pdata[0])
+	                      ->date,
+	                  first))
+	        : rule_describe(view->rule);
+	g_strstrip(view->rule_text);
+	committee_bootstrap_roles(committee, conf->chair, conf->leader);
+	view->roles.chair =
+	    role_holder(committee, ROLE_CHAIR, on, &view->roles.chair_vacant);
+	view->roles.leader =
+	    role_holder(committee, ROLE_LEADER, on, &view->roles.leader_vacant);
+
+	/* Mail state is reported only when the configured state exists. */
+	if (cmd_globals.ledger_path == NULL &&
+	    g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR)) {
+		view->dead = outbox_dead_letters(conf->state_dir);
+		view->queued = outbox_count_queued(conf->state_dir);
+		view->failing = outbox_failing(conf->state_dir);
+	}
+	return TRUE;
+}
+
+gboolean
+cmd_status_print_text(const Conf *conf, const Ledger *ledger, Day on,
+                      GError **error)
+{
+	g_auto(StatusView) view = {0};
+	if (!status_view_build(&view, conf, ledger, on, error))
+		return FALSE;
+	print_text(conf, conf->name, view.rule_text, &view.roles, view.infos,
+	           on, view.dead, view.queued, view.failing);
+	return TRUE;
+}
+
 int
 cmd_status(int argc, char **argv)
 {
@@ -336,62 +421,23 @@ cmd_status(int argc, char **argv)
 	if (ledger == NULL)
 		return CMD_FAILED;
 	g_autoptr(GError) error = NULL;
-	g_autoptr(Rule) rule = rule_new(conf->rule_name, conf->rule_params,
-	                                &error);
-	g_autoptr(Committee) committee = rule ? committee_replay(ledger, &error)
-	                                      : NULL;
-	g_autoptr(GPtrArray) infos =
-	    committee ? term_status(committee, rule, conf->max_members, on,
-	                            &error)
-	              : NULL;
-	if (infos == NULL) {
+	g_auto(StatusView) view = {0};
+	if (!status_view_build(&view, conf, ledger, on, &error)) {
 		cmd_error("status", "%s", error->message);
 		return CMD_FAILED;
 	}
-	/* The rule in force on the date: the ledger's; none before its first
-	 * rule event; the configured one for a ledger without rule events. */
-	const LedgerEvent *rule_event = committee_rule_on(committee, on);
-	char first[11];
-	g_autofree char *rule_text =
-	    rule_event ? g_strjoin(" ", rule_event->rule,
-	                           rule_event->parameters ? rule_event->parameters
-	                                                  : "",
-	                           NULL)
-	    : committee->rules->len > 0
-	        ? g_strdup_printf("none (the ledger's first rule takes effect on %s)",
-	                          date_format(((const LedgerEvent *)
-	                                           committee->rules->pdata[0])->date,
-	                                      first))
-	        : rule_describe(rule);
-	g_strstrip(rule_text);
 	const char *name = opt_name ? opt_name : conf->name;
-	committee_bootstrap_roles(committee, conf->chair, conf->leader);
-	Roles roles = {0};
-	roles.chair = role_holder(committee, ROLE_CHAIR, on, &roles.chair_vacant);
-	roles.leader = role_holder(committee, ROLE_LEADER, on, &roles.leader_vacant);
-
-	/* Mail state is reported only when the configured state exists. */
-	g_autoptr(GPtrArray) dead = NULL;
-	g_autoptr(GPtrArray) failing = NULL;
-	guint queued = 0;
-	if (cmd_globals.ledger_path == NULL &&
-	    g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR)) {
-		dead = outbox_dead_letters(conf->state_dir);
-		queued = outbox_count_queued(conf->state_dir);
-		failing = outbox_failing(conf->state_dir);
-	}
-
 	if (strcmp(format, "tsv") == 0) {
-		print_tsv(infos);
+		print_tsv(view.infos);
 	} else if (strcmp(format, "json") == 0) {
-		print_json(name, rule_text, &roles, conf->max_members, infos, on,
-		           dead, failing);
+		print_json(name, view.rule_text, &view.roles, conf->max_members,
+		           view.infos, on, view.dead, view.failing);
 	} else if (strcmp(format, "html") == 0) {
 		PlanOptions options = {
-			.default_rule = rule,
-			.max_members = conf->max_members,
-			.from = on,
-			.until = date_add_months(on, 36),
+		    .default_rule = view.rule,
+		    .max_members = conf->max_members,
+		    .from = on,
+		    .until = date_add_months(on, 36),
 		};
 		g_autoptr(GPtrArray) plan = plan_run(ledger, &options, &error);
 		if (plan == NULL) {
@@ -399,22 +445,22 @@ cmd_status(int argc, char **argv)
 			return CMD_FAILED;
 		}
 		StatusPage page = {
-			.committee_name = name,
-			.rule_text = rule_text,
-			.chair = roles.chair ? roles.chair
-			                     : role_missing(roles.chair_vacant),
-			.leader = roles.leader ? roles.leader
-			                       : role_missing(roles.leader_vacant),
-			.show_addresses = opt_show_addresses,
+		    .committee_name = name,
+		    .rule_text = view.rule_text,
+		    .chair = view.roles.chair
+		                 ? view.roles.chair
+		                 : role_missing(view.roles.chair_vacant),
+		    .leader = view.roles.leader
+		                  ? view.roles.leader
+		                  : role_missing(view.roles.leader_vacant),
+		    .show_addresses = opt_show_addresses,
 		};
-		g_autofree char *html =
-		    status_html_render(&page, committee, infos, plan, on);
+		g_autofree char *html = status_html_render(
+		    &page, view.committee, view.infos, plan, on);
 		fputs(html, stdout);
 	} else {
-		print_text(conf, name, rule_text, &roles, infos, on, dead, queued,
-		           failing);
+		print_text(conf, name, view.rule_text, &view.roles, view.infos,
+		           on, view.dead, view.queued, view.failing);
 	}
-	g_free(roles.chair);
-	g_free(roles.leader);
 	return CMD_OK;
 }

@@ -11,6 +11,7 @@
 #include <gmime/gmime.h>
 
 #include "dryrun.h"
+#include "keyring.h"
 #include "ledger.h"
 #include "mime.h"
 #include "outbox.h"
@@ -396,16 +397,8 @@ dryrun_end(DryRun *dry_run)
 		return;
 	if (dry_run->dir) {
 		/* Signing in the copied home started a gpg-agent there. */
-		if (g_file_test(dry_run->copy_home, G_FILE_TEST_IS_DIR)) {
-			const char *argv[] = {
-			    "gpgconf", "--homedir", dry_run->copy_home,
-			    "--kill",  "all",       NULL};
-			g_spawn_sync(NULL, (char **)argv, NULL,
-			             G_SPAWN_SEARCH_PATH |
-			                 G_SPAWN_STDOUT_TO_DEV_NULL |
-			                 G_SPAWN_STDERR_TO_DEV_NULL,
-			             NULL, NULL, NULL, NULL, NULL, NULL);
-		}
+		if (g_file_test(dry_run->copy_home, G_FILE_TEST_IS_DIR))
+			keyring_agent_stop(dry_run->copy_home);
 		util_remove_tree(dry_run->dir);
 	}
 	g_free(dry_run->dir);

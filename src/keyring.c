@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <gpgme.h>
@@ -435,4 +437,137 @@ out:
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "cannot make a scratch directory for gpg");
 	return ok ? g_steal_pointer(&fprs) : NULL;
+}
+
+gboolean
+keyring_agent_running(const char *home)
+{
+	const char *argv[] = {"gpgconf",     "--homedir",    home,
+	                      "--list-dirs", "agent-socket", NULL};
+	g_autofree char *out = NULL;
+	int status = 0;
+	if (!g_spawn_sync(NULL, (char **)argv, NULL,
+	                  G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+	                  NULL, NULL, &out, NULL, &status, NULL) ||
+	    !g_spawn_check_wait_status(status, NULL))
+		return FALSE;
+	g_strstrip(out);
+	struct sockaddr_un address = {.sun_family = AF_UNIX};
+	if (*out == '\0' || strlen(out) >= sizeof address.sun_path)
+		return FALSE;
+	strcpy(address.sun_path, out);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	gboolean running = fd >= 0 && connect(fd, (struct sockaddr *)&address,
+	                                      sizeof address) == 0;
+	if (fd >= 0)
+		close(fd);
+	return running;
+}
+
+void
+keyring_agent_stop(const char *home)
+{
+	const char *argv[] = {"gpgconf", "--homedir", home,
+	                      "--kill",  "all",       NULL};
+	g_spawn_sync(NULL, (char **)argv, NULL,
+	             G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+	                 G_SPAWN_STDERR_TO_DEV_NULL,
+	             NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
+/* Why KEY cannot sign, or NULL when it can. */
+static const char *
+bot_key_unusable(gpgme_key_t key)
+{
+	if (key->revoked)
+		return "the key is revoked";
+	if (key->expired)
+		return "the key has expired";
+	if (key->disabled || key->invalid)
+		return "the key is disabled or invalid";
+	if (!key->can_sign)
+		return "the key has no usable signing (sub)key";
+	return NULL;
+}
+
+/* A detached signature over a line of text, made by KEY in CTX. */
+static gpgme_error_t
+test_signature(gpgme_ctx_t ctx, gpgme_key_t key)
+{
+	static const char text[] = "tenure check-config\n";
+	gpgme_data_t in = NULL, out = NULL;
+	gpgme_error_t rc =
+	    gpgme_data_new_from_mem(&in, text, sizeof text - 1, 0);
+	if (rc == GPG_ERR_NO_ERROR)
+		rc = gpgme_data_new(&out);
+	if (rc == GPG_ERR_NO_ERROR)
+		rc = gpgme_signers_add(ctx, key);
+	if (rc == GPG_ERR_NO_ERROR)
+		rc = gpgme_op_sign(ctx, in, out, GPGME_SIG_MODE_DETACH);
+	gpgme_data_release(in);
+	gpgme_data_release(out);
+	return rc;
+}
+
+gboolean
+keyring_check_bot_key(const Conf *conf, GError **error)
+{
+	if (conf->bot_key == NULL || *conf->bot_key == '\0')
+		return TRUE;
+	const char *home = conf->gnupg_home;
+	g_autofree char *what =
+	    g_strdup_printf("[keys] bot-key %s", conf->bot_key);
+	if (home == NULL || !g_file_test(home, G_FILE_TEST_IS_DIR)) {
+		g_set_error(
+		    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		    "%s: [keys] gnupg-home %s does not exist, so it holds no "
+		    "secret key to sign with",
+		    what, home ? home : "(unset)");
+		return FALSE;
+	}
+	gboolean agent_was_running = keyring_agent_running(home);
+	gpgme_ctx_t ctx = NULL;
+	gpgme_key_t key = NULL;
+	gboolean ok = FALSE;
+	gpgme_check_version(NULL);
+	if (gpgme_failed(gpgme_new(&ctx), "gpgme: context", error) ||
+	    gpgme_failed(gpgme_ctx_set_engine_info(ctx, GPGME_PROTOCOL_OpenPGP,
+	                                           NULL, home),
+	                 "gpgme: engine", error))
+		goto out;
+	/* The service has no one to ask for a passphrase: neither has this
+	 * check. */
+	gpgme_set_pinentry_mode(ctx, GPGME_PINENTRY_MODE_ERROR);
+	if (gpgme_get_key(ctx, conf->bot_key, &key, 1) != GPG_ERR_NO_ERROR) {
+		g_set_error(
+		    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		    "%s: [keys] gnupg-home %s holds no secret key for it "
+		    "(each committee signs with a key in its own GnuPG home)",
+		    what, home);
+		goto out;
+	}
+	const char *unusable = bot_key_unusable(key);
+	if (unusable != NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID, "%s: %s",
+		            what, unusable);
+		goto out;
+	}
+	gpgme_error_t rc = test_signature(ctx, key);
+	if (rc != GPG_ERR_NO_ERROR) {
+		g_set_error(
+		    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		    "%s: cannot sign unattended in %s: %s (the service's key "
+		    "must have no passphrase)",
+		    what, home, gpgme_strerror(rc));
+		goto out;
+	}
+	ok = TRUE;
+out:
+	if (key)
+		gpgme_key_unref(key);
+	if (ctx)
+		gpgme_release(ctx);
+	if (!agent_was_running)
+		keyring_agent_stop(home);
+	return ok;
 }

@@ -66,6 +66,21 @@ gboolean keyring_missing(const Conf *conf, const char *const *fprs,
 GPtrArray *keyring_holders(const Conf *conf, const char *email,
                            GError **error);
 
+/* TRUE when CONF's [keys] bot-key (if set) can sign tenure's mail: the
+ * GnuPG home holds its secret key, the key may sign and is neither
+ * revoked nor expired, and a test signature succeeds without asking for
+ * a passphrase (the service signs unattended).  FALSE with ERROR saying
+ * which of these fails, as "[keys] bot-key FPR: ...".  A gpg-agent the
+ * test signature started is stopped again. */
+gboolean keyring_check_bot_key(const Conf *conf, GError **error);
+
+/* Whether a gpg-agent serves the GnuPG home HOME now (its socket takes a
+ * connection). */
+gboolean keyring_agent_running(const char *home);
+
+/* Stops the gpg-agent (and any other daemon of gpg's) of HOME. */
+void keyring_agent_stop(const char *home);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Keyring, keyring_free)
 
 #endif

@@ -151,6 +151,17 @@ kind_valid(const char *kind)
 	return TRUE;
 }
 
+/* Where templates are looked for, in order: [committee] templates (or
+ * NULL), then /etc/tenure/templates, then the package's. */
+#define TEMPLATE_DIRS 3
+static void
+template_dirs(const Conf *conf, const char *dirs[TEMPLATE_DIRS])
+{
+	dirs[0] = conf->templates_dir;
+	dirs[1] = SYSCONFDIR "/tenure/templates";
+	dirs[2] = DATADIR "/tenure/templates";
+}
+
 /* The first existing template file for KIND, or NULL with ERROR set. */
 static char *
 template_find(const Conf *conf, const char *kind, GError **error)
@@ -161,11 +172,8 @@ template_find(const Conf *conf, const char *kind, GError **error)
 		            kind ? kind : "");
 		return NULL;
 	}
-	const char *dirs[] = {
-	    conf->templates_dir,
-	    SYSCONFDIR "/tenure/templates",
-	    DATADIR "/tenure/templates",
-	};
+	const char *dirs[TEMPLATE_DIRS];
+	template_dirs(conf, dirs);
 	g_autofree char *file = g_strconcat(kind, ".txt", NULL);
 	g_autoptr(GString) tried = g_string_new(NULL);
 	for (gsize i = 0; i < G_N_ELEMENTS(dirs); i++) {
@@ -735,9 +743,10 @@ vars_with_defaults(const Conf *conf, GHashTable *vars, GHashTable **all_out,
 	return TRUE;
 }
 
-GBytes *
-mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
-                const char *message_id, GError **error)
+/* mailout_compose, signing with the bot key when SIGN and one is set. */
+static GBytes *
+compose(const Conf *conf, const char *kind, GHashTable *vars,
+        const char *message_id, gboolean sign, GError **error)
 {
 	g_autofree char *path = template_find(conf, kind, error);
 	if (path == NULL)
@@ -797,7 +806,7 @@ mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
 	g_mime_object_encode(GMIME_OBJECT(text),
 	                     GMIME_ENCODING_CONSTRAINT_7BIT);
 
-	if (conf->bot_key && *conf->bot_key) {
+	if (sign && conf->bot_key && *conf->bot_key) {
 		g_autoptr(GMimeObject) signed_part =
 		    sign_part(conf, GMIME_OBJECT(text), error);
 		if (signed_part == NULL)
@@ -813,6 +822,107 @@ mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
 	char *out = g_mime_object_to_string(GMIME_OBJECT(message), options);
 	g_mime_format_options_free(options);
 	return g_bytes_new_take(out, strlen(out));
+}
+
+GBytes *
+mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
+                const char *message_id, GError **error)
+{
+	return compose(conf, kind, vars, message_id, TRUE, error);
+}
+
+/* Every kind of mail tenure sends (schedule.c and intake.c name them):
+ * a new kind is added here too, so that check-config checks its
+ * template. */
+static const char *const kinds[] = {
+    "announce-appoint",
+    "announce-expire",
+    "announce-remove",
+    "announce-resign",
+    "announce-scheduled",
+    "reminder",
+    "reply",
+};
+
+/* VARS with a sample value for every placeholder the template at PATH
+ * uses and the configuration does not fill: one that reads as an
+ * address, since some stand in address headers. */
+static GHashTable *
+sample_vars(const char *path, GError **error)
+{
+	g_autofree char *text = NULL;
+	g_autoptr(GError) local = NULL;
+	if (!g_file_get_contents(path, &text, NULL, &local)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		return NULL;
+	}
+	static const char *const defaults[] = {"committee", "list", "from",
+	                                       "from_name"};
+	GHashTable *vars =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GRegex) placeholder =
+	    g_regex_new("\\{\\{\\s*([^{}]*?)\\s*\\}\\}", 0, 0, NULL);
+	g_autoptr(GMatchInfo) match = NULL;
+	g_regex_match(placeholder, text, 0, &match);
+	for (; g_match_info_matches(match); g_match_info_next(match, NULL)) {
+		char *name = g_match_info_fetch(match, 1);
+		gboolean configured = FALSE;
+		for (gsize i = 0; i < G_N_ELEMENTS(defaults); i++)
+			configured |= strcmp(name, defaults[i]) == 0;
+		if (configured)
+			g_free(name);
+		else
+			g_hash_table_replace(vars, name, "member@example.org");
+	}
+	return vars;
+}
+
+/* "KIND.txt, ... in DIR, DIR or DIR" for the kinds MISSING. */
+static char *
+missing_templates(const Conf *conf, GPtrArray *missing)
+{
+	const char *dirs[TEMPLATE_DIRS];
+	template_dirs(conf, dirs);
+	g_autoptr(GPtrArray) where = g_ptr_array_new();
+	for (gsize i = 0; i < TEMPLATE_DIRS; i++)
+		if (dirs[i])
+			g_ptr_array_add(where, (char *)dirs[i]);
+	g_ptr_array_add(where, NULL);
+	g_ptr_array_add(missing, NULL);
+	g_autofree char *files = g_strjoinv(", ", (char **)missing->pdata);
+	g_autofree char *dirs_text = g_strjoinv(" or ", (char **)where->pdata);
+	return g_strdup_printf("no template %s in %s", files, dirs_text);
+}
+
+GPtrArray *
+mailout_check_templates(const Conf *conf)
+{
+	GPtrArray *problems = g_ptr_array_new_with_free_func(g_free);
+	/* Templates not found are said in one line: a wrong directory
+	 * would otherwise fill the screen with one line per kind. */
+	g_autoptr(GPtrArray) missing = g_ptr_array_new_with_free_func(g_free);
+	for (gsize i = 0; i < G_N_ELEMENTS(kinds); i++) {
+		g_autoptr(GError) error = NULL;
+		g_autofree char *path = template_find(conf, kinds[i], &error);
+		if (path == NULL && error->code == TENURE_ERROR_IO) {
+			g_ptr_array_add(missing,
+			                g_strconcat(kinds[i], ".txt", NULL));
+			continue;
+		}
+		g_autoptr(GHashTable) vars =
+		    path ? sample_vars(path, &error) : NULL;
+		g_autoptr(GBytes) message =
+		    vars ? compose(conf, kinds[i], vars,
+		                   "<check@tenure.invalid>", FALSE, &error)
+		         : NULL;
+		if (message == NULL)
+			g_ptr_array_add(problems, g_strdup(error->message));
+	}
+	if (missing->len > 0)
+		g_ptr_array_insert(problems, 0,
+		                   missing_templates(conf, missing));
+	return problems;
 }
 
 gboolean

@@ -64,6 +64,14 @@ GBytes *mailout_compose(const Conf *conf, const char *kind,
                         GHashTable *vars, const char *message_id,
                         GError **error);
 
+/* For `tenure check-config`: composes (unsigned) every kind of mail
+ * tenure sends, from the template `tenure run` would use, with a sample
+ * value for each placeholder the configuration does not fill.  Returns
+ * one message per template that is missing, unreadable or does not
+ * make a mail (empty when all do).  A placeholder tenure does not fill
+ * (a misspelt one) still fails only when the mail is made. */
+GPtrArray *mailout_check_templates(const Conf *conf);
+
 /* Composes KIND for EVENT_KEY and adds it to the outbox for RECIPIENTS,
  * unless that message was queued or sent before (then a no-op). */
 gboolean mailout_queue(const Conf *conf, const char *kind, GHashTable *vars,

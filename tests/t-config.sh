@@ -106,6 +106,7 @@ checked_conf() {
 	cat >check.conf <<EOF
 [committee]
 list = debian-ctte@lists.debian.org
+templates = $top_srcdir/templates
 ledger = checked.ledger
 state-dir = state
 [roles]
