@@ -831,17 +831,15 @@ mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
 	return compose(conf, kind, vars, message_id, TRUE, error);
 }
 
-/* Every kind of mail tenure sends (schedule.c and intake.c name them):
- * a new kind is added here too, so that check-config checks its
- * template. */
+/* Every kind of mail tenure sends (schedule.c and intake.c name them;
+ * one template each in templates/): a new kind is added here too, so
+ * that check-config checks its template (t-check-config.sh compares
+ * this list with templates/). */
 static const char *const kinds[] = {
-    "announce-appoint",
-    "announce-expire",
-    "announce-remove",
-    "announce-resign",
-    "announce-scheduled",
-    "reminder",
-    "reply",
+    "announce-appoint", "announce-defer",  "announce-expire",
+    "announce-key",     "announce-remove", "announce-resign",
+    "announce-role",    "announce-rule",   "announce-scheduled",
+    "notice-key",       "reminder",        "reply",
 };
 
 /* VARS with a sample value for every placeholder the template at PATH

@@ -123,6 +123,15 @@ expect_problem "a template that does not make a mail is a problem naming its fil
 expect_problem "a missing template is a problem" \
 	"[committee] templates: no template reminder.txt in $W/tpl"
 
+mkdir -p empty
+committee_conf empty.conf roles.chair="$CAROL" committee.templates=empty
+check empty.conf
+test_begin "check-config checks the template of every kind of mail tenure sends"
+expected=$(cd "$top_srcdir/templates" && ls *.txt | tr '\n' ' ')
+checked=$(sed -n 's/.*\[committee\] templates: no template \(.*\) in .*/\1/p' cc.err |
+	tr -d ',' | tr ' ' '\n' | sort | tr '\n' ' ')
+test_expect_equal "$expected" "$checked"
+
 # Eight members the ledger records no key for, and a keyring that cannot
 # be read: one line about the keyring, not one more per member.
 committee_ledger --file keyless.ledger "Carol Chair <carol@example.org> $CAROL" \
