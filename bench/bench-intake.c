@@ -67,6 +67,12 @@ verify_file(const char *config, const char *file, int n)
 		fprintf(stderr, "bench-intake: %s\n", error->message);
 		return 1;
 	}
+	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, FALSE, &error);
+	if (ledger == NULL) {
+		fprintf(stderr, "bench-intake: %s\n", error->message);
+		return 1;
+	}
+	verify_set_signers(verifier, ledger, NULL);
 	char *data = NULL;
 	gsize len = 0;
 	if (!g_file_get_contents(file, &data, &len, &error)) {

@@ -6,9 +6,11 @@ src_libtenure_a_SOURCES += \
 	src/source.c src/source.h \
 	src/source_maildir.c \
 	src/source_mbox.c \
+	src/openpgp.c src/openpgp.h \
 	src/keyring.c src/keyring.h \
 	src/signed_part.c src/signed_part.h \
 	src/packets.c src/packets.h \
+	src/verify_context.c src/verify_context.h \
 	src/verify.c src/verify.h \
 	src/command.c src/command.h \
 	src/seen.c src/seen.h \
@@ -19,10 +21,11 @@ src_libtenure_a_SOURCES += \
 	src/cmd_import.c \
 	src/cmd_audit.c
 
-check_PROGRAMS += tests/test-command tests/test-verify
+check_PROGRAMS += tests/test-command tests/test-verify tests/test-openpgp
+tests_test_openpgp_LDADD = $(TEST_LDADD)
 tests_test_command_LDADD = $(TEST_LDADD)
 tests_test_verify_LDADD = $(TEST_LDADD)
-TESTS += tests/test-command tests/test-verify tests/t-intake.sh tests/t-roles.sh \
+TESTS += tests/test-command tests/test-verify tests/test-openpgp tests/t-intake.sh tests/t-roles.sh \
 	tests/t-hostile.sh tests/t-keyring.sh
 dist_check_SCRIPTS += tests/lib-gpg.sh tests/lib-committee.sh tests/t-intake.sh tests/t-roles.sh \
 	tests/t-hostile.sh tests/t-keyring.sh

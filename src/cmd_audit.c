@@ -222,6 +222,7 @@ cmd_audit(int argc, char **argv)
 		cmd_error("audit", "%s", error->message);
 		return CMD_FAILED;
 	}
+	verify_set_signers(verifier, ledger, NULL);
 	guint problems = 0;
 	for (guint i = 0; i < archived->len; i++)
 		check_message(verifier, archived->pdata[i], &problems);

@@ -745,6 +745,13 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		                   "without blanks");
 		return TRUE;
 	}
+	/* Only the committee's keys can sign a command: verification reads
+	 * those alone (verify_set_signers), as the ledger has them now. */
+	g_autoptr(Ledger) ledger = ledger_load_guarded(intake->conf->ledger,
+	                                               intake->conf->state_dir, error);
+	if (ledger == NULL)
+		return FALSE;
+	verify_set_signers(intake->verifier, ledger, NULL);
 	g_autoptr(Signed) sig = NULL;
 	g_autoptr(GError) local = NULL;
 	if (!verify_signed(intake->verifier, part, kind, message->arrival,

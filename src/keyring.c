@@ -8,6 +8,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -18,11 +20,33 @@
 #include <gpgme.h>
 
 #include "keyring.h"
+#include "openpgp.h"
 #include "util.h"
 
+/* What a file was when tenure last read or wrote it. */
+typedef struct {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	gboolean present;
+} FileId;
+
 struct Keyring {
+	const Conf *conf;
 	char *home;
-	gpgme_ctx_t ctx;
+	char *committee_path;  /* HOME/committee.gpg: the keys verification reads */
+	char *conf_path;       /* HOME/gpg.conf */
+	char *counts_path;     /* HOME/committee.counts: keys per keyring file */
+	gpgme_ctx_t ctx;       /* on HOME: the committee's keys */
+	gpgme_ctx_t full;      /* on HOME/full: the configured keyrings whole */
+	/* The inputs and outputs of the last derivation; all zero before. */
+	char *wanted_digest;   /* of the sorted fingerprints and addresses */
+	FileId *sources;       /* one per [keys] keyring file */
+	FileId committee_id, conf_id;
+	GPtrArray *keys;       /* gpgme_key_t of committee.gpg and pubring.kbx */
+	GHashTable *anywhere;  /* every key and subkey fingerprint in the files */
+	gboolean whole;        /* verification reads the files whole for now */
 };
 
 static gboolean
@@ -79,25 +103,25 @@ keyring_check_files(const Conf *conf, GError **error)
 	return TRUE;
 }
 
-/* gpg.conf for tenure's home: the keyring files are read in place, as
- * gpgv reads them (nothing is imported, so a key revoked or dropped in a
- * keyring counts from the next gpg run on, and 900 keys cost nothing to
- * set up); the home's own pubring.kbx holds the bot key only, and is
- * where gpg would put a key made or imported in the home, never in a
- * configured file.  Validity in the web of trust is not what tenure
+/* gpg.conf naming KEYRINGS for gpg to read in place, nothing imported
+ * (see keyring.h).  Validity in the web of trust is not what tenure
  * asks (a key in the keyrings is the member's); without trust-model
- * always, gpg would walk the signatures of 900 keys to compute it. */
+ * always, gpg would walk the signatures of 900 keys to compute it.  With
+ * PRIMARY, the home's own pubring.kbx holds the bot key, and is where
+ * gpg would put a key made or imported in the home, never in a keyring
+ * file. */
 static char *
-gpg_conf_text(const Conf *conf, GError **error)
+gpg_conf_text(char *const *keyrings, gboolean primary, GError **error)
 {
 	GString *text = g_string_new(
 		"# Written by tenure: keys come only from [keys] keyring, read in place.\n"
 		"no-auto-key-retrieve\n"
 		"auto-key-locate local\n"
 		"no-default-keyring\n"
-		"trust-model always\n"
-		"primary-keyring pubring.kbx\n");
-	for (char **k = conf->keyrings; k && *k; k++) {
+		"trust-model always\n");
+	if (primary)
+		g_string_append(text, "primary-keyring pubring.kbx\n");
+	for (char *const *k = keyrings; k && *k; k++) {
 		/* gpg.conf has no escapes inside a quoted argument. */
 		if (strpbrk(*k, "\"\n\r") != NULL) {
 			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
@@ -266,13 +290,51 @@ prune_home(const char *home, const Conf *conf, GError **error)
 	return home_gpg(home, (const char *const *)stray->pdata, &ignored, error);
 }
 
+/* Writes FILE with TEXT unless it holds TEXT already; *WRITTEN says
+ * whether it did. */
+static gboolean
+write_if_changed(const char *file, const char *text, gsize len,
+                 gboolean *written, GError **error)
+{
+	g_autofree char *old = NULL;
+	gsize old_len = 0;
+	*written = FALSE;
+	if (g_file_get_contents(file, &old, &old_len, NULL) && old_len == len &&
+	    memcmp(old, text, len) == 0)
+		return TRUE;
+	*written = TRUE;
+	return util_write_atomic(file, text, len, error);
+}
+
+static gboolean
+new_context(gpgme_ctx_t *ctx, const char *home, GError **error)
+{
+	if (gpgme_failed(gpgme_new(ctx), "gpgme: context", error) ||
+	    gpgme_failed(gpgme_ctx_set_engine_info(*ctx, GPGME_PROTOCOL_OpenPGP,
+	                                           NULL, home),
+	                 "gpgme: engine", error))
+		return FALSE;
+	gpgme_set_protocol(*ctx, GPGME_PROTOCOL_OpenPGP);
+	gpgme_set_keylist_mode(*ctx, GPGME_KEYLIST_MODE_LOCAL);
+	return TRUE;
+}
+
 Keyring *
 keyring_open(const Conf *conf, GError **error)
 {
 	g_autoptr(Keyring) keyring = g_new0(Keyring, 1);
+	keyring->conf = conf;
 	keyring->home = g_strdup(conf->gnupg_home);
+	keyring->committee_path = g_build_filename(keyring->home,
+	                                           "committee.gpg", NULL);
+	keyring->conf_path = g_build_filename(keyring->home, "gpg.conf", NULL);
+	keyring->counts_path = g_build_filename(keyring->home,
+	                                        "committee.counts", NULL);
+	keyring->sources = g_new0(FileId, conf->keyrings
+	                                      ? g_strv_length(conf->keyrings) : 0);
+	g_autofree char *full = g_build_filename(keyring->home, "full", NULL);
 
-	if (!util_mkdir_p(keyring->home, 0700, error))
+	if (!util_mkdir_p(full, 0700, error))
 		return NULL;
 	if (chmod(keyring->home, 0700) < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
@@ -281,19 +343,16 @@ keyring_open(const Conf *conf, GError **error)
 	}
 	if (!keyring_check_files(conf, error))
 		return NULL;
-	g_autofree char *gpg_conf = g_build_filename(keyring->home,
-	                                             "gpg.conf", NULL);
-	g_autofree char *gpg_conf_new = gpg_conf_text(conf, error);
-	if (gpg_conf_new == NULL)
+	g_autofree char *full_conf = g_build_filename(full, "gpg.conf", NULL);
+	g_autofree char *full_text = gpg_conf_text(conf->keyrings, FALSE, error);
+	gboolean written = FALSE;
+	if (full_text == NULL ||
+	    !write_if_changed(full_conf, full_text, strlen(full_text), &written,
+	                      error))
 		return NULL;
-	g_autofree char *old_conf = NULL;
-	if (!g_file_get_contents(gpg_conf, &old_conf, NULL, NULL) ||
-	    strcmp(old_conf, gpg_conf_new) != 0) {
-		if (!util_write_atomic(gpg_conf, gpg_conf_new, -1, error))
-			return NULL;
+	if (written)
 		for (char **k = conf->keyrings; k && *k; k++)
 			util_log("keyring", "file", *k, "read", "in place", NULL);
-	}
 
 	gpgme_check_version(NULL);
 	g_setenv("GNUPGHOME", keyring->home, TRUE);
@@ -301,11 +360,9 @@ keyring_open(const Conf *conf, GError **error)
 	                                       keyring->home),
 	                 "gpgme: engine", error))
 		return NULL;
-	if (gpgme_failed(gpgme_new(&keyring->ctx), "gpgme: context", error))
+	if (!new_context(&keyring->ctx, keyring->home, error) ||
+	    !new_context(&keyring->full, full, error))
 		return NULL;
-	gpgme_set_protocol(keyring->ctx, GPGME_PROTOCOL_OpenPGP);
-	gpgme_set_keylist_mode(keyring->ctx, GPGME_KEYLIST_MODE_LOCAL);
-
 	if (!prune_home(keyring->home, conf, error))
 		return NULL;
 	return g_steal_pointer(&keyring);
@@ -318,38 +375,510 @@ keyring_free(Keyring *keyring)
 		return;
 	if (keyring->ctx)
 		gpgme_release(keyring->ctx);
+	if (keyring->full)
+		gpgme_release(keyring->full);
+	if (keyring->keys)
+		g_ptr_array_unref(keyring->keys);
+	if (keyring->anywhere)
+		g_hash_table_unref(keyring->anywhere);
 	g_free(keyring->home);
+	g_free(keyring->committee_path);
+	g_free(keyring->conf_path);
+	g_free(keyring->counts_path);
+	g_free(keyring->wanted_digest);
+	g_free(keyring->sources);
 	g_free(keyring);
 }
 
-/* What gpgme_get_key does, on our own context: gpgme_get_key makes a
- * fresh context per call, and GPGME runs `gpg --version` for each, a
- * process per verification saved here.  FPR names a key or subkey
- * exactly; anything but one match is no key. */
+/* The committee's keyring.
+ *
+ * gpg reads a keyring in place by parsing all of it, every time: with
+ * debian-keyring's 900 keys that is most of a verification's cost, and
+ * a second gpg run to look the signing key up doubles it.  Only the
+ * committee's keys (members, former members, role holders, the
+ * secretary, the bot) can authorise anything, so verification reads
+ * HOME/committee.gpg, which holds exactly those keyblocks, copied from
+ * the configured keyring files as they are (gpg still checks every
+ * self-signature, revocation and expiry in them; nothing here judges a
+ * key).  Their metadata is listed once per derivation and kept.
+ *
+ * It is derived again whenever a keyring file, the set of wanted keys,
+ * or a file of tenure's in the home changed, so a key revoked or
+ * dropped in a keyring counts from the next message on.  A keyring file
+ * caught being rewritten (a packet cut at its end, a change while it is
+ * read, or fewer keys than it held last time and changed in the last
+ * KEYRING_SETTLE seconds) is no keyring to judge mail by: that is
+ * TENURE_ERROR_TEMPORARY, and the mail waits. */
+
+/* How long a keyring file that lost keys must stay unchanged before it
+ * is taken as it is (`gpg --export >FILE` empties it first). */
+#define KEYRING_SETTLE 120
+
+static void
+file_id_of(const struct stat *st, FileId *id)
+{
+	id->present = TRUE;
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->size = st->st_size;
+	id->mtime = st->st_mtim;
+	id->ctime = st->st_ctim;
+}
+
+static void
+file_id(const char *path, FileId *id)
+{
+	struct stat st;
+	memset(id, 0, sizeof *id);
+	if (stat(path, &st) == 0)
+		file_id_of(&st, id);
+}
+
+static gboolean
+file_id_equal(const FileId *a, const FileId *b)
+{
+	return a->present == b->present && a->dev == b->dev &&
+	       a->ino == b->ino && a->size == b->size &&
+	       a->mtime.tv_sec == b->mtime.tv_sec &&
+	       a->mtime.tv_nsec == b->mtime.tv_nsec &&
+	       a->ctime.tv_sec == b->ctime.tv_sec &&
+	       a->ctime.tv_nsec == b->ctime.tv_nsec;
+}
+
+static gboolean
+temporary(GError **error, const char *format, ...) G_GNUC_PRINTF(2, 3);
+
+static gboolean
+temporary(GError **error, const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	g_autofree char *text = g_strdup_vprintf(format, args);
+	va_end(args);
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY, "%s", text);
+	return FALSE;
+}
+
+/* Reads PATH whole into *DATA, with its identity before the read in
+ * *ID; a file that changed while it was read is temporary. */
+static gboolean
+read_stable(const char *path, FileId *id, GBytes **data, GError **error)
+{
+	struct stat before, after;
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	g_autoptr(GError) local = NULL;
+	if (stat(path, &before) < 0 ||
+	    !g_file_get_contents(path, &text, &len, &local) ||
+	    stat(path, &after) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "[keys] keyring: %s: %s", path,
+		            local ? local->message : g_strerror(errno));
+		return FALSE;
+	}
+	FileId later;
+	file_id_of(&before, id);
+	file_id_of(&after, &later);
+	if (!file_id_equal(id, &later) || (off_t)len != before.st_size)
+		return temporary(error, "[keys] keyring: %s changed while it was "
+		                        "read", path);
+	*data = g_bytes_new_take(g_steal_pointer(&text), len);
+	return TRUE;
+}
+
+/* The address in a user ID's text ("Name <addr>", or a bare address),
+ * lower-cased; NULL when there is none. */
+static char *
+user_id_email(const guchar *body, gsize len)
+{
+	g_autofree char *text = g_strndup((const char *)body, len);
+	const char *open = strrchr(text, '<');
+	const char *close = open ? strchr(open, '>') : NULL;
+	if (open && close && close > open + 1)
+		return g_ascii_strdown(open + 1, close - open - 1);
+	if (strchr(text, '@') && !strpbrk(text, " <>"))
+		return g_ascii_strdown(text, -1);
+	return NULL;
+}
+
+typedef struct {
+	GHashTable *fingerprints; /* wanted primary keys or subkeys */
+	GHashTable *emails;       /* wanted addresses on a user ID */
+	GByteArray *out;          /* the chosen keyblocks */
+	guint keys;               /* keyblocks seen */
+	GHashTable *anywhere;     /* every fingerprint seen */
+} Selection;
+
+/* Walks one run of OpenPGP packets, DATA, as keyblocks (each a public
+ * key packet and what follows it up to the next), adding to SEL->out
+ * those with a wanted key or address, without trust packets (gpg's own
+ * bookkeeping).  FALSE with *REASON when DATA is not whole. */
+static gboolean
+select_keyblocks(const guchar *data, gsize len, Selection *sel,
+                 char **reason)
+{
+	g_autoptr(GByteArray) block = g_byte_array_new();
+	gboolean wanted = FALSE;
+	gsize offset = 0;
+	OpenpgpPacket packet;
+	for (;;) {
+		gboolean more = openpgp_next(data, len, &offset, &packet, reason);
+		if (!more && *reason != NULL)
+			return FALSE;
+		if (!more || packet.tag == OPENPGP_TAG_PUBLIC_KEY) {
+			if (wanted)
+				g_byte_array_append(sel->out, block->data, block->len);
+			g_byte_array_set_size(block, 0);
+			wanted = FALSE;
+			if (!more)
+				return TRUE;
+			sel->keys++;
+		}
+		if (packet.tag == OPENPGP_TAG_TRUST)
+			continue;
+		if (block->len == 0 && packet.tag != OPENPGP_TAG_PUBLIC_KEY &&
+		    packet.tag != OPENPGP_TAG_MARKER) {
+			*reason = g_strdup_printf("packet of type %u outside a key "
+			                          "at byte %zu", packet.tag,
+			                          packet.start);
+			return FALSE;
+		}
+		g_byte_array_append(block, data + packet.start,
+		                    packet.end - packet.start);
+		if (packet.body == NULL)
+			continue;
+		if (packet.tag == OPENPGP_TAG_PUBLIC_KEY ||
+		    packet.tag == OPENPGP_TAG_PUBLIC_SUBKEY) {
+			g_autofree char *fpr = openpgp_fingerprint(packet.body,
+			                                           packet.body_len);
+			if (fpr && g_hash_table_contains(sel->fingerprints, fpr))
+				wanted = TRUE;
+			if (fpr)
+				g_hash_table_add(sel->anywhere, g_steal_pointer(&fpr));
+		} else if (packet.tag == OPENPGP_TAG_USER_ID) {
+			g_autofree char *email = user_id_email(packet.body,
+			                                       packet.body_len);
+			if (email && g_hash_table_contains(sel->emails, email))
+				wanted = TRUE;
+		}
+	}
+}
+
+static guint32
+be32(const guchar *p)
+{
+	return (guint32)p[0] << 24 | (guint32)p[1] << 16 | (guint32)p[2] << 8 |
+	       p[3];
+}
+
+/* A keybox (gpg's .kbx): blobs, each its length first; the OpenPGP
+ * ones (type 2) carry one keyblock at an offset of their own. */
+static gboolean
+select_keybox(const guchar *data, gsize len, Selection *sel, char **reason)
+{
+	gsize offset = 0;
+	while (offset < len) {
+		if (len - offset < 5) {
+			*reason = g_strdup_printf("cut keybox record at byte %zu",
+			                          offset);
+			return FALSE;
+		}
+		guint32 size = be32(data + offset);
+		if (size < 5 || size > len - offset) {
+			*reason = g_strdup_printf("cut keybox record at byte %zu",
+			                          offset);
+			return FALSE;
+		}
+		const guchar *blob = data + offset;
+		if (blob[4] == 2) {
+			guint32 at = size >= 16 ? be32(blob + 8) : 0;
+			guint32 n = size >= 16 ? be32(blob + 12) : 0;
+			if (size < 16 || at > size || n > size - at) {
+				*reason = g_strdup_printf("bad keybox record at byte %zu",
+				                          offset);
+				return FALSE;
+			}
+			if (!select_keyblocks(blob + at, n, sel, reason)) {
+				char *inner = *reason;
+				*reason = g_strdup_printf("in the keybox record at byte "
+				                          "%zu: %s", offset, inner);
+				g_free(inner);
+				return FALSE;
+			}
+		}
+		offset += size;
+	}
+	return TRUE;
+}
+
+/* The keys each keyring file held when last derived, from
+ * HOME/committee.counts ("COUNT PATH" lines); 0 for a file not there. */
+static guint
+last_count(const char *counts, const char *path)
+{
+	g_auto(GStrv) lines = g_strsplit(counts ? counts : "", "\n", -1);
+	for (char **line = lines; *line; line++) {
+		char *space = strchr(*line, ' ');
+		if (space && strcmp(space + 1, path) == 0)
+			return (guint)g_ascii_strtoull(*line, NULL, 10);
+	}
+	return 0;
+}
+
+static int
+compare_strings(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A digest of the wanted keys and addresses, sorted, for telling a
+ * new set from the one the committee keyring was made for. */
+static char *
+wanted_digest(GHashTable *fingerprints, GHashTable *emails)
+{
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	GHashTable *sets[] = {fingerprints, emails};
+	for (gsize s = 0; s < G_N_ELEMENTS(sets); s++) {
+		g_autofree gpointer *keys = g_hash_table_get_keys_as_array(sets[s], NULL);
+		guint n = g_hash_table_size(sets[s]);
+		qsort(keys, n, sizeof *keys, compare_strings);
+		for (guint i = 0; i < n; i++)
+			g_checksum_update(sum, keys[i], strlen(keys[i]) + 1);
+		g_checksum_update(sum, (const guchar *)"|", 1);
+	}
+	return g_strdup(g_checksum_get_string(sum));
+}
+
+/* Lists the keys of the home (the committee's and the bot's) into
+ * KEYRING->keys. */
+static gboolean
+list_keys(Keyring *keyring, GError **error)
+{
+	g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)gpgme_key_unref);
+	gpgme_key_t key = NULL;
+	gpgme_error_t rc = gpgme_op_keylist_start(keyring->ctx, NULL, 0);
+	while (rc == GPG_ERR_NO_ERROR &&
+	       (rc = gpgme_op_keylist_next(keyring->ctx, &key)) == GPG_ERR_NO_ERROR)
+		g_ptr_array_add(keys, key);
+	gpgme_op_keylist_end(keyring->ctx);
+	if (gpgme_err_code(rc) != GPG_ERR_EOF)
+		return temporary(error, "gpg could not list the keys of %s: %s",
+		                 keyring->home, gpgme_strerror(rc));
+	if (keyring->keys)
+		g_ptr_array_unref(keyring->keys);
+	keyring->keys = g_steal_pointer(&keys);
+	return TRUE;
+}
+
+/* Whether the inputs and outputs of the last derivation are as they
+ * were: every keyring file, gpg.conf and committee.gpg. */
+static gboolean
+unchanged(Keyring *keyring)
+{
+	if (keyring->wanted_digest == NULL)
+		return FALSE;
+	FileId now;
+	gsize i = 0;
+	for (char **k = keyring->conf->keyrings; k && *k; k++, i++) {
+		file_id(*k, &now);
+		if (!file_id_equal(&now, &keyring->sources[i]))
+			return FALSE;
+	}
+	file_id(keyring->conf_path, &now);
+	if (!file_id_equal(&now, &keyring->conf_id))
+		return FALSE;
+	file_id(keyring->committee_path, &now);
+	return file_id_equal(&now, &keyring->committee_id);
+}
+
 gboolean
-keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key)
+keyring_unchanged(Keyring *keyring)
+{
+	return unchanged(keyring);
+}
+
+static gboolean
+derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
+{
+	const Conf *conf = keyring->conf;
+	g_autofree char *counts = NULL;
+	g_file_get_contents(keyring->counts_path, &counts, NULL, NULL);
+	g_autoptr(GString) new_counts = g_string_new(NULL);
+	gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+	gsize i = 0;
+	for (char **k = conf->keyrings; k && *k; k++, i++) {
+		g_autoptr(GBytes) bytes = NULL;
+		if (!check_keyring(*k, error) ||
+		    !read_stable(*k, &keyring->sources[i], &bytes, error))
+			return FALSE;
+		gsize len = 0;
+		const guchar *data = g_bytes_get_data(bytes, &len);
+		guint before = sel->keys;
+		g_autofree char *reason = NULL;
+		gboolean keybox = len >= 12 && memcmp(data + 8, "KBXf", 4) == 0;
+		if (!(keybox ? select_keybox(data, len, sel, &reason)
+		             : select_keyblocks(data, len, sel, &reason)))
+			return temporary(error, "[keys] keyring: %s is not whole (%s): "
+			                        "being rewritten?", *k, reason);
+		guint keys = sel->keys - before;
+		guint last = last_count(counts, *k);
+		if (keys < last &&
+		    now - keyring->sources[i].mtime.tv_sec < KEYRING_SETTLE)
+			return temporary(error, "[keys] keyring: %s holds %u keys, %u "
+			                        "when last read, and changed less than "
+			                        "%d s ago: being rewritten?",
+			                 *k, keys, last, KEYRING_SETTLE);
+		if (keys != last && counts != NULL) {
+			g_autofree char *was = g_strdup_printf("%u", last);
+			g_autofree char *is = g_strdup_printf("%u", keys);
+			util_log("keyring", "file", *k, "keys", is, "was", was, NULL);
+		}
+		g_string_append_printf(new_counts, "%u %s\n", keys, *k);
+	}
+	char *committee[] = {keyring->committee_path, NULL};
+	g_autofree char *conf_text = gpg_conf_text(committee, TRUE, error);
+	gboolean written = FALSE;
+	if (conf_text == NULL ||
+	    !write_if_changed(keyring->conf_path, conf_text, strlen(conf_text),
+	                      &written, error))
+		return FALSE;
+	if (written && keyring->wanted_digest != NULL)
+		util_log("keyring", "file", keyring->conf_path, "problem",
+		         "changed or removed under tenure; written again", NULL);
+	if (!write_if_changed(keyring->committee_path, (const char *)sel->out->data,
+	                      sel->out->len, &written, error) ||
+	    !write_if_changed(keyring->counts_path, new_counts->str,
+	                      new_counts->len, &written, error))
+		return FALSE;
+	file_id(keyring->conf_path, &keyring->conf_id);
+	file_id(keyring->committee_path, &keyring->committee_id);
+	if (!list_keys(keyring, error))
+		return FALSE;
+	g_free(keyring->wanted_digest);
+	keyring->wanted_digest = g_strdup(digest);
+	if (keyring->anywhere)
+		g_hash_table_unref(keyring->anywhere);
+	keyring->anywhere = g_hash_table_ref(sel->anywhere);
+	return TRUE;
+}
+
+gboolean
+keyring_prepare(Keyring *keyring, const char *const *fingerprints,
+                const char *const *emails, GError **error)
+{
+	g_autoptr(GHashTable) fprs = g_hash_table_new_full(g_str_hash, g_str_equal,
+	                                                   g_free, NULL);
+	g_autoptr(GHashTable) addresses = g_hash_table_new_full(g_str_hash,
+	                                                        g_str_equal,
+	                                                        g_free, NULL);
+	for (const char *const *f = fingerprints; f && *f; f++)
+		g_hash_table_add(fprs, g_ascii_strup(*f, -1));
+	for (const char *const *e = emails; e && *e; e++)
+		g_hash_table_add(addresses, g_ascii_strdown(*e, -1));
+	g_autofree char *digest = wanted_digest(fprs, addresses);
+	if (keyring->wanted_digest && strcmp(digest, keyring->wanted_digest) == 0 &&
+	    unchanged(keyring))
+		return TRUE;
+	g_autoptr(GByteArray) out = g_byte_array_new();
+	g_autoptr(GHashTable) anywhere = g_hash_table_new_full(g_str_hash,
+	                                                       g_str_equal,
+	                                                       g_free, NULL);
+	Selection sel = {fprs, addresses, out, 0, anywhere};
+	if (derive(keyring, &sel, digest, error))
+		return TRUE;
+	/* Whatever was made before is no longer known to be right. */
+	g_clear_pointer(&keyring->wanted_digest, g_free);
+	return FALSE;
+}
+
+/* The one key of CTX's keyrings that FPR names exactly, listed by gpg
+ * (gpgme_get_key would make a fresh context per call, and GPGME runs
+ * `gpg --version` for each). */
+static gboolean
+list_one(gpgme_ctx_t ctx, const char *fpr, gpgme_key_t *key)
 {
 	gpgme_key_t extra = NULL;
 	*key = NULL;
-	if (gpgme_op_keylist_start(keyring->ctx, fpr, 0) != GPG_ERR_NO_ERROR)
+	if (gpgme_op_keylist_start(ctx, fpr, 0) != GPG_ERR_NO_ERROR)
 		return FALSE;
-	if (gpgme_op_keylist_next(keyring->ctx, key) != GPG_ERR_NO_ERROR)
+	if (gpgme_op_keylist_next(ctx, key) != GPG_ERR_NO_ERROR)
 		*key = NULL;
-	else if (gpgme_op_keylist_next(keyring->ctx, &extra) == GPG_ERR_NO_ERROR) {
+	else if (gpgme_op_keylist_next(ctx, &extra) == GPG_ERR_NO_ERROR) {
 		gpgme_key_unref(extra);
 		gpgme_key_unref(*key);
 		*key = NULL;
 	}
-	gpgme_op_keylist_end(keyring->ctx);
+	gpgme_op_keylist_end(ctx);
 	return *key != NULL;
 }
 
+gboolean
+keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key)
+{
+	*key = NULL;
+	for (guint i = 0; keyring->keys && i < keyring->keys->len; i++) {
+		gpgme_key_t candidate = keyring->keys->pdata[i];
+		for (gpgme_subkey_t sub = candidate->subkeys; sub; sub = sub->next) {
+			if (sub->fpr == NULL || g_ascii_strcasecmp(sub->fpr, fpr) != 0)
+				continue;
+			if (*key != NULL) {
+				gpgme_key_unref(*key);
+				*key = NULL;
+				return FALSE;
+			}
+			gpgme_key_ref(candidate);
+			*key = candidate;
+			break;
+		}
+	}
+	if (*key == NULL && keyring->whole)
+		return list_one(keyring->full, fpr, key);
+	return *key != NULL;
+}
+
+gboolean
+keyring_holds_anywhere(Keyring *keyring, const char *fpr)
+{
+	if (keyring->anywhere == NULL || fpr == NULL)
+		return FALSE;
+	gsize len = strlen(fpr);
+	if (len == 40)
+		return g_hash_table_contains(keyring->anywhere, fpr);
+	/* A key ID: the end of a fingerprint. */
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, keyring->anywhere);
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		if (len >= 8 && g_str_has_suffix(key, fpr))
+			return TRUE;
+	return FALSE;
+}
+
+gboolean
+keyring_read_whole(Keyring *keyring, gboolean whole, GError **error)
+{
+	gpgme_engine_info_t engine = NULL;
+	gpgme_get_engine_info(&engine);
+	while (engine && engine->protocol != GPGME_PROTOCOL_OpenPGP)
+		engine = engine->next;
+	g_autofree char *full = g_build_filename(keyring->home, "full", NULL);
+	keyring->whole = whole;
+	return !gpgme_failed(gpgme_set_engine_info(GPGME_PROTOCOL_OpenPGP,
+	                                           engine ? engine->file_name : NULL,
+	                                           whole ? full : keyring->home),
+	                     "gpgme: engine", error);
+}
+
+/* Questions about a key that need not be the committee's (the one a
+ * recommendation or an appointment names) go to the keyring files
+ * whole, through HOME/full: rare, so its cost does not matter. */
 gboolean
 keyring_is_subkey(Keyring *keyring, const char *fingerprint, char **primary)
 {
 	gpgme_key_t key = NULL;
 	gboolean subkey = FALSE;
-	if (fingerprint && keyring_lookup(keyring, fingerprint, &key) &&
+	if (fingerprint && list_one(keyring->full, fingerprint, &key) &&
 	    key->subkeys && key->subkeys->fpr &&
 	    g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) != 0) {
 		for (gpgme_subkey_t sub = key->subkeys->next; sub; sub = sub->next)
@@ -367,7 +896,7 @@ gboolean
 keyring_has_key(Keyring *keyring, const char *fingerprint)
 {
 	gpgme_key_t key = NULL;
-	gboolean usable = fingerprint && keyring_lookup(keyring, fingerprint, &key) &&
+	gboolean usable = fingerprint && list_one(keyring->full, fingerprint, &key) &&
 	                  key->subkeys && key->subkeys->fpr &&
 	                  g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) == 0 &&
 	                  !key->revoked && !key->expired && !key->disabled &&

@@ -1,10 +1,12 @@
 /* keyring.h: tenure's GnuPG home and the keyrings it verifies against.
  *
  * tenure's GNUPGHOME (CONF's [keys] gnupg-home, mode 0700) has a gpg.conf
- * that names the configured keyring files for gpg to read in place
- * (nothing is imported; the home's own pubring.kbx holds only the bot
- * key), never fetches a key, and takes every key in the keyrings as
- * valid (identity is the fingerprint the ledger records, not the web of
+ * that names one keyring, HOME/committee.gpg, holding the committee's
+ * keyblocks as the configured keyring files hold them (keyring_prepare;
+ * nothing is imported; the home's own pubring.kbx holds only the bot
+ * key); HOME/full/gpg.conf names the configured files themselves, for
+ * questions about any key in them.  gpg never fetches a key, and takes
+ * every key in the keyrings as valid (identity is the fingerprint the ledger records, not the web of
  * trust).  This module sets the home up, answers questions about the
  * keys in the configured keyrings, and checks the keyring files
  * themselves; it decides nothing about mail (verify.h does).
@@ -30,14 +32,45 @@ typedef struct Keyring Keyring;
 Keyring *keyring_open(const Conf *conf, GError **error);
 void keyring_free(Keyring *keyring);
 
+/* Makes the keyring verification reads (HOME/committee.gpg, see
+ * keyring.c) hold exactly the keyblocks of the configured keyring files
+ * that carry one of FINGERPRINTS (primary keys or subkeys) or a user ID
+ * on one of EMAILS (both NULL-terminated, either may be NULL), and lists
+ * their keys for keyring_lookup.  Cheap when nothing changed since the
+ * last call (a stat of each file); derives it again otherwise, and
+ * rewrites a gpg.conf changed or removed under tenure.  FALSE with
+ * TENURE_ERROR_TEMPORARY when a keyring file looks half-written (a cut
+ * packet, a change while it is read, or fewer keys than last time
+ * within minutes of a change): no verdict may rest on it now. */
+gboolean keyring_prepare(Keyring *keyring, const char *const *fingerprints,
+                         const char *const *emails, GError **error);
+
+/* TRUE when no keyring file and no file of the home that the last
+ * keyring_prepare read or wrote has changed since: a verdict reached
+ * meanwhile rests on the keys it meant. */
+gboolean keyring_unchanged(Keyring *keyring);
+
+/* TRUE when the configured keyring files, as keyring_prepare last read
+ * them, hold a key or subkey whose fingerprint is FPR or ends in it (a
+ * key ID). */
+gboolean keyring_holds_anywhere(Keyring *keyring, const char *fpr);
+
+/* With WHOLE, verification (GPGME's default engine, so GMime's
+ * contexts) and keyring_lookup read the configured keyring files whole,
+ * as gpg does with 900 keys: slow, for a signer who is not the
+ * committee's; without, the committee keyring again. */
+gboolean keyring_read_whole(Keyring *keyring, gboolean whole,
+                            GError **error);
+
 /* TRUE when every [keys] keyring file can be read and is a keyring gpg
  * reads in place (OpenPGP packets or a keybox; not armoured); otherwise
  * FALSE with ERROR naming the file. */
 gboolean keyring_check_files(const Conf *conf, GError **error);
 
-/* The one key in the configured keyrings whose primary key or subkey
- * FPR names exactly: TRUE with *KEY (unref with gpgme_key_unref); FALSE
- * for none or more than one. */
+/* The one key of the committee keyring (as keyring_prepare made it) or
+ * the bot's whose primary key or subkey FPR names exactly: TRUE with
+ * *KEY (unref with gpgme_key_unref); FALSE for none or more than one.
+ * Runs no gpg. */
 gboolean keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key);
 
 /* When FINGERPRINT names a subkey of a key in the configured keyrings,

@@ -10,11 +10,13 @@
 #include <glib.h>
 #include <gmime/gmime.h>
 
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeCertificate, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeCryptoContext, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMessage, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMultipartSigned, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeObject, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeParser, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeSignature, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeSignatureList, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeStream, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeTextPart, g_object_unref)

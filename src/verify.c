@@ -1,18 +1,24 @@
 /* verify.c: see verify.h. */
 #include "config.h"
 
+#include <string.h>
+
 #include <gpgme.h>
 
 #include "date.h"
+#include "ledger.h"
 #include "packets.h"
 #include "source.h"
 #include "util.h"
 #include "verify.h"
+#include "verify_context.h"
 
 struct Verifier {
 	const Conf *conf;
 	Keyring *keyring;
 	int max_age_days;
+	GPtrArray *signers;       /* fingerprints that may sign, NULL-ended */
+	GPtrArray *signer_emails; /* addresses of members with no key */
 };
 
 void
@@ -41,8 +47,7 @@ verify_new(const Conf *conf, GError **error)
 	verifier->keyring = keyring_open(conf, error);
 	if (verifier->keyring == NULL)
 		return NULL;
-	g_mime_crypto_context_register("application/pgp-signature",
-	                               g_mime_gpg_context_new);
+	verify_context_register();
 	return g_steal_pointer(&verifier);
 }
 
@@ -52,6 +57,10 @@ verify_free(Verifier *verifier)
 	if (verifier == NULL)
 		return;
 	keyring_free(verifier->keyring);
+	if (verifier->signers)
+		g_ptr_array_unref(verifier->signers);
+	if (verifier->signer_emails)
+		g_ptr_array_unref(verifier->signer_emails);
 	g_free(verifier);
 }
 
@@ -59,6 +68,74 @@ Keyring *
 verify_keyring(Verifier *verifier)
 {
 	return verifier->keyring;
+}
+
+static void
+add_fingerprint(GHashTable *set, const char *text)
+{
+	char *fpr = NULL;
+	if (text && ledger_fingerprint_normalize(text, &fpr))
+		g_hash_table_add(set, fpr);
+}
+
+static GPtrArray *
+null_ended(GHashTable *set)
+{
+	GPtrArray *array = g_ptr_array_new_with_free_func(g_free);
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, set);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		g_hash_table_iter_steal(&iter);
+		g_ptr_array_add(array, key);
+	}
+	g_ptr_array_add(array, NULL);
+	return array;
+}
+
+void
+verify_set_signers(Verifier *verifier, const Ledger *ledger,
+                   const char *const *extra)
+{
+	const Conf *conf = verifier->conf;
+	g_autoptr(GHashTable) fprs = g_hash_table_new_full(g_str_hash, g_str_equal,
+	                                                   g_free, NULL);
+	/* email -> whether any event records a key for it */
+	g_autoptr(GHashTable) keyed = g_hash_table_new(g_str_hash, g_str_equal);
+	for (guint i = 0; ledger && i < ledger->events->len; i++) {
+		const LedgerEvent *event = ledger->events->pdata[i];
+		add_fingerprint(fprs, event->fingerprint);
+		g_auto(GStrv) by = g_strsplit(event->signed_by ? event->signed_by : "",
+		                              " ", -1);
+		for (char **f = by; *f; f++)
+			add_fingerprint(fprs, *f);
+		if (event->email) {
+			gboolean had = GPOINTER_TO_INT(g_hash_table_lookup(keyed,
+			                                                   event->email));
+			g_hash_table_insert(keyed, event->email,
+			                    GINT_TO_POINTER(had || event->fingerprint));
+		}
+	}
+	const char *const configured[] = {conf->chair, conf->leader,
+	                                  conf->secretary, conf->bot_key};
+	for (gsize i = 0; i < G_N_ELEMENTS(configured); i++)
+		add_fingerprint(fprs, configured[i]);
+	for (const char *const *f = extra; f && *f; f++)
+		add_fingerprint(fprs, *f);
+	g_autoptr(GHashTable) emails = g_hash_table_new_full(g_str_hash, g_str_equal,
+	                                                     g_free, NULL);
+	GHashTableIter iter;
+	gpointer email, has_key;
+	g_hash_table_iter_init(&iter, keyed);
+	while (g_hash_table_iter_next(&iter, &email, &has_key))
+		if (!has_key)
+			g_hash_table_add(emails, g_strdup(email));
+	if (verifier->signers)
+		g_ptr_array_unref(verifier->signers);
+	if (verifier->signer_emails)
+		g_ptr_array_unref(verifier->signer_emails);
+	verifier->signers = null_ended(fprs);
+	verifier->signer_emails = null_ended(emails);
 }
 
 /* The first problem gpg reported, as a phrase for the log. */
@@ -247,19 +324,15 @@ signature_bounded(GMimeObject *part, SignedKind kind, char **reason)
 	return packets_check_signature(signature, len, reason);
 }
 
-gboolean
-verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
-              gint64 arrival, VerifyMode mode, Signed **result,
-              char **reason, GError **error)
+/* The checks, against the keyring as it is set; *MISSING is the
+ * fingerprint or key ID gpg named for an unknown key. */
+static gboolean
+check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
+                gint64 arrival, VerifyMode mode, Signed **result,
+                char **reason, char **missing)
 {
 	g_autoptr(GError) gerror = NULL;
 	g_autoptr(GMimeSignatureList) list = NULL;
-	/* gpg would take a keyring that vanished for one without the key;
-	 * that is a failure to do the work, not a refusal. */
-	if (!keyring_check_files(verifier->conf, error))
-		return FALSE;
-	if (!signature_bounded(part, kind, reason))
-		return FALSE;
 	if (kind == SIGNED_PGP_MIME)
 		list = g_mime_multipart_signed_verify(GMIME_MULTIPART_SIGNED(part),
 		                                      GMIME_VERIFY_NONE, &gerror);
@@ -286,11 +359,14 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	if (mode == VERIFY_AUDIT)
 		tolerated |= GMIME_SIGNATURE_STATUS_KEY_EXPIRED |
 		             GMIME_SIGNATURE_STATUS_KEY_REVOKED;
+	GMimeCertificate *cert = g_mime_signature_get_certificate(sig);
 	if ((status & ~tolerated) != 0) {
+		if ((status & GMIME_SIGNATURE_STATUS_KEY_MISSING) && cert &&
+		    g_mime_certificate_get_fingerprint(cert))
+			*missing = g_strdup(g_mime_certificate_get_fingerprint(cert));
 		*reason = g_strdup(status_reason(status));
 		return FALSE;
 	}
-	GMimeCertificate *cert = g_mime_signature_get_certificate(sig);
 	const char *fpr = cert ? g_mime_certificate_get_fingerprint(cert) : NULL;
 	if (fpr == NULL || *fpr == '\0') {
 		*reason = g_strdup("unknown key");
@@ -332,4 +408,74 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	}
 	*result = g_steal_pointer(&s);
 	return TRUE;
+}
+
+/* The MIME entity TEXT, parsed again. */
+static GMimeObject *
+parse_entity(const char *text)
+{
+	g_autoptr(GMimeStream) stream = g_mime_stream_mem_new_with_buffer(
+		text, strlen(text));
+	g_autoptr(GMimeParser) parser = g_mime_parser_new_with_stream(stream);
+	return g_mime_parser_construct_part(parser, NULL);
+}
+
+gboolean
+verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
+              gint64 arrival, VerifyMode mode, Signed **result,
+              char **reason, GError **error)
+{
+	*reason = NULL;
+	if (!signature_bounded(part, kind, reason))
+		return FALSE;
+	/* gpg would take a keyring that vanished, or one caught being
+	 * rewritten, for one without the key: that is a failure to do the
+	 * work, not a refusal. */
+	if (!keyring_prepare(verifier->keyring,
+	                     verifier->signers
+	                         ? (const char *const *)verifier->signers->pdata
+	                         : NULL,
+	                     verifier->signer_emails
+	                         ? (const char *const *)verifier->signer_emails->pdata
+	                         : NULL,
+	                     error))
+		return FALSE;
+	/* gpg's verification of a clearsigned part replaces its content
+	 * (with what gpg verified), so a second check needs a copy. */
+	g_autofree char *entity = kind == SIGNED_CLEARSIGNED
+	                              ? g_mime_object_to_string(part, NULL)
+	                              : NULL;
+	g_autofree char *missing = NULL;
+	if (check_signature(verifier, part, kind, arrival, mode, result, reason,
+	                    &missing))
+		return TRUE;
+	/* A key of the keyrings that is not the committee's signed: slow
+	 * (gpg reads every keyring file), but such a signer is told why
+	 * the command does not count, as before the committee keyring. */
+	if (missing && keyring_holds_anywhere(verifier->keyring, missing)) {
+		g_autofree char *ignored = NULL;
+		g_clear_pointer(reason, g_free);
+		if (!keyring_read_whole(verifier->keyring, TRUE, error))
+			return FALSE;
+		g_autoptr(GMimeObject) copy = entity ? parse_entity(entity) : NULL;
+		gboolean ok = check_signature(verifier, copy ? copy : part, kind,
+		                              arrival, mode, result, reason,
+		                              &ignored);
+		if (!keyring_read_whole(verifier->keyring, FALSE, error)) {
+			g_clear_pointer(reason, g_free);
+			g_clear_pointer(result, signed_free);
+			return FALSE;
+		}
+		if (ok)
+			return TRUE;
+	}
+	if (!keyring_unchanged(verifier->keyring)) {
+		util_log("verify-retry", "reason", *reason,
+		         "why", "a keyring changed during the verification", NULL);
+		g_clear_pointer(reason, g_free);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY,
+		            "a keyring changed while a signature was checked");
+		return FALSE;
+	}
+	return FALSE;
 }

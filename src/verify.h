@@ -24,6 +24,7 @@
 
 #include "conf.h"
 #include "keyring.h"
+#include "ledger.h"
 #include "mime.h"
 #include "signed_part.h"
 
@@ -65,11 +66,22 @@ void verify_free(Verifier *verifier);
 /* The keyring VERIFIER checks against; borrowed. */
 Keyring *verify_keyring(Verifier *verifier);
 
+/* The keys verification reads (keyring_prepare): every key LEDGER
+ * records (Fingerprint, Signed-By), CONF's role keys, secretary and bot
+ * key, and EXTRA (NULL-terminated, may be NULL: keys a pending step
+ * names); and, for members LEDGER records without any key, the keys
+ * carrying their address (so that they learn how to have one
+ * recorded).  A key outside them is an unknown key. */
+void verify_set_signers(Verifier *verifier, const Ledger *ledger,
+                        const char *const *extra);
+
 /* Verifies PART (as returned by signed_part_find with KIND); ARRIVAL is
  * when the message arrived.  gpg reads the keyring files afresh for
  * each verification, so a key revoked or dropped there counts at once.
  * TRUE with *RESULT; FALSE with *REASON for a refusal, or with ERROR
- * (and no reason) when the keyrings could not be read.  A good
+ * (and no reason) when the keyrings could not be read, or
+ * TENURE_ERROR_TEMPORARY when no verdict can rest on them now (a
+ * keyring file half-written, or changed during the check).  A good
  * signature over content the command may not be read from is TRUE
  * with (*RESULT)->refusal set (see signed_part_command_text). */
 gboolean verify_signed(Verifier *verifier, GMimeObject *part,

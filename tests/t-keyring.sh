@@ -22,6 +22,9 @@ CAROL=$(gpg_new_key "Carol Member" carol@example.org)
 HEIDI=$(gpg_new_key "Heidi Member" heidi@example.org)
 gpg_export_keyring "$W/members.gpg" alice@example.org bob@example.org \
 	heidi@example.org
+# Keyring files that lose keys are judged by their age (a file being
+# rewritten is empty or short at first): these were written long ago.
+touch -d '1 hour ago' "$W/members.gpg"
 # Carol's key is in a keybox, the format of gpg's own pubring.kbx.
 gpg_export_keyring "$W/carol.gpg" carol@example.org
 mkdir -m 700 "$W/kbxhome"
@@ -177,5 +180,111 @@ gw --armor --export alice@example.org >armoured.asc 2>/dev/null
 write_conf "armoured.asc"
 resign alice
 test_expect_equal "1 yes" "$(cat status) $(grep -q 'armoured.asc: an armoured keyring' log && echo yes)"
+
+# --- The committee keyring: only the committee's keys, and a keyring
+# being rewritten is no verdict (the mail waits, then counts) ----------
+ERIN=$(gpg_new_key "Erin Member" erin@example.org)
+FAY=$(gpg_new_key "Fay Member" fay@example.org)
+OSCAR=$(gpg_new_key "Oscar Outsider" oscar@example.org)
+gpg_export_keyring "$W/new.gpg" erin@example.org fay@example.org
+gpg_export_keyring "$W/outsiders.gpg" oscar@example.org
+touch -d '1 hour ago' new.gpg outsiders.gpg
+for who in "Erin Member:erin:$ERIN" "Fay Member:fay:$FAY"; do
+	name=${who%%:*}
+	rest=${who#*:}
+	printf '\nEvent: appoint\nDate: %s\nMember: %s <%s@example.org>\nFingerprint: %s\nSource: import\n' \
+		"$year_ago" "$name" "${rest%%:*}" "${rest#*:}" >>ledger
+done
+write_conf "members.gpg; kbx/others.kbx; new.gpg; outsiders.gpg"
+rm -rf inbox
+
+in_new() { ls inbox/new 2>/dev/null | wc -l | tr -d ' '; }
+
+cp new.gpg new.whole
+head -c $(($(wc -c <new.whole) - 7)) new.whole >new.gpg
+signed_resignation erin m/erin.eml
+run_with m/erin.eml
+test_begin "a keyring file cut short (being rewritten) is no verdict: the mail waits"
+if [ "$(resigned erin) $(in_new)" = "1 1" ] &&
+	grep -q 'new.gpg is not whole (cut packet at byte' log &&
+	! grep -q 'refused' log; then
+	test_pass
+else
+	test_fail "expected Erin's resignation unread in new/ and the cut file named" \
+		"$(cat log)"
+fi
+
+cp new.whole new.gpg
+touch -d '1 hour ago' new.gpg
+"$TENURE" --config tenure.conf run --once >out 2>log
+test_begin "... and counts once the file is whole again"
+test_expect_equal "0 2 0" "$(echo $?) $(resigned erin) $(in_new)"
+
+test_begin "verification reads only the committee's keys, not the rest of the keyrings"
+gpg --homedir "$W/kbxhome" --no-options --batch --with-colons --show-keys \
+	"$G/committee.gpg" 2>/dev/null | awk -F: '$1 == "pub" { p = 1; next }
+	p && $1 == "fpr" { print $10; p = 0 }' | sort >committee-keys
+# Heidi's key is in no file any more (dropped above).
+printf '%s\n' "$ALICE" "$BOB" "$CAROL" "$ERIN" "$FAY" | sort >expected-keys
+if cmp -s expected-keys committee-keys && ! grep -q "$OSCAR" committee-keys; then
+	test_pass
+else
+	test_fail "$(diff -u expected-keys committee-keys)"
+fi
+
+signed_resignation oscar m/oscar.eml
+run_with m/oscar.eml
+test_begin "a keyring key that is not the committee's is refused as not a member, with a transcript"
+if grep -q "signer=$OSCAR reason=.*is not a member" log &&
+	grep -q 'kind=reply' log && grep -q 'recipients=oscar@example.org' log; then
+	test_pass
+else
+	test_fail "expected the outsider refused as no member, and told" "$(cat log)"
+fi
+
+: >new.gpg
+signed_resignation fay m/fay.eml
+run_with m/fay.eml
+test_begin "a keyring file emptied a moment ago is no verdict either: the mail waits"
+if [ "$(resigned fay) $(in_new)" = "1 1" ] && grep -q 'new.gpg holds 0 keys, 2 when last read' log; then
+	test_pass
+else
+	test_fail "expected Fay's resignation to wait" "$(cat log)"
+fi
+cp new.whole new.gpg
+touch -d '1 hour ago' new.gpg
+
+# The daemon, with gpg.conf removed under it between two messages.
+sed -i 's/^url = maildir:inbox$/url = maildir:inbox\npoll-interval = 1/' tenure.conf
+"$TENURE" --config tenure.conf run >daemon.out 2>daemon.log &
+daemon=$!
+test_cleanup "kill $daemon"
+wait_for() { # SECONDS CONDITION
+	i=0
+	while [ $i -lt $(($1 * 10)) ]; do
+		eval "$2" && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+wait_for 20 '[ "$(resigned fay)" = 2 ]'
+rm "$G/gpg.conf"
+# Heidi's key was dropped from members.gpg above; Bob's too: Alice's
+# is still there, and she resigns again (a new signature).
+signed_resignation alice m/alice2.eml
+deliver inbox m/alice2.eml
+test_begin "gpg.conf removed under the daemon is written again, and the next command counts"
+# Alice's term has ended already: her mail is refused for that, which
+# only a good signature by her key can earn.
+wait_for 20 'grep -q "msgid=<resign-$n@example.org>.*signer=$ALICE" daemon.log'
+if grep -q "msgid=<resign-$n@example.org>.*signer=$ALICE" daemon.log && [ -s "$G/gpg.conf" ] &&
+	grep -q 'problem="changed or removed under tenure; written again"' daemon.log; then
+	test_pass
+else
+	test_fail "expected Alice's second resignation recorded" "$(cat daemon.log)"
+fi
+kill $daemon 2>/dev/null
+wait $daemon 2>/dev/null
 
 test_done
