@@ -1,4 +1,5 @@
-/* imap_cursor.c: see imap_cursor.h.  The file is a GKeyFile:
+/* imap_cursor.c: see imap_cursor.h.  The file is a GKeyFile, after the
+ * line of every state file:
  *
  *   [cursor]
  *   server=imaps://imap.example.org:993
@@ -6,8 +7,9 @@
  *   mailbox=INBOX
  *   uidvalidity=1796283044
  *   last-uid=4711
- *   first-contact=1796283050
+ *   horizon=1795678250
  *   reread-until=0
+ *   read-from=0
  */
 #include "config.h"
 
@@ -18,10 +20,10 @@
 #include "state_file.h"
 #include "util.h"
 
-/* What to do about a damaged cursor. */
-#define REMEDY                                                              \
-	"remove it to start again at the mailbox's end (mail waiting in "   \
-	"the mailbox is then not read)"
+/* What to do about a damaged cursor: losing it loses no mail. */
+#define REMEDY                                                                 \
+	"remove it: tenure then reads the mail of the last [keys] "            \
+	"max-signature-age days again, and acts on none of it twice"
 
 #define GROUP "cursor"
 
@@ -39,8 +41,9 @@ imap_cursor_clear(ImapCursor *cursor)
 	g_clear_pointer(&cursor->mailbox, g_free);
 	cursor->uidvalidity = 0;
 	cursor->last_uid = 0;
-	cursor->first_contact = 0;
+	cursor->horizon = 0;
 	cursor->reread_until = 0;
+	cursor->read_from = 0;
 }
 
 static gboolean
@@ -51,7 +54,8 @@ read_string(GKeyFile *file, const char *path, const char *key, char **out,
 	*out = g_key_file_get_string(file, GROUP, key, &local);
 	if (*out == NULL) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
-		            "%s: [" GROUP "] %s: %s", path, key, local->message);
+		            "%s: [" GROUP "] %s: %s", path, key,
+		            local->message);
 		return FALSE;
 	}
 	return TRUE;
@@ -68,7 +72,8 @@ read_uid(GKeyFile *file, const char *path, const char *key, guint32 *out,
 	if (!g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT32, &value,
 	                                NULL)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
-		            "%s: [" GROUP "] %s: \"%s\" is not a 32-bit unsigned number",
+		            "%s: [" GROUP
+		            "] %s: \"%s\" is not a 32-bit unsigned number",
 		            path, key, text);
 		return FALSE;
 	}
@@ -76,9 +81,29 @@ read_uid(GKeyFile *file, const char *path, const char *key, guint32 *out,
 	return TRUE;
 }
 
-/* The optional keys of a newer cursor: a missing first-contact is the
+static gboolean
+read_time(GKeyFile *file, const char *path, const char *key, gint64 *out,
+          GError **error)
+{
+	g_autofree char *text = NULL;
+	gint64 value;
+	if (!read_string(file, path, key, &text, error))
+		return FALSE;
+	if (!g_ascii_string_to_signed(text, 10, 0, G_MAXINT64, &value, NULL)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: [" GROUP "] %s: \"%s\" is not a Unix time",
+		            path, key, text);
+		return FALSE;
+	}
+	*out = value;
+	return TRUE;
+}
+
+/* The keys a cursor may lack: one of an older tenure kept its first
+ * contact by tenure's clock (first-contact), or nothing at all but the
  * file's modification time (the last time the cursor moved, after the
- * old mail), a missing reread-until is 0. */
+ * old mail); either is the best horizon there is, and while it was
+ * reading a renumbered mailbox it skipped what arrived before it. */
 static gboolean
 read_optional(GKeyFile *file, const char *path, ImapCursor *cursor,
               GError **error)
@@ -86,22 +111,21 @@ read_optional(GKeyFile *file, const char *path, ImapCursor *cursor,
 	if (g_key_file_has_key(file, GROUP, "reread-until", NULL) &&
 	    !read_uid(file, path, "reread-until", &cursor->reread_until, error))
 		return FALSE;
-	if (!g_key_file_has_key(file, GROUP, "first-contact", NULL)) {
+	if (g_key_file_has_key(file, GROUP, "horizon", NULL))
+		return read_time(file, path, "horizon", &cursor->horizon,
+		                 error) &&
+		       (!g_key_file_has_key(file, GROUP, "read-from", NULL) ||
+		        read_time(file, path, "read-from", &cursor->read_from,
+		                  error));
+	if (g_key_file_has_key(file, GROUP, "first-contact", NULL)) {
+		if (!read_time(file, path, "first-contact", &cursor->horizon,
+		               error))
+			return FALSE;
+	} else {
 		GStatBuf st;
-		cursor->first_contact = g_stat(path, &st) == 0 ? st.st_mtime : 0;
-		return TRUE;
+		cursor->horizon = g_stat(path, &st) == 0 ? st.st_mtime : 0;
 	}
-	g_autofree char *text = NULL;
-	gint64 value;
-	if (!read_string(file, path, "first-contact", &text, error))
-		return FALSE;
-	if (!g_ascii_string_to_signed(text, 10, 0, G_MAXINT64, &value, NULL)) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
-		            "%s: [" GROUP "] first-contact: \"%s\" is not a Unix time",
-		            path, text);
-		return FALSE;
-	}
-	cursor->first_contact = value;
+	cursor->read_from = cursor->horizon;
 	return TRUE;
 }
 
@@ -134,8 +158,8 @@ imap_cursor_load(const char *path, ImapCursor *cursor, gboolean *found,
 		return TRUE;
 	if (!g_key_file_load_from_data(file, text, len, G_KEY_FILE_NONE,
 	                               &local)) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE, "%s: %s; %s",
-		            path, local->message, REMEDY);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: %s; %s", path, local->message, REMEDY);
 		return FALSE;
 	}
 	if (!read_string(file, path, "server", &cursor->server, error) ||
@@ -168,8 +192,10 @@ imap_cursor_save(const char *path, const ImapCursor *cursor, GError **error)
 	g_key_file_set_string(file, GROUP, "mailbox", cursor->mailbox);
 	g_key_file_set_uint64(file, GROUP, "uidvalidity", cursor->uidvalidity);
 	g_key_file_set_uint64(file, GROUP, "last-uid", cursor->last_uid);
-	g_key_file_set_int64(file, GROUP, "first-contact", cursor->first_contact);
-	g_key_file_set_uint64(file, GROUP, "reread-until", cursor->reread_until);
+	g_key_file_set_int64(file, GROUP, "horizon", cursor->horizon);
+	g_key_file_set_uint64(file, GROUP, "reread-until",
+	                      cursor->reread_until);
+	g_key_file_set_int64(file, GROUP, "read-from", cursor->read_from);
 	data = g_key_file_to_data(file, &length, NULL);
 	return state_file_write(path, data, (gssize)length, error);
 }

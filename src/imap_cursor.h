@@ -1,16 +1,25 @@
 /* imap_cursor.h: where the IMAP source left off, in STATE_DIR/imap-cursor.
  *
  * The cursor is the mailbox (with the server and user it lives on), its
- * UIDVALIDITY and the last UID handed over and durably dealt with, when
- * tenure first met the mailbox, and, after the server renumbered it (a
- * new UIDVALIDITY), the last UID that existed then: up to it, mail is
- * the old mailbox read again, and what arrived before the first contact
- * is not handed over (old list mail comes in by `tenure import` only).
- * A file written before the first contact was kept counts its own
- * modification time as the first contact.  The
- * file is replaced whole (temp file, fsync, rename, fsync of the
- * directory) each time the cursor advances, so after a crash it names a
- * message whose consequences are on disk already.
+ * UIDVALIDITY and the last UID handed over and durably dealt with.  It
+ * also keeps two times, both by the server's clock (INTERNALDATE), never
+ * by tenure's:
+ *
+ *   horizon      the start of what tenure read at its first contact
+ *                with the mailbox: mail that arrived before it is never
+ *                handed over, not even after the server renumbered the
+ *                mailbox (old list mail comes in by `tenure import`);
+ *   read-from    while the UIDs up to reread-until are read (at a first
+ *                contact, or after a new UIDVALIDITY): only mail among
+ *                them that arrived from then on is handed over.
+ *
+ * A cursor of an older tenure, which kept the first contact by tenure's
+ * own clock (or, older still, nothing but the file's modification time),
+ * takes that for its horizon.  The file is replaced whole each time the
+ * cursor advances (a state file: see state_file.h), so after a crash it
+ * names a message whose consequences are on disk already; a damaged file
+ * is an error that says to remove it, which costs nothing but a second
+ * look at recent mail (see source_imap.c).
  */
 #ifndef TENURE_IMAP_CURSOR_H
 #define TENURE_IMAP_CURSOR_H
@@ -23,8 +32,9 @@ typedef struct {
 	char *mailbox;
 	guint32 uidvalidity;
 	guint32 last_uid;
-	gint64 first_contact;  /* Unix time, by tenure's clock */
-	guint32 reread_until;  /* 0: no UIDVALIDITY change being read */
+	gint64 horizon;        /* Unix time, server's clock; 0: none */
+	guint32 reread_until;  /* 0: no window being read */
+	gint64 read_from;      /* Unix time, server's clock */
 } ImapCursor;
 
 /* STATE_DIR/imap-cursor, newly allocated. */

@@ -9,14 +9,19 @@
  * The cursor (server, user, mailbox, UIDVALIDITY, last UID; see
  * imap_cursor.h) advances one message at a time, after the handler has
  * returned TRUE, i.e. after the ledger and outbox writes the message
- * caused are on disk.  On first contact it starts at the mailbox's
- * UIDNEXT: old list mail comes in through `tenure import`, never by
- * accident.  A changed UIDVALIDITY means the server renumbered the
- * mailbox, so it is read again from the start, but of the mail that was
- * there at the change only what arrived (INTERNALDATE) since the first
- * contact is handed over: older mail is never acted on, even where the
- * intake has no record of it.  The intake's Message-ID and signature
- * records keep the rest from being applied twice.
+ * caused are on disk.  A first contact (no cursor for this mailbox: a
+ * new one, or a cursor lost) and a changed UIDVALIDITY (the server
+ * renumbered the mailbox) read the mail that is there within a window:
+ * what arrived (INTERNALDATE) at most [keys] max-signature-age days
+ * before the newest message, so that a command waiting in the mailbox is
+ * not lost, while older list mail comes in only by `tenure import`.  The
+ * window is reckoned by the server's clock, the newest INTERNALDATE;
+ * tenure's own clock may only narrow it (a quiet list's newest mail may
+ * be old).  What the first contact left out, before its window's start
+ * (the cursor's horizon, a server time), is never read, not even after a
+ * renumbering, whatever tenure's clock says.  The intake's Message-ID
+ * and signature records, and the ledger, keep what is read again from
+ * acting twice.
  *
  * A message that cannot be handled for a reason of its own is tried
  * again by the next fetches and, after IMAP_FAILED_TRIES tries (at once
@@ -95,6 +100,7 @@ typedef struct {
 	char *ca_file;
 	char *mailbox;
 	int poll_interval;
+	gint64 max_age;         /* [keys] max-signature-age, in seconds */
 	char *cursor_path;
 	ImapCursor cursor;
 	ImapFailed *failed;     /* messages set aside (imap_failed.h) */
@@ -430,45 +436,134 @@ log_in(ImapSource *source, GError **error)
 	return TRUE;
 }
 
-/* Compares the mailbox just opened with the cursor and decides where to
- * go on from, saving the cursor when that changed. */
+static struct mailimap_msg_att_static *
+find_static(struct mailimap_msg_att *message, int type);
+static gint64 internal_date_to_unix(const struct mailimap_date_time *date);
+
+/* *NEWEST: the INTERNALDATE of the mailbox's last message (sequence
+ * number EXISTS), the latest time by the server's clock that tenure can
+ * learn without writing; 0 for an empty mailbox. */
+static gboolean
+newest_arrival(ImapSource *source, guint32 exists, gint64 *newest,
+               GError **error)
+{
+	*newest = 0;
+	if (exists == 0)
+		return TRUE;
+	struct mailimap_set *set = mailimap_set_new_single(exists);
+	struct mailimap_fetch_type *type = mailimap_fetch_type_new_fetch_att(
+		mailimap_fetch_att_new_internaldate());
+	clist *answer = NULL;
+	int rc = mailimap_fetch(source->imap, set, type, &answer);
+	mailimap_fetch_type_free(type);
+	mailimap_set_free(set);
+	if (rc != MAILIMAP_NO_ERROR)
+		return fail(source, rc, "FETCH (the newest INTERNALDATE)", error);
+	for (clistiter *it = clist_begin(answer); it != NULL; it = clist_next(it)) {
+		struct mailimap_msg_att_static *date =
+			find_static(clist_content(it), MAILIMAP_MSG_ATT_INTERNALDATE);
+		if (date != NULL)
+			*newest = MAX(*newest, internal_date_to_unix(
+				date->att_data.att_internal_date));
+	}
+	mailimap_fetch_list_free(answer);
+	return TRUE;
+}
+
+/* *FIRST: the lowest UID of the mail that arrived on or after the day
+ * before WHEN, by the server's dates: none older can be in a window that
+ * starts at WHEN, so a large mailbox is not listed whole.  SEARCH SINCE
+ * compares dates in the server's time zone; the day before, in UTC,
+ * covers every zone.  0 when there is no such mail. */
+static gboolean
+first_uid_since(ImapSource *source, gint64 when, guint32 *first,
+                GError **error)
+{
+	*first = 0;
+	g_autoptr(GDateTime) day =
+		g_date_time_new_from_unix_utc(MAX(when, 0) - 24 * 60 * 60);
+	struct mailimap_search_key *key = mailimap_search_key_new_since(
+		mailimap_date_new(g_date_time_get_day_of_month(day),
+		                  g_date_time_get_month(day),
+		                  g_date_time_get_year(day)));
+	clist *answer = NULL;
+	int rc = mailimap_uid_search(source->imap, NULL, key, &answer);
+	mailimap_search_key_free(key);
+	if (rc != MAILIMAP_NO_ERROR)
+		return fail(source, rc, "UID SEARCH SINCE (where the window starts)",
+		            error);
+	for (clistiter *it = clist_begin(answer); it != NULL; it = clist_next(it)) {
+		guint32 uid = *(uint32_t *)clist_content(it);
+		if (*first == 0 || uid < *first)
+			*first = uid;
+	}
+	mailimap_search_result_free(answer);
+	return TRUE;
+}
+
+/* Where a reading window starts, by the server's clock: max-signature-age
+ * before the newest mail (NEWEST), for an older command is refused
+ * anyway (verify.h).  Tenure's own clock may narrow it, when it is later
+ * (the newest mail of a quiet list may be weeks old), never widen it. */
+static gint64
+window_start(const ImapSource *source, gint64 newest)
+{
+	gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+	return MAX(newest, now) - source->max_age;
+}
+
+/* Compares the mailbox just opened (EXISTS messages) with the cursor and
+ * decides where to go on from, saving the cursor when that changed. */
 static gboolean
 reconcile_cursor(ImapSource *source, guint32 uidvalidity, guint32 uidnext,
-                 GError **error)
+                 guint32 exists, GError **error)
 {
 	ImapCursor *cursor = &source->cursor;
-	char validity_text[16], next_text[16], old_text[16];
+	char validity_text[16], next_text[16], old_text[16], from_text[24],
+		first_text[16];
 	g_snprintf(validity_text, sizeof validity_text, "%u", uidvalidity);
 	g_snprintf(next_text, sizeof next_text, "%u", uidnext);
-
-	if (!imap_cursor_matches(cursor, source->server, source->user,
-	                         source->mailbox)) {
-		/* First contact: start with the mail that arrives from now on. */
+	gboolean first = !imap_cursor_matches(cursor, source->server,
+	                                      source->user, source->mailbox);
+	if (!first && cursor->uidvalidity == uidvalidity)
+		return TRUE;
+	gint64 newest = 0;
+	if (!newest_arrival(source, exists, &newest, error))
+		return FALSE;
+	if (first) {
+		/* What was there is read within the window; the window's
+		 * server-clock start is the horizon for good. */
 		imap_cursor_clear(cursor);
 		cursor->server = g_strdup(source->server);
 		cursor->user = g_strdup(source->user);
 		cursor->mailbox = g_strdup(source->mailbox);
-		cursor->uidvalidity = uidvalidity;
-		cursor->last_uid = uidnext - 1;
-		/* Tenure's clock, not --now: it is compared with the
-		 * server's INTERNALDATEs. */
-		cursor->first_contact = g_get_real_time() / G_USEC_PER_SEC;
+		cursor->horizon = newest > 0 ? newest - source->max_age : 0;
+		cursor->read_from = window_start(source, newest);
+	} else {
+		cursor->read_from =
+			MAX(cursor->horizon, window_start(source, newest));
+	}
+	guint32 first_uid = 0;
+	if (!first_uid_since(source, cursor->read_from, &first_uid, error))
+		return FALSE;
+	g_snprintf(old_text, sizeof old_text, "%u", cursor->uidvalidity);
+	cursor->uidvalidity = uidvalidity;
+	cursor->last_uid = first_uid > 0 ? first_uid - 1 : uidnext - 1;
+	cursor->reread_until = uidnext - 1;
+	g_snprintf(from_text, sizeof from_text, "%" G_GINT64_FORMAT,
+	           cursor->read_from);
+	g_snprintf(first_text, sizeof first_text, "%u", cursor->last_uid + 1);
+	if (first)
 		util_log("imap-first-contact", "server", source->server, "mailbox",
 		         source->mailbox, "uidvalidity", validity_text, "uidnext",
-		         next_text, NULL);
-		return imap_cursor_save(source->cursor_path, cursor, error);
-	}
-	if (cursor->uidvalidity != uidvalidity) {
-		g_snprintf(old_text, sizeof old_text, "%u", cursor->uidvalidity);
-		util_log_warning("imap-uidvalidity-changed", "server", source->server,
-		         "mailbox", source->mailbox, "old", old_text, "new",
-		         validity_text, NULL);
-		cursor->uidvalidity = uidvalidity;
-		cursor->last_uid = 0;
-		cursor->reread_until = uidnext - 1;
-		return imap_cursor_save(source->cursor_path, cursor, error);
-	}
-	return TRUE;
+		         next_text, "read-from", from_text, "first-uid", first_text,
+		         NULL);
+	else
+		util_log_warning("imap-uidvalidity-changed", "server",
+		                 source->server, "mailbox", source->mailbox, "old",
+		                 old_text, "new", validity_text, "read-from",
+		                 from_text, "first-uid", first_text, NULL);
+	return imap_cursor_save(source->cursor_path, cursor, error);
 }
 
 static gboolean
@@ -489,7 +584,8 @@ open_mailbox(ImapSource *source, GError **error)
 		return FALSE;
 	}
 	guint32 uidnext = info->sel_uidnext;
-	if (!reconcile_cursor(source, info->sel_uidvalidity, uidnext, error)) {
+	if (!reconcile_cursor(source, info->sel_uidvalidity, uidnext,
+	                      info->sel_exists, error)) {
 		disconnect(source, FALSE);
 		return FALSE;
 	}
@@ -565,24 +661,22 @@ compare_pending(gconstpointer a, gconstpointer b)
 	return x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
-static gint64 internal_date_to_unix(const struct mailimap_date_time *date);
-
-/* TRUE for mail of a renumbered mailbox that arrived before tenure's
- * first contact with it: it was there before tenure watched the list,
- * and is not read again now. */
+/* TRUE for mail that was there when a window was set (a first contact,
+ * a renumbering) and arrived before it: older than any command that
+ * could still act, or than what the first contact read. */
 static gboolean
-from_before_first_contact(const ImapSource *source,
-                          const PendingMessage *message)
+before_window(const ImapSource *source, const PendingMessage *message)
 {
 	const ImapCursor *cursor = &source->cursor;
 	return message->uid <= cursor->reread_until && message->arrival > 0 &&
-	       message->arrival < cursor->first_contact;
+	       message->arrival < cursor->read_from;
 }
 
 /* Lists the UIDs (with sizes and INTERNALDATEs) beyond the cursor.
  * "UID FETCH N:*" also answers with the last message when no UID is N
- * or above, so the answer is filtered.  Mail from before the first
- * contact is left out; *SKIPPED_THROUGH gets the highest such UID. */
+ * or above, so the answer is filtered.  Mail from before a window
+ * (before_window) is left out; *SKIPPED_THROUGH gets the highest such
+ * UID. */
 static gboolean
 list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
          GError **error)
@@ -620,16 +714,16 @@ list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
 			size != NULL ? size->att_data.att_rfc822_size : 0,
 			date != NULL ? internal_date_to_unix(date->att_data.att_internal_date) : 0,
 		};
-		if (from_before_first_contact(source, &entry)) {
-			char uid_text[16], arrival[24], contact[24];
+		if (before_window(source, &entry)) {
+			char uid_text[16], arrival[24], from[24];
 			g_snprintf(uid_text, sizeof uid_text, "%u", entry.uid);
 			g_snprintf(arrival, sizeof arrival, "%" G_GINT64_FORMAT, entry.arrival);
-			g_snprintf(contact, sizeof contact, "%" G_GINT64_FORMAT,
-			           source->cursor.first_contact);
+			g_snprintf(from, sizeof from, "%" G_GINT64_FORMAT,
+			           source->cursor.read_from);
 			util_log("imap-message-skipped", "server", source->server,
 			         "uid", uid_text, "reason",
-			         "arrived before the first contact (mailbox renumbered)",
-			         "arrival", arrival, "first-contact", contact, NULL);
+			         "arrived before the window read at a first contact or renumbering",
+			         "arrival", arrival, "read-from", from, NULL);
 			*skipped_through = MAX(*skipped_through, entry.uid);
 			continue;
 		}
@@ -1107,6 +1201,7 @@ imap_open(const Conf *conf, const char *url, GError **error)
 	gboolean found;
 	source->base.driver = &source_imap_driver;
 	source->poll_interval = conf->poll_interval > 0 ? conf->poll_interval : 300;
+	source->max_age = (gint64)conf->max_signature_age * 24 * 60 * 60;
 	source->ca_file = g_strdup(conf->source_ca_file);
 	source->cursor_path = imap_cursor_path(conf->state_dir);
 

@@ -14,7 +14,11 @@
 #                             imap_capability without IDLE).
 #   dovecot_stop, dovecot_restart [CERT]
 #   dovecot_deliver FILE      deliver FILE into the user's INBOX (doveadm save)
-#   dovecot_append FILE       append FILE to INBOX over IMAP (python imaplib)
+#   dovecot_append FILE [WHEN]  append FILE to INBOX over IMAP (python
+#                             imaplib), with WHEN (Unix time) for its
+#                             INTERNALDATE if given: mail that "arrived"
+#                             then, by the server's clock (a past time:
+#                             Dovecot makes a future one now)
 #   dovecot_uidvalidity, dovecot_uidnext   the INBOX's current values
 #   dovecot_reset_uidvalidity  give INBOX a new UIDVALIDITY (UIDs restart)
 #
@@ -266,17 +270,19 @@ dovecot_reset_uidvalidity() {
 	dovecot_start "${1:-server}"
 }
 
-# dovecot_append FILE: appends FILE to INBOX over IMAP (APPEND on an
-# imaps connection), as a list server or a mail client would.
+# dovecot_append FILE [WHEN]: appends FILE to INBOX over IMAP (APPEND on
+# an imaps connection), as a list server or a mail client would; WHEN
+# (Unix time) becomes its INTERNALDATE.
 dovecot_append() {
 	/usr/bin/python3 - "$DOVECOT_IMAPS_PORT" "$DOVECOT_CA" "$DOVECOT_USER" \
-		"$DOVECOT_PASSWORD_FILE" "$1" <<'PY'
+		"$DOVECOT_PASSWORD_FILE" "$1" "${2:-}" <<'PY'
 import imaplib, ssl, sys
-port, ca, user, password_file, message = sys.argv[1:]
+port, ca, user, password_file, message, when = sys.argv[1:]
 imap = imaplib.IMAP4_SSL("localhost", int(port),
                          ssl_context=ssl.create_default_context(cafile=ca))
 imap.login(user, open(password_file).read().strip())
-status, _ = imap.append("INBOX", None, None, open(message, "rb").read())
+date = imaplib.Time2Internaldate(int(when)) if when else None
+status, _ = imap.append("INBOX", None, date, open(message, "rb").read())
 imap.logout()
 sys.exit(0 if status == "OK" else 1)
 PY

@@ -9,6 +9,7 @@
 #   test_expect_failure "description" 'commands'   (pass on non-zero exit)
 #   test_done                     print the plan; exit 1 if any check failed
 #   state_reseal FILE             a state file edited by hand made whole again
+#   wait_for SECONDS 'CONDITION'  poll until CONDITION holds (or fail)
 # Also: $TENURE (the binary), $top_srcdir, $top_builddir, a scratch
 # directory $TEST_DIR (short, under /tmp, removed at exit), and
 # test_cleanup CMD to run CMD at exit (servers, gpg agents).
@@ -124,6 +125,18 @@ state_reseal() {
 		cat "$1.body"
 	} >"$1"
 	rm -f "$1.body"
+}
+
+# wait_for SECONDS 'CONDITION': polls CONDITION (eval'd) every 0.1 s;
+# fails when it did not hold within SECONDS.
+wait_for() {
+	local tries=$(($1 * 10))
+	while [ $tries -gt 0 ]; do
+		eval "$2" && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	return 1
 }
 
 # A free TCP port on 127.0.0.1.

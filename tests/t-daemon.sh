@@ -91,17 +91,6 @@ resign_events() {
 	grep -c "^Member: $1 Member" "$CASE/ledger" | awk '{ print $1 - 1 }'
 }
 
-# wait_for SECONDS 'CONDITION': polls CONDITION every 0.1 s.
-wait_for() {
-	local tries=$(($1 * 10))
-	while [ $tries -gt 0 ]; do
-		eval "$2" && return 0
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	return 1
-}
-
 DAEMON=
 start_daemon() {
 	"$TENURE" --config "$CASE/tenure.conf" run 2>>"$CASE/log" &

@@ -1,7 +1,8 @@
 #!/bin/sh
 # t-imap.sh: the IMAP source against a private Dovecot: TLS accepted and
-# refused, the cursor, first contact at UIDNEXT, UIDVALIDITY changes,
-# IDLE and polling.  tests/test-imap drives the source and prints what it
+# refused, the cursor, a first contact that reads the window of the last
+# max-signature-age days (by the server's clock), UIDVALIDITY changes,
+# a lost cursor, IDLE and polling.  tests/test-imap drives the source and prints what it
 # was handed ("UID<TAB>Message-ID<TAB>arrival" per message).
 
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
@@ -68,13 +69,20 @@ expect_refusal() {
 IMAPS=imaps://localhost:$DOVECOT_IMAPS_PORT
 write_conf main "$IMAPS" "$DOVECOT_CA"
 
+# m0 arrived (INTERNALDATE) ten days ago, m1 and m2 just now.
+make_mail 0
+dovecot_append "$TEST_DIR/m0" $(($(date +%s) - 10 * 86400))
 deliver 1 2
-# The first contact a second later: m1 and m2 arrived (INTERNALDATE,
-# whole seconds) before it.
-sleep 1
-test_begin "first contact starts at UIDNEXT: mail already in the mailbox is not handed over"
+test_begin "a first contact hands over the mail of the last max-signature-age days"
 imap main fetch
-test_expect_equal "0:" "$rc:$(handed)"
+test_expect_equal "0:<m1@test> <m2@test>" "$rc:$(handed)"
+
+test_begin "... and none older, without listing it: the log says where the window starts"
+if grep -q "^imap-first-contact .* read-from=[0-9]* first-uid=2\$" "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected the window to start at m1 (UID 2)" "$(cat "$TEST_DIR/err")"
+fi
 
 test_begin "the cursor file records server, mailbox, UIDVALIDITY and the last UID"
 expected="server=$IMAPS
@@ -82,17 +90,12 @@ user=$DOVECOT_USER
 mailbox=INBOX
 uidvalidity=$(dovecot_uidvalidity)
 last-uid=$(($(dovecot_uidnext) - 1))
-reread-until=0"
-test_expect_equal "$expected" "$(grep -v -e first-contact= -e '^#' "$TEST_DIR/state-main/imap-cursor" | grep =)"
+reread-until=$(($(dovecot_uidnext) - 1))"
+test_expect_equal "$expected" "$(grep -v -e horizon= -e read-from= -e '^#' "$TEST_DIR/state-main/imap-cursor" | grep =)"
 
-test_begin "the cursor file records the first contact, by tenure's clock"
-contact=$(sed -n 's/^first-contact=//p' "$TEST_DIR/state-main/imap-cursor")
-if [ -n "$contact" ] && [ $(($(date +%s) - contact)) -ge 0 ] &&
-	[ $(($(date +%s) - contact)) -lt 120 ]; then
-	test_pass
-else
-	test_fail "expected: first-contact within 2 minutes before $(date +%s)" "got:      $contact"
-fi
+test_begin "the cursor's horizon is the server's time: 7 days before the newest INTERNALDATE"
+newest=$(tail -n 1 "$TEST_DIR/out" | cut -f 3)
+test_expect_equal "horizon=$((newest - 7 * 86400))" "$(grep '^horizon=' "$TEST_DIR/state-main/imap-cursor")"
 
 test_begin "the cursor file is private to the service user"
 test_expect_equal "600" "$(stat -c %a "$TEST_DIR/state-main/imap-cursor")"
@@ -205,18 +208,18 @@ else
 	test_fail "expected: 0:<m9@test> within 5 s with idle=yes" "got:      $rc:$(handed) after $took ms; $(cat "$TEST_DIR/err")"
 fi
 
-test_begin "a UIDVALIDITY change reads the mailbox again, but nothing from before the first contact"
+test_begin "a UIDVALIDITY change reads the window again, but nothing from before the first contact's"
 dovecot_reset_uidvalidity
 imap main fetch
-expected=$(for n in 3 4 5 6 7 8 9; do printf '<m%s@test> ' $n; done | sed 's/ $//')
-if [ "$rc:$(handed)" = "0:$expected" ] && grep -q "imap-uidvalidity-changed" "$TEST_DIR/err" &&
-	[ "$(grep -c '^imap-message-skipped .*before the first contact' "$TEST_DIR/err")" = 2 ]; then
+expected=$(for n in 1 2 3 4 5 6 7 8 9; do printf '<m%s@test> ' $n; done | sed 's/ $//')
+if [ "$rc:$(handed)" = "0:$expected" ] &&
+	grep -q "^imap-uidvalidity-changed .* read-from=[0-9]* first-uid=" "$TEST_DIR/err"; then
 	test_pass
 else
-	test_fail "expected: 0:$expected, imap-uidvalidity-changed and m1, m2 skipped" "got:      $rc:$(handed); $(cat "$TEST_DIR/err")"
+	test_fail "expected: 0:$expected, imap-uidvalidity-changed and m0 skipped" "got:      $rc:$(handed); $(cat "$TEST_DIR/err")"
 fi
 
-test_begin "after the re-read, mail from before the first contact is not listed again"
+test_begin "after the re-read, mail from before the window is not listed again"
 deliver 20
 imap main fetch
 if [ "$rc:$(handed)" = "0:<m20@test>" ] && ! grep -q '^imap-message-skipped' "$TEST_DIR/err"; then
@@ -275,15 +278,34 @@ else
 		"$failed_state" "$(cat "$TEST_DIR/state-main/imap-cursor")"
 fi
 
-test_begin "a malformed cursor file is an error naming the file and the field"
+test_begin "a malformed cursor file is an error naming the file and the field, and what to do"
 cp "$TEST_DIR/state-main/imap-cursor" "$TEST_DIR/cursor.saved"
 sed -i 's/^last-uid=.*/last-uid=many/' "$TEST_DIR/state-main/imap-cursor"
 state_reseal "$TEST_DIR/state-main/imap-cursor"
 imap main fetch
-if [ "$rc" -ne 0 ] && grep -q "imap-cursor: \[cursor\] last-uid: \"many\"" "$TEST_DIR/err"; then
+if [ "$rc" -ne 0 ] && grep -q "imap-cursor: \[cursor\] last-uid: \"many\" .*; remove it: tenure then reads the mail of the last \[keys\] max-signature-age days again" "$TEST_DIR/err"; then
 	test_pass
 else
 	test_fail "expected: an error naming imap-cursor and last-uid" "got:      $rc $(cat "$TEST_DIR/err")"
+fi
+
+test_begin "a cursor cut short is an error naming the file and the line, and what to do"
+head -c -3 "$TEST_DIR/cursor.saved" >"$TEST_DIR/state-main/imap-cursor"
+imap main fetch
+if [ "$rc" -ne 0 ] && grep -q "imap-cursor:[0-9]*: cut short: .*; remove it: tenure then reads" "$TEST_DIR/err"; then
+	test_pass
+else
+	test_fail "expected: an error naming imap-cursor and its line" "got:      $rc $(cat "$TEST_DIR/err")"
+fi
+
+test_begin "with the cursor removed, the window is read again: the mail of the last days, none older"
+rm "$TEST_DIR/state-main/imap-cursor"
+imap main fetch
+if [ "$rc" = 0 ] && handed | grep -q '^<m1@test> <m2@test> .*<m21@test>$' &&
+	! handed | grep -q '<m0@test>'; then
+	test_pass
+else
+	test_fail "expected m1 ... m21 and not m0" "got:      $rc:$(handed); $(cat "$TEST_DIR/err")"
 fi
 cp "$TEST_DIR/cursor.saved" "$TEST_DIR/state-main/imap-cursor"
 

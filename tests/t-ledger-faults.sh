@@ -226,15 +226,6 @@ test_expect_equal 1 "$(events resign bob)"
 "$TENURE" --config "$W/tenure.conf" run 2>"$W/daemon.log" &
 DAEMON=$!
 test_cleanup "kill $DAEMON"
-wait_for() {
-	local tries=$(($1 * 10))
-	while [ $tries -gt 0 ]; do
-		eval "$2" && return 0
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	return 1
-}
 wait_for 20 'grep -q "^run-start" "$W/daemon.log"'
 mv "$W/ledger" "$W/ledger.away"
 send_command erin erin-resign "Tenure: resign"

@@ -75,7 +75,8 @@ test_cursor_round_trip(void)
 	g_autofree char *state = g_build_filename(dir, "state", NULL);
 	g_autofree char *path = imap_cursor_path(state);
 	ImapCursor saved = {"imaps://imap.example.org:993", "ctte-bot",
-	                    "lists/debian-ctte", 1796283044, G_MAXUINT32};
+	                    "lists/debian-ctte", 1796283044, G_MAXUINT32,
+	                    1795678250, 4711, 1796283050};
 	ImapCursor loaded = {0};
 	gboolean found = FALSE;
 	g_autoptr(GError) error = NULL;
@@ -94,6 +95,9 @@ test_cursor_round_trip(void)
 	g_assert_cmpstr(loaded.mailbox, ==, saved.mailbox);
 	g_assert_cmpuint(loaded.uidvalidity, ==, saved.uidvalidity);
 	g_assert_cmpuint(loaded.last_uid, ==, saved.last_uid);
+	g_assert_cmpint(loaded.horizon, ==, saved.horizon);
+	g_assert_cmpuint(loaded.reread_until, ==, saved.reread_until);
+	g_assert_cmpint(loaded.read_from, ==, saved.read_from);
 	imap_cursor_clear(&loaded);
 	g_remove(path);
 	g_rmdir(state);
@@ -115,6 +119,30 @@ test_cursor_missing(void)
 	remove_dir(dir);
 }
 
+/* A cursor of an older tenure kept its first contact by tenure's own
+ * clock: it becomes the horizon (and the start of a re-read under way). */
+static void
+test_cursor_older(void)
+{
+	g_autofree char *dir = scratch_dir();
+	g_autofree char *path = imap_cursor_path(dir);
+	ImapCursor cursor = {0};
+	gboolean found = FALSE;
+	g_autoptr(GError) error = NULL;
+	g_assert_true(g_file_set_contents(
+	    path,
+	    "[cursor]\nserver=s\nuser=u\nmailbox=INBOX\nuidvalidity=7\n"
+	    "last-uid=1\nfirst-contact=1796283050\nreread-until=9\n",
+	    -1, NULL));
+	g_assert_true(imap_cursor_load(path, &cursor, &found, &error));
+	g_assert_no_error(error);
+	g_assert_cmpint(cursor.horizon, ==, 1796283050);
+	g_assert_cmpint(cursor.read_from, ==, 1796283050);
+	g_assert_cmpuint(cursor.reread_until, ==, 9);
+	imap_cursor_clear(&cursor);
+	remove_dir(dir);
+}
+
 static void
 test_cursor_malformed(void)
 {
@@ -132,6 +160,8 @@ test_cursor_malformed(void)
 		 "[cursor] mailbox: "},
 		{"[cursor]\nuser=u\nmailbox=INBOX\nuidvalidity=7\nlast-uid=1\n",
 		 "[cursor] server: "},
+		{"[cursor]\nserver=s\nuser=u\nmailbox=INBOX\nuidvalidity=7\nlast-uid=1\nhorizon=soon\n",
+		 "[cursor] horizon: \"soon\" is not a Unix time"},
 		{"this is not a key file\n", ""},
 	};
 	g_autofree char *dir = scratch_dir();
@@ -150,6 +180,9 @@ test_cursor_malformed(void)
 			        i, expected, error->message);
 		g_assert_false(found);
 		g_assert_null(cursor.server);
+		/* And what to do about it: losing the cursor loses no mail. */
+		g_assert_nonnull(strstr(error->message, "; remove it: tenure "
+		                                        "then reads the mail"));
 	}
 	remove_dir(dir);
 }
@@ -157,7 +190,8 @@ test_cursor_malformed(void)
 static void
 test_cursor_matches(void)
 {
-	ImapCursor cursor = {"imaps://h:993", "bot", "INBOX", 1, 2};
+	ImapCursor cursor = {.server = "imaps://h:993", .user = "bot",
+	                     .mailbox = "INBOX", .uidvalidity = 1, .last_uid = 2};
 	static const struct {
 		const char *server, *user, *mailbox;
 		gboolean matches;
@@ -361,6 +395,7 @@ run_unit_tests(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/imap-cursor/round-trip", test_cursor_round_trip);
 	g_test_add_func("/imap-cursor/missing", test_cursor_missing);
+	g_test_add_func("/imap-cursor/older", test_cursor_older);
 	g_test_add_func("/imap-cursor/malformed", test_cursor_malformed);
 	g_test_add_func("/imap-cursor/matches", test_cursor_matches);
 	g_test_add_func("/tls-verify/chains", test_tls_verify);
