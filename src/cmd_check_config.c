@@ -499,7 +499,7 @@ cmd_check_config(int argc, char **argv)
 		return CMD_USAGE;
 	}
 	const char *path = cmd_globals.config_path ? cmd_globals.config_path
-	                                           : CONF_DEFAULT_PATH;
+	                                           : conf_default_path();
 	g_autoptr(GError) error = NULL;
 	g_autoptr(Conf) conf = conf_load(path, &error);
 	if (conf == NULL) {

@@ -13,7 +13,8 @@ CmdGlobals cmd_globals;
 
 static const GOptionEntry global_entries[] = {
 	{"config", 0, 0, G_OPTION_ARG_FILENAME, &cmd_globals.config_path,
-	 "Configuration file (default " CONF_DEFAULT_PATH ")", "FILE"},
+	 "Configuration file (default $TENURE_CONFIG, else " CONF_DEFAULT_PATH ")",
+	 "FILE"},
 	{"now", 0, 0, G_OPTION_ARG_STRING, &cmd_globals.now,
 	 "Act as if it were DATE (YYYY-MM-DD or ISO 8601)", "DATE"},
 	{NULL},
@@ -85,7 +86,7 @@ cmd_load_conf(const char *name)
 	if (path == NULL && cmd_globals.ledger_path != NULL)
 		return conf_new_default();
 	if (path == NULL)
-		path = CONF_DEFAULT_PATH;
+		path = conf_default_path();
 	Conf *conf = conf_load(path, &error);
 	if (conf == NULL) {
 		cmd_error(name, "%s", error->message);

@@ -188,7 +188,7 @@ load_start(Conf **conf, const char **default_from)
 	g_autoptr(GError) error = NULL;
 	*default_from = NULL;
 	if (cmd_globals.ledger_path || cmd_globals.config_path ||
-	    g_file_test(CONF_DEFAULT_PATH, G_FILE_TEST_EXISTS)) {
+	    g_file_test(conf_default_path(), G_FILE_TEST_EXISTS)) {
 		*conf = cmd_load_conf("simulate");
 		if (*conf == NULL)
 			return NULL;

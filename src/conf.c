@@ -76,6 +76,13 @@ static const char *const sections[] = {
 	"committee", "rule", "roles", "keys", "source", "sink", "reminders",
 };
 
+const char *
+conf_default_path(void)
+{
+	const char *path = g_getenv("TENURE_CONFIG");
+	return path && *path ? path : CONF_DEFAULT_PATH;
+}
+
 Conf *
 conf_new_default(void)
 {

@@ -13,6 +13,12 @@
 
 #define CONF_DEFAULT_PATH SYSCONFDIR "/tenure/tenure.conf"
 
+/* The configuration read when no --config is given: $TENURE_CONFIG when
+ * set and not empty, else CONF_DEFAULT_PATH.  The test suite points it
+ * at a file that does not exist, so that no test reads the host's
+ * configuration, whatever the package installed there. */
+const char *conf_default_path(void);
+
 /* How intake tells that a command reached it through the list
  * ([committee] public-record). */
 typedef enum {

@@ -85,7 +85,7 @@ usage(FILE *out)
 	             "  --version      print the version\n"
 	             "\n"
 	             "Run 'tenure COMMAND --help' for a command's options.\n",
-	         CONF_DEFAULT_PATH);
+	         conf_default_path());
 }
 
 int

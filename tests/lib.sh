@@ -13,6 +13,8 @@
 # Also: $TENURE (the binary), $top_srcdir, $top_builddir, a scratch
 # directory $TEST_DIR (short, under /tmp, removed at exit), and
 # test_cleanup CMD to run CMD at exit (servers, gpg agents).
+# $TENURE_CONFIG names no file: a command without --config or --ledger
+# fails instead of reading the host's /etc/tenure/tenure.conf.
 
 set -u
 
@@ -23,6 +25,11 @@ export top_srcdir top_builddir TENURE
 
 TEST_DIR=$(mktemp -d /tmp/tn.XXXXXX)
 export TEST_DIR
+# No test reads the host's configuration (/etc/tenure/tenure.conf once
+# the package is installed): without --config, tenure reads
+# $TENURE_CONFIG, here a file that does not exist.
+TENURE_CONFIG=$TEST_DIR/no-such-tenure.conf
+export TENURE_CONFIG
 _test_count=0
 _test_failed=0
 _test_current=

@@ -21,6 +21,10 @@ useradd --system --user-group --no-create-home --home-dir /nonexistent \
 test_cleanup "userdel $SVC; groupdel $SVC"
 # The scratch directory is root's, mode 0700: let the service user in.
 chmod 0755 "$TEST_DIR"
+# The service user reads the templates: a copy, since the tree may lie
+# where only root can enter (a clone in /root).
+cp -R "$top_srcdir/templates" "$TEST_DIR/templates"
+chmod -R a+rX "$TEST_DIR/templates"
 
 gpg_world_init
 MAIL_LIST=ctte@lists.example.org
@@ -45,7 +49,7 @@ name = Technical Committee
 list = ctte@lists.example.org
 ledger = $VAR/ledger
 state-dir = $VAR/state
-templates = $top_srcdir/templates
+templates = $TEST_DIR/templates
 
 [roles]
 chair = $ALICE
