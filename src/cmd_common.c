@@ -1,8 +1,14 @@
 /* cmd_common.c: see cmd.h. */
 #include "config.h"
 
+#include <errno.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "cmd.h"
 #include "date.h"
@@ -74,6 +80,21 @@ cmd_parse(GOptionContext *context, const char *name, int *argc,
 	return TRUE;
 }
 
+/* When PATH exists but this user may not read it (the packaged file is
+ * root:tenure 0640), what the user can do instead; else NULL. */
+static char *
+unreadable_hint(const char *path)
+{
+	struct stat st;
+	if (g_access(path, R_OK) == 0 || errno != EACCES || stat(path, &st) < 0)
+		return NULL;
+	const struct group *group = st.st_gid != 0 ? getgrgid(st.st_gid) : NULL;
+	return g_strdup_printf(" (it is for root%s%s; with --ledger FILE, "
+	                       "any user may read a copy of a ledger)",
+	                       group ? " and group " : "",
+	                       group ? group->gr_name : "");
+}
+
 Conf *
 cmd_load_conf(const char *name)
 {
@@ -89,7 +110,8 @@ cmd_load_conf(const char *name)
 		path = conf_default_path();
 	Conf *conf = conf_load(path, &error);
 	if (conf == NULL) {
-		cmd_error(name, "%s", error->message);
+		g_autofree char *hint = unreadable_hint(path);
+		cmd_error(name, "%s%s", error->message, hint ? hint : "");
 		return NULL;
 	}
 	return conf;

@@ -10,15 +10,22 @@
  * It refuses when the ledger exists, or when the state directory
  * remembers another ledger (STATE_DIR/ledger-mark): that one is to be
  * restored, not replaced by accident.
+ *
+ * The history file is the administrator's input: it is read before root
+ * becomes the service user (privilege.h), so a file only root can read
+ * (one in /root) will do, and its errors name it as the history file.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd.h"
+#include "committee.h"
 #include "date.h"
 #include "ledger.h"
 #include "rules/rule.h"
@@ -91,20 +98,51 @@ has_rule_event(const Ledger *ledger)
 	return FALSE;
 }
 
-/* The new committee's ledger, in memory. */
+/* The history FILE, checked as a ledger is (parsed and replayed). */
 static Ledger *
-build(const Conf *conf, const char *path, const char *history, const char *rule,
+load_history(const char *file, GError **error)
+{
+	/* open(2) first for its errno: GLib's message would name the file
+	 * again, in its own words. */
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot read the history file: %s", file,
+		            g_strerror(errno));
+		return NULL;
+	}
+	close(fd);
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	g_autoptr(GError) local = NULL;
+	if (!g_file_get_contents(file, &text, &len, &local)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "cannot read the history file: %s", local->message);
+		return NULL;
+	}
+	g_autoptr(Ledger) history = ledger_parse(file, text, len, error);
+	if (history == NULL)
+		return NULL;
+	g_autoptr(Committee) committee = committee_replay(history, error);
+	if (committee == NULL)
+		return NULL;
+	return g_steal_pointer(&history);
+}
+
+/* The new committee's ledger, in memory: HISTORY (taken, may be NULL),
+ * then the rule and the founding members. */
+static Ledger *
+build(const Conf *conf, const char *path, Ledger *history, const char *rule,
       char **params, char **members, Day date, GError **error)
 {
-	g_autoptr(Ledger) ledger = NULL;
-	if (history) {
-		ledger = ledger_load(history, FALSE, error);
-		if (ledger == NULL)
-			return NULL;
+	g_autoptr(Ledger) ledger = history;
+	if (ledger) {
 		g_free(ledger->path);
 		ledger->path = g_strdup(path);
 	} else {
 		ledger = ledger_parse(path, "", 0, error);
+		if (ledger == NULL)
+			return NULL;
 	}
 	if (rule || params || !has_rule_event(ledger)) {
 		const char *name = rule ? rule : conf->rule_name;
@@ -177,6 +215,13 @@ cmd_init(int argc, char **argv)
 	if (conf == NULL)
 		return CMD_FAILED;
 
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) history = NULL;
+	if (opt_history && (history = load_history(opt_history, &error)) == NULL) {
+		cmd_error(NAME, "%s", error->message);
+		return CMD_FAILED;
+	}
+
 	/* --ledger writes a ledger anywhere, outside any state directory;
 	 * the configured one is the committee's, under the state lock. */
 	const char *path = cmd_globals.ledger_path ? cmd_globals.ledger_path
@@ -186,13 +231,12 @@ cmd_init(int argc, char **argv)
 	const char *const written[] = {path, state_dir, NULL};
 	if (!cmd_become_owner_of(NAME, written))
 		return CMD_FAILED;
-	g_autoptr(GError) error = NULL;
 	int lock = state_dir ? util_lock_state(state_dir, &error) : -1;
 	if (state_dir && lock < 0) {
 		cmd_error(NAME, "%s", error->message);
 		return CMD_FAILED;
 	}
-	g_autoptr(Ledger) ledger = build(conf, path, opt_history, opt_rule,
+	g_autoptr(Ledger) ledger = build(conf, path, g_steal_pointer(&history), opt_rule,
 	                                 opt_params, opt_members, date, &error);
 	gboolean ok = ledger && ledger_create(path, ledger, state_dir, &error);
 	if (lock >= 0)

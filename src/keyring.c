@@ -19,6 +19,7 @@
 
 #include <gpgme.h>
 
+#include "agent.h"
 #include "keyring.h"
 #include "openpgp.h"
 #include "util.h"
@@ -355,6 +356,7 @@ keyring_open(const Conf *conf, GError **error)
 			util_log("keyring", "file", *k, "read", "in place", NULL);
 
 	gpgme_check_version(NULL);
+	agent_stop_at_exit(keyring->home);
 	g_setenv("GNUPGHOME", keyring->home, TRUE);
 	if (gpgme_failed(gpgme_set_engine_info(GPGME_PROTOCOL_OpenPGP, NULL,
 	                                       keyring->home),

@@ -28,6 +28,7 @@
 #include <gmime/gmime.h>
 #include <gpgme.h>
 
+#include "agent.h"
 #include "date.h"
 #include "mime.h"
 #include "outbox.h"
@@ -628,6 +629,7 @@ sign_part(const Conf *conf, GMimeObject *part, GError **error)
 	/* GMime's GPGME context uses the engine's default home; point it
 	 * at tenure's own keys before the context is made. */
 	gpgme_check_version(NULL);
+	agent_stop_at_exit(conf->gnupg_home);
 	if (conf->gnupg_home) {
 		gpgme_error_t gerr = gpgme_set_engine_info(
 		    GPGME_PROTOCOL_OpenPGP, NULL, conf->gnupg_home);

@@ -73,6 +73,12 @@ EOF
 	test_cleanup "gpgconf --homedir '$VAR/gnupg' --kill all"
 }
 
+# The service user's processes that still run (a zombie has ended: this
+# machine's init may be slow to reap it).
+live_processes() {
+	ps -u "$SVC" -o pid=,stat=,args= | awk '$2 !~ /^Z/'
+}
+
 # Files under DIR not owned by the service user, one per line.
 not_owned() {
 	find "$1" ! -user "$SVC" -printf '%u %p\n' 2>&1
@@ -204,5 +210,55 @@ if "$TENURE" --config "$CASE/etc/tenure.conf" init --rule none --date 2024-01-10
 	test_expect_equal "" "$(not_owned "$VAR")"
 else
 	test_fail "init failed:" "$(cat "$TEST_DIR/out")"
+fi
+
+# README.Debian, step 4: the admin's history file, wherever root keeps it.
+test_begin "tenure init --history started by root reads a history file only root can read"
+setup history
+rm -f "$VAR/ledger"
+mkdir -m 0700 "$TEST_DIR/root-only"
+printf 'Event: rule\nDate: 2024-01-01\nRule: debian\nSource: import\n\nEvent: appoint\nDate: 2024-01-10\nMember: Alice Member <alice@example.org>\nFingerprint: %s\nSource: import\n' \
+	"$ALICE" >"$TEST_DIR/root-only/history.ledger"
+chmod 0600 "$TEST_DIR/root-only/history.ledger"
+if "$TENURE" --config "$CASE/etc/tenure.conf" init \
+	--history "$TEST_DIR/root-only/history.ledger" >"$TEST_DIR/out" 2>&1 &&
+	[ "$(grep -c '^Event:' "$VAR/ledger")" = 2 ]; then
+	test_expect_equal "" "$(not_owned "$VAR")"
+else
+	test_fail "init failed:" "$(cat "$TEST_DIR/out")"
+fi
+
+# README.Debian, step 2, as written, and a pass that signs with that key:
+# neither leaves a process of the service user behind (a gpg-agent
+# would keep the home's sockets, and the backup's tar warns of them).
+test_begin "README.Debian's bot-key step leaves no process of the service user"
+setup agent
+install -d -o "$SVC" -g "$SVC" -m 0700 "$VAR/gnupg"
+runuser -u "$SVC" -- gpg --homedir "$VAR/gnupg" \
+	--batch --passphrase '' \
+	--quick-gen-key 'tenure <ctte-bot@example.org>' ed25519 sign never \
+	>"$TEST_DIR/out" 2>&1
+runuser -u "$SVC" -- gpgconf --homedir "$VAR/gnupg" --kill gpg-agent >>"$TEST_DIR/out" 2>&1
+BOT=$(runuser -u "$SVC" -- gpg --homedir "$VAR/gnupg" --with-colons --list-keys 2>/dev/null |
+	awk -F: '$1 == "fpr" { print $10; exit }')
+if [ -n "$BOT" ] && [ -z "$(live_processes)" ]; then
+	test_pass
+else
+	test_fail "bot key '$BOT'; processes of $SVC:" "$(live_processes)" \
+		"$(cat "$TEST_DIR/out")"
+fi
+
+test_begin "tenure run --once started by root and signing with the bot key leaves no process behind"
+sed -i "s/^gnupg-home = .*/&\nbot-key = $BOT/" "$CASE/etc/tenure.conf"
+deliver "$VAR/list" "$TEST_DIR/resign"
+chown -R "$SVC:$SVC" "$VAR/list"
+"$TENURE" --config "$CASE/etc/tenure.conf" run --once >"$TEST_DIR/out" 2>&1
+status=$?
+if [ $status -ne 0 ] || ! grep -rqs 'multipart/signed' "$VAR/out/new"; then
+	test_fail "exit $status, expected a signed announcement in $VAR/out:" "$(cat "$TEST_DIR/out")"
+elif [ -n "$(live_processes)" ]; then
+	test_fail "processes of $SVC left:" "$(live_processes)"
+else
+	test_pass
 fi
 test_done
