@@ -947,7 +947,7 @@ mailout_queue(const Conf *conf, const char *kind, GHashTable *vars,
 	if (!outbox_add(conf->state_dir, message_id, conf->sink_from,
 	                recipients, message, error))
 		return FALSE;
-	util_log("queued", "kind", kind, "event", event_key, "message-id",
+	util_log("queued", "kind", kind, "event-key", event_key, "message-id",
 	         message_id, NULL);
 	return TRUE;
 }

@@ -294,13 +294,20 @@ stderr_is_journal(void)
 	       (unsigned long long)st.st_ino == ino;
 }
 
-const char *
-util_log_prefix(UtilLogPriority priority)
+/* Decided once: the journal does not come and go while tenure runs. */
+static gboolean
+log_to_journal(void)
 {
 	static int journal = -1;
 	if (journal < 0)
 		journal = stderr_is_journal();
-	if (!journal)
+	return journal;
+}
+
+const char *
+util_log_prefix(UtilLogPriority priority)
+{
+	if (!log_to_journal())
 		return "";
 	switch (priority) {
 	case UTIL_LOG_ERR: return "<3>";
@@ -310,24 +317,78 @@ util_log_prefix(UtilLogPriority priority)
 	return "<6>";
 }
 
+/* The journal field of a util_log key: "TENURE_" and the key in upper
+ * case, '-' as '_' ("msgid" is TENURE_MSGID, "retry-in"
+ * TENURE_RETRY_IN); journald takes A-Z, 0-9 and '_' in a field name. */
+static char *
+journal_field(const char *key)
+{
+	GString *name = g_string_new("TENURE_");
+	for (const char *p = key; *p; p++)
+		g_string_append_c(name, g_ascii_isalnum(*p) ? g_ascii_toupper(*p) : '_');
+	return g_string_free(name, FALSE);
+}
+
+/* Sends one event to journald as its native protocol's fields: MESSAGE
+ * (the text line), PRIORITY, SYSLOG_IDENTIFIER, TENURE_EVENT and a
+ * TENURE_ field per key (KEYS and VALUES, N of them), each value as
+ * util_text_escape leaves it.  FALSE when journald did not take it. */
+static gboolean
+journal_send(UtilLogPriority priority, const char *message, const char *event,
+             const char *const *keys, const char *const *values, guint n)
+{
+	g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GArray) fields = g_array_new(FALSE, FALSE, sizeof(GLogField));
+	char level[2] = {(char)('0' + priority), '\0'};
+	const GLogField fixed[] = {
+	    {"MESSAGE", message, -1},
+	    {"PRIORITY", level, -1},
+	    {"SYSLOG_IDENTIFIER", "tenure", -1},
+	    {"TENURE_EVENT", event, -1},
+	};
+	g_array_append_vals(fields, fixed, G_N_ELEMENTS(fixed));
+	for (guint i = 0; i < n; i++) {
+		char *name = journal_field(keys[i]);
+		char *value = util_text_escape(values[i], FALSE);
+		g_ptr_array_add(owned, name);
+		g_ptr_array_add(owned, value);
+		GLogField field = {name, value, -1};
+		g_array_append_val(fields, field);
+	}
+	GLogLevelFlags flags = priority == UTIL_LOG_ERR       ? G_LOG_LEVEL_CRITICAL
+	                       : priority == UTIL_LOG_WARNING ? G_LOG_LEVEL_WARNING
+	                                                      : G_LOG_LEVEL_INFO;
+	return g_log_writer_journald(flags, (const GLogField *)fields->data,
+	                             fields->len, NULL) == G_LOG_WRITER_HANDLED;
+}
+
 void
 util_log_at(UtilLogPriority priority, const char *event, ...)
 {
 	if (util_log_quiet)
 		return;
-	GString *line = g_string_new(util_log_prefix(priority));
-	g_string_append(line, event);
+	GString *line = g_string_new(event);
+	g_autoptr(GPtrArray) keys = g_ptr_array_new();
+	g_autoptr(GPtrArray) values = g_ptr_array_new();
 	va_list ap;
 	va_start(ap, event);
 	const char *key;
 	while ((key = va_arg(ap, const char *)) != NULL) {
 		const char *value = va_arg(ap, const char *);
+		g_ptr_array_add(keys, (char *)key);
+		g_ptr_array_add(values, (char *)(value ? value : ""));
 		g_string_append_printf(line, " %s=", key);
 		log_append_value(line, value ? value : "");
 	}
 	va_end(ap);
-	g_string_append_c(line, '\n');
-	fputs(line->str, stderr);
+	/* Under systemd the fields go to the journal, searchable one by one
+	 * (journalctl TENURE_EVENT=refused); where journald cannot be
+	 * reached, and anywhere else, the line goes to stderr. */
+	if (!log_to_journal() ||
+	    !journal_send(priority, line->str, event,
+	                  (const char *const *)keys->pdata,
+	                  (const char *const *)values->pdata, keys->len))
+		fprintf(stderr, "%s%s\n", util_log_prefix(priority), line->str);
 	g_string_free(line, TRUE);
 }
 

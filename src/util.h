@@ -76,14 +76,21 @@ typedef enum {
 	UTIL_LOG_INFO = 6,    /* normal work, refusals of bad mail included */
 } UtilLogPriority;
 
-/* Logs one event as "event key=value ..." on stderr (the journal when run
- * by systemd).  ARGS are key, value pairs ending with NULL.  A value with
- * blanks, quotes, '=' or '\' is quoted; inside it '"' and '\' are
- * escaped, and so is everything util_text_clean refuses (newlines
- * included), so that one event is one line whatever a sender put in a
- * header or a file name.  When stderr is the journal (JOURNAL_STREAM
- * names it), the line starts with util_log_prefix(PRIORITY), so that
- * `journalctl -p err` shows the errors.  util_log is info. */
+/* Logs one event as "event key=value ..." on stderr.  ARGS are key,
+ * value pairs ending with NULL.  A value with blanks, quotes, '=' or '\'
+ * is quoted; inside it '"' and '\' are escaped, and so is everything
+ * util_text_clean refuses (newlines included), so that one event is one
+ * line whatever a sender put in a header or a file name.
+ *
+ * When stderr is the journal (JOURNAL_STREAM names it: tenure runs under
+ * systemd), the event goes to journald instead, over its native
+ * protocol, as fields: MESSAGE (that line), PRIORITY, SYSLOG_IDENTIFIER
+ * "tenure", TENURE_EVENT (EVENT) and one field per key, "TENURE_" and
+ * the key in upper case with '-' as '_' (msgid: TENURE_MSGID), its value
+ * escaped as by util_text_escape; so `journalctl TENURE_EVENT=refused`
+ * finds the refusals and `journalctl -p err` the errors.  Should
+ * journald not take it, the line goes to stderr with the
+ * util_log_prefix(PRIORITY).  util_log is info. */
 void util_log_at(UtilLogPriority priority, const char *event, ...)
 	G_GNUC_NULL_TERMINATED;
 #define util_log(...) util_log_at(UTIL_LOG_INFO, __VA_ARGS__)

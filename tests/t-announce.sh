@@ -118,7 +118,7 @@ Recorded from <defer-alice@example.org>, signed by
 $CAROL."
 
 test_begin "the log says the announcement was queued, with its event"
-grep -q "^queued kind=announce-defer event=announce/defer/alice@example.org/$today/$until " "$W/log"
+grep -q "^queued kind=announce-defer event-key=announce/defer/alice@example.org/$today/$until " "$W/log"
 test_expect_equal 0 $?
 
 # --- A handover and a new key, appended however they were -------------------
