@@ -2,13 +2,17 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
-#include <glib.h>
 #include <gpgme.h>
 
 #include "agent.h"
 
-static GPtrArray *homes;
+/* Every home registered, and whether its daemons are to be stopped. */
+static GHashTable *homes;
 
 /* The gpgconf of the GnuPG that GPGME runs, else the one on PATH. */
 static const char *
@@ -19,20 +23,53 @@ gpgconf_path(void)
 	return path && *path ? path : "gpgconf";
 }
 
+gboolean
+agent_running(const char *home)
+{
+	const char *argv[] = {gpgconf_path(), "--homedir",    home,
+	                      "--list-dirs",  "agent-socket", NULL};
+	g_autofree char *out = NULL;
+	int status = 0;
+	if (!g_spawn_sync(NULL, (char **)argv, NULL,
+	                  G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+	                  NULL, NULL, &out, NULL, &status, NULL) ||
+	    !g_spawn_check_wait_status(status, NULL))
+		return FALSE;
+	g_strstrip(out);
+	struct sockaddr_un address = {.sun_family = AF_UNIX};
+	if (*out == '\0' || strlen(out) >= sizeof address.sun_path)
+		return FALSE;
+	strcpy(address.sun_path, out);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	gboolean running = fd >= 0 && connect(fd, (struct sockaddr *)&address,
+	                                      sizeof address) == 0;
+	if (fd >= 0)
+		close(fd);
+	return running;
+}
+
+void
+agent_stop(const char *home)
+{
+	const char *argv[] = {gpgconf_path(), "--homedir", home,
+	                      "--kill",       "all",       NULL};
+	/* Nothing to report: a home that is gone has no daemon left either. */
+	g_spawn_sync(NULL, (char **)argv, NULL,
+	             G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+	                 G_SPAWN_STDERR_TO_DEV_NULL,
+	             NULL, NULL, NULL, NULL, NULL, NULL);
+}
+
 static void
 stop_all(void)
 {
-	for (guint i = 0; homes && i < homes->len; i++) {
-		const char *argv[] = {gpgconf_path(), "--homedir",
-		                      homes->pdata[i], "--kill", "all", NULL};
-		/* Nothing to report at exit: a home that is gone has no
-		 * daemon left either. */
-		g_spawn_sync(NULL, (char **)argv, NULL,
-		             G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
-		                 G_SPAWN_STDERR_TO_DEV_NULL,
-		             NULL, NULL, NULL, NULL, NULL, NULL);
-	}
-	g_clear_pointer(&homes, g_ptr_array_unref);
+	GHashTableIter iter;
+	gpointer home, stop;
+	g_hash_table_iter_init(&iter, homes);
+	while (g_hash_table_iter_next(&iter, &home, &stop))
+		if (GPOINTER_TO_INT(stop))
+			agent_stop(home);
+	g_clear_pointer(&homes, g_hash_table_unref);
 }
 
 void
@@ -42,11 +79,12 @@ agent_stop_at_exit(const char *home)
 		return;
 	g_autofree char *canonical = g_canonicalize_filename(home, NULL);
 	if (homes == NULL) {
-		homes = g_ptr_array_new_with_free_func(g_free);
+		homes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 		atexit(stop_all);
 	}
-	for (guint i = 0; i < homes->len; i++)
-		if (g_strcmp0(homes->pdata[i], canonical) == 0)
-			return;
-	g_ptr_array_add(homes, g_steal_pointer(&canonical));
+	if (g_hash_table_contains(homes, canonical))
+		return;
+	gboolean stop = !agent_running(canonical);
+	g_hash_table_insert(homes, g_steal_pointer(&canonical),
+	                    GINT_TO_POINTER(stop));
 }

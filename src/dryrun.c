@@ -10,6 +10,7 @@
 
 #include <gmime/gmime.h>
 
+#include "agent.h"
 #include "dryrun.h"
 #include "keyring.h"
 #include "ledger.h"
@@ -398,7 +399,7 @@ dryrun_end(DryRun *dry_run)
 	if (dry_run->dir) {
 		/* Signing in the copied home started a gpg-agent there. */
 		if (g_file_test(dry_run->copy_home, G_FILE_TEST_IS_DIR))
-			keyring_agent_stop(dry_run->copy_home);
+			agent_stop(dry_run->copy_home);
 		util_remove_tree(dry_run->dir);
 	}
 	g_free(dry_run->dir);

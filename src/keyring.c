@@ -12,9 +12,7 @@
 #include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <gpgme.h>
@@ -970,42 +968,6 @@ out:
 	return ok ? g_steal_pointer(&fprs) : NULL;
 }
 
-gboolean
-keyring_agent_running(const char *home)
-{
-	const char *argv[] = {"gpgconf",     "--homedir",    home,
-	                      "--list-dirs", "agent-socket", NULL};
-	g_autofree char *out = NULL;
-	int status = 0;
-	if (!g_spawn_sync(NULL, (char **)argv, NULL,
-	                  G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
-	                  NULL, NULL, &out, NULL, &status, NULL) ||
-	    !g_spawn_check_wait_status(status, NULL))
-		return FALSE;
-	g_strstrip(out);
-	struct sockaddr_un address = {.sun_family = AF_UNIX};
-	if (*out == '\0' || strlen(out) >= sizeof address.sun_path)
-		return FALSE;
-	strcpy(address.sun_path, out);
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	gboolean running = fd >= 0 && connect(fd, (struct sockaddr *)&address,
-	                                      sizeof address) == 0;
-	if (fd >= 0)
-		close(fd);
-	return running;
-}
-
-void
-keyring_agent_stop(const char *home)
-{
-	const char *argv[] = {"gpgconf", "--homedir", home,
-	                      "--kill",  "all",       NULL};
-	g_spawn_sync(NULL, (char **)argv, NULL,
-	             G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
-	                 G_SPAWN_STDERR_TO_DEV_NULL,
-	             NULL, NULL, NULL, NULL, NULL, NULL);
-}
-
 /* Why KEY cannot sign, or NULL when it can. */
 static const char *
 bot_key_unusable(gpgme_key_t key)
@@ -1056,7 +1018,7 @@ keyring_check_bot_key(const Conf *conf, GError **error)
 		    what, home ? home : "(unset)");
 		return FALSE;
 	}
-	gboolean agent_was_running = keyring_agent_running(home);
+	gboolean agent_was_running = agent_running(home);
 	gpgme_ctx_t ctx = NULL;
 	gpgme_key_t key = NULL;
 	gboolean ok = FALSE;
@@ -1099,6 +1061,6 @@ out:
 	if (ctx)
 		gpgme_release(ctx);
 	if (!agent_was_running)
-		keyring_agent_stop(home);
+		agent_stop(home);
 	return ok;
 }

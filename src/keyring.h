@@ -107,13 +107,6 @@ GPtrArray *keyring_holders(const Conf *conf, const char *email,
  * test signature started is stopped again. */
 gboolean keyring_check_bot_key(const Conf *conf, GError **error);
 
-/* Whether a gpg-agent serves the GnuPG home HOME now (its socket takes a
- * connection). */
-gboolean keyring_agent_running(const char *home);
-
-/* Stops the gpg-agent (and any other daemon of gpg's) of HOME. */
-void keyring_agent_stop(const char *home);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Keyring, keyring_free)
 
 #endif
