@@ -3,119 +3,8 @@
 
 #include <string.h>
 
+#include "openpgp.h"
 #include "packets.h"
-
-#define TAG_SIGNATURE  2
-#define TAG_COMPRESSED 8
-
-/* Reads a big-endian number of N octets at DATA[*POS]; FALSE when the
- * data ends first. */
-static gboolean
-read_number(const guchar *data, gsize len, gsize *pos, guint n, guint64 *value)
-{
-	if (len - *pos < n)
-		return FALSE;
-	*value = 0;
-	for (guint i = 0; i < n; i++)
-		*value = (*value << 8) | data[(*pos)++];
-	return TRUE;
-}
-
-/* A new-format length (RFC 4880, 4.2.2) at DATA[*POS]: *PARTIAL when it
- * is a partial body length, which another length follows. */
-static gboolean
-read_new_length(const guchar *data, gsize len, gsize *pos, guint64 *length,
-                gboolean *partial)
-{
-	*partial = FALSE;
-	if (*pos >= len)
-		return FALSE;
-	guint first = data[(*pos)++];
-	if (first < 192) {
-		*length = first;
-		return TRUE;
-	}
-	if (first < 224) {
-		if (*pos >= len)
-			return FALSE;
-		*length = ((guint64)(first - 192) << 8) + data[(*pos)++] + 192;
-		return TRUE;
-	}
-	if (first == 255)
-		return read_number(data, len, pos, 4, length);
-	*length = (guint64)1 << (first & 0x1f);
-	*partial = TRUE;
-	return TRUE;
-}
-
-/* Skips LENGTH octets of body; FALSE when they run past the end. */
-static gboolean
-skip(gsize len, gsize *pos, guint64 length)
-{
-	if (length > len - *pos)
-		return FALSE;
-	*pos += (gsize)length;
-	return TRUE;
-}
-
-/* The body of the packet whose header starts at DATA[*POS] is skipped;
- * *TAG says what it was, *FIRST_OCTET its first body octet (or -1). */
-static gboolean
-walk_one(const guchar *data, gsize len, gsize *pos, int *tag, int *first_octet,
-         gboolean *partial, char **reason)
-{
-	gsize start = *pos;
-	guint header = data[(*pos)++];
-	guint64 length = 0;
-	*partial = FALSE;
-	*first_octet = -1;
-	if ((header & 0x80) == 0) {
-		*reason = g_strdup_printf(
-		    "signature is not OpenPGP data "
-		    "(no packet header at octet %" G_GSIZE_FORMAT ")",
-		    start);
-		return FALSE;
-	}
-	gboolean ok;
-	if (header & 0x40) {
-		*tag = header & 0x3f;
-		gboolean more = FALSE;
-		ok = read_new_length(data, len, pos, &length, &more);
-		if (ok && *pos < len && length > 0)
-			*first_octet = data[*pos];
-		while (ok && more) {
-			*partial = TRUE;
-			ok = skip(len, pos, length) &&
-			     read_new_length(data, len, pos, &length, &more);
-		}
-	} else {
-		*tag = (header >> 2) & 0x0f;
-		static const guint octets[] = {1, 2, 4};
-		guint type = header & 0x03;
-		if (type == 3) {
-			/* Indeterminate: the packet runs to the end. */
-			length = len - *pos;
-			ok = TRUE;
-		} else {
-			ok = read_number(data, len, pos, octets[type], &length);
-		}
-		if (ok && *pos < len && length > 0)
-			*first_octet = data[*pos];
-	}
-	if (!ok || !skip(len, pos, length)) {
-		*reason = g_strdup_printf(
-		    "signature cut short (a packet at octet %" G_GSIZE_FORMAT
-		    " runs past its end)",
-		    start);
-		return FALSE;
-	}
-	if (*tag == 0) {
-		*reason =
-		    g_strdup("signature holds a packet of the reserved type 0");
-		return FALSE;
-	}
-	return TRUE;
-}
 
 gboolean
 packets_walk(const guchar *data, gsize len, PacketsSummary *summary,
@@ -123,24 +12,37 @@ packets_walk(const guchar *data, gsize len, PacketsSummary *summary,
 {
 	*summary = (PacketsSummary){.other_tag = -1, .version = -1};
 	gsize pos = 0;
-	while (pos < len) {
-		int tag = 0, first = -1;
-		gboolean partial = FALSE;
-		if (!walk_one(data, len, &pos, &tag, &first, &partial, reason))
+	OpenpgpPacket packet;
+	g_autofree char *framing = NULL;
+	while (openpgp_next(data, len, &pos, &packet, &framing)) {
+		if (packet.tag == 0) {
+			*reason = g_strdup("signature holds a packet of the reserved type 0");
 			return FALSE;
+		}
 		summary->packets++;
-		summary->partial |= partial;
-		if (tag == TAG_SIGNATURE) {
+		summary->partial |= packet.body == NULL;
+		if (packet.tag == OPENPGP_TAG_SIGNATURE) {
 			summary->signatures++;
-			if (summary->version < 0)
-				summary->version = first;
-		} else if (tag == TAG_COMPRESSED) {
+			if (summary->version < 0 && packet.body && packet.body_len > 0)
+				summary->version = packet.body[0];
+		} else if (packet.tag == OPENPGP_TAG_COMPRESSED) {
 			summary->compressed++;
 		} else if (summary->other_tag < 0) {
-			summary->other_tag = tag;
+			summary->other_tag = packet.tag;
 		}
 	}
-	return TRUE;
+	if (framing == NULL)
+		return TRUE;
+	/* openpgp.c says where the walk stopped; in a signature that means
+	 * one thing to the signer. */
+	*reason = g_str_has_prefix(framing, "not an OpenPGP packet")
+	              ? g_strdup_printf("signature is not OpenPGP data "
+	                                "(no packet header at octet %" G_GSIZE_FORMAT ")",
+	                                pos)
+	              : g_strdup_printf("signature cut short (a packet at octet "
+	                                "%" G_GSIZE_FORMAT " runs past its end)",
+	                                pos);
+	return FALSE;
 }
 
 /* The CRC-24 of RFC 4880, section 6.1. */
