@@ -97,6 +97,10 @@ is_blank(const char *line)
 	return *line == '\0';
 }
 
+/* A UTF-8 byte order mark at the very start of a text marks its
+ * encoding and shows as nothing: the first line starts after it. */
+static const char utf8_bom[] = "\xEF\xBB\xBF";
+
 gboolean
 command_looks_like(const char *text, gssize len)
 {
@@ -104,6 +108,10 @@ command_looks_like(const char *text, gssize len)
 	const char *p = text;
 	while (p < end) {
 		const char *q = p;
+		/* At the start of any line: a clearsigned text's own start
+		 * follows the armour. */
+		if (end - q >= 3 && memcmp(q, utf8_bom, 3) == 0)
+			q += 3;
 		while (q < end && (*q == ' ' || *q == '\t'))
 			q++;
 		if (end - q >= 7 && g_ascii_strncasecmp(q, "Tenure:", 7) == 0)
@@ -125,6 +133,15 @@ line_clean(const char *line, guint line_no, char **reason)
 	g_autofree char *bad = NULL;
 	if (util_text_clean(line, -1, &bad))
 		return TRUE;
+	/* The signed bytes are read as they are, never converted from
+	 * the charset the mail names: a Latin-1 "é" is no UTF-8. */
+	if (!g_utf8_validate(line, -1, NULL)) {
+		*reason = g_strdup_printf("line %u is not UTF-8: tenure reads the signed "
+		                          "text as UTF-8, so write the command in UTF-8 "
+		                          "(or US-ASCII)",
+		                          line_no);
+		return FALSE;
+	}
 	*reason = g_strdup_printf("line %u: contains %s (a control or direction-changing "
 	                          "character); write the command as plain text",
 	                          line_no, bad);
@@ -304,22 +321,52 @@ parse_fields(Command *command, char **lines, guint i, guint counted,
 	return TRUE;
 }
 
+/* TRUE when LINES[I] (unquoted, not blank, trailing blanks gone) is
+ * the attribution line of a quote: the next line that is not blank is
+ * quoted, and it reads like one, ending in ':' ("On 3 Dec 2026, Helmut
+ * Grohne wrote:", "Helmut Grohne <helmut@debian.org> writes:", as mutt,
+ * Emacs, notmuch, mu4e and aerc write it) or starting "Quoting " (alot:
+ * "Quoting Helmut Grohne (2026-12-03 10:00:00)").  Its wording is not
+ * checked further: it is no command either way. */
+static gboolean
+is_attribution(char **lines, guint i)
+{
+	const char *line = lines[i];
+	while (*line == ' ' || *line == '\t')
+		line++;
+	gsize len = strlen(line);
+	if (g_ascii_strncasecmp(line, "Tenure:", 7) == 0 ||
+	    (line[len - 1] != ':' && !g_str_has_prefix(line, "Quoting ")))
+		return FALSE;
+	for (guint j = i + 1; lines[j] != NULL; j++) {
+		if (is_quoted(lines[j]))
+			return TRUE;
+		if (!is_blank(lines[j]))
+			return FALSE;
+	}
+	return FALSE;
+}
+
 CommandParseResult
 command_parse(const char *text, Command **command_out, char **reason_out)
 {
+	if (g_str_has_prefix(text, utf8_bom))
+		text += 3;
 	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
 	g_autofree char *reason = NULL;
 	guint i = 0;
 	guint counted = 0;
 
-	/* The block starts at the first line that is neither blank nor
-	 * quoted; blank lines before it count towards the limit so a
-	 * command buried under a screenful of text is not one. */
+	/* The block starts at the first line that is neither blank, nor
+	 * quoted, nor the attribution line of a quote (a reply written
+	 * below the quote); blank and attribution lines before it count
+	 * towards the limit so a command buried under a screenful of text
+	 * is not one. */
 	for (; lines[i] != NULL && counted < COMMAND_MAX_LINES; i++) {
 		g_strchomp(lines[i]);
 		if (is_quoted(lines[i]))
 			continue;
-		if (!is_blank(lines[i]))
+		if (!is_blank(lines[i]) && !is_attribution(lines, i))
 			break;
 		counted++;
 	}

@@ -3,12 +3,17 @@
  * Pure: text in, a Command out; no clock, no files, no signature.  The
  * caller passes only text that was inside a valid signature.  The habits
  * are debbugs' control@ ones: the block starts at the first line that is
- * neither blank nor quoted, which must be "Tenure: VERB"; then one
- * "Field: value" per line, up to a blank line, a line "thanks" or the
- * signature separator "-- ", and at most COMMAND_MAX_LINES lines in all.
- * Quoted lines (starting with '>') never count, wherever they are.
- * Field names are case-insensitive.  Returned memory belongs to the
- * caller.
+ * neither blank, nor quoted, nor the attribution line of a quote ("On 3
+ * Dec 2026, Helmut Grohne wrote:", right above quoted lines), and that
+ * line must be "Tenure: VERB": so the command is at the top of the text,
+ * or below the quote of a bottom-posted reply.  Then one "Field: value"
+ * per line, up to a blank line, a line "thanks" or the signature
+ * separator "-- ", and at most COMMAND_MAX_LINES lines in all.  Quoted
+ * lines (starting with '>') never count, wherever they are.  A UTF-8 byte
+ * order mark at the very start of TEXT is not part of its first line.
+ * The text is bytes read as UTF-8; a command line that is not valid
+ * UTF-8 is refused.  Field names are case-insensitive.  Returned memory
+ * belongs to the caller.
  */
 #ifndef TENURE_COMMAND_H
 #define TENURE_COMMAND_H
@@ -59,8 +64,9 @@ const char *command_verb_name(CommandVerb verb);
 char *command_verb_list(void);
 
 /* Cheap test run before any signature check: TRUE when some line of
- * TEXT (LEN bytes, or NUL-terminated when -1) starts, after blanks, with
- * "Tenure:".  Unsigned discussion mail fails it and never reaches gpg. */
+ * TEXT (LEN bytes, or NUL-terminated when -1) starts, after blanks (and
+ * a UTF-8 byte order mark), with "Tenure:": the mark of a command
+ * attempt.  Unsigned discussion mail fails it and never reaches gpg. */
 gboolean command_looks_like(const char *text, gssize len);
 
 /* Parses the block at the top of TEXT.  On COMMAND_PARSE_OK sets

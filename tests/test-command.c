@@ -138,7 +138,73 @@ static const ParseCase parse_cases[] = {
      "line 1: contains control character U+0007", 0},
     {"invalid UTF-8 in a field is refused",
      "Tenure: remove\nMember: Eve \xff <eve@example.org>\n", COMMAND_PARSE_BAD,
-     0, NULL, NULL, "line 2: contains invalid UTF-8", 0},
+     0, NULL, NULL, "line 2 is not UTF-8", 0},
+    {"Latin-1 bytes are not UTF-8, whatever the mail's charset says",
+     "Tenure: remove\nMember: J\xe9r\xf4me <j@example.org>\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL,
+     "line 2 is not UTF-8: tenure reads the signed text as UTF-8", 0},
+    {"a lone CR inside a line is refused, not read as a line end",
+     "Tenure: resign\rEffective: 2030-01-01\n", COMMAND_PARSE_BAD, 0, NULL,
+     NULL, "line 1: contains control character U+000D", 0},
+    {"a UTF-8 byte order mark at the start is no part of the first line",
+     "\xef\xbb\xbfTenure: resign\nEffective: 2026-12-31\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
+    {"a byte order mark inside the block is no field name",
+     "Tenure: resign\n\xef\xbb\xbf"
+     "Effective: 2026-12-31\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL, "is not a field of", 0},
+    /* A reply written below the quote, as each mail program attributes
+     * the quote. */
+    {"below a quote attributed as mutt and neomutt do",
+     "On Thu, Dec 03, 2026 at 09:12:40AM +0100, Helmut Grohne wrote:\n"
+     "> Should the chair stay on?\n> I think not.\n\nTenure: resign\n"
+     "Effective: 2026-12-31\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
+    {"below a quote attributed as Emacs message-mode and Gnus do",
+     "Helmut Grohne <helmut@debian.org> writes:\n\n> Should the chair stay on?\n"
+     "\nTenure: resign\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"below a quote attributed as notmuch-emacs does",
+     "On Thu, 03 Dec 2026 09:12:40 +0100, Helmut Grohne <helmut@debian.org> "
+     "wrote:\n> Should the chair stay on?\nTenure: resign\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"below a quote attributed as mu4e does",
+     "On Thu 03 Dec 2026 at 09:12, Helmut Grohne <helmut@debian.org> wrote:\n"
+     "> Should the chair stay on?\n\nTenure: resign\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"below a quote attributed as aerc does",
+     "On Thu Dec 3, 2026 at 9:12 AM CET, Helmut Grohne wrote:\n"
+     "> Should the chair stay on?\n\nTenure: resign\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"below a quote attributed as alot does",
+     "Quoting Helmut Grohne (2026-12-03 09:12:40)\n"
+     "> Should the chair stay on?\n\nTenure: resign\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"below an attribution in another language",
+     "Am Do., 3. Dez. 2026 um 09:12 Uhr schrieb Helmut Grohne "
+     "<helmut@debian.org>:\n> Soll der Vorsitz bleiben?\n\nTenure: resign\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"below two quotes, each with its attribution",
+     "On Wed, Helmut Grohne wrote:\n> First.\nOn Thu, Sean wrote:\n> Second.\n"
+     "\nTenure: resign\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"a line like an attribution with no quote below it is text",
+     "On Thu, Helmut Grohne wrote:\n\nTenure: resign\n", COMMAND_PARSE_NONE, 0,
+     NULL, NULL, NULL, 0},
+    {"prose above the attribution is text",
+     "Hi all,\n\nOn Thu, Helmut Grohne wrote:\n> Should the chair stay on?\n"
+     "\nTenure: resign\n",
+     COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
+    {"an answer between quotes is text, not an attribution",
+     "On Thu, Helmut Grohne wrote:\n> First.\nI agree.\n> Second.\n"
+     "Tenure: resign\n",
+     COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
+    {"a command above a quote is a command, never an attribution",
+     "Tenure: resign\n> Effective: 2030-01-01\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"a bare verb line above a quote is a command, never an attribution",
+     "Tenure:\n> resign\n", COMMAND_PARSE_BAD, 0, NULL, NULL,
+     "is not a command", 0},
     {"a tab inside a field is plain text",
      "Tenure: resign\nEffective:\t2026-12-31\n", COMMAND_PARSE_OK,
      COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
@@ -240,6 +306,9 @@ static const LooksCase looks_cases[] = {
 	{"My tenure: long\n", FALSE},
 	{"Hi all, about tenure limits...\n", FALSE},
 	{"", FALSE},
+	{"\xef\xbb\xbfTenure: resign\n", TRUE},
+	{"-----BEGIN PGP SIGNED MESSAGE-----\n\n\xef\xbb\xbfTenure: resign\n", TRUE},
+	{"On Thu, Helmut wrote:\n> Hi\nTenure: resign\n", TRUE},
 };
 
 static void
