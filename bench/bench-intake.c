@@ -85,7 +85,9 @@ verify_file(const char *config, const char *file, int n)
 		g_autofree char *reason = NULL;
 		g_autoptr(GMimeMessage) message = signed_part_parse(raw, &reason);
 		GMimeObject *part = NULL;
-		SignedKind kind = message ? signed_part_find(message, &part, &reason)
+		g_autofree char *shape = NULL;
+		SignedKind kind = message ? signed_part_find(message, &part, &shape,
+		                                             &reason)
 		                          : SIGNED_NONE;
 		if (kind != SIGNED_PGP_MIME && kind != SIGNED_CLEARSIGNED) {
 			fprintf(stderr, "bench-intake: %s: no signed command (%s)\n",

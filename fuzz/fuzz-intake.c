@@ -6,9 +6,11 @@
  * structural warnings, the choice of the one part that may carry a
  * command, and the command parser on that part's text.  Where intake
  * would run gpg, the harness takes the text as signed: for PGP/MIME the
- * text signed_part_command_text reads from the first part (or its refusal),
- * for a clearsigned part the text between the armour lines,
- * dash-escaping undone, as gpg would return it.  Nothing here
+ * text signed_part_command_text reads from the first part (or its
+ * refusal); for a clearsigned part, whose content signed_part_find cut
+ * to the block, the text between the armour lines, dash-escaping
+ * undone, put in its place as gpg's output would be, and then read by
+ * signed_part_command_text as after a verification.  Nothing here
  * depends on keys, so every input exercises the parsers that see mail
  * before any signature is known to be good.
  */
@@ -78,12 +80,12 @@ parse_command(const char *text)
 /* The text signed_part_command_text reads from signed CONTENT, or NULL when
  * it refuses (and then it must say why). */
 static char *
-command_text(GMimeObject *content, SignedKind kind)
+command_text(GMimeObject *content)
 {
 	GMimeObject *part = NULL;
 	char *text = NULL;
 	g_autofree char *why = NULL;
-	if (signed_part_command_text(content, kind, &part, &text, &why)) {
+	if (signed_part_command_text(content, &part, &text, &why)) {
 		FUZZ_ASSERT(text != NULL, "an accepted command part has text");
 		return text;
 	}
@@ -110,8 +112,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	GMimeObject *part = NULL;
+	g_autofree char *shape = NULL;
 	g_autofree char *refusal = NULL;
-	SignedKind kind = signed_part_find(message, &part, &refusal);
+	SignedKind kind = signed_part_find(message, &part, &shape, &refusal);
 	g_autofree char *text = NULL;
 	switch (kind) {
 	case SIGNED_NONE:
@@ -122,16 +125,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case SIGNED_PGP_MIME:
 		FUZZ_ASSERT(GMIME_IS_MULTIPART_SIGNED(part),
 		            "PGP/MIME is a multipart/signed");
-		text = command_text(g_mime_multipart_get_part(GMIME_MULTIPART(part), 0),
-		                    kind);
+		FUZZ_ASSERT(shape == NULL || *shape != '\0',
+		            "a refused shape says why");
+		text = command_text(g_mime_multipart_get_part(GMIME_MULTIPART(part), 0));
 		break;
 	case SIGNED_CLEARSIGNED: {
-		FUZZ_ASSERT(GMIME_IS_TEXT_PART(part), "a clearsigned part is text");
-		g_autofree char *armoured =
-		    g_mime_text_part_get_text(GMIME_TEXT_PART(part));
-		FUZZ_ASSERT(armoured != NULL, "a clearsigned part has text");
+		FUZZ_ASSERT(GMIME_IS_PART(part), "a clearsigned part is a leaf");
+		g_autoptr(GMimeStream) block = g_mime_stream_mem_new();
+		g_mime_data_wrapper_write_to_stream(
+		    g_mime_part_get_content(GMIME_PART(part)), block);
+		GByteArray *bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(block));
+		g_autofree char *armoured = g_strndup((const char *)bytes->data, bytes->len);
+		FUZZ_ASSERT(g_str_has_prefix(armoured, "-----BEGIN PGP SIGNED MESSAGE-----"),
+		            "a clearsigned part is cut to its block");
 		text = cleartext(armoured);
-		g_free(command_text(part, kind));
+		if (text) {
+			g_autoptr(GMimeStream) out =
+			    g_mime_stream_mem_new_with_buffer(text, strlen(text));
+			g_autoptr(GMimeDataWrapper) wrapper =
+			    g_mime_data_wrapper_new_with_stream(out, GMIME_CONTENT_ENCODING_DEFAULT);
+			g_mime_part_set_content(GMIME_PART(part), wrapper);
+			g_free(command_text(part));
+		}
 		break;
 	}
 	}

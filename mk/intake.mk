@@ -46,3 +46,8 @@ dist_check_SCRIPTS += tests/t-intake2.sh tests/t-authority.sh
 # item 5), crafted by tests/craft-packets.py.
 TESTS += tests/t-sigbounds.sh
 dist_check_SCRIPTS += tests/t-sigbounds.sh tests/craft-packets.py
+
+# Mail as the mail programs Debian people use write and sign it, and
+# through real list software (mlmmj).
+TESTS += tests/t-clients.sh
+dist_check_SCRIPTS += tests/t-clients.sh

@@ -56,8 +56,15 @@ check_message(Verifier *verifier, const char *path, guint *problems)
 	g_autofree char *reason = NULL;
 	g_autoptr(GMimeMessage) message = signed_part_parse(raw, &reason);
 	GMimeObject *part = NULL;
-	SignedKind kind = message ? signed_part_find(message, &part, &reason)
+	g_autofree char *shape = NULL;
+	SignedKind kind = message ? signed_part_find(message, &part, &shape,
+	                                             &reason)
 	                          : SIGNED_REFUSED;
+	if (shape) {
+		printf("FAILED %s: %s\n", base, shape);
+		(*problems)++;
+		return FALSE;
+	}
 	g_autoptr(Signed) sig = NULL;
 	if (kind == SIGNED_NONE || kind == SIGNED_REFUSED ||
 	    !verify_signed(verifier, part, kind, arrival, VERIFY_AUDIT, &sig,

@@ -384,6 +384,21 @@ refuse(Intake *intake, const Mail *mail, const char *reason, GError **error)
 	return refuse_detail(intake, mail, reason, NULL, error);
 }
 
+/* Answers a signed command attempt refused for what lies outside its
+ * signature (the mail's MIME shape, its Message-ID, the way it reached
+ * tenure): the signer hears why, and only the reply's count is
+ * recorded, so the same signature sent again in a mail that is right
+ * counts, and a copy someone else re-wrapped cannot use it up. */
+static gboolean
+answer(Intake *intake, const Mail *mail, const char *reason, GError **error)
+{
+	log_refused(intake, mail, reason);
+	gboolean replied = FALSE;
+	return reply_refusal(intake, mail, reason, &replied, error) &&
+	       (!replied || seen_count_reply(intake->seen, mail->sig->fingerprint,
+	                                     date_today(), error));
+}
+
 /* Whether LEDGER holds the event of SIG: every event from mail carries
  * its signature record in Comment (signature_comment). */
 static gboolean
@@ -717,7 +732,8 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		return TRUE;
 	}
 	GMimeObject *part = NULL;
-	SignedKind kind = signed_part_find(parsed, &part, &reason);
+	g_autofree char *shape = NULL;
+	SignedKind kind = signed_part_find(parsed, &part, &shape, &reason);
 	if (kind == SIGNED_NONE)
 		return TRUE;
 	if (kind == SIGNED_REFUSED) {
@@ -729,20 +745,10 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	 * coming mail will have. */
 	g_autofree char *content = content_hash(part);
 	mail.content = content;
-	if (message_id && seen_has_message(intake->seen, message_id, content)) {
+	gboolean plain_id = message_id && message_id_plain(message_id);
+	if (plain_id && seen_has_message(intake->seen, message_id, content)) {
 		util_log("ignored", "id", message->id, "msgid", message_id,
 		         "reason", "Message-ID already handled", NULL);
-		return TRUE;
-	}
-	if (message_id == NULL) {
-		log_refused(intake, &mail, "command mail without a Message-ID");
-		return TRUE;
-	}
-	/* The Message-ID goes into the ledger, the state files and the
-	 * reply's headers: only a plain one (printable ASCII, no blanks). */
-	if (!message_id_plain(message_id)) {
-		log_refused(intake, &mail, "command mail whose Message-ID is not printable ASCII "
-		                   "without blanks");
 		return TRUE;
 	}
 	/* Only the committee's keys can sign a command: verification reads
@@ -773,10 +779,12 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	if (seen_signature_lookup(intake->seen, sig->fingerprint, sig->created,
 	                          sig->digest, &done, &applying)) {
 		if (!applying) {
-			util_log("ignored", "id", message->id, "msgid", message_id,
+			util_log("ignored", "id", message->id, "msgid",
+			         message_id ? message_id : "-",
 			         "reason", "signature already handled", "first", done,
 			         NULL);
-			return seen_add_message(intake->seen, message_id, content,
+			return !plain_id ||
+			       seen_add_message(intake->seen, message_id, content,
 			                        error);
 		}
 		/* Recorded, but the process stopped before the work was done:
@@ -784,6 +792,26 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		 * again, as if new, if not. */
 		util_log("resuming", "id", message->id, "msgid", message_id,
 		         "first", done, NULL);
+	}
+	/* From here on the signature is good: a command attempt is applied
+	 * or its signer told why not, whatever refuses it. */
+	if (shape)
+		return answer(intake, &mail, shape, error);
+	/* The Message-ID goes into the ledger, the state files and the
+	 * reply's headers: only a plain one (printable ASCII, no blanks),
+	 * and the reply does not repeat one that is not. */
+	if (message_id == NULL)
+		return answer(intake, &mail,
+		              "the mail has no Message-ID, by which the ledger records "
+		              "a command: send it from a mail program that adds one",
+		              error);
+	if (!plain_id) {
+		mail.message_id = NULL;
+		return answer(intake, &mail,
+		              "the mail's Message-ID is not printable ASCII without "
+		              "blanks, and the ledger records a command by it: send it "
+		              "from a mail program that writes a plain one",
+		              error);
 	}
 	/* A good signature over a command in the wrong place (an
 	 * attachment, HTML, a forwarded mail): the signer learns why. */
@@ -793,19 +821,23 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	CommandParseResult parsed_command = command_parse(sig->text, &command, &reason);
 	mail.command = command;
 	if (parsed_command == COMMAND_PARSE_NONE) {
-		log_refused(intake, &mail, "no command at the top of the signed text");
+		/* A "Tenure:" line below other text: the signer meant a
+		 * command, and hears where it goes. */
+		if (command_looks_like(sig->text, -1))
+			return refuse(intake, &mail,
+			              "no command at the top of the signed text: the "
+			              "first line must be \"Tenure: VERB\", at the top "
+			              "or right below the quoted text and its "
+			              "attribution line (\"... wrote:\")",
+			              error);
+		log_refused(intake, &mail, "no command in the signed text");
 		return TRUE;
 	}
+	/* Nothing but the reply's count is recorded: the same signed mail
+	 * sent to the list afterwards counts. */
 	g_autofree char *private = not_public(intake->conf, parsed);
-	if (private) {
-		/* Nothing but the reply's count is recorded: the same signed
-		 * mail sent to the list afterwards counts. */
-		log_refused(intake, &mail, private);
-		gboolean replied = FALSE;
-		return reply_refusal(intake, &mail, private, &replied, error) &&
-		       (!replied || seen_count_reply(intake->seen, sig->fingerprint,
-		                                     date_today(), error));
-	}
+	if (private)
+		return answer(intake, &mail, private, error);
 	if (parsed_command == COMMAND_PARSE_BAD)
 		return refuse(intake, &mail, reason, error);
 	return act(intake, &mail, error);

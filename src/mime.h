@@ -12,6 +12,7 @@
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeCertificate, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeCryptoContext, g_object_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeDataWrapper, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMessage, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeMultipartSigned, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeObject, g_object_unref)

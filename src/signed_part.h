@@ -1,14 +1,25 @@
-/* signed_part.h: which MIME part of a mail may carry a command.
+/* signed_part.h: which MIME part of a mail carries a command, and which
+ * bytes are read as it.
  *
- * Pure MIME work, no gpg: so that unsigned discussion mail never reaches
- * gpg, signed_part_find looks at the structure only and picks the one
- * part that may carry a command (SPEC: the whole body, or the first part
- * of a multipart/mixed; PGP/MIME with exactly two parts and
- * protocol="application/pgp-signature", or a text/plain part that is a
- * single clearsigned block and nothing else).  Once gpg has verified
- * that part (verify.h), signed_part_command_text chooses, within the
- * signed content, the one part the command is read from, and
- * signed_part_digest says what the signature record is taken over.
+ * Pure MIME work, no gpg.  A command attempt is a mail with a line
+ * starting "Tenure:" (after blanks; quoted lines never count) in the
+ * bytes of any text part; every other mail is left alone before gpg
+ * runs.  For an attempt, signed_part_find picks the one signature to
+ * check (SPEC: PGP/MIME as the whole body or the first part of a
+ * multipart/mixed, or a text/plain there holding a clearsigned block),
+ * or, when there is none there, a signature elsewhere in the mail (not
+ * in a forwarded message): its signer is told why nothing in that mail
+ * counts.  Once gpg has verified the part (verify.h),
+ * signed_part_command_text chooses, within the signed content, the one
+ * part the command is read from, and signed_part_digest says what the
+ * signature record is taken over.
+ *
+ * What is read is exactly what was signed: a part's bytes with the
+ * transfer encoding undone and nothing else (no charset conversion, no
+ * format=flowed joining), read as UTF-8, US-ASCII being a subset.  For a
+ * clearsigned part that is gpg's own output for the block: the part's
+ * content is cut to the block before gpg runs, so unsigned text around
+ * it (a list footer, a quoted mail) is neither verified nor read.
  *
  * Refusals are normal results: a reason (a short phrase for logs and
  * transcripts).  Returned memory belongs to the caller; returned GMime
@@ -23,34 +34,45 @@
 #include "mime.h"
 
 typedef enum {
-	SIGNED_NONE,       /* no text part looks like a command at all */
-	SIGNED_REFUSED,    /* a command is there but not in a part that may
-	                      count: *REASON says why */
+	SIGNED_NONE,       /* no command attempt: no text part has an
+	                      unquoted line starting "Tenure:" */
+	SIGNED_REFUSED,    /* a command attempt with no signature to check:
+	                      *REASON says why (logged, never answered) */
 	SIGNED_PGP_MIME,   /* *PART is the multipart/signed */
-	SIGNED_CLEARSIGNED,/* *PART is the text/plain clearsigned part */
+	SIGNED_CLEARSIGNED,/* *PART is the text/plain part, its content cut
+	                      to its clearsigned block */
 } SignedKind;
 
-/* Parses RAW as a message; NULL with *REASON ("malformed MIME: ...") when
- * GMime finds it structurally broken. */
+/* Parses RAW as a message; NULL with *REASON ("malformed MIME: ...
+ * at byte N") when GMime finds it structurally broken. */
 GMimeMessage *signed_part_parse(GBytes *raw, char **reason);
 
-/* Picks the part that may carry a command, without running gpg. */
+/* Picks the signature to check for a command attempt, without running
+ * gpg.  For SIGNED_PGP_MIME and SIGNED_CLEARSIGNED, *SHAPE is NULL when
+ * a command may be read from *PART once its signature is good, else
+ * why none may, whatever the signature (the signature is not where a
+ * command counts, the command is outside it, the text's charset is not
+ * ASCII-compatible): the signer is told, and as the fault lies in the
+ * mail's shape, not in what was signed, the same signature sent again
+ * in a mail of the right shape counts. */
 SignedKind signed_part_find(GMimeMessage *message, GMimeObject **part,
-                            char **reason);
+                            char **shape, char **reason);
 
 /* The command text of signed CONTENT (the first part of multipart/signed,
- * or the clearsigned text/plain part; KIND says which).  The command is
- * read from one part only: CONTENT when it is an inline text/plain, or
- * the first part of a multipart/mixed CONTENT when that is an inline
- * text/plain; *PART is that part, or NULL.  FALSE with *REASON when the
- * part's bytes hold a NUL, or when a command block sits anywhere else
- * in CONTENT: in an attachment (Content-Disposition: attachment), in
+ * or the clearsigned text/plain part after verification).  The command is read from one part only: CONTENT when it is an
+ * inline text/plain, else its text/plain version when CONTENT (or the
+ * first part of a multipart/mixed CONTENT) is a multipart/alternative
+ * with exactly one, else the first part of a multipart/mixed CONTENT when
+ * that is an inline text/plain; *PART is that part, or NULL.  FALSE with
+ * *REASON when the part's bytes hold a NUL, or when no command is at the
+ * top of that part but a "Tenure:" line sits elsewhere in CONTENT: in an
+ * attachment (Content-Disposition: attachment), in another version of a
  * multipart/alternative, in HTML, in a forwarded message/rfc822 or a
  * nested multipart/signed at any depth, or in a later part.  TRUE with
- * *TEXT otherwise (the part's text, or "" when there is none). */
-gboolean signed_part_command_text(GMimeObject *content, SignedKind kind,
-                                  GMimeObject **part, char **text,
-                                  char **reason);
+ * *TEXT otherwise: the part's bytes as signed (see above), or "" when
+ * there is none. */
+gboolean signed_part_command_text(GMimeObject *content, GMimeObject **part,
+                                  char **text, char **reason);
 
 /* What a signature over CONTENT is recorded by: the SHA-256 (hex) of
  * TEXT_PART's bytes as signed, CRLF made LF, when the command was read
@@ -58,5 +80,12 @@ gboolean signed_part_command_text(GMimeObject *content, SignedKind kind,
  * from no part.  NULL when there is nothing to take it over. */
 char *signed_part_digest(GMimeObject *content, GMimeObject *text_part,
                          gboolean refused);
+
+/* TRUE when text labelled CHARSET reads as ASCII: each byte below 0x80
+ * means its ASCII character, alone or in a run (so not UTF-7, UTF-16 or
+ * UTF-32, ISO-2022-*, EBCDIC, national ISO 646 variants, Shift_JIS...).
+ * A charset neither iconv nor GMime knows is taken as ASCII-compatible:
+ * nothing here would read it otherwise.  NULL (no label) is US-ASCII. */
+gboolean signed_part_charset_ascii(const char *charset);
 
 #endif

@@ -390,13 +390,14 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		return FALSE;
 
 	/* Only now is the text trusted: for a clearsigned part GMime has
-	 * replaced the armour with what gpg verified. */
+	 * replaced the block (all the part holds, see signed_part_find)
+	 * with what gpg verified, and that is what is read. */
 	GMimeObject *content = kind == SIGNED_PGP_MIME
 	                           ? g_mime_multipart_get_part(GMIME_MULTIPART(part), 0)
 	                           : part;
 	GMimeObject *text_part = NULL;
-	if (!signed_part_command_text(content, kind, &text_part, &s->text,
-	                         &s->refusal))
+	if (!signed_part_command_text(content, &text_part, &s->text,
+	                              &s->refusal))
 		s->text = NULL;
 	/* A refused content is recorded by all of it: two refused mails
 	 * signed in the same second must not share one record because a

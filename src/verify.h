@@ -39,7 +39,9 @@ typedef enum {
 } VerifyMode;
 
 typedef struct {
-	char *text;          /* the signed text, UTF-8 */
+	char *text;          /* the command part's bytes as signed, to be
+	                        read as UTF-8 (never converted from another
+	                        charset: see signed_part.h) */
 	char *fingerprint;   /* the primary key's fingerprint */
 	char *signing_key;   /* the (sub)key that made the signature */
 	gint64 created;      /* signature creation time, Unix seconds */

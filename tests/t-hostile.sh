@@ -144,12 +144,15 @@ import_mail "$(signed_mail --part "$W/m/attached-first.content" "$ALICE" alice@e
 expect_refused "a command in an attachment that comes first is refused as well" \
 	"the command is in an attachment"
 
-mime_text_part "Tenure: resign" >"$W/m/alt.plain"
-printf 'Content-Type: text/html; charset=us-ascii\n\n<p>Tenure: appoint</p>\n' >"$W/m/alt.html"
+# Of text and HTML versions only the text/plain is read (tests/t-clients.sh).
+mime_text_part "Hello." >"$W/m/alt.plain"
+printf 'Content-Type: text/html; charset=us-ascii\n\nTenure: resign\n' >"$W/m/alt.html"
 multipart alternative "$W/m/alt.plain" "$W/m/alt.html" >"$W/m/alternative.content"
 import_mail "$(signed_mail --part "$W/m/alternative.content" "$ALICE" alice@example.org alternative)"
-expect_refused "a command in multipart/alternative is refused" "multipart/alternative"
-expect_reply "... and the transcript says to send plain text" alice@example.org "send plain text"
+expect_refused "a command only in the HTML version of multipart/alternative is refused" \
+	"multipart/alternative"
+expect_reply "... and the transcript says only the plain text is read" alice@example.org \
+	"put the command in the plain text"
 
 # Alice signs Bob's signed resignation as the whole of her content.
 mime_text_part "Tenure: resign" >"$W/m/bob-inner.part"

@@ -195,7 +195,7 @@ mixed_entity "$W/m/before.unsigned" "$W/m/before.signed" >"$W/m/before.entity"
 mail_message heidi@example.org before@example.org "$W/m/before.entity" >"$W/m/before.eml"
 import_mail "$W/m/before.eml"
 expect_unchanged "unsigned text before the signed part in multipart/mixed is refused" \
-	"unsigned command"
+	"the signature does not cover the mail's text"
 
 import_mail "$(signed_mail "$HEIDI" heidi@example.org quoted "Alice wrote:
 > Tenure: resign
@@ -223,14 +223,15 @@ mail_message heidi@example.org proto@example.org "$W/m/proto.entity" >"$W/m/prot
 import_mail "$W/m/proto.eml"
 expect_unchanged "a wrong protocol parameter is refused" "application/pgp-signature required"
 
-clearsigned_entity "$HEIDI" "Tenure: resign" >"$W/m/outside.block"
+clearsigned_entity "$HEIDI" "Hello" >"$W/m/outside.block"
 {
 	printf 'Content-Type: text/plain; charset=us-ascii\n\nTenure: resign\n\n'
 	sed '1,/^$/d' "$W/m/outside.block"
 } >"$W/m/outside.entity"
 mail_message heidi@example.org outside@example.org "$W/m/outside.entity" >"$W/m/outside.eml"
 import_mail "$W/m/outside.eml"
-expect_unchanged "text outside a clearsigned block is refused" "outside the clearsigned block"
+expect_unchanged "a command in unsigned text outside a clearsigned block is refused" \
+	"outside the clearsigned block"
 
 import_mail "$(signed_mail "$HEIDI" heidi@example.org no-role "Tenure: appoint
 Member: Nina Newcomer <nina@example.org>

@@ -15,81 +15,132 @@
 	" protocol=\"" proto "\"; boundary=\"s\"\n\n" \
 	"--s\nContent-Type: text/plain\n\nTenure: resign\n" \
 	"--s\n" SIG_PART extra "--s--\n"
-#define CLEARSIGNED(before, after) \
+#define CLEARSIGNED_TEXT(before, text, after) \
 	"Content-Type: text/plain\n\n" before \
-	"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nTenure: resign\n" \
+	"-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\n" text \
 	"-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n" after
+#define CLEARSIGNED(before, after) CLEARSIGNED_TEXT(before, "Tenure: resign\n", after)
+#define BLOCK "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nTenure: resign\n" \
+	"-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n"
 
 typedef struct {
 	const char *name;
 	const char *message;
 	SignedKind kind;
-	const char *reason; /* substring, for SIGNED_REFUSED */
+	/* For SIGNED_REFUSED, a substring of the reason; for a signature,
+	 * a substring of the shape's refusal, or NULL when a command may
+	 * be read from it. */
+	const char *reason;
+	/* For SIGNED_CLEARSIGNED, the bytes the part holds afterwards
+	 * (what gpg is given), or NULL for BLOCK. */
+	const char *block;
 } FindCase;
 
 static const FindCase find_cases[] = {
 	{"discussion mail carries no command",
 	 HEADERS "Content-Type: text/plain\n\nI think terms should be 4 years.\n",
-	 SIGNED_NONE, NULL},
+	 SIGNED_NONE, NULL, NULL},
 	{"a quoted command is no command",
 	 HEADERS "Content-Type: text/plain\n\nYou wrote:\n> Tenure: resign\n",
-	 SIGNED_NONE, NULL},
+	 SIGNED_NONE, NULL, NULL},
 	{"an unsigned command is refused",
 	 HEADERS "Content-Type: text/plain\n\nTenure: resign\n", SIGNED_REFUSED,
-	 "unsigned command"},
+	 "unsigned command", NULL},
 	{"PGP/MIME as the whole body counts",
-	 HEADERS SIGNED("application/pgp-signature", ""), SIGNED_PGP_MIME, NULL},
+	 HEADERS SIGNED("application/pgp-signature", ""), SIGNED_PGP_MIME, NULL, NULL},
 	{"the protocol parameter is case-insensitive",
-	 HEADERS SIGNED("Application/PGP-Signature", ""), SIGNED_PGP_MIME, NULL},
+	 HEADERS SIGNED("Application/PGP-Signature", ""), SIGNED_PGP_MIME, NULL, NULL},
 	{"a wrong protocol is refused",
 	 HEADERS SIGNED("application/pkcs7-signature", ""), SIGNED_REFUSED,
-	 "application/pgp-signature required"},
-	{"a third part in multipart/signed is refused",
+	 "application/pgp-signature required", NULL},
+	{"a third part in multipart/signed is checked, then refused to its signer",
 	 HEADERS SIGNED("application/pgp-signature",
 	                "--s\nContent-Type: text/plain\n\nextra\n"),
-	 SIGNED_REFUSED, "3 parts (exactly 2 required)"},
+	 SIGNED_PGP_MIME, "3 parts (exactly 2 required)", NULL},
 	{"the signed part first in multipart/mixed counts (list footer)",
 	 HEADERS "Content-Type: multipart/mixed; boundary=\"m\"\n\n--m\n"
 	 SIGNED("application/pgp-signature", "")
 	 "--m\nContent-Type: text/plain\n\n-- \nlist footer\n--m--\n",
-	 SIGNED_PGP_MIME, NULL},
-	{"unsigned text before the signed part is refused",
+	 SIGNED_PGP_MIME, NULL, NULL},
+	{"a signed part after unsigned text is checked, then refused to its signer",
 	 HEADERS "Content-Type: multipart/mixed; boundary=\"m\"\n\n"
 	 "--m\nContent-Type: text/plain\n\nTenure: resign\n--m\n"
 	 SIGNED("application/pgp-signature", "") "--m--\n",
-	 SIGNED_REFUSED, "unsigned command"},
-	{"a signed part inside multipart/alternative is refused",
+	 SIGNED_PGP_MIME, "does not cover the mail's text", NULL},
+	{"a signed part inside multipart/alternative is checked, then refused",
 	 HEADERS "Content-Type: multipart/alternative; boundary=\"m\"\n\n--m\n"
 	 SIGNED("application/pgp-signature", "") "--m--\n",
-	 SIGNED_REFUSED, "outside the signed part"},
-	{"a forwarded signed command is refused",
+	 SIGNED_PGP_MIME, "does not cover the mail's text", NULL},
+	{"a forwarded signed command is refused unchecked (not the sender's)",
 	 HEADERS "Content-Type: message/rfc822\n\n" HEADERS
 	 SIGNED("application/pgp-signature", ""),
-	 SIGNED_REFUSED, "outside the signed part"},
-	{"a command only in an unsigned footer is refused",
+	 SIGNED_REFUSED, "outside the signed part", NULL},
+	{"a command only in an unsigned footer is refused to the signer",
 	 HEADERS "Content-Type: multipart/mixed; boundary=\"m\"\n\n--m\n"
 	 "Content-Type: multipart/signed; protocol=\"application/pgp-signature\";"
 	 " boundary=\"s\"\n\n--s\nContent-Type: text/plain\n\nHello\n--s\n"
 	 SIG_PART "--s--\n"
 	 "--m\nContent-Type: text/plain\n\nTenure: resign\n--m--\n",
-	 SIGNED_REFUSED, "command outside the signed part"},
+	 SIGNED_PGP_MIME, "the command is outside the signed part", NULL},
+	{"PGP/MIME over a text labelled UTF-16 is refused to the signer",
+	 HEADERS "Content-Type: multipart/signed; micalg=pgp-sha256;\n"
+	 " protocol=\"application/pgp-signature\"; boundary=\"s\"\n\n"
+	 "--s\nContent-Type: text/plain; charset=utf-16\n\nTenure: resign\n"
+	 "--s\n" SIG_PART "--s--\n",
+	 SIGNED_PGP_MIME, "charset=utf-16", NULL},
 	{"a clearsigned body counts", HEADERS CLEARSIGNED("", ""),
-	 SIGNED_CLEARSIGNED, NULL},
-	{"blank lines around a clearsigned block are fine",
-	 HEADERS CLEARSIGNED("\n\n", "\n\n"), SIGNED_CLEARSIGNED, NULL},
-	{"text before a clearsigned block is refused",
-	 HEADERS CLEARSIGNED("Tenure: resign\n\n", ""), SIGNED_REFUSED,
-	 "text outside the clearsigned block"},
-	{"text after a clearsigned block is refused",
-	 HEADERS CLEARSIGNED("", "Tenure: resign\n"), SIGNED_REFUSED,
-	 "text outside the clearsigned block"},
-	{"two clearsigned blocks are refused",
+	 SIGNED_CLEARSIGNED, NULL, NULL},
+	{"blank lines around a clearsigned block are left out",
+	 HEADERS CLEARSIGNED("\n\n", "\n\n"), SIGNED_CLEARSIGNED, NULL, NULL},
+	{"unsigned text before a clearsigned block is cut off",
+	 HEADERS CLEARSIGNED("Tenure: appoint\n\n", ""), SIGNED_CLEARSIGNED,
+	 NULL, NULL},
+	{"a list footer after a clearsigned block is cut off (mlmmj)",
+	 HEADERS CLEARSIGNED("", "-- \nTenure: appoint\nTo unsubscribe...\n"),
+	 SIGNED_CLEARSIGNED, NULL, NULL},
+	{"a footer inside a base64 part is cut off (Mailman 3)",
+	 HEADERS "Content-Type: text/plain; charset=\"utf-8\"\n"
+	 "Content-Transfer-Encoding: base64\n\n"
+	 /* BLOCK, then "___\nlist footer\n" */
+	 "LS0tLS1CRUdJTiBQR1AgU0lHTkVEIE1FU1NBR0UtLS0tLQpIYXNoOiBTSEEyNTYKClRlbnVy\n"
+	 "ZTogcmVzaWduCi0tLS0tQkVHSU4gUEdQIFNJR05BVFVSRS0tLS0tCgpBQUFBCi0tLS0tRU5E\n"
+	 "IFBHUCBTSUdOQVRVUkUtLS0tLQpfX18KbGlzdCBmb290ZXIK\n",
+	 SIGNED_CLEARSIGNED, NULL, NULL},
+	{"a CRLF clearsigned block keeps its CRLF",
+	 HEADERS "Content-Type: text/plain\r\n\r\nHi\r\n"
+	 "-----BEGIN PGP SIGNED MESSAGE-----\r\nHash: SHA256\r\n\r\nTenure: resign\r\n"
+	 "-----BEGIN PGP SIGNATURE-----\r\n\r\nAAAA\r\n-----END PGP SIGNATURE-----\r\n"
+	 "footer\r\n",
+	 SIGNED_CLEARSIGNED, NULL,
+	 "-----BEGIN PGP SIGNED MESSAGE-----\r\nHash: SHA256\r\n\r\nTenure: resign\r\n"
+	 "-----BEGIN PGP SIGNATURE-----\r\n\r\nAAAA\r\n-----END PGP SIGNATURE-----\r\n"},
+	{"a command only outside the clearsigned block is refused to the signer",
+	 HEADERS CLEARSIGNED_TEXT("Tenure: resign\n\n", "Hello\n", ""),
+	 SIGNED_CLEARSIGNED, "outside the clearsigned block",
+	 "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nHello\n"
+	 "-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n"},
+	{"two clearsigned blocks are refused to the first one's signer",
+	 HEADERS CLEARSIGNED("", BLOCK), SIGNED_CLEARSIGNED,
+	 "more than one clearsigned block", NULL},
+	{"a clearsigned block without its signature is refused unchecked",
 	 HEADERS "Content-Type: text/plain\n\n"
-	 "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nTenure: resign\n"
-	 "-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n"
-	 "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nTenure: resign\n"
-	 "-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n",
-	 SIGNED_REFUSED, "more than one clearsigned block"},
+	 "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nTenure: resign\n",
+	 SIGNED_REFUSED, "without its signature", NULL},
+	{"a quoted clearsigned block is no signature",
+	 HEADERS "Content-Type: text/plain\n\n> " BLOCK "Tenure: resign\n",
+	 SIGNED_REFUSED, "unsigned command", NULL},
+	{"a clearsigned block labelled UTF-7 is refused to its signer",
+	 HEADERS "Content-Type: text/plain; charset=UTF-7\n\n" BLOCK,
+	 SIGNED_CLEARSIGNED, "charset=UTF-7", NULL},
+	{"a clearsigned block sent as an attachment is refused to its signer",
+	 HEADERS "Content-Type: text/plain\n"
+	 "Content-Disposition: attachment; filename=\"a.asc\"\n\n" BLOCK,
+	 SIGNED_CLEARSIGNED, "the clearsigned block is an attachment", NULL},
+	{"a clearsigned block in a later part is refused to its signer",
+	 HEADERS "Content-Type: multipart/mixed; boundary=\"m\"\n\n"
+	 "--m\nContent-Type: text/plain\n\nSee below.\n"
+	 "--m\nContent-Type: text/plain\n\n" BLOCK "--m--\n",
+	 SIGNED_CLEARSIGNED, "does not cover the mail's text", NULL},
 };
 
 static void
@@ -103,19 +154,41 @@ test_find(gconstpointer data)
 		g_test_message("parse failed: %s", reason);
 	g_assert_nonnull(message);
 	GMimeObject *part = NULL;
-	SignedKind kind = signed_part_find(message, &part, &reason);
+	g_autofree char *shape = NULL;
+	SignedKind kind = signed_part_find(message, &part, &shape, &reason);
 	if (kind != c->kind)
 		g_test_message("expected kind %d, got %d (%s)", c->kind, kind,
-		               reason ? reason : "no reason");
+		               reason ? reason : shape ? shape : "no reason");
 	g_assert_cmpint(kind, ==, c->kind);
-	if (c->kind == SIGNED_REFUSED) {
-		if (reason == NULL || strstr(reason, c->reason) == NULL)
+	const char *said = c->kind == SIGNED_REFUSED ? reason : shape;
+	if (c->reason == NULL) {
+		if (said)
+			g_test_message("expected no refusal, got \"%s\"", said);
+		g_assert_null(said);
+	} else {
+		if (said == NULL || strstr(said, c->reason) == NULL)
 			g_test_message("expected a reason with \"%s\", got \"%s\"",
-			               c->reason, reason ? reason : "(none)");
-		g_assert_nonnull(reason);
-		g_assert_nonnull(strstr(reason, c->reason));
-	} else if (c->kind != SIGNED_NONE) {
+			               c->reason, said ? said : "(none)");
+		g_assert_nonnull(said);
+		g_assert_nonnull(strstr(said, c->reason));
+	}
+	if (c->kind == SIGNED_PGP_MIME || c->kind == SIGNED_CLEARSIGNED)
 		g_assert_nonnull(part);
+	if (c->kind == SIGNED_CLEARSIGNED) {
+		/* gpg is given the block's own bytes, and nothing else is
+		 * there to be read afterwards. */
+		g_autoptr(GMimeStream) stream = g_mime_stream_mem_new();
+		g_mime_data_wrapper_write_to_stream(
+		    g_mime_part_get_content(GMIME_PART(part)), stream);
+		GByteArray *bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(stream));
+		/* The part's last line end may be the boundary's or the
+		 * mail's, as GMime reads it: compared without it. */
+		g_autofree char *held = g_strchomp(g_strndup((const char *)bytes->data,
+		                                             bytes->len));
+		g_autofree char *block = g_strchomp(g_strdup(c->block ? c->block : BLOCK));
+		if (strcmp(held, block) != 0)
+			g_test_message("expected the part to hold\n%s\ngot\n%s", block, held);
+		g_assert_cmpstr(held, ==, block);
 	}
 }
 
@@ -124,64 +197,79 @@ test_find(gconstpointer data)
 typedef struct {
 	const char *name;
 	const char *content;
-	SignedKind kind;
 	const char *text;   /* the start of the text read, when accepted */
 	const char *reason; /* a substring of the refusal, or NULL */
 } ContentCase;
 
 #define PLAIN(body) "Content-Type: text/plain; charset=us-ascii\n\n" body
+#define HTML(body) "Content-Type: text/html; charset=us-ascii\n\n" body
 #define ATTACHED(body) "Content-Type: text/plain\n" \
 	"Content-Disposition: attachment; filename=\"a.txt\"\n\n" body
 #define MULTI(sub, a, b) "Content-Type: multipart/" sub "; boundary=\"b\"\n\n" \
 	"--b\n" a "\n--b\n" b "\n--b--\n"
+#define ALT1(a) "Content-Type: multipart/alternative; boundary=\"a\"\n\n" \
+	"--a\n" a "\n--a--\n"
+#define ALT2(a, b) "Content-Type: multipart/alternative; boundary=\"a\"\n\n" \
+	"--a\n" a "\n--a\n" b "\n--a--\n"
 
 static const ContentCase content_cases[] = {
 	{"an inline text/plain counts", PLAIN("Tenure: resign\n"),
-	 SIGNED_PGP_MIME, "Tenure: resign", NULL},
+	 "Tenure: resign", NULL},
 	{"the first inline text/plain of multipart/mixed counts; an attachment after it is ignored",
 	 MULTI("mixed", PLAIN("Tenure: resign\n"), ATTACHED("Tenure: appoint\n")),
-	 SIGNED_PGP_MIME, "Tenure: resign", NULL},
+	 "Tenure: resign", NULL},
 	{"a command in an attachment after the text is refused",
 	 MULTI("mixed", PLAIN("See the attachment.\n"), ATTACHED("Tenure: resign\n")),
-	 SIGNED_PGP_MIME, NULL, "the command is in an attachment"},
+	 NULL, "the command is in an attachment"},
 	{"a command in an attachment that comes first is refused",
 	 MULTI("mixed", ATTACHED("Tenure: resign\n"), PLAIN("Hello.\n")),
-	 SIGNED_PGP_MIME, NULL, "the command is in an attachment"},
-	{"a clearsigned text sent as an attachment is refused",
-	 ATTACHED("Tenure: resign\n"), SIGNED_CLEARSIGNED, NULL,
-	 "the clearsigned block is an attachment"},
-	{"multipart/alternative is refused: send plain text",
-	 MULTI("alternative", PLAIN("Tenure: resign\n"),
-	       "Content-Type: text/html\n\n<p>Tenure: appoint</p>\n"),
-	 SIGNED_PGP_MIME, NULL, "send plain text"},
-	{"multipart/alternative first in multipart/mixed is refused",
-	 MULTI("mixed", MULTI("alternative", PLAIN("Tenure: resign\n"),
-	                      "Content-Type: text/html\n\n<p>x</p>\n"),
+	 NULL, "the command is in an attachment"},
+	{"multipart/alternative with one text/plain is plain text (aerc)",
+	 MULTI("mixed", ALT1(PLAIN("Tenure: resign\n")),
+	       "Content-Type: application/pdf\n"
+	       "Content-Disposition: attachment; filename=\"x.pdf\"\n\nPDF\n"),
+	 "Tenure: resign", NULL},
+	{"the text/plain version of text and HTML is read, the HTML is not",
+	 ALT2(PLAIN("Tenure: resign\n"), HTML("Tenure: appoint\n")),
+	 "Tenure: resign", NULL},
+	{"text and HTML first in multipart/mixed: the text/plain is read",
+	 MULTI("mixed", ALT2(PLAIN("Tenure: resign\n"), HTML("<p>x</p>\n")),
 	       PLAIN("footer\n")),
-	 SIGNED_PGP_MIME, NULL, "multipart/alternative"},
+	 "Tenure: resign", NULL},
+	{"a command only in the HTML version is refused",
+	 ALT2(PLAIN("Hello.\n"), HTML("Tenure: resign\n")), NULL,
+	 "only that is read"},
+	{"two text/plain versions are refused",
+	 ALT2(PLAIN("Tenure: resign\n"), PLAIN("Tenure: appoint\n")), NULL,
+	 "multipart/alternative"},
 	{"a command in HTML is refused: send plain text",
-	 "Content-Type: text/html\n\nTenure: resign\n", SIGNED_PGP_MIME, NULL,
-	 "send plain text"},
+	 HTML("Tenure: resign\n"), NULL, "send plain text"},
 	{"another signed part as the content is refused",
 	 "Content-Type: multipart/signed; protocol=\"application/pgp-signature\"; boundary=\"s\"\n\n"
 	 "--s\n" PLAIN("Tenure: resign\n") "\n--s\n" SIG_PART "--s--\n",
-	 SIGNED_PGP_MIME, NULL, "someone else's signed mail"},
+	 NULL, "someone else's signed mail"},
 	{"a forwarded message with a command is refused, however deep",
 	 MULTI("mixed", PLAIN("Forwarded.\n"),
 	       "Content-Type: message/rfc822\n\n" HEADERS
 	       MULTI("mixed", PLAIN("Hi.\n"), PLAIN("Tenure: resign\n"))),
-	 SIGNED_PGP_MIME, NULL, "someone else's signed mail"},
+	 NULL, "someone else's signed mail"},
 	{"a command in a later inline part is refused",
 	 MULTI("mixed", PLAIN("Hello.\n"), PLAIN("Tenure: resign\n")),
-	 SIGNED_PGP_MIME, NULL, "not in the first text part"},
+	 NULL, "not in the first text part"},
 	{"a NUL byte in the text is refused",
 	 "Content-Type: text/plain\nContent-Transfer-Encoding: base64\n\n"
 	 "VGVudXJlOiByZXNpZ24KAGhpZGRlbgo=\n",
-	 SIGNED_PGP_MIME, NULL, "NUL byte"},
-	{"signed discussion of the syntax is no command and no refusal",
-	 MULTI("alternative", PLAIN("The syntax is simple:\nTenure: resign\n"),
-	       "Content-Type: text/html\n\n<p>x</p>\n"),
-	 SIGNED_PGP_MIME, "", NULL},
+	 NULL, "NUL byte"},
+	{"a Tenure: line below the top is the text read (intake answers it)",
+	 ALT2(PLAIN("The syntax is simple:\nTenure: resign\n"), HTML("<p>x</p>\n")),
+	 "The syntax is simple:\nTenure: resign", NULL},
+	{"the bytes are read as they are, not converted from the charset",
+	 "Content-Type: text/plain; charset=iso-8859-1\n"
+	 "Content-Transfer-Encoding: 8bit\n\nTenure: resign\nReason: caf\xe9\n",
+	 "Tenure: resign\nReason: caf\xe9\n", NULL},
+	{"UTF-7 is not decoded: a quoted +AAo- stays quoted",
+	 "Content-Type: text/plain; charset=utf-7\n\n> +AAo-Tenure: resign\n",
+	 "> +AAo-Tenure: resign", NULL},
 };
 
 static void
@@ -198,7 +286,7 @@ test_content(gconstpointer data)
 	GMimeObject *part = NULL;
 	g_autofree char *text = NULL;
 	gboolean ok = signed_part_command_text(g_mime_message_get_mime_part(message),
-	                                  c->kind, &part, &text, &reason);
+	                                       &part, &text, &reason);
 	if (c->reason) {
 		if (ok || reason == NULL || strstr(reason, c->reason) == NULL)
 			g_test_message("expected a refusal with \"%s\", got %s", c->reason,
@@ -225,9 +313,20 @@ static const MalformedCase malformed_cases[] = {
 	{"a multipart without a boundary",
 	 HEADERS "Content-Type: multipart/signed; protocol=\"application/pgp-signature\"\n\n"
 	 "Tenure: resign\n", "multipart without boundary"},
-	{"a truncated multipart",
+	{"a truncated multipart is named with the offset where it ends",
 	 HEADERS "Content-Type: multipart/mixed; boundary=\"m\"\n\n--m\n"
-	 "Content-Type: text/plain\n\nTenure: resign\n", "truncated message"},
+	 "Content-Type: text/plain\n\nTenure: resign\n",
+	 "multipart/mixed is never closed (no line \"--m--\"): the mail ends "
+	 "inside it, at byte 156"},
+	{"a multipart clearsigned whole (Emacs mml1991) is named, with where",
+	 HEADERS "Content-Type: multipart/mixed; boundary=\"=-=-=\"\n\n"
+	 "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\n"
+	 "- --=-=-=\nContent-Type: text/plain\n\nTenure: resign\n\n"
+	 "- --=-=-=--\n"
+	 "-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n",
+	 "boundary lines of multipart/mixed (\"--=-=-=\") are dash-escaped "
+	 "(\"- --=-=-=\"), as when a whole multipart is clearsigned as text "
+	 "(Emacs's mml1991 does this): the multipart has no parts, at byte 164"},
 	{"conflicting Content-Type headers",
 	 HEADERS "Content-Type: text/plain\nContent-Type: multipart/mixed; boundary=\"m\"\n\n"
 	 "Tenure: resign\n", "malformed MIME"},
@@ -246,6 +345,8 @@ test_malformed(gconstpointer data)
 		               reason ? reason : "a message");
 	g_assert_null(message);
 	g_assert_nonnull(strstr(reason, c->reason));
+	/* GMime's -1 ("no offset known") never reaches the log. */
+	g_assert_null(strstr(reason, "byte -1"));
 }
 
 int
