@@ -49,5 +49,11 @@ dist_check_SCRIPTS += tests/t-sigbounds.sh tests/craft-packets.py
 
 # Mail as the mail programs Debian people use write and sign it, and
 # through real list software (mlmmj).
-TESTS += tests/t-clients.sh
-dist_check_SCRIPTS += tests/t-clients.sh
+TESTS += tests/t-clients.sh tests/t-mlmmj.sh
+dist_check_SCRIPTS += tests/t-clients.sh tests/t-mlmmj.sh
+
+# tests/test-signed-bytes: what is read is exactly what was signed, for
+# every charset iconv knows, with a real signature.
+check_PROGRAMS += tests/test-signed-bytes
+tests_test_signed_bytes_LDADD = $(TEST_LDADD)
+TESTS += tests/test-signed-bytes
