@@ -59,14 +59,14 @@ SignedKind signed_part_find(GMimeMessage *message, GMimeObject **part,
                             char **shape, char **reason);
 
 /* The command text of signed CONTENT (the first part of multipart/signed,
- * or the clearsigned text/plain part after verification).  The command is read from one part only: CONTENT when it is an
- * inline text/plain, else its text/plain version when CONTENT (or the
- * first part of a multipart/mixed CONTENT) is a multipart/alternative
- * with exactly one, else the first part of a multipart/mixed CONTENT when
- * that is an inline text/plain; *PART is that part, or NULL.  FALSE with
- * *REASON when the part's bytes hold a NUL, or when no command is at the
- * top of that part but a "Tenure:" line sits elsewhere in CONTENT: in an
- * attachment (Content-Disposition: attachment), in another version of a
+ * or the clearsigned text/plain part after verification).  The command
+ * is read from one part only: CONTENT when it is an inline text/plain,
+ * or the first part of a multipart/mixed CONTENT when that is; in either
+ * place a multipart/alternative stands for its one text/plain version.
+ * *PART is that part, or NULL.  FALSE with *REASON when the part's bytes
+ * hold a NUL, or when no command is at the top of that part but a
+ * "Tenure:" line sits elsewhere in CONTENT: in an attachment
+ * (Content-Disposition: attachment), in another version of a
  * multipart/alternative, in HTML, in a forwarded message/rfc822 or a
  * nested multipart/signed at any depth, or in a later part.  TRUE with
  * *TEXT otherwise: the part's bytes as signed (see above), or "" when
