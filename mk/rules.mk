@@ -1,7 +1,8 @@
 # rules: the term rules (one file each behind rules/rules-private.h), the
 # engine that walks time under them (plan.c), the term facts status and
 # intake ask for (term.c), the randomised comparison (simulate.c), the
-# published status page, and the plan and simulate subcommands.
+# status of the committee on a date (status.c) and its published page,
+# and the plan and simulate subcommands.
 src_libtenure_a_SOURCES += \
 	src/rules/rule.h src/rules/rules-private.h src/rules/rule.c \
 	src/rules/none.c \
@@ -13,13 +14,17 @@ src_libtenure_a_SOURCES += \
 	src/plan.c src/plan.h \
 	src/term.c src/term.h \
 	src/simulate.c src/simulate.h \
+	src/status.c src/status.h \
 	src/status_html.c src/status_html.h \
 	src/cmd_plan.c src/cmd_simulate.c
 
 check_PROGRAMS += tests/test-rules
 tests_test_rules_LDADD = $(TEST_LDADD)
-TESTS += tests/test-rules tests/t-plan.sh tests/t-status.sh
-dist_check_SCRIPTS += tests/t-plan.sh tests/t-status.sh
+# t-page.sh: the status page in headless chromium, with axe-core.
+TESTS += tests/test-rules tests/t-plan.sh tests/t-status.sh \
+	tests/t-status-formats.sh tests/t-page.sh
+dist_check_SCRIPTS += tests/t-plan.sh tests/t-status.sh \
+	tests/t-status-formats.sh tests/t-page.sh
 EXTRA_DIST += tests/data/ctte-2014.ledger bench/simulate.sh
 
 # simulate.c draws resignations with log1p.

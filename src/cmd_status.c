@@ -6,9 +6,7 @@
 
 #include "cmd.h"
 #include "committee.h"
-#include "outbox.h"
-#include "plan.h"
-#include "rules/rule.h"
+#include "status.h"
 #include "status_html.h"
 #include "term.h"
 
@@ -68,66 +66,23 @@ json_date(GString *out, Day day)
 		g_string_append_printf(out, "\"%s\"", date_format(day, buf));
 }
 
-/* Who holds ROLE on ON, as status names them: "Name <email>"; for a
- * role the configuration still holds, the member or role holder whose
- * key it names, else the key; NULL when nobody does.  *VACANT is set
- * when the ledger records the role and nobody holds it on ON. */
-static char *
-role_holder(const Committee *committee, CommitteeRole role, Day on,
-            gboolean *vacant)
-{
-	*vacant = FALSE;
-	const LedgerEvent *event = committee_role_on(committee, role, on);
-	if (event)
-		return g_strdup(event->member);
-	const char *key = committee_role_key_on(committee, role, on);
-	if (key == NULL) {
-		*vacant = committee->roles[role]->len > 0;
-		return NULL;
-	}
-	const char *email = committee_key_owner_on(committee, key, on);
-	const Person *person = email ? committee_find(committee, email) : NULL;
-	if (person)
-		return g_strdup(person->member);
-	for (guint i = 0; email && i < committee->roles[role]->len; i++) {
-		const LedgerEvent *held = committee->roles[role]->pdata[i];
-		if (g_strcmp0(held->email, email) == 0)
-			return g_strdup(held->member);
-	}
-	return g_strdup_printf("key %s ([roles] %s)", key,
-	                       committee_role_name(role));
-}
-
-/* The sentence for a role nobody holds. */
-static const char *
-role_missing(gboolean vacant)
-{
-	return vacant ? "vacant" : "not recorded";
-}
-
-typedef struct {
-	char *chair, *leader;
-	gboolean chair_vacant, leader_vacant;
-} Roles;
-
 static void
-print_json(const char *name, const char *rule, const Roles *roles,
-           int max_members, GPtrArray *infos, Day on, GPtrArray *dead,
-           GPtrArray *failing)
+print_json(const Status *status)
 {
 	GString *out = g_string_new("{");
 	g_string_append(out, "\"committee\": ");
-	json_string(out, name);
+	json_string(out, status->name);
 	g_string_append(out, ", \"date\": ");
-	json_date(out, on);
+	json_date(out, status->on);
 	g_string_append(out, ", \"rule\": ");
-	json_string(out, rule);
+	json_string(out, status->rule_text);
 	g_string_append(out, ", \"chair\": ");
-	json_string(out, roles->chair);
+	json_string(out, status->roles[ROLE_CHAIR].member);
 	g_string_append(out, ", \"leader\": ");
-	json_string(out, roles->leader);
+	json_string(out, status->roles[ROLE_LEADER].member);
 	g_string_append_printf(out, ", \"max_members\": %d, \"members\": [",
-	                       max_members);
+	                       status->max_members);
+	GPtrArray *infos = status->infos;
 	gboolean first = TRUE;
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1) {
@@ -170,29 +125,36 @@ print_json(const char *name, const char *rule, const Roles *roles,
 			g_string_append_c(out, '}');
 		}
 	}
-	g_string_append(out, "],\n \"dead_letters\": [");
-	for (guint i = 0; dead && i < dead->len; i++) {
+	g_string_append(out, "],\n \"warnings\": [");
+	for (guint i = 0; i < status->warnings->len; i++) {
+		const StatusWarning *warning = status->warnings->pdata[i];
 		if (i)
 			g_string_append(out, ", ");
-		json_string(out, dead->pdata[i]);
+		json_string(out, warning->text);
 	}
-	g_string_append(out, "],\n \"outbox_failing\": [");
-	for (guint i = 0; failing && i < failing->len; i++) {
+	g_string_append(out, "],\n \"dead_letters\": [");
+	for (guint i = 0; i < status->dead->len; i++) {
+		const StatusDead *dead = status->dead->pdata[i];
 		if (i)
 			g_string_append(out, ", ");
-		json_string(out, failing->pdata[i]);
+		g_autofree char *line =
+		    g_strdup_printf("%s\t%s", dead->message_id, dead->reason);
+		json_string(out, line);
 	}
 	g_string_append(out, "]}\n");
 	fputs(out->str, stdout);
 	g_string_free(out, TRUE);
 }
 
+/* The table of members and former members, then a row per warning
+ * (status "warning", the sentence in the reason column), so that a
+ * script reading the TSV sees what a reader of the page sees. */
 static void
-print_tsv(GPtrArray *infos)
+print_tsv(const Status *status)
 {
 	printf("status\trank\tmember\tappointed\tlast_day\tterm_end\teligible_from\treason\n");
-	for (guint i = 0; i < infos->len; i++) {
-		const TermInfo *info = infos->pdata[i];
+	for (guint i = 0; i < status->infos->len; i++) {
+		const TermInfo *info = status->infos->pdata[i];
 		const Term *last = person_last_term(info->person);
 		char a[11], l[11], e[11], f[11];
 		const char *reason = info->member ? info->term_end_reason
@@ -204,6 +166,10 @@ print_tsv(GPtrArray *infos)
 		       date_format(info->member ? info->term_end : DAY_NONE, e),
 		       date_format(info->member ? DAY_NONE : info->eligible_from, f),
 		       reason ? reason : "");
+	}
+	for (guint i = 0; i < status->warnings->len; i++) {
+		const StatusWarning *warning = status->warnings->pdata[i];
+		printf("warning\t\t\t\t\t\t\t%s\n", warning->text);
 	}
 }
 
@@ -219,25 +185,27 @@ padded(const char *name, int width)
 }
 
 static void
-print_text(const Conf *conf, const char *name, const char *rule,
-           const Roles *roles, GPtrArray *infos, Day on, GPtrArray *dead,
-           guint queued, GPtrArray *failing)
+print_text(const Status *status)
 {
 	char d[11], a[11], e[11];
-	guint members = 0;
+	GPtrArray *infos = status->infos;
+	Day on = status->on;
 	int width = 6; /* "Member" */
 	for (guint i = 0; i < infos->len; i++) {
 		const TermInfo *info = infos->pdata[i];
-		members += info->member;
 		width = MAX(width, (int)g_utf8_strlen(info->person->member, -1));
 	}
-	printf("%s on %s: %u of %d seats filled; rule: %s\n", name,
-	       date_format(on, d), members, conf->max_members, rule);
-	printf("Chair: %s; leader: %s\n",
-	       roles->chair ? roles->chair : role_missing(roles->chair_vacant),
-	       roles->leader ? roles->leader : role_missing(roles->leader_vacant));
-	if ((int)members < conf->min_members)
-		printf("warning: fewer than %d members\n", conf->min_members);
+	printf("%s on %s: %u of %d seats filled; rule: %s\n", status->name,
+	       date_format(on, d), status->members, status->max_members,
+	       status->rule_text);
+	g_autofree char *chair =
+	    status_role_text(&status->roles[ROLE_CHAIR], TRUE);
+	g_autofree char *leader =
+	    status_role_text(&status->roles[ROLE_LEADER], TRUE);
+	printf("Chair: %s; leader: %s\n", chair, leader);
+	for (guint i = 0; i < status->warnings->len; i++)
+		printf("warning: %s\n",
+		       ((const StatusWarning *)status->warnings->pdata[i])->text);
 	printf("\n%3s  %-*s  %-10s %-7s %-10s %s\n", "#", width, "Member",
 	       "Appointed", "Served", "Term ends", "Why");
 	for (guint i = 0; i < infos->len; i++) {
@@ -277,111 +245,39 @@ print_text(const Conf *conf, const char *name, const char *rule,
 		       ended_by_name(info), eligible,
 		       info->eligible_reason ? info->eligible_reason : "");
 	}
-	if (queued > 0)
-		printf("\nOutbox: %u message(s) waiting to be sent\n", queued);
+	if (status->queued > 0)
+		printf("\nOutbox: %u message(s) waiting to be sent\n",
+		       status->queued);
 	/* Why mail waits, in the server's words: a server refusing every
 	 * message (a 554 greeting, 530 at MAIL FROM) is for the operator. */
-	for (guint i = 0; failing && i < failing->len; i++) {
-		g_auto(GStrv) f = g_strsplit(failing->pdata[i], "\t", 4);
-		if (g_strv_length(f) < 4)
-			continue;
-		g_autoptr(GDateTime) next = g_date_time_new_from_unix_utc(
-		    g_ascii_strtoll(f[2], NULL, 10));
+	for (guint i = 0; i < status->held->len; i++) {
+		const StatusHeld *held = status->held->pdata[i];
+		g_autoptr(GDateTime) next =
+		    g_date_time_new_from_unix_utc(held->next_attempt);
 		g_autofree char *when =
 		    next ? g_date_time_format(next, "%Y-%m-%d %H:%M:%S UTC")
 		         : g_strdup("?");
-		printf("  %s: %s attempt(s), next %s: %s\n", f[0], f[1], when,
-		       f[3]);
+		printf("  %s: %u attempt(s), next %s: %s\n", held->message_id,
+		       held->attempts, when, held->last_error);
 	}
-	if (dead && dead->len > 0) {
+	if (status->dead->len > 0) {
 		printf("\nDead letters (refused by the mail server, not retried):\n");
-		for (guint i = 0; i < dead->len; i++)
-			printf("  %s\n", (char *)dead->pdata[i]);
+		for (guint i = 0; i < status->dead->len; i++) {
+			const StatusDead *dead = status->dead->pdata[i];
+			printf("  %s\t%s\n", dead->message_id, dead->reason);
+		}
 	}
-}
-
-/* What every format shows, built once. */
-typedef struct {
-	Rule *rule;
-	Committee *committee;
-	GPtrArray *infos;
-	char *rule_text;
-	Roles roles;
-	GPtrArray *dead; /* mail state, when the configured state exists */
-	GPtrArray *failing;
-	guint queued;
-} StatusView;
-
-static void
-status_view_clear(StatusView *view)
-{
-	g_clear_pointer(&view->infos, g_ptr_array_unref);
-	g_clear_pointer(&view->committee, committee_free);
-	g_clear_pointer(&view->rule, rule_free);
-	g_clear_pointer(&view->rule_text, g_free);
-	g_clear_pointer(&view->roles.chair, g_free);
-	g_clear_pointer(&view->roles.leader, g_free);
-	g_clear_pointer(&view->dead, g_ptr_array_unref);
-	g_clear_pointer(&view->failing, g_ptr_array_unref);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(StatusView, status_view_clear)
-
-static gboolean
-status_view_build(StatusView *view, const Conf *conf, const Ledger *ledger,
-                  Day on, GError **error)
-{
-	view->rule = rule_new(conf->rule_name, conf->rule_params, error);
-	if (view->rule == NULL ||
-	    (view->committee = committee_replay(ledger, error)) == NULL ||
-	    (view->infos = term_status(view->committee, view->rule,
-	                               conf->max_members, on, error)) == NULL)
-		return FALSE;
-	Committee *committee = view->committee;
-	/* The rule in force on the date: the ledger's; none before its first
-	 * rule event; the configured one for a ledger without rule events. */
-	const LedgerEvent *rule_event = committee_rule_on(committee, on);
-	char first[11];
-	view->rule_text =
-	    rule_event
-	        ? g_strjoin(" ", rule_event->rule,
-	                    rule_event->parameters ? rule_event->parameters
-	                                           : "",
-	                    NULL)
-	    : committee->rules->len > 0
-	        ? g_strdup_printf(
-	              "none (the ledger's first rule takes effect on %s)",
-	              date_format(
-	                  ((const LedgerEvent *)committee->rules->pdata[0])
-	                      ->date,
-	                  first))
-	        : rule_describe(view->rule);
-	g_strstrip(view->rule_text);
-	committee_bootstrap_roles(committee, conf->chair, conf->leader);
-	view->roles.chair =
-	    role_holder(committee, ROLE_CHAIR, on, &view->roles.chair_vacant);
-	view->roles.leader =
-	    role_holder(committee, ROLE_LEADER, on, &view->roles.leader_vacant);
-
-	/* Mail state is reported only when the configured state exists. */
-	if (cmd_globals.ledger_path == NULL &&
-	    g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR)) {
-		view->dead = outbox_dead_letters(conf->state_dir);
-		view->queued = outbox_count_queued(conf->state_dir);
-		view->failing = outbox_failing(conf->state_dir);
-	}
-	return TRUE;
 }
 
 gboolean
 cmd_status_print_text(const Conf *conf, const Ledger *ledger, Day on,
                       GError **error)
 {
-	g_auto(StatusView) view = {0};
-	if (!status_view_build(&view, conf, ledger, on, error))
+	g_autoptr(Status) status =
+	    status_build(conf, ledger, on, NULL, TRUE, error);
+	if (status == NULL)
 		return FALSE;
-	print_text(conf, conf->name, view.rule_text, &view.roles, view.infos,
-	           on, view.dead, view.queued, view.failing);
+	print_text(status);
 	return TRUE;
 }
 
@@ -421,46 +317,24 @@ cmd_status(int argc, char **argv)
 	if (ledger == NULL)
 		return CMD_FAILED;
 	g_autoptr(GError) error = NULL;
-	g_auto(StatusView) view = {0};
-	if (!status_view_build(&view, conf, ledger, on, &error)) {
+	/* Mail state is reported only when the configured state exists. */
+	g_autoptr(Status) status =
+	    status_build(conf, ledger, on, opt_name,
+	                 cmd_globals.ledger_path == NULL, &error);
+	if (status == NULL) {
 		cmd_error("status", "%s", error->message);
 		return CMD_FAILED;
 	}
-	const char *name = opt_name ? opt_name : conf->name;
 	if (strcmp(format, "tsv") == 0) {
-		print_tsv(view.infos);
+		print_tsv(status);
 	} else if (strcmp(format, "json") == 0) {
-		print_json(name, view.rule_text, &view.roles, conf->max_members,
-		           view.infos, on, view.dead, view.failing);
+		print_json(status);
 	} else if (strcmp(format, "html") == 0) {
-		PlanOptions options = {
-		    .default_rule = view.rule,
-		    .max_members = conf->max_members,
-		    .from = on,
-		    .until = date_add_months(on, 36),
-		};
-		g_autoptr(GPtrArray) plan = plan_run(ledger, &options, &error);
-		if (plan == NULL) {
-			cmd_error("status", "%s", error->message);
-			return CMD_FAILED;
-		}
-		StatusPage page = {
-		    .committee_name = name,
-		    .rule_text = view.rule_text,
-		    .chair = view.roles.chair
-		                 ? view.roles.chair
-		                 : role_missing(view.roles.chair_vacant),
-		    .leader = view.roles.leader
-		                  ? view.roles.leader
-		                  : role_missing(view.roles.leader_vacant),
-		    .show_addresses = opt_show_addresses,
-		};
-		g_autofree char *html = status_html_render(
-		    &page, view.committee, view.infos, plan, on);
+		g_autofree char *html =
+		    status_html_render(status, opt_show_addresses);
 		fputs(html, stdout);
 	} else {
-		print_text(conf, name, view.rule_text, &view.roles, view.infos,
-		           on, view.dead, view.queued, view.failing);
+		print_text(status);
 	}
 	return CMD_OK;
 }

@@ -186,14 +186,15 @@ home_gpg(const char *home, const char *const *args, char **out,
 	return home_gpg_status(home, args, out, NULL, error);
 }
 
-gboolean
-keyring_missing(const Conf *conf, const char *const *fprs,
-                    GPtrArray *missing, GError **error)
+/* gpg's listing (--with-colons) of the keys FPRS (NULL-terminated) in
+ * CONF's keyring files, read in place from a scratch GnuPG home, so that
+ * nothing of tenure's is written: *LISTING, which is empty when none is
+ * there.  FAST skips the self-signatures' checks (and so does not see a
+ * revoked user ID).  FALSE with ERROR when gpg cannot be run. */
+static gboolean
+list_in_keyrings(const Conf *conf, const char *const *fprs, gboolean fast,
+                 char **listing, GError **error)
 {
-	if (!keyring_check_files(conf, error))
-		return FALSE;
-	if (fprs == NULL || fprs[0] == NULL)
-		return TRUE;
 	g_autofree char *home = g_dir_make_tmp("tn.XXXXXX", error);
 	if (home == NULL)
 		return FALSE;
@@ -203,15 +204,15 @@ keyring_missing(const Conf *conf, const char *const *fprs,
 		g_ptr_array_add(args, "--keyring");
 		g_ptr_array_add(args, *k);
 	}
-	g_ptr_array_add(args, "--fast-list-mode");
+	if (fast)
+		g_ptr_array_add(args, "--fast-list-mode");
 	g_ptr_array_add(args, "--list-keys");
 	for (const char *const *f = fprs; *f; f++)
 		g_ptr_array_add(args, (char *)*f);
 	g_ptr_array_add(args, NULL);
-	g_autofree char *listing = NULL;
 	int status = 0;
 	gboolean ok = home_gpg_status(home, (const char *const *)args->pdata,
-	                              &listing, &status, error);
+	                              listing, &status, error);
 	/* gpg leaves a trustdb and an empty pubring in the scratch home. */
 	g_autoptr(GDir) dir = g_dir_open(home, 0, NULL);
 	const char *name;
@@ -220,7 +221,19 @@ keyring_missing(const Conf *conf, const char *const *fprs,
 		unlink(file);
 	}
 	rmdir(home);
-	if (!ok)
+	return ok;
+}
+
+gboolean
+keyring_missing(const Conf *conf, const char *const *fprs,
+                    GPtrArray *missing, GError **error)
+{
+	if (!keyring_check_files(conf, error))
+		return FALSE;
+	if (fprs == NULL || fprs[0] == NULL)
+		return TRUE;
+	g_autofree char *listing = NULL;
+	if (!list_in_keyrings(conf, fprs, TRUE, &listing, error))
 		return FALSE;
 	g_autoptr(GHashTable) found = g_hash_table_new_full(g_str_hash,
 	                                                    g_str_equal,
@@ -239,6 +252,58 @@ keyring_missing(const Conf *conf, const char *const *fprs,
 			g_ptr_array_add(missing, g_strdup(*f));
 	}
 	return TRUE;
+}
+
+/* gpg's colon listings escape a ':' (and other bytes) in a user ID as
+ * \xHH. */
+static char *
+colon_unescape(const char *text)
+{
+	GString *out = g_string_new(NULL);
+	for (const char *p = text; *p; p++) {
+		if (p[0] == '\\' && p[1] == 'x' && g_ascii_isxdigit(p[2]) &&
+		    g_ascii_isxdigit(p[3])) {
+			g_string_append_c(out, (char)(g_ascii_xdigit_value(p[2]) * 16 +
+			                              g_ascii_xdigit_value(p[3])));
+			p += 3;
+		} else {
+			g_string_append_c(out, *p);
+		}
+	}
+	return g_string_free(out, FALSE);
+}
+
+char *
+keyring_user_id(const Conf *conf, const char *fpr)
+{
+	if (conf->keyrings == NULL || conf->keyrings[0] == NULL || fpr == NULL)
+		return NULL;
+	const char *fprs[] = {fpr, NULL};
+	g_autofree char *listing = NULL;
+	if (!keyring_check_files(conf, NULL) ||
+	    !list_in_keyrings(conf, fprs, FALSE, &listing, NULL))
+		return NULL;
+	/* The first user ID neither revoked nor invalid (validity r, i) of
+	 * the one key listed: its primary user ID comes first. */
+	guint keys = 0;
+	char *found = NULL;
+	g_auto(GStrv) lines = g_strsplit(listing ? listing : "", "\n", -1);
+	for (char **line = lines; *line; line++) {
+		g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
+		if (g_strv_length(fields) < 10)
+			continue;
+		if (strcmp(fields[0], "pub") == 0)
+			keys++;
+		else if (strcmp(fields[0], "uid") == 0 && keys == 1 &&
+		         found == NULL && strcmp(fields[1], "r") != 0 &&
+		         strcmp(fields[1], "i") != 0 && *fields[9])
+			found = colon_unescape(fields[9]);
+	}
+	g_autofree char *user_id = found;
+	if (keys != 1 || user_id == NULL ||
+	    !util_text_clean(user_id, -1, NULL))
+		return NULL;
+	return g_steal_pointer(&user_id);
 }
 
 /* The home's own pubring.kbx holds the bot key and nothing else: any

@@ -88,6 +88,14 @@ gboolean keyring_has_key(Keyring *keyring, const char *fingerprint);
  * keyring holds.  Reads the keyrings as verification does, in a scratch
  * GnuPG home, so it writes nothing of tenure's.  FALSE with ERROR when
  * the keyrings cannot be read. */
+/* The user ID of the key FPR in CONF's keyring files, as its holder
+ * wrote it ("Name <email>": the first one neither revoked nor invalid),
+ * read as keyring_missing reads; NULL when no keyring is configured,
+ * none holds exactly one such key, or its user ID is not clean text
+ * (util_text_clean).  For naming a role holder the ledger does not
+ * name: the name is the key holder's own claim, shown, never trusted. */
+char *keyring_user_id(const Conf *conf, const char *fpr);
+
 gboolean keyring_missing(const Conf *conf, const char *const *fprs,
                          GPtrArray *missing, GError **error);
 

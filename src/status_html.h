@@ -6,30 +6,22 @@
 
 #include <glib.h>
 
-#include "committee.h"
-#include "date.h"
+#include "status.h"
 
-/* What the page says besides the terms. */
-typedef struct {
-	const char *committee_name;
-	const char *rule_text;   /* the rule in force, as status shows it */
-	const char *chair;       /* "Name <email>", or a sentence (vacant,
-	                            not recorded) */
-	const char *leader;
-	gboolean show_addresses; /* otherwise names only: the page is public */
-} StatusPage;
-
-/* Renders the page for PAGE's committee on ON: the chair and the
- * leader; the current members with their term ends and the reasons; the
- * upcoming expiries and re-eligibilities from PLAN_EVENTS (PlanEvent*
- * from plan_run), preceded by any expiry already due (the last day of
- * service is ON or before, and the ledger does not record it yet); a
- * timeline of every term (projected ends shaded); the former members
- * with the day each may be appointed again.  TERM_INFOS are the
- * TermInfo* of term_status for ON.  Dates never wrap at their hyphens
- * and the page fits a phone's width.  Returns a new string. */
-char *status_html_render(const StatusPage *page, const Committee *committee,
-                         GPtrArray *term_infos, GPtrArray *plan_events,
-                         Day on);
+/* Renders STATUS as a page: the chair and the leader; the warnings;
+ * the current members with their term ends and the reasons; the
+ * upcoming events (overdue expiries first, then those of the next three
+ * years); a timeline of every term; the former members with the day
+ * each may be appointed again.  Names only, unless SHOW_ADDRESSES: the
+ * page is public.
+ *
+ * It is made for a phone as for a screen: below 40em the tables stack
+ * each row into a card with labelled fields, the reasons are folded in
+ * <details>, and a compact timeline of the sitting members replaces the
+ * wide one; dates never wrap at their hyphens.  For screen readers the
+ * tables have captions and scoped headers, and the timeline is labelled
+ * by a caption that names the tables as its text equivalent.  Graphics
+ * keep a 3:1 contrast against the page.  Returns a new string. */
+char *status_html_render(const Status *status, gboolean show_addresses);
 
 #endif

@@ -175,8 +175,9 @@ test_expect_equal "Chair: Alice Member <alice@example.org>; leader: Mia Leader <
 	"$("$TENURE" --config "$W/tenure.conf" status 2>&1 | sed -n 2p)"
 
 test_begin "status on an earlier date names the holders of that date"
-# The ledger does not know Leo: the configuration names only his key.
-test_expect_equal "Chair: Carol Chair <carol@example.org>; leader: key $LEO ([roles] leader)" \
+# The ledger does not know Leo: the configuration names only his key,
+# and the keyring gives its user ID.
+test_expect_equal "Chair: Carol Chair <carol@example.org>; leader: Leo Leader <leo@example.org> (key $LEO, [roles] leader)" \
 	"$("$TENURE" --config "$W/tenure.conf" status --date "$(day '5 days ago')" 2>&1 | sed -n 2p)"
 
 test_begin "audit rebuilds the ledger exactly across the leader's, the chair's and Bob's key changes"

@@ -765,41 +765,34 @@ test_cap_and_status_page(void)
 	                               D("2027-01-15"), &ahead_reason));
 
 	Day on = D("2018-06-01");
-	g_autoptr(GPtrArray) infos = term_status(committee, none, 8, on, NULL);
-	g_assert_nonnull(infos);
-	PlanOptions options = {
-	    .default_rule = none,
-	    .max_members = 8,
-	    .from = on,
-	    .until = date_add_months(on, 36),
-	};
-	g_autoptr(GPtrArray) plan = plan_run(ledger, &options, NULL);
-	g_assert_nonnull(plan);
-	StatusPage page = {.committee_name = "Technical Committee",
-	                   .rule_text = "debian",
-	                   .show_addresses = TRUE};
-	g_autofree char *html =
-	    status_html_render(&page, committee, infos, plan, on);
+	g_autoptr(Conf) conf = conf_new_default();
+	g_autoptr(Status) status = status_build(
+	    conf, ledger, on, "Technical Committee", FALSE, NULL);
+	g_assert_nonnull(status);
+	g_assert_cmpuint(status->members, ==, 8);
+	g_assert_cmpuint(status->warnings->len, ==, 0);
+	g_autofree char *html = status_html_render(status, TRUE);
 	static const char *const present[] = {
 	    "<!DOCTYPE html>",
 	    "<title>Technical Committee: status on 2018-06-01</title>",
 	    "M0 &amp; Sons &lt;m0@d.o&gt;",
 	    /* M0 and M1, the two most senior with more than 42 months. */
-	    "<td class=\"scheduled\"><span class=\"date\">2018-12-31</span></td>",
-	    "<h2>Upcoming</h2>",
-	    "<h2>Timeline</h2>",
+	    "<td data-label=\"Term ends\" class=\"ends scheduled\">"
+	    "<span class=\"date\">2018-12-31</span> (scheduled)</td>",
+	    "<h2 id=\"upcoming\">Upcoming</h2>",
+	    "<h2 id=\"timeline\">Timeline</h2>",
 	    "<svg",
-	    "<h2>Former members</h2>",
+	    "<h2 id=\"former\">Former members</h2>",
 	    "Zed &lt;zed@d.o&gt;",
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(present); i++)
 		if (strstr(html, present[i]) == NULL)
 			g_error("the status page lacks %s:\n%s", present[i],
 			        html);
-	/* Self-contained: no scripts, nothing fetched, no raw markup from
-	 * the ledger. */
-	static const char *const absent[] = {"<script",
-	                                     "src=", "href=", "M0 & Sons"};
+	/* Self-contained: no scripts, nothing fetched (links only within
+	 * the page), no raw markup from the ledger. */
+	static const char *const absent[] = {"<script", "src=", "href=\"h",
+	                                     "href=\"/", "M0 & Sons"};
 	for (gsize i = 0; i < G_N_ELEMENTS(absent); i++)
 		if (strstr(html, absent[i]))
 			g_error("the status page contains %s", absent[i]);

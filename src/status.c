@@ -1,0 +1,291 @@
+/* status.c: the committee on a date, for every format.  See status.h. */
+#include "config.h"
+
+#include <string.h>
+
+#include "keyring.h"
+#include "outbox.h"
+#include "status.h"
+#include "term.h"
+#include "util.h"
+
+char *
+status_display_name(const char *member, gboolean show_addresses)
+{
+	char *name = g_strdup(member ? member : "");
+	char *angle = strrchr(name, '<');
+	if (!show_addresses && angle && angle > name) {
+		*angle = '\0';
+		g_strchomp(name);
+	}
+	return name;
+}
+
+char *
+status_role_text(const StatusRole *role, gboolean show_addresses)
+{
+	const char *name = committee_role_name(role->role);
+	if (role->member == NULL && role->key)
+		return g_strdup_printf("key %s ([roles] %s)", role->key, name);
+	if (role->member == NULL)
+		return g_strdup(role->vacant ? "vacant" : "not recorded");
+	g_autofree char *shown =
+	    status_display_name(role->member, show_addresses);
+	/* A name from the keyring is the key holder's own: say whose key. */
+	if (role->key && show_addresses &&
+	    g_strcmp0(role->source, "keyring") == 0)
+		return g_strdup_printf("%s (key %s, [roles] %s)", shown,
+		                       role->key, name);
+	return g_steal_pointer(&shown);
+}
+
+/* Who holds ROLE on ON: the ledger's holder; for a role the
+ * configuration still holds, the member or role holder whose key it
+ * names, else the name the keyrings give the key, else only the key. */
+static void
+role_holder(StatusRole *out, const Conf *conf, const Committee *committee,
+            CommitteeRole role, Day on)
+{
+	out->role = role;
+	const LedgerEvent *event = committee_role_on(committee, role, on);
+	if (event) {
+		out->member = g_strdup(event->member);
+		out->source = "ledger";
+		return;
+	}
+	const char *key = committee_role_key_on(committee, role, on);
+	if (key == NULL) {
+		out->vacant = committee->roles[role]->len > 0;
+		return;
+	}
+	out->key = g_strdup(key);
+	const char *email = committee_key_owner_on(committee, key, on);
+	const char *name = email ? committee_name_of(committee, email) : NULL;
+	if (name) {
+		out->member = g_strdup(name);
+		out->source = "ledger";
+		return;
+	}
+	out->member = keyring_user_id(conf, key);
+	out->source = out->member ? "keyring" : "configuration";
+}
+
+static void
+warn(Status *status, const char *code, char *text)
+{
+	StatusWarning *warning = g_new0(StatusWarning, 1);
+	warning->code = code;
+	warning->text = text;
+	g_ptr_array_add(status->warnings, warning);
+}
+
+static void
+warning_free(StatusWarning *warning)
+{
+	g_free(warning->text);
+	g_free(warning);
+}
+
+static void
+held_free(StatusHeld *held)
+{
+	g_free(held->message_id);
+	g_free(held->last_error);
+	g_free(held);
+}
+
+static void
+dead_free(StatusDead *dead)
+{
+	g_free(dead->message_id);
+	g_free(dead->reason);
+	g_free(dead);
+}
+
+/* The outbox's state, from its "ID\tATTEMPTS\tNEXT\tERROR" and
+ * "ID\tREASON" lines (outbox.h). */
+static void
+read_mail_state(Status *status, const char *state_dir)
+{
+	status->mail_state = TRUE;
+	status->queued = outbox_count_queued(state_dir);
+	g_autoptr(GPtrArray) failing = outbox_failing(state_dir);
+	for (guint i = 0; i < failing->len; i++) {
+		g_auto(GStrv) f = g_strsplit(failing->pdata[i], "\t", 4);
+		if (g_strv_length(f) < 4)
+			continue;
+		StatusHeld *held = g_new0(StatusHeld, 1);
+		held->message_id = g_strdup(f[0]);
+		held->attempts = (guint)g_ascii_strtoull(f[1], NULL, 10);
+		held->next_attempt = g_ascii_strtoll(f[2], NULL, 10);
+		held->last_error = g_strdup(f[3]);
+		g_ptr_array_add(status->held, held);
+	}
+	g_autoptr(GPtrArray) dead = outbox_dead_letters(state_dir);
+	for (guint i = 0; i < dead->len; i++) {
+		g_auto(GStrv) f = g_strsplit(dead->pdata[i], "\t", 2);
+		StatusDead *letter = g_new0(StatusDead, 1);
+		letter->message_id = g_strdup(f[0]);
+		letter->reason = g_strdup(f[0] && f[1] ? f[1] : "");
+		g_ptr_array_add(status->dead, letter);
+	}
+}
+
+/* The rule in force on ON, as shown: the ledger's; none before its
+ * first rule event; the configured one for a ledger without rule
+ * events. */
+static char *
+rule_text(const Committee *committee, const Rule *rule, Day on)
+{
+	const LedgerEvent *event = committee_rule_on(committee, on);
+	char first[11];
+	char *text;
+	if (event)
+		text = g_strjoin(" ", event->rule,
+		                 event->parameters ? event->parameters : "", NULL);
+	else if (committee->rules->len > 0)
+		text = g_strdup_printf(
+		    "none (the ledger's first rule takes effect on %s)",
+		    date_format(((const LedgerEvent *)committee->rules->pdata[0])
+		                    ->date,
+		                first));
+	else
+		text = rule_describe(rule);
+	return g_strstrip(text);
+}
+
+/* Whether a plan event belongs among the upcoming ones. */
+static gboolean
+upcoming_kind(PlanKind kind)
+{
+	return kind == PLAN_EXPIRE || kind == PLAN_RESIGN ||
+	       kind == PLAN_REMOVE || kind == PLAN_SCHEDULED ||
+	       kind == PLAN_ELIGIBLE;
+}
+
+static void
+plan_upcoming(Status *status, const Conf *conf, const Ledger *ledger)
+{
+	PlanOptions options = {
+	    .default_rule = status->rule,
+	    .max_members = conf->max_members,
+	    .from = status->on,
+	    .until = date_add_months(status->on, STATUS_UPCOMING_MONTHS),
+	};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) plan = plan_run(ledger, &options, &error);
+	if (plan == NULL) {
+		warn(status, "plan",
+		     g_strdup_printf("the upcoming events cannot be planned: %s",
+		                     error->message));
+		return;
+	}
+	/* Expiries overdue (before ON and not recorded) come first: they
+	 * are what is due most. */
+	for (int pass = 0; pass < 2; pass++)
+		for (guint i = 0; i < plan->len; i++) {
+			PlanEvent *event = plan->pdata[i];
+			if (event == NULL || !upcoming_kind(event->kind) ||
+			    (event->date < status->on && !event->overdue) ||
+			    (pass == 0) != (event->date < status->on))
+				continue;
+			g_ptr_array_add(status->upcoming, event);
+			plan->pdata[i] = NULL;
+		}
+}
+
+/* The one list of warnings: every format shows it. */
+static void
+compute_warnings(Status *status)
+{
+	if ((int)status->members < status->min_members)
+		warn(status, "few-members",
+		     g_strdup_printf("fewer than %d members (%u of %d seats "
+		                     "filled)",
+		                     status->min_members, status->members,
+		                     status->max_members));
+	if ((int)status->members > status->max_members)
+		warn(status, "many-members",
+		     g_strdup_printf("%u members, more than max-members (%d)",
+		                     status->members, status->max_members));
+	for (guint i = 0; i < status->infos->len; i++) {
+		const TermInfo *info = status->infos->pdata[i];
+		if (!info->member || info->term_end == DAY_NONE ||
+		    info->term_end >= status->on)
+			continue;
+		g_autofree char *name =
+		    status_display_name(info->person->member, FALSE);
+		char d[11];
+		warn(status, "overdue",
+		     g_strdup_printf("the term of %s ended on %s under the "
+		                     "rule; the ledger does not record it yet",
+		                     name, date_format(info->term_end, d)));
+	}
+	if (status->held->len > 0)
+		warn(status, "mail-held",
+		     g_strdup_printf("%u message(s) could not be sent yet and "
+		                     "wait for another attempt",
+		                     status->held->len));
+	if (status->dead->len > 0)
+		warn(status, "mail-dead",
+		     g_strdup_printf("%u message(s) refused by the mail server "
+		                     "for good (dead letters)",
+		                     status->dead->len));
+}
+
+Status *
+status_build(const Conf *conf, const Ledger *ledger, Day on,
+             const char *name, gboolean read_mail, GError **error)
+{
+	g_autoptr(Status) status = g_new0(Status, 1);
+	status->on = on;
+	status->name = g_strdup(name ? name : conf->name);
+	status->min_members = conf->min_members;
+	status->max_members = conf->max_members;
+	status->upcoming =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)plan_event_free);
+	status->warnings =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)warning_free);
+	status->held = g_ptr_array_new_with_free_func((GDestroyNotify)held_free);
+	status->dead = g_ptr_array_new_with_free_func((GDestroyNotify)dead_free);
+	status->rule = rule_new(conf->rule_name, conf->rule_params, error);
+	if (status->rule == NULL ||
+	    (status->committee = committee_replay(ledger, error)) == NULL ||
+	    (status->infos = term_status(status->committee, status->rule,
+	                                 conf->max_members, on, error)) == NULL)
+		return NULL;
+	for (guint i = 0; i < status->infos->len; i++)
+		status->members +=
+		    ((const TermInfo *)status->infos->pdata[i])->member;
+	status->rule_text = rule_text(status->committee, status->rule, on);
+	committee_bootstrap_roles(status->committee, conf->chair, conf->leader);
+	for (int role = 0; role < ROLE_COUNT; role++)
+		role_holder(&status->roles[role], conf, status->committee, role,
+		            on);
+	if (read_mail && g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR))
+		read_mail_state(status, conf->state_dir);
+	compute_warnings(status);
+	plan_upcoming(status, conf, ledger);
+	return g_steal_pointer(&status);
+}
+
+void
+status_free(Status *status)
+{
+	if (status == NULL)
+		return;
+	g_free(status->name);
+	g_clear_pointer(&status->infos, g_ptr_array_unref);
+	g_clear_pointer(&status->committee, committee_free);
+	g_clear_pointer(&status->rule, rule_free);
+	g_free(status->rule_text);
+	for (int role = 0; role < ROLE_COUNT; role++) {
+		g_free(status->roles[role].member);
+		g_free(status->roles[role].key);
+	}
+	g_clear_pointer(&status->upcoming, g_ptr_array_unref);
+	g_clear_pointer(&status->warnings, g_ptr_array_unref);
+	g_clear_pointer(&status->held, g_ptr_array_unref);
+	g_clear_pointer(&status->dead, g_ptr_array_unref);
+	g_free(status);
+}

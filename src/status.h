@@ -1,0 +1,108 @@
+/* status.h: the committee as `tenure status` shows it on a date, built
+ * once for every format (text, TSV, JSON, the HTML page) and for the
+ * files `[publish]` writes, so that each says the same.
+ *
+ * status_build replays the ledger, asks the rule for every person's term
+ * facts (term.h), names the holders of the roles, plans the next three
+ * years (plan.h) for the upcoming events, reads the outbox's state when
+ * the configured state directory exists, and computes the one list of
+ * warnings every format carries.  It reads files (the ledger given, the
+ * outbox, the keyrings for a role holder the ledger does not name) and
+ * writes none.  The Status and everything in it belong to the caller
+ * (status_free); the Conf and Ledger given must outlive it.
+ */
+#ifndef TENURE_STATUS_H
+#define TENURE_STATUS_H
+
+#include <glib.h>
+
+#include "committee.h"
+#include "conf.h"
+#include "date.h"
+#include "ledger.h"
+#include "plan.h"
+#include "rules/rule.h"
+
+/* How far ahead the upcoming events reach. */
+#define STATUS_UPCOMING_MONTHS 36
+
+/* Who holds a role on the date. */
+typedef struct {
+	CommitteeRole role;
+	char *member;       /* "Name <email>", or NULL when nobody is named */
+	char *key;          /* the [roles] fingerprint, when the holder is
+	                       the configuration's key, else NULL */
+	const char *source; /* "ledger", "keyring" (the key's user ID) or
+	                       "configuration" (only the key is known) */
+	gboolean vacant;    /* the ledger records the role; nobody holds it */
+} StatusRole;
+
+/* Something a reader of any format should not miss.  CODE is one of
+ * "few-members", "many-members", "overdue", "mail-held", "mail-dead",
+ * "plan"; TEXT is a sentence that names people without their
+ * addresses, so it may be published. */
+typedef struct {
+	const char *code;
+	char *text;
+} StatusWarning;
+
+/* A queued message that failed before and waits for its next attempt. */
+typedef struct {
+	char *message_id;
+	guint attempts;
+	gint64 next_attempt; /* Unix time */
+	char *last_error;    /* in the server's words */
+} StatusHeld;
+
+/* A message the mail server refused for good. */
+typedef struct {
+	char *message_id;
+	char *reason;
+} StatusDead;
+
+typedef struct {
+	char *name;           /* the committee's */
+	Day on;
+	Rule *rule;           /* the configured rule (for a ledger without
+	                         rule events) */
+	Committee *committee;
+	GPtrArray *infos;     /* TermInfo* of term_status for ON */
+	char *rule_text;      /* the rule in force on ON, as shown */
+	StatusRole roles[ROLE_COUNT];
+	guint members;        /* seats filled on ON */
+	int min_members, max_members;
+	/* PlanEvent* from ON for STATUS_UPCOMING_MONTHS: expiries (overdue
+	 * ones first, marked overdue), scheduled expiries, resignations and
+	 * removals ahead, re-eligibility dates; by date.  Empty when the
+	 * plan cannot be made (a "plan" warning says why). */
+	GPtrArray *upcoming;
+	GPtrArray *warnings;  /* StatusWarning*, in the order shown */
+	gboolean mail_state;  /* the outbox was read (the fields below) */
+	guint queued;
+	GPtrArray *held;      /* StatusHeld*, oldest first */
+	GPtrArray *dead;      /* StatusDead* */
+} Status;
+
+/* Builds the status of LEDGER's committee on ON under CONF; NAME
+ * overrides [committee] name when not NULL.  The outbox is read when
+ * READ_MAIL_STATE and CONF's state directory exists.  NULL with ERROR
+ * when the rule or the ledger cannot be replayed; a plan that cannot be
+ * made is a warning, not an error. */
+Status *status_build(const Conf *conf, const Ledger *ledger, Day on,
+                     const char *name, gboolean read_mail_state,
+                     GError **error);
+void status_free(Status *status);
+
+/* The role's holder as shown: "Name <email>" ("Name" unless
+ * SHOW_ADDRESSES), with "(key FPR, [roles] leader)" after a name the
+ * keyring gave when SHOW_ADDRESSES; "key FPR ([roles] leader)" when only
+ * the key is known; "vacant" or "not recorded".  Newly allocated. */
+char *status_role_text(const StatusRole *role, gboolean show_addresses);
+
+/* "Name <email>" as shown when addresses are hidden: "Name" (a value
+ * without a name part is kept whole).  Newly allocated. */
+char *status_display_name(const char *member, gboolean show_addresses);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(Status, status_free)
+
+#endif
