@@ -204,7 +204,8 @@ part_bytes(GMimeObject *part, gsize *len)
 	/* Not g_strndup: that would stop at a NUL, and what follows one
 	 * must still be seen (and refused). */
 	char *out = g_malloc(bytes->len + 1);
-	memcpy(out, bytes->data, bytes->len);
+	if (bytes->len > 0)	/* an empty part's array has no data at all */
+		memcpy(out, bytes->data, bytes->len);
 	out[bytes->len] = '\0';
 	*len = bytes->len;
 	return out;
