@@ -364,7 +364,7 @@ write_if_changed(const char *file, const char *text, gsize len,
 	gsize old_len = 0;
 	*written = FALSE;
 	if (g_file_get_contents(file, &old, &old_len, NULL) && old_len == len &&
-	    memcmp(old, text, len) == 0)
+	    (len == 0 || memcmp(old, text, len) == 0))
 		return TRUE;
 	*written = TRUE;
 	return util_write_atomic(file, text, len, error);

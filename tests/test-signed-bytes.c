@@ -64,6 +64,7 @@ static char *world;             /* the signer's GnuPG home */
 static char *blocks[N_TEXTS];   /* signed_texts, clearsigned */
 static char *verified[N_TEXTS]; /* what gpg returns for each block */
 static Verifier *verifier;
+static Conf *conf;              /* the verifier's, kept until the end */
 
 /* Runs ARGV with INPUT on stdin; its stdout, or NULL when it failed. */
 static char *
@@ -116,7 +117,7 @@ set_up(const char *dir)
 	for (gsize i = 0; i < N_TEXTS; i++)
 		if ((blocks[i] = run(sign, signed_texts[i])) == NULL)
 			return FALSE;
-	Conf *conf = g_new0(Conf, 1);
+	conf = g_new0(Conf, 1);
 	conf->keyrings = g_new0(char *, 2);
 	conf->keyrings[0] = g_steal_pointer(&keyring);
 	conf->gnupg_home = g_steal_pointer(&home);
@@ -498,6 +499,7 @@ main(int argc, char **argv)
 		g_free(blocks[i]);
 		g_free(verified[i]);
 	}
+	conf_free(conf);
 	g_free(world);
 	g_mime_shutdown();
 	return status;
