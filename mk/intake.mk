@@ -57,3 +57,8 @@ dist_check_SCRIPTS += tests/t-clients.sh tests/t-mlmmj.sh
 check_PROGRAMS += tests/test-signed-bytes
 tests_test_signed_bytes_LDADD = $(TEST_LDADD)
 TESTS += tests/test-signed-bytes
+
+# tests/t-rebuild.sh: a lost host's ledger rebuilt from the list's
+# archive by `tenure init` and `tenure import` (cmd_import.c).
+TESTS += tests/t-rebuild.sh
+dist_check_SCRIPTS += tests/t-rebuild.sh

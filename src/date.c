@@ -114,13 +114,19 @@ date_now_unix(void)
 }
 
 Day
+date_of_unix(gint64 t)
+{
+	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(t);
+	if (dt == NULL)
+		return DAY_NONE;
+	return date_from_ymd(g_date_time_get_year(dt), g_date_time_get_month(dt),
+	                     g_date_time_get_day_of_month(dt));
+}
+
+Day
 date_today(void)
 {
-	g_autoptr(GDateTime) now =
-	    g_date_time_new_from_unix_utc(date_now_unix());
-	return date_from_ymd(g_date_time_get_year(now),
-	                     g_date_time_get_month(now),
-	                     g_date_time_get_day_of_month(now));
+	return date_of_unix(date_now_unix());
 }
 
 /* Reads digits at *P into *VALUE; FALSE when there are none. */

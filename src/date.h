@@ -35,6 +35,9 @@ Day date_add_months(Day day, int months);
 /* Today in UTC, or the date given to --now. */
 Day date_today(void);
 
+/* The UTC day of T (Unix seconds), or DAY_NONE when T is out of range. */
+Day date_of_unix(gint64 t);
+
 /* The current time (Unix seconds, UTC), or the time given to --now. */
 gint64 date_now_unix(void);
 

@@ -44,6 +44,7 @@ struct Intake {
 	gboolean audit;
 	IntakeRefusalFunc on_refusal; /* may be NULL */
 	gpointer on_refusal_data;
+	gint64 answered_until; /* no transcript for mail arrived until then */
 };
 
 /* Everything known about the mail being handled. */
@@ -108,6 +109,12 @@ intake_on_refusal(Intake *intake, IntakeRefusalFunc func, gpointer user_data)
 }
 
 void
+intake_answered_until(Intake *intake, gint64 arrival)
+{
+	intake->answered_until = arrival;
+}
+
+void
 intake_free(Intake *intake)
 {
 	if (intake == NULL)
@@ -121,16 +128,6 @@ intake_free(Intake *intake)
 	g_free(intake->leader);
 	g_free(intake->secretary);
 	g_free(intake);
-}
-
-static Day
-day_of(gint64 t)
-{
-	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(t);
-	if (dt == NULL)
-		return DAY_NONE;
-	return date_from_ymd(g_date_time_get_year(dt), g_date_time_get_month(dt),
-	                     g_date_time_get_day_of_month(dt));
 }
 
 static char *
@@ -209,6 +206,13 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	    (bot_key && (g_ascii_strcasecmp(bot_key, mail->sig->fingerprint) == 0 ||
 	                 g_ascii_strcasecmp(bot_key, mail->sig->signing_key) == 0)))
 		return TRUE;
+	if (intake->answered_until > 0 &&
+	    mail->source->arrival <= intake->answered_until) {
+		util_log("reply-skipped", "msgid", mail->message_id, "to", to,
+		         "reason", "answered then: the archive shows tenure at "
+		         "work after this mail", NULL);
+		return TRUE;
+	}
 	/* The address is the key holder's own user ID: anything but a bare
 	 * address would break the envelope, so that key gets no reply. */
 	if (!outbox_address_valid(to)) {
@@ -773,7 +777,7 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		return TRUE;
 	}
 	mail.sig = sig;
-	mail.signed_on = day_of(sig->created);
+	mail.signed_on = date_of_unix(sig->created);
 	g_autofree char *done = NULL;
 	gboolean applying = FALSE;
 	if (seen_signature_lookup(intake->seen, sig->fingerprint, sig->created,

@@ -44,6 +44,12 @@ typedef void (*IntakeRefusalFunc)(const char *id, const char *message_id,
                                   gpointer user_data);
 void intake_on_refusal(Intake *intake, IntakeRefusalFunc func,
                        gpointer user_data);
+
+/* For `tenure import` of a list archive in which tenure's own mail
+ * follows: no transcript is queued for mail that arrived at or before
+ * ARRIVAL, since the tenure that sent that later mail was at work and
+ * answered it then (a lost host's, say). */
+void intake_answered_until(Intake *intake, gint64 arrival);
 void intake_free(Intake *intake);
 
 #endif

@@ -436,6 +436,19 @@ record_sent(const char *state_dir, const Entry *entry, gint64 now,
 	       remove_file(queued, error);
 }
 
+gboolean
+outbox_note_sent(const char *state_dir, const char *message_id, gint64 sent,
+                 GError **error)
+{
+	if (!outbox_ensure(state_dir, error))
+		return FALSE;
+	if (outbox_known(state_dir, message_id))
+		return TRUE;
+	g_autofree char *name = entry_name(message_id);
+	Entry entry = {.name = name, .message_id = (char *)message_id};
+	return record_sent(state_dir, &entry, sent, error);
+}
+
 static gboolean
 move_dead(const char *state_dir, const Entry *entry, const char *reason,
           GError **error)

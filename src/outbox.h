@@ -25,6 +25,12 @@ gboolean outbox_add(const char *state_dir, const char *message_id,
  * no blanks, brackets or lists): the only kind the envelope takes. */
 gboolean outbox_address_valid(const char *address);
 
+/* Records MESSAGE_ID as sent at SENT (Unix time), unless it was ever
+ * added: mail an earlier tenure sent, found in the list's archive by
+ * `tenure import`, so that it is not queued (and sent) again. */
+gboolean outbox_note_sent(const char *state_dir, const char *message_id,
+                          gint64 sent, GError **error);
+
 /* TRUE when MESSAGE_ID was ever added (queued, sent or dead). */
 gboolean outbox_known(const char *state_dir, const char *message_id);
 

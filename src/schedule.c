@@ -681,6 +681,18 @@ plan_wakeup(Schedule *s)
 }
 
 gboolean
+schedule_record_expiries(const Conf *conf, Day today, GError **error)
+{
+	g_auto(Schedule) s = {0};
+	s.conf = conf;
+	s.today = today;
+	s.rule = rule_new(conf->rule_name, conf->rule_params, error);
+	gboolean appended = FALSE;
+	return s.rule != NULL && schedule_load(&s, error) &&
+	       record_expiries(&s, &appended, error);
+}
+
+gboolean
 schedule_run(const Conf *conf, Day today, Day *next_due, GError **error)
 {
 	g_auto(Schedule) s = {0};

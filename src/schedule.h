@@ -22,4 +22,11 @@
 gboolean schedule_run(const Conf *conf, Day today, Day *next_due,
                       GError **error);
 
+/* The first step of schedule_run alone: appends the expire events a
+ * pass on TODAY would, and queues nothing.  `tenure import` runs it for
+ * each day of the archive before that day's mail, so that the mail is
+ * judged against the committee a running tenure saw then. */
+gboolean schedule_record_expiries(const Conf *conf, Day today,
+                                  GError **error);
+
 #endif

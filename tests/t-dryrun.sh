@@ -36,15 +36,9 @@ BOT=$(gpg --homedir state/gnupg --with-colons --list-keys 2>/dev/null |
 	awk -F: '$1 == "fpr" { print $10; exit }')
 test_cleanup "gpgconf --homedir '$W/state/gnupg' --kill all"
 
-# A history that never recorded two expiries: Dave's term ended a year
-# ago, Erin's two months ago (fixed terms of four years).
 ago() { date -u -d "$1 ago" +%Y-%m-%d; }
 printf 'Event: rule\nDate: %s\nRule: fixed-term\nParameters: term=4y\nSource: import\n' \
 	"$(ago '6 years')" >ledger
-committee_event appoint "$(ago '5 years')" "Member: Dave Member <dave@example.org>" \
-	"Fingerprint: $DAVE"
-committee_event appoint "$(ago '50 months')" "Member: Erin Member <erin@example.org>" \
-	"Fingerprint: $ERIN"
 for who in "Carol Chair:carol:$CAROL" "Alice Member:alice:$ALICE" "Bob Member:bob:$BOB"; do
 	fpr=${who##*:}
 	who=${who%:*}
@@ -70,6 +64,15 @@ mbox_of "$(signed_mail "$BOB" bob@example.org bob-early "Tenure: resign
 Effective: $(date -u -d '3 years' +%Y-%m-%d)")" >early.mbox
 "$TENURE" --config tenure.conf import -q mbox:early.mbox >/dev/null 2>&1
 gpgconf --homedir "$W/state/gnupg" --kill all
+
+# Then the administrator completes the history by hand with two members
+# it had left out, and with them two expiries it never recorded: Dave's
+# term ended a year ago, Erin's two months ago (fixed terms of four
+# years).
+committee_event appoint "$(ago '5 years')" "Member: Dave Member <dave@example.org>" \
+	"Fingerprint: $DAVE"
+committee_event appoint "$(ago '50 months')" "Member: Erin Member <erin@example.org>" \
+	"Fingerprint: $ERIN"
 
 # The list: Alice resigns, Bob's second command is refused again with a
 # reply, Mallory's key is in no keyring, a discussion mail carries no
