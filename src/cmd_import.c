@@ -94,8 +94,8 @@ note_own_mail(const SourceMessage *message, gpointer user_data,
 	gsize len = 0;
 	const char *raw = g_bytes_get_data(message->raw, &len);
 	/* Most list mail has no Message-ID of tenure's form: it is passed
-	 * over unparsed. */
-	if (memmem(raw, len, "<tenure.", 8) == NULL)
+	 * over unparsed (an empty message has no data to search). */
+	if (len == 0 || memmem(raw, len, "<tenure.", 8) == NULL)
 		return TRUE;
 	g_autofree char *reason = NULL;
 	g_autoptr(GMimeMessage) parsed = signed_part_parse(message->raw, &reason);
