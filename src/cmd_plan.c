@@ -8,6 +8,7 @@
 #include "committee.h"
 #include "plan.h"
 #include "rules/rule.h"
+#include "status_json.h"
 
 static char *opt_rule = NULL;
 static char **opt_params = NULL;
@@ -15,6 +16,8 @@ static char *opt_from = NULL;
 static char *opt_until = NULL;
 static int opt_fill_after = 0;
 static char *opt_format = NULL;
+static char *opt_name = NULL;
+static gboolean opt_show_addresses = FALSE;
 
 static const GOptionEntry entries[] = {
     {"rule", 0, 0, G_OPTION_ARG_STRING, &opt_rule,
@@ -30,7 +33,13 @@ static const GOptionEntry entries[] = {
     {"fill-after", 0, 0, G_OPTION_ARG_INT, &opt_fill_after,
      "Fill each vacancy with a placeholder newcomer DAYS later", "DAYS"},
     {"format", 0, 0, G_OPTION_ARG_STRING, &opt_format,
-     "Output: text (default), tsv or ics", "FORMAT"},
+     "Output: text (default), tsv, ics or json", "FORMAT"},
+    {"name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
+     "The committee's name (default: [committee] name)", "NAME"},
+    {"show-addresses", 0, 0, G_OPTION_ARG_NONE, &opt_show_addresses,
+     "Show e-mail addresses in the calendar and the JSON (default: names "
+     "only)",
+     NULL},
     {NULL},
 };
 
@@ -277,8 +286,9 @@ cmd_plan(int argc, char **argv)
 	}
 	const char *format = opt_format ? opt_format : "text";
 	if (strcmp(format, "text") && strcmp(format, "tsv") &&
-	    strcmp(format, "ics")) {
-		cmd_error("plan", "--format: \"%s\" is not text, tsv or ics",
+	    strcmp(format, "ics") && strcmp(format, "json")) {
+		cmd_error("plan",
+		          "--format: \"%s\" is not text, tsv, ics or json",
 		          format);
 		return CMD_USAGE;
 	}
@@ -369,16 +379,32 @@ cmd_plan(int argc, char **argv)
 		}
 		rule_text = g_strstrip(g_string_free(text, FALSE));
 	}
-	if (strcmp(format, "tsv") == 0)
+	const char *name =
+	    opt_name ? opt_name : conf->name ? conf->name : "Committee";
+	if (strcmp(format, "tsv") == 0) {
 		print_tsv(events);
-	else if (strcmp(format, "ics") == 0)
-		print_ics(events, conf->name ? conf->name : "Committee",
-		          rule_text);
-	else
+	} else if (strcmp(format, "ics") == 0) {
+		print_ics(events, name, rule_text);
+	} else if (strcmp(format, "json") == 0) {
+		PlanJson plan = {
+		    .committee_name = name,
+		    .rule_text = rule_text,
+		    .from = from,
+		    .until = until,
+		    .max_members = conf->max_members,
+		    .fill_after = opt_fill_after,
+		    .committee = committee,
+		};
+		g_autofree char *json = status_json_render_plan(
+		    &plan, events, opt_show_addresses);
+		fputs(json, stdout);
+	} else {
 		print_text(events, rule_text, from, until);
-	/* Machine formats carry only events; disputes go to stderr so that
-	 * an audit by script still sees them. */
-	if (strcmp(format, "text") != 0)
+	}
+	/* TSV and the calendar carry only events; disputes go to stderr so
+	 * that an audit by script still sees them (the JSON has them as
+	 * events of their own kind). */
+	if (strcmp(format, "tsv") == 0 || strcmp(format, "ics") == 0)
 		for (guint i = 0; i < events->len; i++) {
 			const PlanEvent *event = events->pdata[i];
 			char d[11];

@@ -8,6 +8,7 @@
 #include "committee.h"
 #include "status.h"
 #include "status_html.h"
+#include "status_json.h"
 #include "term.h"
 
 static char *opt_format = NULL;
@@ -23,7 +24,8 @@ static const GOptionEntry entries[] = {
 	{"name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
 	 "The committee's name (default: [committee] name)", "NAME"},
 	{"show-addresses", 0, 0, G_OPTION_ARG_NONE, &opt_show_addresses,
-	 "Show e-mail addresses on the HTML page (default: names only)", NULL},
+	 "Show e-mail addresses on the page and in the JSON (default: names "
+	 "only)", NULL},
 	{NULL},
 };
 
@@ -34,116 +36,6 @@ ended_by_name(const TermInfo *info)
 	if (last == NULL || last->end == DAY_NONE)
 		return "";
 	return ledger_event_kind_name(last->ended_by);
-}
-
-/* Appends S to OUT as a JSON string. */
-static void
-json_string(GString *out, const char *s)
-{
-	if (s == NULL) {
-		g_string_append(out, "null");
-		return;
-	}
-	g_string_append_c(out, '"');
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			g_string_append_printf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			g_string_append_printf(out, "\\u%04x", *p);
-		else
-			g_string_append_c(out, *p);
-	}
-	g_string_append_c(out, '"');
-}
-
-static void
-json_date(GString *out, Day day)
-{
-	char buf[11];
-	if (day == DAY_NONE)
-		g_string_append(out, "null");
-	else
-		g_string_append_printf(out, "\"%s\"", date_format(day, buf));
-}
-
-static void
-print_json(const Status *status)
-{
-	GString *out = g_string_new("{");
-	g_string_append(out, "\"committee\": ");
-	json_string(out, status->name);
-	g_string_append(out, ", \"date\": ");
-	json_date(out, status->on);
-	g_string_append(out, ", \"rule\": ");
-	json_string(out, status->rule_text);
-	g_string_append(out, ", \"chair\": ");
-	json_string(out, status->roles[ROLE_CHAIR].member);
-	g_string_append(out, ", \"leader\": ");
-	json_string(out, status->roles[ROLE_LEADER].member);
-	g_string_append_printf(out, ", \"max_members\": %d, \"members\": [",
-	                       status->max_members);
-	GPtrArray *infos = status->infos;
-	gboolean first = TRUE;
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 1) {
-			g_string_append(out, "], \"former_members\": [");
-			first = TRUE;
-		}
-		for (guint i = 0; i < infos->len; i++) {
-			const TermInfo *info = infos->pdata[i];
-			if (info->member != (pass == 0))
-				continue;
-			g_string_append(out, first ? "\n  {" : ",\n  {");
-			first = FALSE;
-			g_string_append(out, "\"member\": ");
-			json_string(out, info->person->member);
-			g_string_append(out, ", \"fingerprint\": ");
-			json_string(out, info->person->fingerprint);
-			g_string_append(out, ", \"appointed\": ");
-			json_date(out, info->appointed);
-			if (pass == 0) {
-				g_string_append_printf(out, ", \"seniority\": %d",
-				                       info->seniority);
-				g_string_append(out, ", \"term_end\": ");
-				json_date(out, info->term_end);
-				g_string_append(out, ", \"term_end_scheduled\": ");
-				g_string_append(out, info->term_end_scheduled
-				                         ? "true" : "false");
-				g_string_append(out, ", \"reason\": ");
-				json_string(out, info->term_end_reason);
-			} else {
-				const Term *last = person_last_term(info->person);
-				g_string_append(out, ", \"last_day\": ");
-				json_date(out, last ? last->end : DAY_NONE);
-				g_string_append(out, ", \"ended_by\": ");
-				json_string(out, ended_by_name(info));
-				g_string_append(out, ", \"eligible_from\": ");
-				json_date(out, info->eligible_from);
-				g_string_append(out, ", \"reason\": ");
-				json_string(out, info->eligible_reason);
-			}
-			g_string_append_c(out, '}');
-		}
-	}
-	g_string_append(out, "],\n \"warnings\": [");
-	for (guint i = 0; i < status->warnings->len; i++) {
-		const StatusWarning *warning = status->warnings->pdata[i];
-		if (i)
-			g_string_append(out, ", ");
-		json_string(out, warning->text);
-	}
-	g_string_append(out, "],\n \"dead_letters\": [");
-	for (guint i = 0; i < status->dead->len; i++) {
-		const StatusDead *dead = status->dead->pdata[i];
-		if (i)
-			g_string_append(out, ", ");
-		g_autofree char *line =
-		    g_strdup_printf("%s\t%s", dead->message_id, dead->reason);
-		json_string(out, line);
-	}
-	g_string_append(out, "]}\n");
-	fputs(out->str, stdout);
-	g_string_free(out, TRUE);
 }
 
 /* The table of members and former members, then a row per warning
@@ -328,7 +220,9 @@ cmd_status(int argc, char **argv)
 	if (strcmp(format, "tsv") == 0) {
 		print_tsv(status);
 	} else if (strcmp(format, "json") == 0) {
-		print_json(status);
+		g_autofree char *json =
+		    status_json_render(status, opt_show_addresses);
+		fputs(json, stdout);
 	} else if (strcmp(format, "html") == 0) {
 		g_autofree char *html =
 		    status_html_render(status, opt_show_addresses);
