@@ -60,7 +60,7 @@ done
 
 # --format: the values each command takes, and nothing it refuses.
 ledger=$top_srcdir/examples/debian-ctte.ledger
-for want in "status:html json text tsv " "plan:ics text tsv " "simulate:text tsv "; do
+for want in "status:html json text tsv " "plan:ics json text tsv " "simulate:text tsv "; do
 	command=${want%%:*}
 	test_begin "tenure $command --format=<TAB> offers $(echo ${want#*:})"
 	test_expect_equal "${want#*:}" "$(complete_words tenure "$command" --format=)"
