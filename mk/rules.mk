@@ -22,11 +22,14 @@ src_libtenure_a_SOURCES += \
 check_PROGRAMS += tests/test-rules
 tests_test_rules_LDADD = $(TEST_LDADD)
 # t-page.sh: the status page in headless chromium, with axe-core.
-# t-json.sh: the JSON documents against their schema.
+# t-json.sh: the JSON documents against their schema; t-calendar.sh: the
+# calendar a member subscribes to, and the plan's text columns.
 TESTS += tests/test-rules tests/t-plan.sh tests/t-status.sh \
-	tests/t-status-formats.sh tests/t-page.sh tests/t-json.sh
+	tests/t-status-formats.sh tests/t-page.sh tests/t-json.sh \
+	tests/t-calendar.sh
 dist_check_SCRIPTS += tests/t-plan.sh tests/t-status.sh \
-	tests/t-status-formats.sh tests/t-page.sh tests/t-json.sh
+	tests/t-status-formats.sh tests/t-page.sh tests/t-json.sh \
+	tests/t-calendar.sh
 # The JSON documents' schema, for the scripts that read them.
 dist_pkgdata_DATA += doc/tenure.schema.json
 EXTRA_DIST += tests/data/ctte-2014.ledger bench/simulate.sh

@@ -8,7 +8,9 @@
 #include "committee.h"
 #include "plan.h"
 #include "rules/rule.h"
+#include "status.h"
 #include "status_json.h"
+#include "util.h"
 
 static char *opt_rule = NULL;
 static char **opt_params = NULL;
@@ -18,6 +20,7 @@ static int opt_fill_after = 0;
 static char *opt_format = NULL;
 static char *opt_name = NULL;
 static gboolean opt_show_addresses = FALSE;
+static char *opt_keep_past = NULL;
 
 static const GOptionEntry entries[] = {
     {"rule", 0, 0, G_OPTION_ARG_STRING, &opt_rule,
@@ -40,6 +43,10 @@ static const GOptionEntry entries[] = {
      "Show e-mail addresses in the calendar and the JSON (default: names "
      "only)",
      NULL},
+    {"keep-past", 0, 0, G_OPTION_ARG_STRING, &opt_keep_past,
+     "The calendar keeps what happened this long before --from "
+     "(default: 1y; 0: none)",
+     "SPAN"},
     {NULL},
 };
 
@@ -139,19 +146,28 @@ print_tsv(GPtrArray *events)
 	}
 }
 
+/* Columns line up by the width a terminal gives each name (Röhling's
+ * ö is two bytes and one column, a CJK character one and two), and
+ * widen for the longest name. */
 static void
 print_text(GPtrArray *events, const char *rule_text, Day from, Day until)
 {
 	char f[11], u[11], d[11];
 	printf("Plan from %s to %s under %s\n\n", date_format(from, f),
 	       date_format(until, u), rule_text);
+	int width = 42;
 	for (guint i = 0; i < events->len; i++) {
 		const PlanEvent *event = events->pdata[i];
-		printf("%s  %-9s %-42s %s\n", date_format(event->date, d),
+		width = MAX(width, util_text_width(event->member));
+	}
+	for (guint i = 0; i < events->len; i++) {
+		const PlanEvent *event = events->pdata[i];
+		g_autofree char *who = util_text_padded(event->member, width);
+		printf("%s  %-9s %s %s\n", date_format(event->date, d),
 		       event->kind == PLAN_MISMATCH
 		           ? "MISMATCH"
 		           : plan_kind_name(event->kind),
-		       event->member, event->detail);
+		       who, event->detail);
 	}
 	if (events->len == 0)
 		printf("Nothing happens.\n");
@@ -194,9 +210,13 @@ ics_line(GString *out, const char *name, const char *value, gboolean text)
 	g_string_free(line, TRUE);
 }
 
+/* The calendar names people as the status page does: without their
+ * addresses unless SHOW_ADDRESSES (a feed is as public as the page).
+ * The UIDs still come from the ledger's whole Member: value, so that
+ * the choice does not make a subscribed calendar duplicate its events. */
 static void
-print_ics(GPtrArray *events, const char *committee_name,
-          const char *rule_text)
+print_ics(GPtrArray *events, const char *committee_name, const char *rule_text,
+          gboolean show_addresses)
 {
 	GString *out = g_string_new(NULL);
 	g_autoptr(GDateTime) now =
@@ -250,8 +270,9 @@ print_ics(GPtrArray *events, const char *committee_name,
 		g_autofree char *hash =
 		    g_compute_checksum_for_string(G_CHECKSUM_SHA256, key, -1);
 		g_autofree char *uid = g_strdup_printf("%.32s@tenure", hash);
-		g_autofree char *summary =
-		    g_strdup_printf("%s: %s", event->member, what);
+		g_autofree char *who =
+		    status_display_name(event->member, show_addresses);
+		g_autofree char *summary = g_strdup_printf("%s: %s", who, what);
 		ics_line(out, "BEGIN", "VEVENT", FALSE);
 		ics_line(out, "UID", uid, FALSE);
 		ics_line(out, "DTSTAMP", stamp, FALSE);
@@ -308,6 +329,20 @@ cmd_plan(int argc, char **argv)
 		cmd_error("plan", "--until: %s is before --from", opt_until);
 		return CMD_USAGE;
 	}
+	/* A subscribed calendar keeps its recent past: what ended, and who
+	 * became eligible again, in the year (or SPAN) before --from, as
+	 * the ledger records it; only what follows --from is planned. */
+	int keep_months = 12;
+	if (opt_keep_past && strcmp(format, "ics") != 0) {
+		cmd_error("plan", "--keep-past: only with --format=ics");
+		return CMD_USAGE;
+	}
+	if (opt_keep_past && !date_parse_span(opt_keep_past, &keep_months)) {
+		cmd_error("plan",
+		          "--keep-past: \"%s\" is not a span (1y, 6m, 0)",
+		          opt_keep_past);
+		return CMD_USAGE;
+	}
 	if (opt_fill_after < 0) {
 		cmd_error("plan", "--fill-after: %d is negative",
 		          opt_fill_after);
@@ -345,6 +380,9 @@ cmd_plan(int argc, char **argv)
 	    .from = from,
 	    .until = until,
 	    .fill_after = opt_fill_after,
+	    .shown_from = strcmp(format, "ics") == 0 && keep_months > 0
+	                      ? date_add_months(from, -keep_months)
+	                      : DAY_NONE,
 	};
 	g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
 	if (events == NULL) {
@@ -384,7 +422,7 @@ cmd_plan(int argc, char **argv)
 	if (strcmp(format, "tsv") == 0) {
 		print_tsv(events);
 	} else if (strcmp(format, "ics") == 0) {
-		print_ics(events, name, rule_text);
+		print_ics(events, name, rule_text, opt_show_addresses);
 	} else if (strcmp(format, "json") == 0) {
 		PlanJson plan = {
 		    .committee_name = name,

@@ -10,6 +10,7 @@
 #include "status_html.h"
 #include "status_json.h"
 #include "term.h"
+#include "util.h"
 
 static char *opt_format = NULL;
 static char *opt_date = NULL;
@@ -65,17 +66,6 @@ print_tsv(const Status *status)
 	}
 }
 
-/* NAME padded with spaces to WIDTH characters (not bytes: a name
- * like Röhling would otherwise shift its row). */
-static char *
-padded(const char *name, int width)
-{
-	GString *out = g_string_new(name);
-	for (long n = g_utf8_strlen(name, -1); n < width; n++)
-		g_string_append_c(out, ' ');
-	return g_string_free(out, FALSE);
-}
-
 static void
 print_text(const Status *status)
 {
@@ -85,7 +75,7 @@ print_text(const Status *status)
 	int width = 6; /* "Member" */
 	for (guint i = 0; i < infos->len; i++) {
 		const TermInfo *info = infos->pdata[i];
-		width = MAX(width, (int)g_utf8_strlen(info->person->member, -1));
+		width = MAX(width, util_text_width(info->person->member));
 	}
 	printf("%s on %s: %u of %d seats filled; rule: %s\n", status->name,
 	       date_format(on, d), status->members, status->max_members,
@@ -106,7 +96,8 @@ print_text(const Status *status)
 			continue;
 		g_autofree char *served = date_span_to_string(
 		    MAX(0, date_months_between(info->appointed, on)));
-		g_autofree char *who = padded(info->person->member, width);
+		g_autofree char *who =
+		    util_text_padded(info->person->member, width);
 		printf("%3d  %s  %-10s %-7s %-10s %s%s\n", info->seniority, who,
 		       date_format(info->appointed, a),
 		       served, date_format(info->term_end, e),
@@ -131,7 +122,8 @@ print_text(const Status *status)
 		    info->eligible_from ? date_to_string(info->eligible_from)
 		    : info->eligible_reason ? g_strdup("not yet")
 		                            : g_strdup("now");
-		g_autofree char *who = padded(info->person->member, width);
+		g_autofree char *who =
+		    util_text_padded(info->person->member, width);
 		printf("%s  %-10s %-8s %-10s %s\n", who,
 		       date_format(last ? last->end : DAY_NONE, e),
 		       ended_by_name(info), eligible,

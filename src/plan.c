@@ -750,6 +750,23 @@ in_range(const Planner *planner, Day day)
 	return day >= planner->options->from && day <= planner->options->until;
 }
 
+/* The first day shown: FROM, or the earlier PlanOptions.shown_from. */
+static Day
+shown_from(const PlanOptions *options)
+{
+	return options->shown_from != DAY_NONE &&
+	               options->shown_from < options->from
+	           ? options->shown_from
+	           : options->from;
+}
+
+static gboolean
+in_shown_range(const Planner *planner, Day day)
+{
+	return day >= shown_from(planner->options) &&
+	       day <= planner->options->until;
+}
+
 static PlanKind
 ending_kind(EventKind kind)
 {
@@ -788,7 +805,7 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 	        ? NULL
 	        : &g_array_index(planner->input->terms, EngineTerm, o->input);
 
-	if (in_range(planner, o->start))
+	if (in_shown_range(planner, o->start))
 		add_event(planner, o->start, PLAN_APPOINT, o->person,
 		          term == NULL,
 		          g_strdup(term ? "recorded" : "placeholder newcomer"));
@@ -802,7 +819,7 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 		event->expiry = o->expiry;
 	}
 	if (o->end != DAY_NONE && o->end <= options->until &&
-	    (o->end >= options->from || o->computed)) {
+	    (o->end >= shown_from(options) || o->computed)) {
 		char *detail;
 		if (o->computed) {
 			g_autofree char *why = engine_explain(o);
@@ -833,7 +850,7 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 		    engine_eligible_from(rule, &planner->result, o->person,
 		                         o->end + 1, &bar, &bar_day);
 		if (bar != BAR_NONE && from != DAY_NEVER &&
-		    in_range(planner, from) &&
+		    in_shown_range(planner, from) &&
 		    !appointed_again(planner, o, from))
 			add_event(planner, from, PLAN_ELIGIBLE, o->person, TRUE,
 			          rule_explain_bar(rule, bar, bar_day, from));

@@ -49,6 +49,11 @@ typedef struct {
 	int max_members;
 	Day from, until;
 	int fill_after;           /* days; 0 = no placeholders */
+	/* Recorded appointments and endings, and re-eligibility dates,
+	 * from this day on are shown, though only what follows FROM is
+	 * recomputed: a subscribed calendar keeps its recent past.
+	 * DAY_NONE (or a day after FROM): FROM. */
+	Day shown_from;
 } PlanOptions;
 
 const char *plan_kind_name(PlanKind kind);

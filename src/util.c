@@ -219,6 +219,37 @@ util_text_clean(const char *text, gssize len, char **bad)
 	return TRUE;
 }
 
+int
+util_text_width(const char *text)
+{
+	int width = 0;
+	const char *p = text;
+	const char *end = text + strlen(text);
+	while (p < end) {
+		gunichar c = g_utf8_get_char_validated(p, end - p);
+		if (c == (gunichar)-1 || c == (gunichar)-2) {
+			width++;
+			p++;
+			continue;
+		}
+		if (g_unichar_iswide(c))
+			width += 2;
+		else if (!g_unichar_iszerowidth(c))
+			width++;
+		p = g_utf8_next_char(p);
+	}
+	return width;
+}
+
+char *
+util_text_padded(const char *text, int width)
+{
+	GString *out = g_string_new(text);
+	for (int n = util_text_width(text); n < width; n++)
+		g_string_append_c(out, ' ');
+	return g_string_free(out, FALSE);
+}
+
 char *
 util_text_escape(const char *text, gboolean multiline)
 {

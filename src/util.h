@@ -121,6 +121,15 @@ const char *util_log_prefix(UtilLogPriority priority);
 gboolean util_text_clean(const char *text, gssize len, char **bad);
 char *util_text_escape(const char *text, gboolean multiline);
 
+/* The columns TEXT takes on a terminal: a wide character (CJK, as
+ * g_unichar_iswide says) two, a combining mark or other zero-width
+ * character none, any other character (and a byte of invalid UTF-8)
+ * one.  util_text_padded: TEXT with spaces after it up to WIDTH
+ * columns, newly allocated, so that columns after it line up whatever
+ * the bytes of the names before. */
+int util_text_width(const char *text);
+char *util_text_padded(const char *text, int width);
+
 /* Set by `tenure run` when SIGTERM or SIGINT arrives. */
 extern volatile sig_atomic_t util_stop_requested;
 

@@ -194,8 +194,8 @@ Rule: debian
 END
 "$TENURE" --now 2016-06-01 plan --ledger "$TEST_DIR/debian.ledger" --until 2017-12-31 \
 	--format=ics | tr -d '\r' | perl -0pe 's/\n //g' | grep '^SUMMARY:' >"$TEST_DIR/overdue.txt"
-test_expect_equal "SUMMARY:Ian Jackson <iwj@debian.org>: term expired\, overdue (not recorded)
-SUMMARY:Bdale Garbee <bdale@debian.org>: term expired\, overdue (not recorded)" \
+test_expect_equal "SUMMARY:Ian Jackson: term expired\, overdue (not recorded)
+SUMMARY:Bdale Garbee: term expired\, overdue (not recorded)" \
 	"$(grep overdue "$TEST_DIR/overdue.txt")"
 
 test_begin "a bad rule event names the ledger file, line and field"
