@@ -21,6 +21,9 @@ top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
 builddir=$(cd "${1:-$top_srcdir}" && pwd)
 count=${2:-10000}
 TENURE=$builddir/tenure
+# tenure runs gpg through its helper tenure-gpg, built beside it.
+TENURE_LIBEXECDIR=${TENURE_LIBEXECDIR:-$builddir}
+export TENURE_LIBEXECDIR
 BENCH=$builddir/bench/bench-intake
 for program in "$TENURE" "$BENCH"; do
 	[ -x "$program" ] || { echo "bench: $program is not built" >&2; exit 2; }

@@ -22,6 +22,9 @@ builddir=$(cd "${1:-$top_srcdir}" && pwd)
 n=${2:-20}
 keyring=${3:-/usr/share/keyrings/debian-keyring.gpg}
 TENURE=$builddir/tenure
+# tenure runs gpg through its helper tenure-gpg, built beside it.
+TENURE_LIBEXECDIR=${TENURE_LIBEXECDIR:-$builddir}
+export TENURE_LIBEXECDIR
 BENCH=$builddir/bench/bench-intake
 for program in "$TENURE" "$BENCH"; do
 	[ -x "$program" ] || { echo "bench: $program is not built" >&2; exit 2; }

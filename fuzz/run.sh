@@ -48,8 +48,9 @@ if [ -f "$work/libtenure-fuzz.a" ] &&
 	rm -f "$work"/obj/*.o
 fi
 
-# libtenure: every source but main.c, compiled once, two at a time.
-sources=$(cd "$srcdir" && ls src/*.c src/rules/*.c | grep -v '^src/main\.c$')
+# libtenure: every source but the programs' (main.c, tenure_gpg.c), compiled once, two at a time.
+sources=$(cd "$srcdir" && ls src/*.c src/rules/*.c |
+	grep -v -e '^src/main\.c$' -e '^src/tenure_gpg\.c$')
 build_one() {
 	local src=$1 obj
 	obj=$work/obj/$(echo "$src" | tr / _).o

@@ -11,6 +11,7 @@ src_libtenure_a_SOURCES += \
 	src/signed_part.c src/signed_part.h \
 	src/packets.c src/packets.h \
 	src/verify_context.c src/verify_context.h \
+	src/gpgrun.c src/gpgrun.h \
 	src/verify.c src/verify.h \
 	src/command.c src/command.h \
 	src/seen.c src/seen.h \
@@ -62,3 +63,15 @@ TESTS += tests/test-signed-bytes
 # archive by `tenure init` and `tenure import` (cmd_import.c).
 TESTS += tests/t-rebuild.sh
 dist_check_SCRIPTS += tests/t-rebuild.sh
+
+# Every gpg under a deadline, a stop a stop (issue 16, item 2): a fake gpg
+# (tests/fake-gpg.sh) that hangs, and a stopped gpg-agent.
+TESTS += tests/t-gpgdeadline.sh
+dist_check_SCRIPTS += tests/t-gpgdeadline.sh tests/fake-gpg.sh
+
+# tenure-gpg: the helper every gpg run goes through, under a deadline
+# (src/gpgrun.h); installed in /usr/libexec/tenure, found in the build
+# tree by the tests (TENURE_LIBEXECDIR).
+pkglibexec_PROGRAMS = tenure-gpg
+tenure_gpg_SOURCES = src/tenure_gpg.c
+tenure_gpg_LDADD =

@@ -52,6 +52,7 @@ static const KeySpec keys[] = {
 	{"keys", "gnupg-home", KEY_PATH, AT(gnupg_home)},
 	{"keys", "bot-key", KEY_FPR, AT(bot_key)},
 	{"keys", "max-signature-age", KEY_INT, AT(max_signature_age)},
+	{"keys", "gpg-timeout", KEY_INT, AT(gpg_timeout)},
 	{"source", "url", KEY_SOURCE, AT(source_url)},
 	{"source", "user", KEY_STRING, AT(source_user)},
 	{"source", "password-file", KEY_PATH, AT(source_password_file)},
@@ -97,6 +98,7 @@ conf_new_default(void)
 	                                          g_free, g_free);
 	conf->gnupg_home = g_strdup(LOCALSTATEDIR "/lib/tenure/gnupg");
 	conf->max_signature_age = 7;
+	conf->gpg_timeout = 10;
 	conf->poll_interval = 300;
 	conf->sink_starttls = TRUE;
 	static const int days[] = {90, 30, 7};

@@ -57,6 +57,7 @@ typedef struct {
 	char *gnupg_home;       /* tenure's own GNUPGHOME */
 	char *bot_key;          /* fingerprint or NULL */
 	int max_signature_age;  /* days, 7 */
+	int gpg_timeout;        /* seconds any one gpg run may take, 10 */
 
 	/* [source] */
 	char *source_url;       /* imap://, imaps://, maildir:PATH, mbox:PATH */

@@ -250,9 +250,11 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 		return TRUE;
 	}
 	/* The reply is a courtesy: one that cannot be composed (from what
-	 * this mail put in it) leaves the refusal standing.  Only an outbox
-	 * that cannot be written stops the work. */
-	if (local->domain == TENURE_ERROR && local->code == TENURE_ERROR_IO) {
+	 * this mail put in it) leaves the refusal standing.  An outbox that
+	 * cannot be written stops the work, and a reply that cannot be
+	 * signed now (gpg or its agent failing) waits with its mail. */
+	if (local->domain == TENURE_ERROR && (local->code == TENURE_ERROR_IO ||
+	                                      local->code == TENURE_ERROR_TEMPORARY)) {
 		g_propagate_error(error, g_steal_pointer(&local));
 		return FALSE;
 	}

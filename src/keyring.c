@@ -18,6 +18,7 @@
 #include <gpgme.h>
 
 #include "agent.h"
+#include "gpgrun.h"
 #include "keyring.h"
 #include "openpgp.h"
 #include "util.h"
@@ -141,13 +142,9 @@ static gboolean
 home_gpg_status(const char *home, const char *const *args, char **out,
                 int *exit_status, GError **error)
 {
-	gpgme_engine_info_t engine = NULL;
-	gpgme_get_engine_info(&engine);
-	while (engine && engine->protocol != GPGME_PROTOCOL_OpenPGP)
-		engine = engine->next;
+	/* gpg under its deadline (gpgrun.h), set up by every caller. */
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
-	g_ptr_array_add(argv, (char *)(engine && engine->file_name
-	                                   ? engine->file_name : "gpg"));
+	g_ptr_array_add(argv, (char *)gpgrun_engine());
 	/* No web of trust: computing validities over the 900 keys an
 	 * earlier version imported would take minutes. */
 	static const char *const common[] = {"--no-options", "--batch",
@@ -162,9 +159,19 @@ home_gpg_status(const char *home, const char *const *args, char **out,
 	g_ptr_array_add(argv, NULL);
 	g_autofree char *err = NULL;
 	int status = 0;
-	if (!g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_SEARCH_PATH,
+	guint64 mark = gpgrun_mark();
+	if (!g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT,
 	                  NULL, NULL, out, &err, &status, error))
 		return FALSE;
+	/* A gpg killed at its deadline or dead by a signal answered
+	 * nothing, whatever it printed first. */
+	g_autofree char *how = NULL;
+	if (gpgrun_since(mark, &how) > GPGRUN_EXITED) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY,
+		            "gpg %s in %s: %s", args[0], home, how);
+		g_clear_pointer(out, g_free);
+		return FALSE;
+	}
 	if (exit_status != NULL) {
 		*exit_status = status;
 		return TRUE;
@@ -195,6 +202,8 @@ static gboolean
 list_in_keyrings(const Conf *conf, const char *const *fprs, gboolean fast,
                  char **listing, GError **error)
 {
+	if (!gpgrun_setup(conf, error))
+		return FALSE;
 	g_autofree char *home = g_dir_make_tmp("tn.XXXXXX", error);
 	if (home == NULL)
 		return FALSE;
@@ -375,7 +384,7 @@ new_context(gpgme_ctx_t *ctx, const char *home, GError **error)
 {
 	if (gpgme_failed(gpgme_new(ctx), "gpgme: context", error) ||
 	    gpgme_failed(gpgme_ctx_set_engine_info(*ctx, GPGME_PROTOCOL_OpenPGP,
-	                                           NULL, home),
+	                                           gpgrun_engine(), home),
 	                 "gpgme: engine", error))
 		return FALSE;
 	gpgme_set_protocol(*ctx, GPGME_PROTOCOL_OpenPGP);
@@ -421,8 +430,10 @@ keyring_open(const Conf *conf, GError **error)
 	gpgme_check_version(NULL);
 	agent_stop_at_exit(keyring->home);
 	g_setenv("GNUPGHOME", keyring->home, TRUE);
-	if (gpgme_failed(gpgme_set_engine_info(GPGME_PROTOCOL_OpenPGP, NULL,
-	                                       keyring->home),
+	if (!gpgrun_setup(conf, error))
+		return NULL;
+	if (gpgme_failed(gpgme_set_engine_info(GPGME_PROTOCOL_OpenPGP,
+	                                       gpgrun_engine(), keyring->home),
 	                 "gpgme: engine", error))
 		return NULL;
 	if (!new_context(&keyring->ctx, keyring->home, error) ||
@@ -1002,10 +1013,10 @@ keyring_holders(const Conf *conf, const char *email, GError **error)
 	gpgme_ctx_t ctx = NULL;
 	gboolean ok = FALSE;
 	gpgme_check_version(NULL);
-	if (home == NULL ||
+	if (home == NULL || !gpgrun_setup(conf, error) ||
 	    gpgme_failed(gpgme_new(&ctx), "gpgme: context", error) ||
 	    gpgme_failed(gpgme_ctx_set_engine_info(ctx, GPGME_PROTOCOL_OpenPGP,
-	                                           NULL, home),
+	                                           gpgrun_engine(), home),
 	                 "gpgme: engine", error))
 		goto out;
 	for (char **k = conf->keyrings; k && *k; k++) {
@@ -1088,9 +1099,10 @@ keyring_check_bot_key(const Conf *conf, GError **error)
 	gpgme_key_t key = NULL;
 	gboolean ok = FALSE;
 	gpgme_check_version(NULL);
-	if (gpgme_failed(gpgme_new(&ctx), "gpgme: context", error) ||
+	if (!gpgrun_setup(conf, error) ||
+	    gpgme_failed(gpgme_new(&ctx), "gpgme: context", error) ||
 	    gpgme_failed(gpgme_ctx_set_engine_info(ctx, GPGME_PROTOCOL_OpenPGP,
-	                                           NULL, home),
+	                                           gpgrun_engine(), home),
 	                 "gpgme: engine", error))
 		goto out;
 	/* The service has no one to ask for a passphrase: neither has this

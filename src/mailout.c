@@ -30,6 +30,7 @@
 
 #include "agent.h"
 #include "date.h"
+#include "gpgrun.h"
 #include "mime.h"
 #include "outbox.h"
 #include "util.h"
@@ -622,32 +623,43 @@ set_header(GMimeMessage *message, const char *path, const char *name,
 }
 
 /* Signs PART with the bot key from CONF's GNUPGHOME; returns the
- * multipart/signed to use as the message body. */
+ * multipart/signed to use as the message body.  A gpg that did not
+ * finish (an agent that hangs, killed with gpg at [keys] gpg-timeout; gpg
+ * dead by a signal) is TENURE_ERROR_TEMPORARY, for the caller to try
+ * again later; a signature gpg refused (no such key) is
+ * TENURE_ERROR_VERIFY. */
 static GMimeObject *
 sign_part(const Conf *conf, GMimeObject *part, GError **error)
 {
-	/* GMime's GPGME context uses the engine's default home; point it
-	 * at tenure's own keys before the context is made. */
+	/* GMime's GPGME context uses the engine's defaults: gpg under its
+	 * deadline (gpgrun.h), in tenure's own home. */
 	gpgme_check_version(NULL);
 	agent_stop_at_exit(conf->gnupg_home);
-	if (conf->gnupg_home) {
-		gpgme_error_t gerr = gpgme_set_engine_info(
-		    GPGME_PROTOCOL_OpenPGP, NULL, conf->gnupg_home);
-		if (gerr) {
-			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-			            "[keys] gnupg-home %s: %s",
-			            conf->gnupg_home, gpgme_strerror(gerr));
-			return NULL;
-		}
+	if (!gpgrun_setup(conf, error))
+		return NULL;
+	gpgme_error_t gerr = gpgme_set_engine_info(
+	    GPGME_PROTOCOL_OpenPGP, gpgrun_engine(), conf->gnupg_home);
+	if (gerr) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "[keys] gnupg-home %s: %s",
+		            conf->gnupg_home ? conf->gnupg_home : "(default)",
+		            gpgme_strerror(gerr));
+		return NULL;
 	}
+	guint64 mark = gpgrun_mark();
 	g_autoptr(GMimeCryptoContext) ctx = g_mime_gpg_context_new();
 	g_autoptr(GError) local = NULL;
 	GMimeMultipartSigned *signed_part =
 	    g_mime_multipart_signed_sign(ctx, part, conf->bot_key, &local);
+	g_autofree char *how = NULL;
+	gboolean unfinished = gpgrun_since(mark, &how) > GPGRUN_EXITED;
+	if (unfinished)
+		g_clear_object(&signed_part);
 	if (signed_part == NULL) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_VERIFY,
+		g_set_error(error, TENURE_ERROR,
+		            unfinished ? TENURE_ERROR_TEMPORARY : TENURE_ERROR_VERIFY,
 		            "signing with [keys] bot-key %s: %s", conf->bot_key,
-		            local ? local->message : "unknown error");
+		            how ? how : local ? local->message : "unknown error");
 		return NULL;
 	}
 	return GMIME_OBJECT(signed_part);

@@ -6,6 +6,7 @@
 #include <gpgme.h>
 
 #include "date.h"
+#include "gpgrun.h"
 #include "ledger.h"
 #include "packets.h"
 #include "source.h"
@@ -421,10 +422,11 @@ parse_entity(const char *text)
 	return g_mime_parser_construct_part(parser, NULL);
 }
 
-gboolean
-verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
-              gint64 arrival, VerifyMode mode, Signed **result,
-              char **reason, GError **error)
+/* verify_signed's work, whatever became of gpg. */
+static gboolean
+verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
+               gint64 arrival, VerifyMode mode, Signed **result,
+               char **reason, GError **error)
 {
 	*reason = NULL;
 	if (!signature_bounded(part, kind, reason))
@@ -479,4 +481,25 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		return FALSE;
 	}
 	return FALSE;
+}
+
+gboolean
+verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
+              gint64 arrival, VerifyMode mode, Signed **result,
+              char **reason, GError **error)
+{
+	/* What gpg said counts only if gpg finished: one killed at the
+	 * deadline or dead by a signal has said nothing (gpgrun.h). */
+	guint64 mark = gpgrun_mark();
+	gboolean ok = verify_checked(verifier, part, kind, arrival, mode, result,
+	                             reason, error);
+	g_autofree char *how = NULL;
+	if (gpgrun_since(mark, &how) > GPGRUN_EXITED) {
+		g_clear_pointer(result, signed_free);
+		g_clear_error(error);
+		g_free(*reason);
+		*reason = g_strdup_printf("signature could not be checked: %s", how);
+		return FALSE;
+	}
+	return ok;
 }

@@ -21,7 +21,9 @@ set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 : "${TENURE:=$top_builddir/tenure}"
-export top_srcdir top_builddir TENURE
+# tenure runs gpg through its helper tenure-gpg, built beside tenure.
+: "${TENURE_LIBEXECDIR:=$top_builddir}"
+export top_srcdir top_builddir TENURE TENURE_LIBEXECDIR
 
 TEST_DIR=$(mktemp -d /tmp/tn.XXXXXX)
 export TEST_DIR
