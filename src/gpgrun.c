@@ -285,8 +285,12 @@ gpgrun_setup(const Conf *conf, GError **error)
 		g_autofree char *seconds = g_strdup_printf("%d", timeout);
 		g_autofree char *bytes =
 		    g_strdup_printf("%d", GPGRUN_OUTPUT_MAX);
-		g_setenv("TENURE_GPG_TIMEOUT", seconds, TRUE);
-		g_setenv("TENURE_GPG_OUTPUT_MAX", bytes, TRUE);
+		/* The environment is the helper's only input; it is changed
+		 * only when a (reloaded) configuration changes it. */
+		if (g_strcmp0(g_getenv("TENURE_GPG_TIMEOUT"), seconds) != 0)
+			g_setenv("TENURE_GPG_TIMEOUT", seconds, TRUE);
+		if (g_strcmp0(g_getenv("TENURE_GPG_OUTPUT_MAX"), bytes) != 0)
+			g_setenv("TENURE_GPG_OUTPUT_MAX", bytes, TRUE);
 	}
 	g_mutex_unlock(&lock);
 	return ok;
