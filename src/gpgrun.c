@@ -236,6 +236,12 @@ start_lifeline(GError **error)
 		return FALSE;
 	}
 	g_setenv("TENURE_GPG_LIFELINE", name, TRUE);
+	/* The stop's watcher (netstop.h) is started here, in the caller's
+	 * thread, not at the first registration in the lifeline thread:
+	 * that thread runs until the process exits, and what GLib keeps
+	 * for a thread that allocates (g_slice's per-thread cache) would
+	 * be lost with it (valgrind: definitely lost). */
+	netstop_start();
 	lifeline_thread = g_thread_new("gpg-lifeline", serve_lifelines, NULL);
 	return TRUE;
 }
