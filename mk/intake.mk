@@ -16,6 +16,7 @@ src_libtenure_a_SOURCES += \
 	src/command.c src/command.h \
 	src/seen.c src/seen.h \
 	src/pending.c src/pending.h \
+	src/retry.c src/retry.h \
 	src/decide.c src/decide.h \
 	src/archive.c src/archive.h \
 	src/intake.c src/intake.h \
@@ -68,6 +69,13 @@ dist_check_SCRIPTS += tests/t-rebuild.sh
 # (tests/fake-gpg.sh) that hangs, and a stopped gpg-agent.
 TESTS += tests/t-gpgdeadline.sh
 dist_check_SCRIPTS += tests/t-gpgdeadline.sh tests/fake-gpg.sh
+
+# Cannot decide now is not no (issue 16, item 1), and a verification
+# that never finishes sets its mail aside (issue 15, item 5): Maildir,
+# mbox import, and IMAP against Dovecot.
+TESTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh
+dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh \
+	tests/lib-fakegpg.sh
 
 # tenure-gpg: the helper every gpg run goes through, under a deadline
 # (src/gpgrun.h); installed in /usr/libexec/tenure, found in the build

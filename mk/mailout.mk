@@ -23,7 +23,8 @@ dist_templates_DATA = \
 	templates/announce-scheduled.txt \
 	templates/notice-key.txt \
 	templates/reminder.txt \
-	templates/reply.txt
+	templates/reply.txt \
+	templates/set-aside.txt
 
 check_PROGRAMS += tests/test-mailout tests/test-outbox
 # test-mailout runs the schedule, which asks the plan (libm) for dates.

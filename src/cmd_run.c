@@ -14,8 +14,10 @@
  * backoff (1 s doubling to 5 min), and the schedule and outbox still run
  * while the mailbox is unreachable.  `--once` exits 1 when any part of
  * its pass could not be done (mailbox unreachable, mail left in the
- * outbox, ledger not writable) and 0 otherwise; refusing a command is
- * normal work.
+ * outbox, mail waiting for a verdict (retry.h), ledger not writable) and
+ * 0 otherwise; refusing a command is normal work.  Each pass queues the
+ * report of mail set aside without a verdict (retry_report), and the
+ * daemon wakes when such mail is due to be tried again.
  *
  * Signals: SIGTERM and SIGINT finish the message at hand and exit 0;
  * SIGHUP reloads the configuration (a broken new one is reported and the
@@ -65,6 +67,7 @@
 #include "intake.h"
 #include "netstop.h"
 #include "outbox.h"
+#include "retry.h"
 #include "schedule.h"
 #include "sink.h"
 #include "source.h"
@@ -83,6 +86,7 @@ typedef struct {
 	Intake *intake;
 	Source *source;
 	Sink *sink;       /* NULL in a dry run: nothing is sent */
+	Retry *retry;     /* mail waiting for a verdict, mail set aside */
 	Day scheduled_on; /* the last day the schedule ran for */
 } Daemon;
 
@@ -160,6 +164,7 @@ daemon_clear(Daemon *daemon)
 	g_clear_pointer(&daemon->source, source_close);
 	g_clear_pointer(&daemon->sink, sink_close);
 	g_clear_pointer(&daemon->intake, intake_free);
+	g_clear_pointer(&daemon->retry, retry_free);
 	g_clear_pointer(&daemon->conf, conf_free);
 }
 
@@ -185,6 +190,7 @@ daemon_open(Daemon *daemon, Conf *conf, gboolean dry_run, GError **error)
 		goto fail;
 	}
 	if ((daemon->intake = intake_new(conf, error)) == NULL ||
+	    (daemon->retry = retry_open(conf->state_dir, error)) == NULL ||
 	    (daemon->source = source_open(conf, conf->source_url, error)) == NULL ||
 	    (!dry_run &&
 	     (daemon->sink = sink_open(conf, conf->sink_url, error)) == NULL))
@@ -266,6 +272,13 @@ run_pass(Daemon *daemon, gboolean once)
 		pass.fetch_ok = FALSE;
 		g_clear_error(&error);
 	}
+	/* Mail set aside without a verdict is never set aside silently: its
+	 * report is queued before the outbox is sent. */
+	if (!retry_report(daemon->retry, daemon->conf, &error)) {
+		report(once, "report", error);
+		pass.work_ok = FALSE;
+		g_clear_error(&error);
+	}
 	Day today = date_today();
 	if (!have_ledger) {
 		/* Reported above. */
@@ -311,6 +324,9 @@ seconds_to_wait(const Daemon *daemon, const Pass *pass)
 	gint64 outbox = outbox_next_due(daemon->conf->state_dir, now);
 	if (outbox >= 0)
 		wait = MIN(wait, outbox);
+	gint64 retry = retry_next_due(daemon->retry);
+	if (retry >= 0)
+		wait = MIN(wait, retry - now);
 	/* A day that is not in the future has been dealt with by this very
 	 * pass; looking again at once would only spin. */
 	if (pass->next_due != DAY_NONE && pass->next_due > date_today()) {
@@ -383,7 +399,17 @@ run_once(Daemon *daemon)
 		cmd_error(NAME, "%u message(s) could not be sent yet; they stay in the outbox%s%s",
 		          waiting, failing->len ? ": " : "",
 		          failing->len ? strrchr(failing->pdata[0], '\t') + 1 : "");
-	return pass.fetch_ok && pass.work_ok && waiting == 0 ? CMD_OK : CMD_FAILED;
+	/* So is mail that could not be decided yet: a later pass tries it
+	 * again (retry.h). */
+	g_autoptr(GPtrArray) undecided = retry_waiting(daemon->retry, "", 0);
+	if (undecided->len > 0)
+		cmd_error(NAME, "%u message(s) could not be decided yet; they are "
+		          "tried again by a later pass (tenure status lists them)",
+		          undecided->len);
+	return pass.fetch_ok && pass.work_ok && waiting == 0 &&
+	               undecided->len == 0
+	           ? CMD_OK
+	           : CMD_FAILED;
 }
 
 static void

@@ -39,6 +39,37 @@ ended_by_name(const TermInfo *info)
 	return ledger_event_kind_name(last->ended_by);
 }
 
+/* Unix time T as status shows times. */
+static char *
+time_text(gint64 t)
+{
+	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(t);
+	return dt ? g_date_time_format(dt, "%Y-%m-%d %H:%M:%S UTC")
+	          : g_strdup("?");
+}
+
+/* Mail that got no verdict (retry.h): waiting for its next try, or
+ * set aside and reported. */
+static void
+print_undecided(const GPtrArray *undecided)
+{
+	for (guint i = 0; i < undecided->len; i++) {
+		const RetryEntry *entry = undecided->pdata[i];
+		const RetryEntry *before = i ? undecided->pdata[i - 1] : NULL;
+		if (before == NULL || before->waiting != entry->waiting)
+			printf(entry->waiting
+			           ? "\nMail without a verdict yet (tried again):\n"
+			           : "\nMail set aside without a verdict:\n");
+		g_autofree char *when = time_text(entry->when);
+		if (entry->waiting)
+			printf("  %s: %u attempt(s), next %s: %s\n", entry->id,
+			       entry->tries, when, entry->reason);
+		else
+			printf("  %s: set aside %s: %s\n", entry->id, when,
+			       entry->reason);
+	}
+}
+
 /* The table of members and former members, then a row per warning
  * (status "warning", the sentence in the reason column), so that a
  * script reading the TSV sees what a reader of the page sees. */
@@ -151,6 +182,7 @@ print_text(const Status *status)
 			printf("  %s\t%s\n", dead->message_id, dead->reason);
 		}
 	}
+	print_undecided(status->undecided);
 }
 
 gboolean

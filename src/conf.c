@@ -59,6 +59,7 @@ static const KeySpec keys[] = {
 	{"source", "ca-file", KEY_PATH, AT(source_ca_file)},
 	{"source", "mailbox", KEY_STRING, AT(source_mailbox)},
 	{"source", "poll-interval", KEY_INT, AT(poll_interval)},
+	{"source", "retry-hours", KEY_INT, AT(retry_hours)},
 	{"sink", "url", KEY_SINK, AT(sink_url)},
 	{"sink", "user", KEY_STRING, AT(sink_user)},
 	{"sink", "password-file", KEY_PATH, AT(sink_password_file)},
@@ -100,6 +101,7 @@ conf_new_default(void)
 	conf->max_signature_age = 7;
 	conf->gpg_timeout = 10;
 	conf->poll_interval = 300;
+	conf->retry_hours = 24;
 	conf->sink_starttls = TRUE;
 	static const int days[] = {90, 30, 7};
 	conf->days_before = g_memdup2(days, sizeof days);

@@ -66,6 +66,8 @@ typedef struct {
 	char *source_ca_file;
 	char *source_mailbox;   /* NULL: the IMAP URL's path, or INBOX */
 	int poll_interval;      /* seconds, 300 */
+	int retry_hours;        /* a message without a verdict is retried
+	                           this long, then set aside: 24 */
 
 	/* [sink] */
 	char *sink_url;         /* smtp://, smtps://, maildir:PATH */

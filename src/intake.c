@@ -769,6 +769,8 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	if (!verify_signed(intake->verifier, part, kind, message->arrival,
 	                   intake->audit ? VERIFY_AUDIT : VERIFY_INTAKE, &sig,
 	                   &reason, &local)) {
+		/* No verdict now (TENURE_ERROR_TEMPORARY: the source keeps the
+		 * mail and tries it again), or the work could not be done. */
 		if (reason == NULL) {
 			g_propagate_error(error, g_steal_pointer(&local));
 			return FALSE;

@@ -845,15 +845,16 @@ mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
 	return compose(conf, kind, vars, message_id, TRUE, error);
 }
 
-/* Every kind of mail tenure sends (schedule.c and intake.c name them;
- * one template each in templates/): a new kind is added here too, so
- * that check-config checks its template (t-check-config.sh compares
- * this list with templates/). */
+/* Every kind of mail tenure sends (schedule.c, intake.c and retry.c
+ * name them; one template each in templates/): a new kind is added here
+ * too, so that check-config checks its template (t-check-config.sh
+ * compares this list with templates/). */
 static const char *const kinds[] = {
     "announce-appoint", "announce-defer",  "announce-expire",
     "announce-key",     "announce-remove", "announce-resign",
     "announce-role",    "announce-rule",   "announce-scheduled",
     "notice-key",       "reminder",        "reply",
+    "set-aside",
 };
 
 /* VARS with a sample value for every placeholder the template at PATH

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "date.h"
 #include "source.h"
 #include "util.h"
 
@@ -105,4 +106,51 @@ source_too_large(guint64 size)
 {
 	return g_strdup_printf("message too large (%" G_GUINT64_FORMAT
 	                       " bytes, limit %d)", size, SOURCE_MAX_SIZE);
+}
+
+gboolean
+source_error_is_temporary(const GError *error)
+{
+	return g_error_matches(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY);
+}
+
+static char *
+time_text(gint64 t)
+{
+	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(t);
+	return dt ? g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ") : g_strdup("?");
+}
+
+gboolean
+source_defer(Retry *retry, const Conf *conf, const char *key, const char *id,
+             const char *reason, gboolean *set_aside, GError **error)
+{
+	gint64 next = 0;
+	guint tries = 0;
+	gint64 limit = (gint64)(conf && conf->retry_hours > 0 ? conf->retry_hours
+	                                                      : 24) * 3600;
+	if (!retry_defer(retry, key, id, reason, date_now_unix(), limit, &next,
+	                 &tries, set_aside, error))
+		return FALSE;
+	char count[16];
+	g_snprintf(count, sizeof count, "%u", tries);
+	if (*set_aside) {
+		util_log_error("set-aside", "id", id, "tries", count, "reason",
+		               reason, "report", "yes", NULL);
+		return TRUE;
+	}
+	g_autofree char *when = time_text(next);
+	util_log_warning("deferred", "id", id, "reason", reason, "tries", count,
+	                 "next", when, NULL);
+	return TRUE;
+}
+
+void
+source_undecided_error(guint count, GError **error)
+{
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY,
+	            "%u message(s) could not be decided now (see the \"deferred\" "
+	            "lines); nothing of theirs was applied or refused: run the "
+	            "import again later (what it applied is not applied twice)",
+	            count);
 }

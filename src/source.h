@@ -13,11 +13,25 @@
  * aside, and the fetch goes on with the next: Maildir moves it to the
  * .tenure-failed folder (new/ of DIR/.tenure-failed, Maildir++ style),
  * mbox leaves it behind, IMAP records it in the state as failed after
- * IMAP_FAILED_TRIES tries (imap_failed.h).  Any other handler FALSE is a
- * failure of tenure's own state (ledger, state directory, keyring): it
- * stops the fetch, leaves the message to be seen again, and the fetch
- * fails with the handler's error.  Drivers: source_maildir.c,
- * source_mbox.c, source_imap.c.
+ * IMAP_FAILED_TRIES tries (imap_failed.h).
+ *
+ * "Cannot decide now" is not "no": a handler FALSE with
+ * TENURE_ERROR_TEMPORARY (gpg failed, a keyring was being rewritten, a
+ * clock out of step: see verify.h) leaves the message unhandled, and the
+ * fetch goes on with the next one.  The configured source records it in
+ * the retry record (retry.h, source_defer), tries it again when its
+ * backoff is due, whatever mail arrived behind it, and after [source]
+ * retry-hours sets it aside as above, reported: Maildir leaves it in new/
+ * meanwhile (and its wait ignores it until due), IMAP and mbox move
+ * their cursor or offset past it and fetch it again by its UID or
+ * offset.  An archive given to `tenure import` keeps no record: the
+ * import goes on and fails at its end, naming how many messages wait,
+ * so that it is run again (the seen records make that safe).
+ *
+ * Any other handler FALSE is a failure of tenure's own state (ledger,
+ * state directory, keyring): it stops the fetch, leaves the message to
+ * be seen again, and the fetch fails with the handler's error.  Drivers:
+ * source_maildir.c, source_mbox.c, source_imap.c.
  */
 #ifndef TENURE_SOURCE_H
 #define TENURE_SOURCE_H
@@ -25,6 +39,7 @@
 #include <glib.h>
 
 #include "conf.h"
+#include "retry.h"
 
 /* Larger mail is set aside unread: no command needs it, and a parser
  * (or memory) should not be handed an attacker's gigabytes. */
@@ -82,6 +97,24 @@ void source_log_set_aside(const char *id, const char *reason);
 /* TRUE when ERROR says the handler could not handle this one message
  * (TENURE_ERROR_MESSAGE): the source sets it aside and goes on. */
 gboolean source_error_is_message(const GError *error);
+
+/* TRUE when ERROR says no verdict could be reached now
+ * (TENURE_ERROR_TEMPORARY): the source keeps the message for later. */
+gboolean source_error_is_temporary(const GError *error);
+
+/* For the configured source: message ID (KEY in RETRY) could not be
+ * decided now for REASON.  Records its next try, and logs it
+ * ("deferred id= reason= tries= next="); once CONF's retry-hours have
+ * passed since its first such try, *SET_ASIDE is TRUE instead (the
+ * record keeps it for the report; the source sets it aside as it sets
+ * aside any message).  FALSE when the record cannot be written. */
+gboolean source_defer(Retry *retry, const Conf *conf, const char *key,
+                      const char *id, const char *reason,
+                      gboolean *set_aside, GError **error);
+
+/* For an archive: the error that ends an import that left COUNT
+ * messages undecided (TENURE_ERROR_TEMPORARY). */
+void source_undecided_error(guint count, GError **error);
 
 /* "message too large (SIZE bytes, limit SOURCE_MAX_SIZE)". */
 char *source_too_large(guint64 size);

@@ -28,7 +28,15 @@
  * when its RFC822.SIZE is over SOURCE_MAX_SIZE: it is never fetched),
  * recorded as failed in the state (imap_failed.h) while the cursor moves
  * on; a fetch that stops before such a message to try it again later
- * succeeds.
+ * succeeds.  A message that cannot be decided now (source.h) is recorded
+ * in STATE_DIR/retry ("imap UIDVALIDITY/UID") and holds the cursor: the
+ * cursor never passes a message waiting for a verdict, so that losing
+ * the retry record loses no mail.  The mail behind it is handled all the
+ * same: this process remembers how far it has dealt with the mailbox
+ * (handled_through), and fetches again only the waiting messages whose
+ * next try is due; after a restart the mail behind a held cursor is read
+ * once more, which the intake's records make harmless.  A message that
+ * runs out of time is recorded as failed, and the cursor moves on.
  *
  * Costs: the source talks to the server only when it has reason to
  * believe there is new mail (UIDNEXT beyond the cursor when the mailbox
@@ -68,6 +76,7 @@
 #include <unistd.h>
 
 #include "imap_cursor.h"
+#include "date.h"
 #include "imap_failed.h"
 #include "netstop.h"
 #include "source.h"
@@ -104,6 +113,10 @@ typedef struct {
 	char *cursor_path;
 	ImapCursor cursor;
 	ImapFailed *failed;     /* messages set aside (imap_failed.h) */
+	const Conf *conf;
+	Retry *retry;           /* messages waiting for a verdict (retry.h) */
+	guint32 handled_through; /* every UID up to it dealt with (handled,
+	                            set aside, or waiting in RETRY) */
 	gboolean retry_later;   /* a message failed a try: stop this fetch */
 
 	mailimap *imap;         /* NULL while disconnected */
@@ -563,6 +576,8 @@ reconcile_cursor(ImapSource *source, guint32 uidvalidity, guint32 uidnext,
 		                 source->server, "mailbox", source->mailbox, "old",
 		                 old_text, "new", validity_text, "read-from",
 		                 from_text, "first-uid", first_text, NULL);
+	/* Nothing of the new numbering is dealt with yet. */
+	source->handled_through = cursor->last_uid;
 	return imap_cursor_save(source->cursor_path, cursor, error);
 }
 
@@ -672,6 +687,57 @@ before_window(const ImapSource *source, const PendingMessage *message)
 	       message->arrival < cursor->read_from;
 }
 
+static char *
+retry_key(guint32 uidvalidity, guint32 uid)
+{
+	return g_strdup_printf("imap %u/%u", uidvalidity, uid);
+}
+
+/* The lowest UID of this mailbox waiting for a verdict, or 0. */
+static guint32
+lowest_waiting(ImapSource *source)
+{
+	g_autofree char *prefix = g_strdup_printf("imap %u/",
+	                                          source->cursor.uidvalidity);
+	g_autoptr(GPtrArray) waiting = retry_waiting(source->retry, prefix, 0);
+	guint32 lowest = 0;
+	for (guint i = 0; i < waiting->len; i++) {
+		guint32 uid = (guint32)g_ascii_strtoull(
+		    (char *)waiting->pdata[i] + strlen(prefix), NULL, 10);
+		if (uid > 0 && (lowest == 0 || uid < lowest))
+			lowest = uid;
+	}
+	return lowest;
+}
+
+/* Every UID up to UID is dealt with: the cursor moves there, but never
+ * past a message waiting for a verdict. */
+static gboolean
+dealt_with(ImapSource *source, guint32 uid, GError **error)
+{
+	source->handled_through = MAX(source->handled_through, uid);
+	guint32 target = source->handled_through;
+	guint32 waiting = lowest_waiting(source);
+	if (waiting > 0)
+		target = MIN(target, waiting - 1);
+	if (target <= source->cursor.last_uid)
+		return TRUE;
+	source->cursor.last_uid = target;
+	return imap_cursor_save(source->cursor_path, &source->cursor, error);
+}
+
+/* Whether UID, beyond the cursor, is to be handed over now: a message
+ * waiting for a verdict when its next try is due, any other once only
+ * (the cursor may stand behind mail dealt with, see dealt_with). */
+static gboolean
+wanted(ImapSource *source, guint32 uid, gint64 now)
+{
+	g_autofree char *key = retry_key(source->cursor.uidvalidity, uid);
+	if (retry_is_waiting(source->retry, key))
+		return retry_due(source->retry, key, now);
+	return uid > source->handled_through;
+}
+
 /* Lists the UIDs (with sizes and INTERNALDATEs) beyond the cursor.
  * "UID FETCH N:*" also answers with the last message when no UID is N
  * or above, so the answer is filtered.  Mail from before a window
@@ -699,6 +765,7 @@ list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
 	if (rc != MAILIMAP_NO_ERROR)
 		return fail(source, rc, "UID FETCH (listing new mail)", error);
 	*skipped_through = 0;
+	gint64 now = date_now_unix();
 	for (clistiter *it = clist_begin(answer); it != NULL; it = clist_next(it)) {
 		struct mailimap_msg_att *message = clist_content(it);
 		struct mailimap_msg_att_static *uid =
@@ -727,6 +794,8 @@ list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
 			*skipped_through = MAX(*skipped_through, entry.uid);
 			continue;
 		}
+		if (!wanted(source, entry.uid, now))
+			continue;
 		g_array_append_val(pending, entry);
 	}
 	mailimap_fetch_list_free(answer);
@@ -786,8 +855,32 @@ message_failed(ImapSource *source, guint32 uid, const char *id,
 	}
 	util_log("set-aside", "id", id, "tries", tries_text, "reason", reason,
 	         NULL);
-	source->cursor.last_uid = uid;
-	return imap_cursor_save(source->cursor_path, &source->cursor, error);
+	g_autofree char *key = retry_key(source->cursor.uidvalidity, uid);
+	return retry_forget(source->retry, key, error) &&
+	       dealt_with(source, uid, error);
+}
+
+/* Message UID could not be decided now for REASON: recorded to be
+ * fetched again when due; the cursor stays before it, but the mail
+ * behind it is not held up; once its time is up, it is recorded as
+ * failed like a message that cannot be handled. */
+static gboolean
+message_deferred(ImapSource *source, guint32 uid, const char *id,
+                 const char *reason, GError **error)
+{
+	g_autofree char *key = retry_key(source->cursor.uidvalidity, uid);
+	gboolean give_up = FALSE;
+	if (!source_defer(source->retry, source->conf, key, id, reason, &give_up,
+	                  error))
+		return FALSE;
+	if (!give_up)
+		return dealt_with(source, uid, error);
+	/* Set aside (source_defer said so in the log): recorded as failed
+	 * like a message that cannot be handled, and passed. */
+	guint tries = 0;
+	return imap_failed_note(source->failed, source->cursor.uidvalidity, uid,
+	                        reason, TRUE, &tries, &give_up, error) &&
+	       dealt_with(source, uid, error);
 }
 
 /* Hands one fetched message over and, once the handler says it is dealt
@@ -808,6 +901,9 @@ hand_over(ImapSource *source, const FetchedMessage *fetched,
 	};
 	g_autoptr(GError) local = NULL;
 	if (!handler(&message, user_data, &local)) {
+		if (source_error_is_temporary(local))
+			return message_deferred(source, fetched->uid, id,
+			                        local->message, error);
 		if (!source_error_is_message(local)) {
 			g_propagate_error(error, g_steal_pointer(&local));
 			return FALSE;
@@ -815,11 +911,22 @@ hand_over(ImapSource *source, const FetchedMessage *fetched,
 		return message_failed(source, fetched->uid, id, local->message,
 		                      FALSE, error);
 	}
+	g_autofree char *key = retry_key(source->cursor.uidvalidity, fetched->uid);
 	if (!imap_failed_forget(source->failed, source->cursor.uidvalidity,
-	                        fetched->uid, error))
+	                        fetched->uid, error) ||
+	    !retry_forget(source->retry, key, error))
 		return FALSE;
-	source->cursor.last_uid = fetched->uid;
-	return imap_cursor_save(source->cursor_path, &source->cursor, error);
+	return dealt_with(source, fetched->uid, error);
+}
+
+/* TRUE when UID is one of PENDING[0, COUNT). */
+static gboolean
+requested(const PendingMessage *pending, guint count, guint32 uid)
+{
+	for (guint i = 0; i < count; i++)
+		if (pending[i].uid == uid)
+			return TRUE;
+	return FALSE;
 }
 
 /* Fetches the bodies of PENDING[FIRST, FIRST+COUNT) and hands them over
@@ -854,9 +961,10 @@ fetch_batch(ImapSource *source, const PendingMessage *pending, guint count,
 			find_static(message, MAILIMAP_MSG_ATT_BODY_SECTION);
 		struct mailimap_msg_att_static *date =
 			find_static(message, MAILIMAP_MSG_ATT_INTERNALDATE);
-		/* Unsolicited FETCH responses (flag changes) carry no body. */
+		/* Unsolicited FETCH responses (flag changes) carry no body,
+		 * and may name other messages. */
 		if (uid == NULL || body == NULL ||
-		    uid->att_data.att_uid <= source->cursor.last_uid)
+		    !requested(pending, count, uid->att_data.att_uid))
 			continue;
 		FetchedMessage entry = {
 			.uid = uid->att_data.att_uid,
@@ -922,6 +1030,25 @@ fetch_pending(ImapSource *source, GArray *pending, SourceHandler handler,
 	return TRUE;
 }
 
+/* Records of an earlier UIDVALIDITY go (the renumbered mailbox is read
+ * again anyway); TRUE in *DUE when a waiting message's next try has
+ * come, so that the mailbox is listed again. */
+static gboolean
+tidy_waiting(ImapSource *source, gboolean *due, GError **error)
+{
+	g_autofree char *prefix = g_strdup_printf("imap %u/",
+	                                          source->cursor.uidvalidity);
+	g_autoptr(GPtrArray) all = retry_waiting(source->retry, "imap ", 0);
+	for (guint i = 0; i < all->len; i++)
+		if (!g_str_has_prefix(all->pdata[i], prefix) &&
+		    !retry_forget(source->retry, all->pdata[i], error))
+			return FALSE;
+	g_autoptr(GPtrArray) ready = retry_waiting(source->retry, prefix,
+	                                           date_now_unix());
+	*due = ready->len > 0;
+	return TRUE;
+}
+
 static gboolean
 imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
            GError **error)
@@ -929,6 +1056,13 @@ imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
 	ImapSource *source = (ImapSource *)base;
 	if (!ensure_connected(source, error))
 		return FALSE;
+	gboolean due = FALSE;
+	if (!tidy_waiting(source, &due, error))
+		return FALSE;
+	source->handled_through = MAX(source->handled_through,
+	                              source->cursor.last_uid);
+	if (due)
+		source->may_have_mail = TRUE;
 	/* Mail that arrives while we fetch shows up as an EXISTS in the
 	 * middle of our commands' responses; go round again then. */
 	while (source->may_have_mail) {
@@ -955,12 +1089,9 @@ imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		}
 		/* Past mail left out at the end of the list, so it is not
 		 * listed again at every connection. */
-		if (skipped_through > source->cursor.last_uid) {
-			source->cursor.last_uid = skipped_through;
-			if (!imap_cursor_save(source->cursor_path, &source->cursor,
-			                      error))
-				return FALSE;
-		}
+		if (skipped_through > source->cursor.last_uid &&
+		    !dealt_with(source, skipped_through, error))
+			return FALSE;
 		source->may_have_mail = source->imap != NULL && saw_exists(source);
 	}
 	return TRUE;
@@ -1086,6 +1217,7 @@ imap_close(Source *base)
 	g_free(source->cursor_path);
 	imap_cursor_clear(&source->cursor);
 	imap_failed_free(source->failed);
+	retry_free(source->retry);
 	g_free(source);
 }
 
@@ -1219,6 +1351,10 @@ imap_open(const Conf *conf, const char *url, GError **error)
 		goto fail;
 	source->failed = imap_failed_load(conf->state_dir, error);
 	if (source->failed == NULL)
+		goto fail;
+	source->conf = conf;
+	source->retry = retry_open(conf->state_dir, error);
+	if (source->retry == NULL)
 		goto fail;
 	return &source->base;
 fail:

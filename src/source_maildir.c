@@ -10,6 +10,9 @@
  * that cannot be handled (see source.h) goes to the .tenure-failed
  * folder beside new/ and cur/.  Opened read-only (a dry run), the
  * configured source is read as usual and left as it is: nothing moves.
+ * A message that cannot be decided now stays in new/ with its record in
+ * STATE_DIR/retry ("maildir NAME"): it is neither read nor woken for
+ * until its next try is due (source.h).
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -23,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "date.h"
 #include "source.h"
 #include "util.h"
 
@@ -33,6 +37,8 @@ typedef struct {
 	Source base;
 	char *dir;
 	gboolean live; /* the configured source: new/ only, moved to cur/ */
+	const Conf *conf;
+	Retry *retry;  /* the configured source's waiting mail; else NULL */
 } MaildirSource;
 
 /* Whether handled and failed messages are moved: only in the configured
@@ -79,10 +85,16 @@ maildir_open(const Conf *conf, const char *url, GError **error)
 	MaildirSource *source = g_new0(MaildirSource, 1);
 	source->base.driver = &source_maildir_driver;
 	source->dir = g_steal_pointer(&dir);
+	source->conf = conf;
 	if (conf && conf->source_url &&
 	    g_str_has_prefix(conf->source_url, "maildir:")) {
 		g_autofree char *configured = source_url_path(conf->source_url);
 		source->live = g_strcmp0(configured, source->dir) == 0;
+	}
+	if (source->live && conf->state_dir &&
+	    (source->retry = retry_open(conf->state_dir, error)) == NULL) {
+		source_maildir_driver.close(&source->base);
+		return NULL;
 	}
 	return &source->base;
 }
@@ -247,6 +259,34 @@ read_entry(MaildirSource *source, const MaildirEntry *entry,
 	return TRUE;
 }
 
+static char *
+retry_key(const char *name)
+{
+	return g_strconcat("maildir ", name, NULL);
+}
+
+/* ENTRY could not be decided now for REASON: the configured source
+ * keeps it in new/ for a later try, or sets it aside once its time is
+ * up; an archive counts it in *UNDECIDED. */
+static gboolean
+defer(MaildirSource *source, const MaildirEntry *entry, const char *reason,
+      guint *undecided, GError **error)
+{
+	if (source->retry == NULL) {
+		util_log_warning("deferred", "id", entry->name, "reason", reason,
+		                 NULL);
+		(*undecided)++;
+		return TRUE;
+	}
+	g_autofree char *key = retry_key(entry->name);
+	gboolean give_up = FALSE;
+	if (!source_defer(source->retry, source->conf, key, entry->name, reason,
+	                  &give_up, error))
+		return FALSE;
+	return !give_up || !moves_messages(source) ||
+	       move_to_failed(source, entry->subdir, entry->name, error);
+}
+
 static gboolean
 maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
               GError **error)
@@ -259,8 +299,14 @@ maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		return FALSE;
 	g_ptr_array_sort(entries, compare_entries);
 
+	guint undecided = 0;
+	gint64 now = date_now_unix();
 	for (guint i = 0; i < entries->len; i++) {
 		const MaildirEntry *entry = entries->pdata[i];
+		g_autofree char *key = retry_key(entry->name);
+		/* Waiting for its next try: not even read. */
+		if (source->retry && !retry_due(source->retry, key, now))
+			continue;
 		SourceMessage message = {0};
 		g_autofree char *reason = NULL;
 		if (!read_entry(source, entry, &message, &reason)) {
@@ -276,25 +322,43 @@ maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
 				return FALSE;
 			continue;
 		}
+		if (!handled && source_error_is_temporary(local)) {
+			if (!defer(source, entry, local->message, &undecided, error))
+				return FALSE;
+			continue;
+		}
 		if (!handled) {
 			g_propagate_error(error, g_steal_pointer(&local));
 			return FALSE;
 		}
+		if (source->retry && !retry_forget(source->retry, key, error))
+			return FALSE;
 		if (moves_messages(source) && !mark_seen(source, entry, error))
 			return FALSE;
+	}
+	if (undecided > 0) {
+		source_undecided_error(undecided, error);
+		return FALSE;
 	}
 	return TRUE;
 }
 
+/* TRUE when new/ holds nothing to hand over now: no message, or only
+ * messages waiting for a later try. */
 static gboolean
 new_is_empty(MaildirSource *source)
 {
 	g_autofree char *dir = g_build_filename(source->dir, "new", NULL);
 	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
 	const char *name;
-	while (d && (name = g_dir_read_name(d)) != NULL)
-		if (name[0] != '.')
+	gint64 now = date_now_unix();
+	while (d && (name = g_dir_read_name(d)) != NULL) {
+		if (name[0] == '.')
+			continue;
+		g_autofree char *key = retry_key(name);
+		if (source->retry == NULL || retry_due(source->retry, key, now))
 			return FALSE;
+	}
 	return TRUE;
 }
 
@@ -331,6 +395,7 @@ maildir_close(Source *base)
 {
 	MaildirSource *source = (MaildirSource *)base;
 	g_free(source->dir);
+	retry_free(source->retry);
 	g_free(source);
 }
 

@@ -8,7 +8,11 @@
  * in STATE_DIR/mbox-offset, so each run reads only what was appended
  * (a torn record is an error, see state_file.h).
  * A message that cannot be handled (see source.h) is logged and left
- * behind; the offset moves past it.
+ * behind; the offset moves past it.  A message that cannot be decided
+ * now is recorded in STATE_DIR/retry ("mbox OFFSET") and holds the
+ * offset, as IMAP's cursor is held (source_imap.c): the mail behind it
+ * is handled all the same, once per process (handled_to), and the
+ * waiting message again when its next try is due.
  */
 #include "config.h"
 
@@ -17,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "date.h"
 #include "source.h"
 #include "state_file.h"
 #include "util.h"
@@ -25,6 +30,10 @@ typedef struct {
 	Source base;
 	char *path;
 	char *offset_path; /* live source only, else NULL */
+	const Conf *conf;
+	Retry *retry;      /* live source only: messages waiting (retry.h) */
+	gint64 handled_to; /* the mail before this offset is dealt with */
+	guint undecided;   /* an archive's messages left undecided */
 } MboxSource;
 
 static Source *
@@ -46,6 +55,12 @@ mbox_open(const Conf *conf, const char *url, GError **error)
 			                                       "mbox-offset", NULL);
 	}
 	source->path = g_steal_pointer(&path);
+	source->conf = conf;
+	if (source->offset_path &&
+	    (source->retry = retry_open(conf->state_dir, error)) == NULL) {
+		source_mbox_driver.close(&source->base);
+		return NULL;
+	}
 	return &source->base;
 }
 
@@ -141,6 +156,120 @@ read_offset(MboxSource *source, gint64 *offset, GError **error)
 	return TRUE;
 }
 
+/* Where the message whose From_ line starts at P ends: the next From_
+ * line, or END. */
+static const char *
+message_end(const char *data, const char *end, const char *p)
+{
+	const char *nl = memchr(p, '\n', end - p);
+	const char *next = nl ? nl + 1 : end;
+	while (next < end && !is_from_line(data, next, end)) {
+		const char *n = memchr(next, '\n', end - next);
+		next = n ? n + 1 : end;
+	}
+	return next;
+}
+
+/* Hands over the message from P to NEXT, or sets it aside; one that
+ * cannot be decided now is recorded for a later try (the configured
+ * source) or counted (an archive).  FALSE only with the handler's error,
+ * or when the state cannot be written. */
+static gboolean
+handle_at(MboxSource *source, const char *data, const char *p,
+          const char *next, const char *end, SourceHandler handler,
+          gpointer user_data, GError **error)
+{
+	const char *nl = memchr(p, '\n', end - p);
+	const char *body = nl ? nl + 1 : end;
+	/* The blank line before the next From_ is the separator. */
+	const char *stop = next;
+	if (next < end && stop > body && stop[-1] == '\n')
+		stop--;
+	g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT,
+	                                      (gint64)(p - data));
+	g_autofree char *key = g_strconcat("mbox ", id, NULL);
+	gsize length = stop > body ? (gsize)(stop - body) : 0;
+	g_autoptr(GError) failure = NULL;
+	gboolean handled = FALSE;
+	if (length > SOURCE_MAX_SIZE) {
+		/* Never copied out of the map: left behind unread. */
+		g_autofree char *reason = source_too_large(length);
+		source_log_set_aside(id, reason);
+		handled = TRUE;
+	} else {
+		SourceMessage message = {
+			.id = g_strdup(id),
+			.raw = message_bytes(body, body + length),
+			.arrival = from_line_time(p, body - p),
+		};
+		handled = handler(&message, user_data, &failure);
+		source_message_clear(&message);
+	}
+	/* One bad message must not stop an import of years of list
+	 * mail: it is logged and left behind. */
+	if (!handled && source_error_is_message(failure)) {
+		source_log_set_aside(id, failure->message);
+		handled = TRUE;
+	}
+	if (!handled && source_error_is_temporary(failure)) {
+		if (source->retry == NULL) {
+			util_log_warning("deferred", "id", id, "reason",
+			                 failure->message, NULL);
+			source->undecided++;
+			return TRUE;
+		}
+		gboolean set_aside = FALSE;
+		return source_defer(source->retry, source->conf, key, id,
+		                    failure->message, &set_aside, error);
+	}
+	if (!handled) {
+		g_propagate_error(error, g_steal_pointer(&failure));
+		return FALSE;
+	}
+	return source->retry == NULL || retry_forget(source->retry, key, error);
+}
+
+/* Whether the message at OFFSET is to be handed over now: a waiting one
+ * when its next try is due, any other once only. */
+static gboolean
+wanted(MboxSource *source, gint64 offset, gint64 now)
+{
+	if (source->retry == NULL)
+		return TRUE;
+	g_autofree char *key = g_strdup_printf("mbox %" G_GINT64_FORMAT, offset);
+	if (retry_is_waiting(source->retry, key))
+		return retry_due(source->retry, key, now);
+	return offset >= source->handled_to;
+}
+
+/* The offset to record: the end of the mail dealt with, but never past a
+ * message waiting for a verdict. */
+static gint64
+offset_to_keep(MboxSource *source)
+{
+	gint64 keep = source->handled_to;
+	g_autoptr(GPtrArray) waiting = retry_waiting(source->retry, "mbox ", 0);
+	for (guint i = 0; i < waiting->len; i++)
+		keep = MIN(keep, g_ascii_strtoll((char *)waiting->pdata[i] +
+		                                     strlen("mbox "), NULL, 10));
+	return keep;
+}
+
+/* A rewritten file (shorter than the offset) is read from its start:
+ * the records of where its messages were mean nothing now. */
+static gboolean
+forget_waiting(MboxSource *source, GError **error)
+{
+	source->handled_to = 0;
+	if (source->retry == NULL)
+		return TRUE;
+	g_autoptr(GPtrArray) waiting = retry_waiting(source->retry, "mbox ", 0);
+	for (guint i = 0; i < waiting->len; i++)
+		if (!retry_forget(source->retry, waiting->pdata[i], error))
+			return FALSE;
+	return TRUE;
+}
+
 static gboolean
 mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
            GError **error)
@@ -161,8 +290,12 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		return FALSE;
 	/* A file that shrank was rewritten: start again from the top and
 	 * rely on the seen records. */
-	if (offset < 0 || (gsize)offset > size)
+	if (offset < 0 || (gsize)offset > size) {
 		offset = 0;
+		if (!forget_waiting(source, error))
+			return FALSE;
+	}
+	source->handled_to = MAX(source->handled_to, offset);
 	const char *p = data + offset;
 	if (p < end && !is_from_line(data, p, end)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
@@ -170,55 +303,30 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		            source->path, offset);
 		return FALSE;
 	}
+	gint64 now = date_now_unix();
 	while (p < end) {
-		const char *nl = memchr(p, '\n', end - p);
-		const char *body = nl ? nl + 1 : end;
-		const char *next = body;
-		while (next < end && !is_from_line(data, next, end)) {
-			const char *n = memchr(next, '\n', end - next);
-			next = n ? n + 1 : end;
+		const char *next = message_end(data, end, p);
+		if (!wanted(source, p - data, now)) {
+			p = next;
+			continue;
 		}
-		/* The blank line before the next From_ is the separator. */
-		const char *stop = next;
-		if (next < end && stop > body && stop[-1] == '\n')
-			stop--;
-		g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT,
-		                                      (gint64)(p - data));
-		gsize length = stop > body ? (gsize)(stop - body) : 0;
-		g_autoptr(GError) failure = NULL;
-		gboolean handled = FALSE;
-		if (length > SOURCE_MAX_SIZE) {
-			/* Never copied out of the map: left behind unread. */
-			g_autofree char *reason = source_too_large(length);
-			source_log_set_aside(id, reason);
-			handled = TRUE;
-		} else {
-			SourceMessage message = {
-				.id = g_strdup(id),
-				.raw = message_bytes(body, body + length),
-				.arrival = from_line_time(p, body - p),
-			};
-			handled = handler(&message, user_data, &failure);
-			source_message_clear(&message);
-		}
-		/* One bad message must not stop an import of years of list
-		 * mail: it is logged and left behind. */
-		if (!handled && source_error_is_message(failure)) {
-			source_log_set_aside(id, failure->message);
-			handled = TRUE;
-		}
-		if (!handled) {
-			g_propagate_error(error, g_steal_pointer(&failure));
+		if (!handle_at(source, data, p, next, end, handler, user_data,
+		               error))
 			return FALSE;
-		}
+		source->handled_to = MAX(source->handled_to, next - data);
 		if (source->offset_path) {
 			g_autofree char *state = g_strdup_printf("%" G_GINT64_FORMAT "\t%s\n",
-			                                         (gint64)(next - data),
+			                                         offset_to_keep(source),
 			                                         source->path);
 			if (!state_file_write(source->offset_path, state, -1, error))
 				return FALSE;
 		}
 		p = next;
+	}
+	if (source->undecided > 0) {
+		source_undecided_error(source->undecided, error);
+		source->undecided = 0;
+		return FALSE;
 	}
 	return TRUE;
 }
@@ -229,6 +337,7 @@ mbox_close(Source *base)
 	MboxSource *source = (MboxSource *)base;
 	g_free(source->path);
 	g_free(source->offset_path);
+	retry_free(source->retry);
 	g_free(source);
 }
 

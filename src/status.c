@@ -5,6 +5,7 @@
 
 #include "keyring.h"
 #include "outbox.h"
+#include "retry.h"
 #include "status.h"
 #include "term.h"
 #include "util.h"
@@ -103,9 +104,10 @@ dead_free(StatusDead *dead)
 }
 
 /* The outbox's state, from its "ID\tATTEMPTS\tNEXT\tERROR" and
- * "ID\tREASON" lines (outbox.h). */
-static void
-read_mail_state(Status *status, const char *state_dir)
+ * "ID\tREASON" lines (outbox.h), and the mail without a verdict
+ * (retry.h). */
+static gboolean
+read_mail_state(Status *status, const char *state_dir, GError **error)
 {
 	status->mail_state = TRUE;
 	status->queued = outbox_count_queued(state_dir);
@@ -129,6 +131,18 @@ read_mail_state(Status *status, const char *state_dir)
 		letter->reason = g_strdup(f[0] && f[1] ? f[1] : "");
 		g_ptr_array_add(status->dead, letter);
 	}
+	g_autoptr(Retry) retry = retry_open(state_dir, error);
+	if (retry == NULL)
+		return FALSE;
+	g_ptr_array_unref(status->undecided);
+	status->undecided = retry_list(retry);
+	for (guint i = 0; i < status->undecided->len; i++) {
+		if (((const RetryEntry *)status->undecided->pdata[i])->waiting)
+			status->waiting++;
+		else
+			status->set_aside++;
+	}
+	return TRUE;
 }
 
 /* The rule in force on ON, as shown: the ledger's; none before its
@@ -231,6 +245,16 @@ compute_warnings(Status *status)
 		     g_strdup_printf("%u message(s) refused by the mail server "
 		                     "for good (dead letters)",
 		                     status->dead->len));
+	if (status->waiting > 0)
+		warn(status, "mail-undecided",
+		     g_strdup_printf("%u message(s) could not be verified yet "
+		                     "and will be tried again",
+		                     status->waiting));
+	if (status->set_aside > 0)
+		warn(status, "mail-set-aside",
+		     g_strdup_printf("%u message(s) were set aside without a "
+		                     "verdict; see the log and tenure(1)",
+		                     status->set_aside));
 }
 
 Status *
@@ -248,6 +272,8 @@ status_build(const Conf *conf, const Ledger *ledger, Day on,
 	    g_ptr_array_new_with_free_func((GDestroyNotify)warning_free);
 	status->held = g_ptr_array_new_with_free_func((GDestroyNotify)held_free);
 	status->dead = g_ptr_array_new_with_free_func((GDestroyNotify)dead_free);
+	status->undecided =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)retry_entry_free);
 	status->rule = rule_new(conf->rule_name, conf->rule_params, error);
 	if (status->rule == NULL ||
 	    (status->committee = committee_replay(ledger, error)) == NULL ||
@@ -262,8 +288,9 @@ status_build(const Conf *conf, const Ledger *ledger, Day on,
 	for (int role = 0; role < ROLE_COUNT; role++)
 		role_holder(&status->roles[role], conf, status->committee, role,
 		            on);
-	if (read_mail && g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR))
-		read_mail_state(status, conf->state_dir);
+	if (read_mail && g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR) &&
+	    !read_mail_state(status, conf->state_dir, error))
+		return NULL;
 	compute_warnings(status);
 	plan_upcoming(status, conf, ledger);
 	return g_steal_pointer(&status);
@@ -287,5 +314,6 @@ status_free(Status *status)
 	g_clear_pointer(&status->warnings, g_ptr_array_unref);
 	g_clear_pointer(&status->held, g_ptr_array_unref);
 	g_clear_pointer(&status->dead, g_ptr_array_unref);
+	g_clear_pointer(&status->undecided, g_ptr_array_unref);
 	g_free(status);
 }

@@ -21,6 +21,7 @@
 #include "date.h"
 #include "ledger.h"
 #include "plan.h"
+#include "retry.h"
 #include "rules/rule.h"
 
 /* How far ahead the upcoming events reach. */
@@ -39,8 +40,8 @@ typedef struct {
 
 /* Something a reader of any format should not miss.  CODE is one of
  * "few-members", "many-members", "overdue", "mail-held", "mail-dead",
- * "plan"; TEXT is a sentence that names people without their
- * addresses, so it may be published. */
+ * "mail-undecided", "mail-set-aside", "plan"; TEXT is a sentence that
+ * names people without their addresses, so it may be published. */
 typedef struct {
 	const char *code;
 	char *text;
@@ -81,12 +82,17 @@ typedef struct {
 	guint queued;
 	GPtrArray *held;      /* StatusHeld*, oldest first */
 	GPtrArray *dead;      /* StatusDead* */
+	/* Mail that got no verdict (retry.h): RetryEntry*, those waiting
+	 * for their next try first, then those set aside. */
+	GPtrArray *undecided;
+	guint waiting, set_aside; /* how many of each */
 } Status;
 
 /* Builds the status of LEDGER's committee on ON under CONF; NAME
  * overrides [committee] name when not NULL.  The outbox is read when
- * READ_MAIL_STATE and CONF's state directory exists.  NULL with ERROR
- * when the rule or the ledger cannot be replayed; a plan that cannot be
+ * READ_MAIL_STATE and CONF's state directory exists, and so is the
+ * record of mail without a verdict (retry.h).  NULL with ERROR when the
+ * rule or the ledger cannot be replayed, or that record is torn; a plan that cannot be
  * made is a warning, not an error. */
 Status *status_build(const Conf *conf, const Ledger *ledger, Day on,
                      const char *name, gboolean read_mail_state,

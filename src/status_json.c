@@ -219,6 +219,42 @@ add_outbox(JsonBuilder *b, const Status *status)
 	json_builder_end_object(b);
 }
 
+static char *
+iso_time(gint64 t)
+{
+	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(t);
+	return dt ? g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ") : NULL;
+}
+
+/* Mail that got no verdict (retry.h); null when the state was not
+ * read. */
+static void
+add_undecided(JsonBuilder *b, const Status *status)
+{
+	json_builder_set_member_name(b, "undecided");
+	if (!status->mail_state) {
+		json_builder_add_null_value(b);
+		return;
+	}
+	json_builder_begin_array(b);
+	for (guint i = 0; i < status->undecided->len; i++) {
+		const RetryEntry *entry = status->undecided->pdata[i];
+		g_autofree char *when = iso_time(entry->when);
+		json_builder_begin_object(b);
+		add_string(b, "state", entry->waiting ? "waiting" : "set-aside");
+		add_string(b, "source", entry->id);
+		if (entry->waiting) {
+			add_int(b, "attempts", entry->tries);
+			add_string(b, "next_attempt", when);
+		} else {
+			add_string(b, "set_aside", when);
+		}
+		add_string(b, "reason", entry->reason);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+}
+
 char *
 status_json_render(const Status *status, gboolean show_addresses)
 {
@@ -259,6 +295,7 @@ status_json_render(const Status *status, gboolean show_addresses)
 	json_builder_end_array(b);
 	add_warnings(b, status->warnings);
 	add_outbox(b, status);
+	add_undecided(b, status);
 	json_builder_end_object(b);
 	return finish(b);
 }

@@ -231,20 +231,28 @@ out:
 	return ok;
 }
 
+/* A signature dated ahead of tenure's clock may be tenure's fault (its
+ * clock behind the sender's): up to VERIFY_FUTURE_LIMIT ahead it is
+ * *UNDECIDED, tried again once the clock has caught up; beyond that, or
+ * that far after the message arrived, it is refused. */
 static gboolean
 check_time(Verifier *verifier, const Signed *s, gint64 arrival,
-           char **reason)
+           char **reason, char **undecided)
 {
 	gint64 now = date_now_unix();
-	if (s->created > arrival + VERIFY_CLOCK_SKEW ||
-	    s->created > now + VERIFY_CLOCK_SKEW) {
-		g_autofree char *when = format_time(s->created);
+	g_autofree char *when = format_time(s->created);
+	if (s->created > arrival + VERIFY_FUTURE_LIMIT ||
+	    s->created > now + VERIFY_FUTURE_LIMIT) {
 		*reason = g_strdup_printf("signature dated in the future (%s)", when);
+		return FALSE;
+	}
+	if (s->created > now + VERIFY_CLOCK_SKEW) {
+		*undecided = g_strdup_printf("signature dated %s, ahead of tenure's "
+		                             "clock", when);
 		return FALSE;
 	}
 	gint64 oldest = arrival - (gint64)verifier->max_age_days * 24 * 60 * 60;
 	if (s->created < oldest) {
-		g_autofree char *when = format_time(s->created);
 		*reason = g_strdup_printf("signature made %s, more than %d days before the message arrived",
 		                          when, verifier->max_age_days);
 		return FALSE;
@@ -326,11 +334,13 @@ signature_bounded(GMimeObject *part, SignedKind kind, char **reason)
 }
 
 /* The checks, against the keyring as it is set; *MISSING is the
- * fingerprint or key ID gpg named for an unknown key. */
+ * fingerprint or key ID gpg named for an unknown key.  FALSE with
+ * *REASON for a verdict on the mail, or with *UNDECIDED for no verdict
+ * that could be the system's doing. */
 static gboolean
 check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
                 gint64 arrival, VerifyMode mode, Signed **result,
-                char **reason, char **missing)
+                char **reason, char **missing, char **undecided)
 {
 	g_autoptr(GError) gerror = NULL;
 	g_autoptr(GMimeSignatureList) list = NULL;
@@ -341,11 +351,27 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		list = g_mime_part_openpgp_verify(GMIME_PART(part),
 		                                  GMIME_VERIFY_NONE, &gerror);
 	if (list == NULL) {
-		*reason = g_strdup_printf("signature could not be checked: %s",
-		                          gerror ? gerror->message : "no signature");
+		/* GPGME failing (GMime's general error, from verify_context.c)
+		 * is gpg or its engine failing, not the mail; a multipart/signed
+		 * GMime cannot take apart is the mail. */
+		if (gerror == NULL || gerror->domain == GMIME_GPGME_ERROR ||
+		    (gerror->domain == GMIME_ERROR &&
+		     gerror->code == GMIME_ERROR_GENERAL))
+			*undecided = g_strdup_printf("gpg failed: %s",
+			                             gerror ? gerror->message
+			                                    : "no signature list");
+		else
+			*reason = g_strdup_printf("signature could not be checked: %s",
+			                          gerror->message);
 		return FALSE;
 	}
 	int count = g_mime_signature_list_length(list);
+	/* packets.h let one signature packet through: a gpg that reports
+	 * none gave no verdict on it. */
+	if (count == 0) {
+		*undecided = g_strdup("gpg reported no signature");
+		return FALSE;
+	}
 	if (count != 1) {
 		*reason = g_strdup_printf("%d signatures (exactly one required)",
 		                          count);
@@ -361,6 +387,13 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		tolerated |= GMIME_SIGNATURE_STATUS_KEY_EXPIRED |
 		             GMIME_SIGNATURE_STATUS_KEY_REVOKED;
 	GMimeCertificate *cert = g_mime_signature_get_certificate(sig);
+	/* An error check (ERRSIG) other than a missing key: gpg could not
+	 * check the signature, which says nothing of the mail. */
+	if ((status & GMIME_SIGNATURE_STATUS_SYS_ERROR) &&
+	    !(status & GMIME_SIGNATURE_STATUS_KEY_MISSING)) {
+		*undecided = g_strdup("gpg could not check the signature (error status)");
+		return FALSE;
+	}
 	if ((status & ~tolerated) != 0) {
 		if ((status & GMIME_SIGNATURE_STATUS_KEY_MISSING) && cert &&
 		    g_mime_certificate_get_fingerprint(cert))
@@ -385,7 +418,7 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		*reason = g_strdup("signature without a creation time");
 		return FALSE;
 	}
-	if (!check_time(verifier, s, arrival, reason))
+	if (!check_time(verifier, s, arrival, reason, undecided))
 		return FALSE;
 	if (!check_key(verifier, s, mode, reason))
 		return FALSE;
@@ -449,8 +482,9 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	                              ? g_mime_object_to_string(part, NULL)
 	                              : NULL;
 	g_autofree char *missing = NULL;
+	g_autofree char *undecided = NULL;
 	if (check_signature(verifier, part, kind, arrival, mode, result, reason,
-	                    &missing))
+	                    &missing, &undecided))
 		return TRUE;
 	/* A key of the keyrings that is not the committee's signed: slow
 	 * (gpg reads every keyring file), but such a signer is told why
@@ -463,7 +497,7 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		g_autoptr(GMimeObject) copy = entity ? parse_entity(entity) : NULL;
 		gboolean ok = check_signature(verifier, copy ? copy : part, kind,
 		                              arrival, mode, result, reason,
-		                              &ignored);
+		                              &ignored, &undecided);
 		if (!keyring_read_whole(verifier->keyring, FALSE, error)) {
 			g_clear_pointer(reason, g_free);
 			g_clear_pointer(result, signed_free);
@@ -471,6 +505,12 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		}
 		if (ok)
 			return TRUE;
+	}
+	if (undecided != NULL) {
+		g_clear_pointer(reason, g_free);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY,
+		            "signature could not be checked now: %s", undecided);
+		return FALSE;
 	}
 	if (!keyring_unchanged(verifier->keyring)) {
 		util_log("verify-retry", "reason", *reason,
@@ -494,11 +534,19 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	gboolean ok = verify_checked(verifier, part, kind, arrival, mode, result,
 	                             reason, error);
 	g_autofree char *how = NULL;
-	if (gpgrun_since(mark, &how) > GPGRUN_EXITED) {
+	GpgrunOutcome outcome = gpgrun_since(mark, &how);
+	if (outcome > GPGRUN_EXITED) {
 		g_clear_pointer(result, signed_free);
 		g_clear_error(error);
-		g_free(*reason);
-		*reason = g_strdup_printf("signature could not be checked: %s", how);
+		g_clear_pointer(reason, g_free);
+		/* More output than any signature makes is the mail's doing;
+		 * a gpg that died or was killed said nothing of the mail. */
+		if (outcome == GPGRUN_OVERFLOW)
+			*reason = g_strdup_printf("signature could not be checked: %s",
+			                          how);
+		else
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY,
+			            "signature could not be checked now: %s", how);
 		return FALSE;
 	}
 	return ok;

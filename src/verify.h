@@ -12,9 +12,18 @@
  * hears of, with Signed.refusal saying why.
  *
  * Refusals are normal results: a FALSE return with *REASON set (a short
- * phrase for logs and transcripts: "unknown key", "bad signature").
- * GError is kept for failures to do the work at all (the keyrings cannot
- * be read).  Returned memory belongs to the caller.
+ * phrase for logs and transcripts: "unknown key", "bad signature"), and
+ * only for a verdict about the mail: a bad signature, an unknown key in
+ * an intact keyring, a key that may not sign, a signature whose check
+ * could not be bounded (packets.h) or made gpg write more than any
+ * signature does.  GError is kept for failures to do the work at all
+ * (the keyrings cannot be read) and for no verdict now,
+ * TENURE_ERROR_TEMPORARY, whenever the cause could be the system's: gpg
+ * killed at its deadline, dead by a signal, failing or reporting no
+ * signature (gpgrun.h), a keyring that changed during the check
+ * (keyring.h), a signature dated up to VERIFY_FUTURE_LIMIT ahead of
+ * tenure's clock.  Such mail is tried again later (retry.h), never
+ * refused.  Returned memory belongs to the caller.
  */
 #ifndef TENURE_VERIFY_H
 #define TENURE_VERIFY_H
@@ -28,9 +37,15 @@
 #include "mime.h"
 #include "signed_part.h"
 
-/* Signatures dated later than this after the arrival (or now) are from
- * the future: clocks drift, but not by hours. */
+/* A signature dated up to this much ahead of tenure's clock counts:
+ * clocks drift, but not by hours. */
 #define VERIFY_CLOCK_SKEW (2 * 60 * 60)
+
+/* A signature dated further ahead of tenure's clock, but no more than
+ * this, may be tenure's clock being behind: no verdict, tried again
+ * later.  Beyond it, or this much after the message arrived, it is from
+ * the future. */
+#define VERIFY_FUTURE_LIMIT (24 * 60 * 60)
 
 typedef enum {
 	VERIFY_INTAKE, /* acting on new mail: everything must hold now */
@@ -83,7 +98,9 @@ void verify_set_signers(Verifier *verifier, const Ledger *ledger,
  * TRUE with *RESULT; FALSE with *REASON for a refusal, or with ERROR
  * (and no reason) when the keyrings could not be read, or
  * TENURE_ERROR_TEMPORARY when no verdict can rest on them now (a
- * keyring file half-written, or changed during the check).  A good
+ * keyring file half-written, or changed during the check; gpg killed,
+ * dead or reporting nothing; a signature dated ahead of tenure's
+ * clock).  A good
  * signature over content the command may not be read from is TRUE
  * with (*RESULT)->refusal set (see signed_part_command_text). */
 gboolean verify_signed(Verifier *verifier, GMimeObject *part,

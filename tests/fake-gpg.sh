@@ -13,6 +13,8 @@
 #   exit2     exits 2 without a word
 #   signal    dies by SIGSEGV
 #   slow N    the real gpg, after sleeping N seconds
+# When $FAKE_GPG_MODE.times exists, it holds how many more runs fail:
+# each faulty run counts one down, and at 0 the runs are the real gpg.
 # Each faulty run appends "MODE PID" to $FAKE_GPG_MODE.log.
 real=${FAKE_GPG_REAL:-/usr/bin/gpg}
 mode=pass
@@ -29,6 +31,14 @@ all) ;;
 verify) case " $* " in *" --verify "*) ;; *) mode=pass ;; esac ;;
 sign) case " $* " in *" --sign "* | *" --detach-sign "* | *" -bsau "*) ;; *) mode=pass ;; esac ;;
 esac
+if [ "$mode" != pass ] && [ -f "$FAKE_GPG_MODE.times" ]; then
+	left=$(cat "$FAKE_GPG_MODE.times")
+	if [ "${left:-0}" -gt 0 ]; then
+		echo $((left - 1)) >"$FAKE_GPG_MODE.times"
+	else
+		mode=pass
+	fi
+fi
 [ "$mode" = pass ] || echo "$mode $$" >>"$FAKE_GPG_MODE.log"
 case $mode in
 hang)
