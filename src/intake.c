@@ -21,11 +21,13 @@
 #include "committee.h"
 #include "date.h"
 #include "decide.h"
+#include "gpgrun.h"
 #include "intake.h"
 #include "ledger.h"
 #include "mailout.h"
 #include "outbox.h"
 #include "pending.h"
+#include "retry.h"
 #include "rules/rule.h"
 #include "seen.h"
 #include "term.h"
@@ -37,6 +39,7 @@ struct Intake {
 	Verifier *verifier;
 	Seen *seen;
 	Pending *pending;
+	Retry *retry;        /* verification starts (retry.h) */
 	Rule *default_rule;
 	char *chair;
 	char *leader;
@@ -81,6 +84,7 @@ intake_create(const Conf *conf, gboolean audit, GError **error)
 	    (intake->verifier = verify_new(conf, error)) == NULL ||
 	    (intake->seen = seen_load(conf->state_dir, error)) == NULL ||
 	    (intake->pending = pending_load(conf->state_dir, error)) == NULL ||
+	    (intake->retry = retry_open(conf->state_dir, error)) == NULL ||
 	    (intake->default_rule = rule_new(conf->rule_name, conf->rule_params,
 	                                     error)) == NULL) {
 		intake_free(intake);
@@ -122,6 +126,7 @@ intake_free(Intake *intake)
 	verify_free(intake->verifier);
 	seen_free(intake->seen);
 	pending_free(intake->pending);
+	retry_free(intake->retry);
 	if (intake->default_rule)
 		rule_free(intake->default_rule);
 	g_free(intake->chair);
@@ -700,6 +705,54 @@ may_carry_command(GBytes *raw)
 	return FALSE;
 }
 
+/* verify_signed, with its start counted in the state before gpg runs
+ * and the count dropped once gpg finished (retry.h): a mail whose
+ * verification never finished (gpg hung and killed at its deadline, or
+ * the whole process killed) is set aside, TENURE_ERROR_MESSAGE, at the
+ * next start after RETRY_MAX_UNFINISHED, and reported, so that no mail
+ * can stop the secretary pass after pass. */
+static gboolean
+verify_counted(Intake *intake, const Mail *mail, GMimeObject *part,
+               SignedKind kind, Signed **sig, char **reason, GError **error)
+{
+	const char *id = mail->source->id;
+	guint unfinished = 0;
+	if (!retry_verify_begin(intake->retry, mail->content, id, &unfinished,
+	                        error))
+		return FALSE;
+	if (unfinished >= RETRY_MAX_UNFINISHED) {
+		g_autofree char *why = g_strdup_printf(
+		    "its verification was started %u times and never finished "
+		    "(gpg killed at its deadline, or tenure stopped meanwhile)",
+		    unfinished);
+		g_autofree char *key = g_strdup_printf("verify %s", mail->content);
+		/* The count stays: a source that hands the mail over again
+		 * gets the same answer without gpg. */
+		if (!intake->audit &&
+		    !retry_set_aside(intake->retry, key, id, why, date_now_unix(),
+		                     error))
+			return FALSE;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", why);
+		return FALSE;
+	}
+	guint64 mark = gpgrun_mark();
+	gboolean ok = verify_signed(intake->verifier, part, kind,
+	                            mail->source->arrival,
+	                            intake->audit ? VERIFY_AUDIT : VERIFY_INTAKE,
+	                            sig, reason, error);
+	if (gpgrun_since(mark, NULL) == GPGRUN_UNFINISHED)
+		return ok;
+	g_autoptr(GError) local = NULL;
+	if (!retry_verify_end(intake->retry, mail->content, &local)) {
+		g_clear_pointer(sig, signed_free);
+		g_clear_pointer(reason, g_free);
+		g_clear_error(error);
+		g_propagate_error(error, g_steal_pointer(&local));
+		return FALSE;
+	}
+	return ok;
+}
+
 gboolean
 intake_handle(const SourceMessage *message, gpointer user_data,
               GError **error)
@@ -766,11 +819,10 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	verify_set_signers(intake->verifier, ledger, NULL);
 	g_autoptr(Signed) sig = NULL;
 	g_autoptr(GError) local = NULL;
-	if (!verify_signed(intake->verifier, part, kind, message->arrival,
-	                   intake->audit ? VERIFY_AUDIT : VERIFY_INTAKE, &sig,
-	                   &reason, &local)) {
+	if (!verify_counted(intake, &mail, part, kind, &sig, &reason, &local)) {
 		/* No verdict now (TENURE_ERROR_TEMPORARY: the source keeps the
-		 * mail and tries it again), or the work could not be done. */
+		 * mail and tries it again), a mail set aside, or the work
+		 * could not be done. */
 		if (reason == NULL) {
 			g_propagate_error(error, g_steal_pointer(&local));
 			return FALSE;

@@ -1,14 +1,16 @@
 #!/bin/sh
-# t-gpgfaults.sh: "cannot decide now" is not "no" (issue 16, item 1).
-# A fake gpg (tests/fake-gpg.sh, tenure's gpg through its helper) exits
-# 2, dies by a signal or hangs; a signature is dated ahead of tenure's
-# clock; a keyring file is caught half-written.
+# t-gpgfaults.sh: "cannot decide now" is not "no" (issue 16, item 1), and
+# a mail whose verification never finishes cannot stop the secretary
+# (issue 15, item 5).  A fake gpg (tests/fake-gpg.sh, tenure's gpg
+# through its helper) exits 2, dies by a signal or hangs; a signature is
+# dated ahead of tenure's clock; tenure itself is killed while gpg runs;
+# a keyring file is caught half-written.
 # Each time the mail must stay unhandled (in new/, the IMAP cursor not
 # past it), unrefused and unanswered, the mail behind it acted on, and
 # it must be tried again and applied once gpg answers; after
-# retry-hours it is set aside and reported (status, a mail to [sink]
-# from).  Every check looks at the ledger, the outbox or what was sent,
-# the source and the log.
+# retry-hours, or after two starts that never finished, it is set aside
+# and reported (status, a mail to [sink] from).  Every check looks at
+# the ledger, the outbox or what was sent, the source and the log.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
 . "$top_srcdir/tests/lib-committee.sh"
@@ -207,6 +209,50 @@ if [ "$(grep -l "set aside without a verdict" "$W/sent"/*/* | xargs grep -l "$e"
 else
 	test_fail "$(grep -l "set aside without a verdict" "$W/sent"/*/*)"
 fi
+
+# 5. A verification that never finishes: gpg hangs (killed at the
+# deadline), then tenure itself is killed while gpg hangs (as
+# TimeoutStartSec kills a pass).
+fault hang
+resign f "$FRANK" frank f
+once +27h
+test_begin "a verification killed at gpg-timeout leaves the mail waiting"
+if in_new "$f" && grep -q "^deferred id=$f reason=.*killed after 2 s" "$W/log"; then
+	test_pass
+else
+	test_fail "$(cat "$W/log")"
+fi
+committee_conf keys.gpg-timeout=60
+faketime -f +28h "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log" &
+pid=$!
+i=0
+while [ "$(grep -c '^hang' "$FAKE_GPG_MODE.log")" -lt 2 ] && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 0.3
+# faketime runs tenure as its child.
+kill -KILL $(pgrep -P $pid) $pid 2>/dev/null
+wait $pid 2>/dev/null
+sleep 0.5
+test_begin "... the hung gpg dies with the tenure that was killed"
+test_expect_equal "" "$(pgrep -f "$W/fake-gpg" | tr '\n' ' ')"
+once +29h
+test_begin "... and at its third start, the mail is set aside without running gpg"
+if in_failed "$f" && [ "$(grep -c '^hang' "$FAKE_GPG_MODE.log")" = 2 ] &&
+	grep -q "^set-aside id=$f reason=.*started 2 times and never finished" "$W/log"; then
+	test_pass
+else
+	test_fail "gpg hung $(grep -c '^hang' "$FAKE_GPG_MODE.log") times" \
+		"$(ls -R "$W/inbox")" "$(cat "$W/log")"
+fi
+test_begin "... reported"
+if grep -l "set aside without a verdict" "$W/sent"/*/* | xargs grep -q "never finished"; then
+	test_pass
+else
+	test_fail "$(cat "$W/log")"
+fi
+committee_conf keys.gpg-timeout=2
 
 # 6. An mbox import: what cannot be decided is named, the rest imported.
 fault exit2 1
