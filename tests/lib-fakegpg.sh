@@ -3,6 +3,11 @@
 # t-gpgfaults-imap.sh).  Sourced after lib.sh and lib-committee.sh;
 # sets TENURE_GPG_PROGRAM (tenure-gpg runs it) and FAKE_GPG_MODE.
 
+# faketime preloads libfaketime, which a sanitizer build accepts only
+# so (as lib-fault.sh does for its shim).
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+export ASAN_OPTIONS
+
 cp "$top_srcdir/tests/fake-gpg.sh" "$W/fake-gpg"
 TENURE_GPG_PROGRAM=$W/fake-gpg
 FAKE_GPG_MODE=$W/gpg-mode
