@@ -18,6 +18,7 @@ src_libtenure_a_SOURCES += \
 	src/pending.c src/pending.h \
 	src/retry.c src/retry.h \
 	src/decide.c src/decide.h \
+	src/relay.c src/relay.h \
 	src/archive.c src/archive.h \
 	src/intake.c src/intake.h \
 	src/cmd_import.c \
@@ -37,6 +38,12 @@ dist_check_SCRIPTS += tests/lib-gpg.sh tests/lib-committee.sh tests/t-intake.sh 
 check_PROGRAMS += bench/bench-intake
 bench_bench_intake_LDADD = $(TEST_LDADD)
 EXTRA_DIST += bench/import.sh bench/gen-maildir.py bench/keyring.sh
+
+# tests/test-relay: which host handed a mail over (src/relay.c), as a
+# table of Received headers.
+check_PROGRAMS += tests/test-relay
+tests_test_relay_LDADD = $(TEST_LDADD)
+TESTS += tests/test-relay
 
 # tests/test-decide: the decisions on commands (src/decide.c), as a table.
 check_PROGRAMS += tests/test-decide

@@ -60,6 +60,7 @@ static const KeySpec keys[] = {
 	{"source", "mailbox", KEY_STRING, AT(source_mailbox)},
 	{"source", "poll-interval", KEY_INT, AT(poll_interval)},
 	{"source", "retry-hours", KEY_INT, AT(retry_hours)},
+	{"source", "list-relay", KEY_STRING, AT(source_list_relay)},
 	{"sink", "url", KEY_SINK, AT(sink_url)},
 	{"sink", "user", KEY_STRING, AT(sink_user)},
 	{"sink", "password-file", KEY_PATH, AT(sink_password_file)},

@@ -68,6 +68,8 @@ typedef struct {
 	int poll_interval;      /* seconds, 300 */
 	int retry_hours;        /* a message without a verdict is retried
 	                           this long, then set aside: 24 */
+	char *source_list_relay; /* the list's relay hosts (';'-separated),
+	                            or NULL: no check (relay.h) */
 
 	/* [sink] */
 	char *sink_url;         /* smtp://, smtps://, maildir:PATH */

@@ -28,6 +28,7 @@
 #include "outbox.h"
 #include "pending.h"
 #include "retry.h"
+#include "relay.h"
 #include "rules/rule.h"
 #include "seen.h"
 #include "term.h"
@@ -628,12 +629,29 @@ list_id_of(const char *value)
 }
 
 /* NULL when MESSAGE reached tenure through the committee's list ([committee]
- * public-record says how that shows), else the refusal for the
+ * public-record says how that shows, and [source] list-relay, when set,
+ * which host must have handed it over), else the refusal for the
  * transcript.  A command is a public act (constitution 2.1.3: a member
  * resigns "by stating so publicly"); mail sent to tenure alone is not. */
 static char *
 not_public(const Conf *conf, GMimeMessage *message)
 {
+	/* Headers are the sender's to write; the topmost Received header,
+	 * which the server delivering into the source wrote, is not. */
+	g_autofree char *seen = NULL;
+	if (conf->source_list_relay &&
+	    !relay_handed_over(message, conf->source_list_relay, &seen)) {
+		const char *id = g_mime_message_get_message_id(message);
+		util_log("not-relayed", "msgid", id ? id : "-", "received-from",
+		         seen ? seen : "-", "list-relay", conf->source_list_relay,
+		         NULL);
+		return g_strdup_printf("commands count only when sent to the "
+		                       "committee's list%s%s, and this mail did not "
+		                       "come through it (the list's server did not "
+		                       "deliver it); send it to the list",
+		                       conf->list ? " " : "",
+		                       conf->list ? conf->list : "");
+	}
 	if (conf->public_record == CONF_PUBLIC_OFF)
 		return NULL;
 	if (conf->list == NULL)

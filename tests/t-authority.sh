@@ -116,15 +116,19 @@ EOF
 n=0
 # send SIGNER ID SIGNED ARRIVED BODY [HEADER...]: a PGP/MIME mail signed
 # at SIGNED and delivered at ARRIVED (date -d), imported from a Maildir
-# of its own into the committee $C.
+# of its own into the committee $C.  It carries the list's List-Id, and
+# $RECEIVED, when set, as its topmost Received header.
 send() {
 	local signer=$1 id=$2 signed=$3 arrived=$4 body=$5
 	shift 5
 	n=$((n + 1))
 	mime_text_part "$body" >"$W/m/$id.part"
 	pgpmime_entity "$signer" "$W/m/$id.part" -- "$(gpg_faked "$signed")" >"$W/m/$id.entity"
-	mail_message someone@example.org "$id@example.org" "$W/m/$id.entity" \
-		"List-Id: <debian-ctte.lists.debian.org>" "$@" >"$W/m/$id.eml"
+	{
+		[ -n "${RECEIVED:-}" ] && printf 'Received: %s\n' "$RECEIVED"
+		mail_message someone@example.org "$id@example.org" "$W/m/$id.entity" \
+			"List-Id: <debian-ctte.lists.debian.org>" "$@"
+	} >"$W/m/$id.eml"
 	rm -rf "$W/box$n"
 	deliver "$W/box$n" "$W/m/$id.eml" "$(date -d "$arrived" +%s)"
 	before=$(grep -c '^Event:' "$C/ledger")
@@ -230,5 +234,36 @@ if grep -q "^refused .*detail=.*$C/ledger:[0-9]*: Parameters" "$W/log"; then
 else
 	test_fail "$(cat "$W/log")"
 fi
+
+# --- 9. A forged List-Id does not make mail public -----------------------
+
+SOURCE_EXTRA="list-relay = bendel.debian.org; 82.195.75.100"
+committee "$W/c9"
+unset SOURCE_EXTRA
+RECEIVED="from bendel.debian.org (bendel.debian.org [82.195.75.100])
+	by mx.example.org (Postfix) with ESMTPS id 4B2; $(date -R)"
+send "$ALICE" relayed '1 hour ago' 'now' "Tenure: resign"
+expect_event "a command the list's relay delivered counts" "^Event: resign
+^Member: Alice Member <alice@example.org>"
+
+RECEIVED="from bendel.debian.org (attacker.example.net [203.0.113.9])
+	by mx.example.org (Postfix) with ESMTPS id 4B3; $(date -R)
+Received: from bendel.debian.org (bendel.debian.org [82.195.75.100])
+	by relay.example.net; $(date -R)"
+send "$BOB" forged-list-id '1 hour ago' 'now' "Tenure: resign"
+expect_refused "a command sent to tenure directly under the list's List-Id is refused" \
+	"did not come through it"
+
+test_begin "... the log names the host that handed it over"
+if grep -q '^not-relayed .*received-from="attacker.example.net 203.0.113.9"' "$W/log"; then
+	test_pass
+else
+	test_fail "$(cat "$W/log")"
+fi
+
+RECEIVED=
+send "$BOB" no-received '1 hour ago' 'now' "Tenure: resign"
+expect_refused "a command with no Received header at all is refused" \
+	"did not come through it"
 
 test_done
