@@ -120,7 +120,7 @@ rebuild(const Conf *scratch, const Ledger *ledger, GPtrArray *archived,
 			g_ptr_array_add(history, ledger->events->pdata[i]);
 	g_ptr_array_sort(history, compare_by_date);
 
-	Intake *intake = intake_new_audit(scratch, error);
+	Intake *intake = intake_new_audit(scratch, ledger, error);
 	if (intake == NULL)
 		return FALSE;
 	gboolean ok = TRUE;

@@ -32,10 +32,20 @@ decide_roles_of(const DecideRoles *roles, const char *fingerprint)
 	return held;
 }
 
+/* Whether FINGERPRINT held ROLE both on the signature's date and when
+ * the mail arrived: a signature's date is the signer's own claim, so a
+ * role that had passed on by the arrival no longer authorises. */
+static gboolean
+holds(const DecideInput *in, const char *fingerprint, DecideRole role)
+{
+	return (decide_roles_of(&in->roles, fingerprint) & role) != 0 &&
+	       (decide_roles_of(&in->roles_at_arrival, fingerprint) & role) != 0;
+}
+
 static gboolean
 signer_is(const DecideInput *in, DecideRole role)
 {
-	return (decide_roles_of(&in->roles, in->signer) & role) != 0;
+	return holds(in, in->signer, role);
 }
 
 static DecideKind
@@ -43,6 +53,29 @@ refuse(Decision *out, char *reason)
 {
 	out->reason = reason;
 	return DECIDE_REFUSE;
+}
+
+/* Refuses with WHO_MAY (who may sign this), adding why the signer is
+ * not that person when a role they held on the signature's date had
+ * passed on by the time the mail arrived. */
+static DecideKind
+refuse_signer(const DecideInput *in, Decision *out, char *who_may)
+{
+	guint lost = decide_roles_of(&in->roles, in->signer) &
+	             ~decide_roles_of(&in->roles_at_arrival, in->signer);
+	if (lost == 0)
+		return refuse(out, who_may);
+	const char *role = lost & DECIDE_ROLE_CHAIR    ? "chair"
+	                   : lost & DECIDE_ROLE_LEADER ? "leader"
+	                                               : "secretary";
+	char signed_on[11], arrived_on[11];
+	char *reason = g_strdup_printf(
+	    "%s; the signer held the %s's role on the signature's date (%s) "
+	    "but no longer when the mail arrived (%s)",
+	    who_may, role, date_format(in->signed_on, signed_on),
+	    date_format(in->arrived_on, arrived_on));
+	g_free(who_may);
+	return refuse(out, reason);
 }
 
 const char *
@@ -92,6 +125,17 @@ event_new(const DecideInput *in, EventKind kind, Day date, const char *member)
 	return event;
 }
 
+/* The first day a command may take effect: its signature's date, but
+ * never before the day before the mail arrived.  A signature's date is
+ * the signer's claim; the day of grace is for mail delayed on its way. */
+static Day
+first_day(const DecideInput *in)
+{
+	if (in->arrived_on == DAY_NONE || in->arrived_on - 1 < in->signed_on)
+		return in->signed_on;
+	return in->arrived_on - 1;
+}
+
 /* The latest day a command signed on SIGNED_ON may name. */
 static Day
 latest_day(Day signed_on)
@@ -99,17 +143,27 @@ latest_day(Day signed_on)
 	return date_add_months(signed_on, DECIDE_AHEAD_MONTHS);
 }
 
-/* The effective date: as given, else the signature's date; never
- * before the signature, which would rewrite history, nor more than a
- * year after it. */
+/* The effective date: as given, else first_day(); never before the
+ * signature, which would rewrite history, nor more than a year after
+ * it.  A date given before first_day() is refused rather than moved: the
+ * signer chose that day, and another would change what was signed. */
 static gboolean
 effective_day(const DecideInput *in, Day *day, char **reason)
 {
-	*day = in->command->effective ? in->command->effective : in->signed_on;
-	char buf[11];
+	Day from = first_day(in);
+	*day = in->command->effective ? in->command->effective : from;
+	char buf[11], arrived[11];
 	if (*day < in->signed_on) {
 		*reason = g_strdup_printf("Effective: is before the signature's date (%s)",
 		                          date_format(in->signed_on, buf));
+		return FALSE;
+	}
+	if (*day < from) {
+		*reason = g_strdup_printf(
+		    "Effective: is before %s, the day before this mail arrived (%s): "
+		    "a command takes effect at the earliest on the day before it "
+		    "reaches tenure",
+		    date_format(from, buf), date_format(in->arrived_on, arrived));
 		return FALSE;
 	}
 	if (*day > latest_day(in->signed_on)) {
@@ -237,13 +291,34 @@ primary_fingerprint(const DecideInput *in, char **reason)
 	return FALSE;
 }
 
+/* Whether the signing key, EMAIL's on the signature's date, was still
+ * theirs when the mail arrived: a key replaced since (new-key) no longer
+ * acts for them, whatever date its signature claims. */
+static gboolean
+key_held_at_arrival(const DecideInput *in, const char *email, char **reason)
+{
+	if (in->arrived_on == DAY_NONE)
+		return TRUE;
+	const char *key = committee_key_on(in->committee, email, in->arrived_on);
+	if (key && g_ascii_strcasecmp(key, in->signer) == 0)
+		return TRUE;
+	char buf[11];
+	*reason = g_strdup_printf("the signing key (%s) was no longer the key of %s "
+	                          "when the mail arrived (%s)",
+	                          in->signer, committee_name_of(in->committee, email),
+	                          date_format(in->arrived_on, buf));
+	return FALSE;
+}
+
 static DecideKind
 decide_resign(const DecideInput *in, Decision *out)
 {
+	const Person *person = in->signer_member;
+	if (person && !key_held_at_arrival(in, person->email, &out->reason))
+		return DECIDE_REFUSE;
 	Day day;
 	if (!effective_day(in, &day, &out->reason))
 		return DECIDE_REFUSE;
-	const Person *person = in->signer_member;
 	g_autofree char *who = g_strdup_printf("the signer (%s)", in->signer);
 	if (open_term(person, person ? person->member : who, day, TRUE,
 	              &out->reason) == NULL)
@@ -258,7 +333,8 @@ decide_recommend(const DecideInput *in, Decision *out)
 {
 	const Command *c = in->command;
 	if (!signer_is(in, DECIDE_ROLE_CHAIR))
-		return refuse(out, g_strdup("only the chair may recommend an appointment"));
+		return refuse_signer(in, out, g_strdup("only the chair may recommend "
+		                                       "an appointment"));
 	if (!primary_fingerprint(in, &out->reason) ||
 	    !fingerprint_unshared(in, &out->reason))
 		return DECIDE_REFUSE;
@@ -286,7 +362,7 @@ decide_recommend(const DecideInput *in, Decision *out)
 	rec->project_joined = c->project_joined;
 	rec->signed_by = g_strdup(in->signer);
 	rec->message_id = g_strdup(in->message_id);
-	rec->date = in->signed_on;
+	rec->date = first_day(in);
 	out->recommendation = rec;
 	return DECIDE_PENDING;
 }
@@ -310,7 +386,7 @@ recommended(const DecideInput *in)
 	 * half-finished step by a former chair is not the committee's. */
 	if (rec == NULL || rec->fingerprint == NULL ||
 	    g_ascii_strcasecmp(rec->fingerprint, c->fingerprint) != 0 ||
-	    !(decide_roles_of(&in->roles, rec->signed_by) & DECIDE_ROLE_CHAIR))
+	    !holds(in, rec->signed_by, DECIDE_ROLE_CHAIR))
 		return NOT_RECOMMENDED;
 	/* Nor one the person was appointed on since: it was used up, even
 	 * if the process stopped before dropping it. */
@@ -321,7 +397,7 @@ recommended(const DecideInput *in)
 	/* A recommendation nobody acted on for months was made for a
 	 * committee that has changed since. */
 	if (rec->date == DAY_NONE ||
-	    in->signed_on > rec->date + (Day)in->conf->recommendation_days)
+	    first_day(in) > rec->date + (Day)in->conf->recommendation_days)
 		return RECOMMENDATION_LAPSED;
 	return RECOMMENDED;
 }
@@ -358,9 +434,11 @@ decide_appoint(const DecideInput *in, Decision *out)
 		                                   "the committee has 5 members or fewer "
 		                                   "(it has %u)", members->len));
 	} else {
-		return refuse(out, g_strdup("only the leader (for a person the chair "
-		                            "recommended) or the chair (while the "
-		                            "committee has 5 members or fewer) may appoint"));
+		return refuse_signer(in, out,
+		                     g_strdup("only the leader (for a person the chair "
+		                              "recommended) or the chair (while the "
+		                              "committee has 5 members or fewer) may "
+		                              "appoint"));
 	}
 	if (!primary_fingerprint(in, &out->reason) ||
 	    !fingerprint_unshared(in, &out->reason))
@@ -403,11 +481,11 @@ removal_so_far(const DecideInput *in)
 	removal->effective = had->effective;
 	/* A half signed by someone who no longer holds that role (the
 	 * configuration changed since) does not count. */
-	if (decide_roles_of(&in->roles, had->chair) & DECIDE_ROLE_CHAIR) {
+	if (holds(in, had->chair, DECIDE_ROLE_CHAIR)) {
 		removal->chair = g_strdup(had->chair);
 		removal->chair_message = g_strdup(had->chair_message);
 	}
-	if (decide_roles_of(&in->roles, had->leader) & DECIDE_ROLE_LEADER) {
+	if (holds(in, had->leader, DECIDE_ROLE_LEADER)) {
 		removal->leader = g_strdup(had->leader);
 		removal->leader_message = g_strdup(had->leader_message);
 	}
@@ -421,8 +499,8 @@ decide_remove(const DecideInput *in, Decision *out)
 	gboolean chair = signer_is(in, DECIDE_ROLE_CHAIR);
 	gboolean leader = signer_is(in, DECIDE_ROLE_LEADER);
 	if (!chair && !leader)
-		return refuse(out, g_strdup("only the chair and the leader, together, "
-		                            "may remove a member"));
+		return refuse_signer(in, out, g_strdup("only the chair and the leader, "
+		                                       "together, may remove a member"));
 	Day day;
 	if (!effective_day(in, &day, &out->reason))
 		return DECIDE_REFUSE;
@@ -476,12 +554,16 @@ decide_defer(const DecideInput *in, Decision *out)
 {
 	const Command *c = in->command;
 	if (!signer_is(in, DECIDE_ROLE_CHAIR))
-		return refuse(out, g_strdup("only the chair may defer an expiry"));
+		return refuse_signer(in, out, g_strdup("only the chair may defer an expiry"));
 	const Person *person = committee_find(in->committee, c->email);
-	if (open_term(person, c->member, in->signed_on, FALSE, &out->reason) == NULL)
+	Day day = first_day(in);
+	if (open_term(person, c->member, day, FALSE, &out->reason) == NULL)
 		return DECIDE_REFUSE;
-	if (c->until <= in->signed_on)
-		return refuse(out, g_strdup("Until: is not after the signature's date"));
+	if (c->until <= day)
+		return refuse(out, g_strdup(day == in->signed_on
+		                                ? "Until: is not after the signature's date"
+		                                : "Until: is not after the day before "
+		                                  "this mail arrived"));
 	if (c->until > latest_day(in->signed_on)) {
 		char buf[11];
 		return refuse(out, g_strdup_printf("Until: is more than a year after the "
@@ -489,7 +571,7 @@ decide_defer(const DecideInput *in, Decision *out)
 		                                   date_format(latest_day(in->signed_on),
 		                                               buf)));
 	}
-	out->event = event_new(in, EVENT_DEFER, in->signed_on, person->member);
+	out->event = event_new(in, EVENT_DEFER, day, person->member);
 	out->event->until = c->until;
 	g_free(out->event->comment);
 	out->event->comment = g_strdup_printf("%s (%s)", c->reason,
@@ -528,8 +610,9 @@ decide_handover(const DecideInput *in, Decision *out)
 	if (!signer_is(in, role == ROLE_CHAIR ? DECIDE_ROLE_CHAIR
 	                                      : DECIDE_ROLE_LEADER) &&
 	    !signer_is(in, DECIDE_ROLE_SECRETARY))
-		return refuse(out, g_strdup_printf("only the %s or the secretary may hand "
-		                                   "over the %s's role", name, name));
+		return refuse_signer(in, out,
+		                     g_strdup_printf("only the %s or the secretary may "
+		                                     "hand over the %s's role", name, name));
 	Day day;
 	if (!effective_day(in, &day, &out->reason) ||
 	    !usable_key(in, &out->reason))
@@ -593,6 +676,8 @@ decide_new_key(const DecideInput *in, Decision *out)
 		return refuse(out, g_strdup_printf("the signer (%s) is nobody's key in the "
 		                                   "ledger on %s", in->signer,
 		                                   date_format(in->signed_on, when)));
+	if (!key_held_at_arrival(in, email, &out->reason))
+		return DECIDE_REFUSE;
 	Day day;
 	if (!effective_day(in, &day, &out->reason) ||
 	    !usable_key(in, &out->reason))
@@ -608,6 +693,103 @@ decide_new_key(const DecideInput *in, Decision *out)
 	out->event = event_new(in, EVENT_KEY, day, member);
 	out->event->fingerprint = g_strdup(c->fingerprint);
 	return DECIDE_APPEND;
+}
+
+/* Whether OTHER is about what EVENT changes: the same person's
+ * membership, the same role, the same person's key. */
+static gboolean
+same_subject(const LedgerEvent *event, const LedgerEvent *other)
+{
+	gboolean membership = other->kind == EVENT_APPOINT ||
+	                      other->kind == EVENT_RESIGN ||
+	                      other->kind == EVENT_REMOVE ||
+	                      other->kind == EVENT_EXPIRE;
+	switch (event->kind) {
+	case EVENT_APPOINT:
+	case EVENT_RESIGN:
+	case EVENT_REMOVE:
+	case EVENT_EXPIRE:
+	case EVENT_DEFER:
+		return membership && g_strcmp0(event->email, other->email) == 0;
+	case EVENT_ROLE:
+		return other->kind == EVENT_ROLE &&
+		       g_strcmp0(event->role, other->role) == 0;
+	case EVENT_KEY:
+		return other->kind == EVENT_KEY &&
+		       g_strcmp0(event->email, other->email) == 0;
+	case EVENT_RULE:
+		break;
+	}
+	return FALSE;
+}
+
+/* When the ledger recorded EVENT (Unix time), or -1 for history typed
+ * in by hand (Source: import), which is the committee's record of how
+ * things stood, not news: it has no Recorded, or the one `tenure audit`
+ * gives it when rebuilding. */
+static gint64
+recorded_at(const LedgerEvent *event)
+{
+	if (event->recorded == NULL ||
+	    g_ascii_strcasecmp(event->source ? event->source : "import",
+	                       "import") == 0)
+		return -1;
+	g_autoptr(GTimeZone) utc = g_time_zone_new_utc();
+	g_autoptr(GDateTime) when = g_date_time_new_from_iso8601(event->recorded, utc);
+	return when ? g_date_time_to_unix(when) : -1;
+}
+
+static const char *
+change_name(const LedgerEvent *event)
+{
+	switch (event->kind) {
+	case EVENT_APPOINT:
+		return "appointment";
+	case EVENT_RESIGN:
+		return "resignation";
+	case EVENT_REMOVE:
+		return "removal";
+	case EVENT_EXPIRE:
+		return "expiry";
+	case EVENT_DEFER:
+		return "deferral";
+	case EVENT_ROLE:
+		return "handover";
+	case EVENT_KEY:
+		return "new key";
+	case EVENT_RULE:
+		break;
+	}
+	return "rule";
+}
+
+/* A command acts on the committee as its signer saw it.  When the
+ * ledger recorded, after the signature was made, a change to what EVENT
+ * changes dated on or after EVENT's date (an expiry of the member
+ * resigning, a handover of the role being handed over), EVENT would
+ * come before it and undo or overtake it: its signer did not know of
+ * it, and a backdated signature must not reach behind the ledger's
+ * back. */
+static gboolean
+unchanged_since_signed(const DecideInput *in, const LedgerEvent *event,
+                       char **reason)
+{
+	for (guint i = 0; i < in->ledger->events->len; i++) {
+		const LedgerEvent *other = in->ledger->events->pdata[i];
+		if (!same_subject(event, other) || other->date < event->date ||
+		    recorded_at(other) <= in->signed_at)
+			continue;
+		char date[11];
+		g_autofree char *recorded = g_strndup(other->recorded, 10);
+		const char *whom = other->kind == EVENT_ROLE ? other->role : other->member;
+		*reason = g_strdup_printf(
+		    "since this command was signed, the ledger has recorded the %s "
+		    "of %s (dated %s, recorded %s); a command signed before a change "
+		    "cannot take effect before it: sign it again if it still stands",
+		    change_name(other), whom, date_format(other->date, date), recorded);
+		return FALSE;
+	}
+	return TRUE;
 }
 
 void
@@ -652,6 +834,9 @@ decide(const DecideInput *in, Decision *out)
 		out->kind = decide_new_key(in, out);
 		break;
 	}
+	if (out->kind == DECIDE_APPEND &&
+	    !unchanged_since_signed(in, out->event, &out->reason))
+		out->kind = DECIDE_REFUSE;
 	/* A refusal carries nothing else: a half-built event must not be
 	 * mistaken for one to append. */
 	if (out->kind == DECIDE_REFUSE) {

@@ -1,16 +1,28 @@
 /* decide.h: what becomes of a verified command.
  *
  * Pure, like the rules: the committee (replayed from the ledger), the
- * roles on the signature's date, the pending state for the person the
- * command names, the command and its signer go in; an outcome comes out
- * with its reason.  No clock, no files, no keyring: intake looks those
- * up and passes them in (see DecideInput), then carries the outcome out
- * (records the signature, appends the event, stores or drops the
- * pending state, replies).
+ * roles on the signature's date and on the arrival day, the pending
+ * state for the person the command names, the command and its signer
+ * go in; an outcome comes out with its reason.  No clock, no files, no
+ * keyring: intake looks those up and passes them in (see DecideInput),
+ * then carries the outcome out (records the signature, appends the
+ * event, stores or drops the pending state, replies).
+ *
+ * When a command counts.  A signature's date is the signer's claim, so
+ * the key, membership and role that authorise a command must hold both
+ * on that date and on the day the mail arrived.  A command takes effect
+ * at the earliest on the day before it arrived (a day's grace for mail
+ * delayed on its way): a defaulted Effective (or a deferral's date) is
+ * that day when the signature is older; an Effective given before it is
+ * refused, not moved.  And a command never takes effect before (so
+ * never undoes or overtakes) a change the ledger recorded (Recorded:)
+ * after its signature was made to the same person's membership or key
+ * or to the same role: its signer did not know of it.  History typed in
+ * by hand (Source: import) counts as known.
  *
  * Roles are one seam: DecideRoles says who held the chair and the
- * leader's role on the signature's date.  The signer's own roles and
- * whether a pending half still counts are both judged against it, so a
+ * leader's role on a day.  The signer's own roles and whether a pending
+ * half still counts are both judged against it, on both days, so a
  * change in where roles come from (configuration, ledger events) does
  * not touch the decisions.
  *
@@ -52,11 +64,16 @@ typedef struct {
 	const Committee *committee;    /* LEDGER replayed */
 	const Rule *default_rule;      /* for a ledger without a rule event */
 	DecideRoles roles;             /* on the signature's date */
+	DecideRoles roles_at_arrival;  /* on the day the mail arrived */
 	const Command *command;
 	const char *signer;            /* primary fingerprint of the signing key */
 	const char *signing_key;       /* the (sub)key that signed, or NULL */
 	const Person *signer_member;   /* the member the signer is, or NULL */
 	Day signed_on;                 /* the signature's UTC date */
+	gint64 signed_at;              /* the signature's time (Unix) */
+	Day arrived_on;                /* the UTC day the mail arrived (IMAP
+	                                  INTERNALDATE, Maildir delivery, mbox
+	                                  From_ line) */
 	const char *message_id;        /* "<...>" of the mail */
 	const char *signature_record;  /* "signature FPR TIME sha256:HEX", kept
 	                                  in the event's Comment */

@@ -49,6 +49,8 @@ struct Intake {
 	IntakeRefusalFunc on_refusal; /* may be NULL */
 	gpointer on_refusal_data;
 	gint64 answered_until; /* no transcript for mail arrived until then */
+	GHashTable *recorded;    /* audit: Source (Message-ID) -> the ledger's
+	                            Recorded for the event that mail made */
 };
 
 /* Everything known about the mail being handled. */
@@ -101,9 +103,19 @@ intake_new(const Conf *conf, GError **error)
 }
 
 Intake *
-intake_new_audit(const Conf *conf, GError **error)
+intake_new_audit(const Conf *conf, const Ledger *ledger, GError **error)
 {
-	return intake_create(conf, TRUE, error);
+	Intake *intake = intake_create(conf, TRUE, error);
+	if (intake == NULL)
+		return NULL;
+	intake->recorded = g_hash_table_new(g_str_hash, g_str_equal);
+	for (guint i = 0; i < ledger->events->len; i++) {
+		const LedgerEvent *event = ledger->events->pdata[i];
+		if (event->source && event->recorded)
+			g_hash_table_insert(intake->recorded, event->source,
+			                    event->recorded);
+	}
+	return intake;
 }
 
 void
@@ -133,6 +145,8 @@ intake_free(Intake *intake)
 	g_free(intake->chair);
 	g_free(intake->leader);
 	g_free(intake->secretary);
+	if (intake->recorded)
+		g_hash_table_unref(intake->recorded);
 	g_free(intake);
 }
 
@@ -352,6 +366,14 @@ commit(Intake *intake, const Mail *mail, Decision *decision, GError **error)
 	                        sig->digest, mail->message_id, mail->content,
 	                        TRUE, error))
 		return FALSE;
+	/* The audit's rebuild records each event when the ledger did: later
+	 * commands are judged against what was recorded before them. */
+	const char *recorded = intake->recorded && decision->event->source
+	                           ? g_hash_table_lookup(intake->recorded,
+	                                                 decision->event->source)
+	                           : NULL;
+	if (recorded && decision->event->recorded == NULL)
+		decision->event->recorded = g_strdup(recorded);
 	g_autoptr(GError) local = NULL;
 	if (!ledger_append_guarded(intake->conf->ledger, intake->conf->state_dir,
 	                           decision->event, &local)) {
@@ -494,12 +516,14 @@ act(Intake *intake, Mail *mail, GError **error)
 		removal = pending_get_removal(intake->pending, command->email);
 	}
 	g_autofree char *record = signature_comment(mail);
+	Day arrived_on = date_of_unix(mail->source->arrival);
 	DecideInput in = {
 		.conf = intake->conf,
 		.ledger = ledger,
 		.committee = committee,
 		.default_rule = intake->default_rule,
 		.roles = roles_on(intake, committee, mail->signed_on),
+		.roles_at_arrival = roles_on(intake, committee, arrived_on),
 		.command = command,
 		.signer = mail->sig->fingerprint,
 		.signing_key = mail->sig->signing_key,
@@ -508,6 +532,8 @@ act(Intake *intake, Mail *mail, GError **error)
 		.fingerprint_usable = command->fingerprint &&
 		                      keyring_has_key(keyring, command->fingerprint),
 		.signed_on = mail->signed_on,
+		.signed_at = mail->sig->created,
+		.arrived_on = arrived_on,
 		.message_id = mail->message_id,
 		.signature_record = record,
 		.fingerprint_primary = primary,

@@ -22,6 +22,7 @@
 #include <glib.h>
 
 #include "conf.h"
+#include "ledger.h"
 #include "source.h"
 
 typedef struct Intake Intake;
@@ -31,8 +32,12 @@ Intake *intake_new(const Conf *conf, GError **error);
 /* For `tenure audit`: an Intake that re-checks archived mail into CONF's
  * (scratch) ledger and state directory.  It verifies in audit mode (a key
  * expired or revoked after the signature is logged, not refused), queues
- * no replies and archives nothing. */
-Intake *intake_new_audit(const Conf *conf, GError **error);
+ * no replies and archives nothing.  An event it makes from a mail gets
+ * the Recorded time LEDGER (the real one, which must outlive the Intake)
+ * gives the event from that mail, so that what was recorded after a
+ * signature is judged as it was (decide.h). */
+Intake *intake_new_audit(const Conf *conf, const Ledger *ledger,
+                         GError **error);
 gboolean intake_handle(const SourceMessage *message, gpointer intake,
                        GError **error);
 

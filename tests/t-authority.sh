@@ -151,6 +151,11 @@ last_transcript() {
 	ls -t "$C/state/outbox/queue"/* | head -n 1 | xargs cat
 }
 
+# The transcript on one line: a reason is wrapped in the mail.
+transcript_line() {
+	last_transcript | tr -d '\r' | tr '\n' ' ' | tr -s ' '
+}
+
 # expect_event DESCRIPTION PATTERN: one event was appended, matching
 # every line of PATTERN (grep -E).
 expect_event() {
@@ -188,7 +193,7 @@ expect_refused() {
 		else
 			test_pass
 		fi
-	elif ! last_transcript | grep -q -- "$2"; then
+	elif ! transcript_line | grep -q -- "$2"; then
 		test_fail "expected a transcript with: $2" "$(last_transcript | grep -A3 Refused)"
 	else
 		test_pass
@@ -206,6 +211,70 @@ expect_pending() {
 		test_pass
 	fi
 }
+
+# --- 1. Authority is judged when the mail arrives -------------------------
+
+committee "$W/c1"
+send "$CAROL" chair-to-alice '3 days ago' '3 days ago' "Tenure: handover
+Role: chair
+Fingerprint: $ALICE"
+expect_event "the chair hands the chair to Alice" "^Event: role
+^Date: $(day '3 days ago')
+^Member: Alice Member <alice@example.org>"
+
+send "$CAROL" former-chair-appoints '5 days ago' 'now' "Tenure: appoint
+Member: Nina Newcomer <nina@example.org>
+Fingerprint: $NINA
+Project-Joined: 2010-05-01"
+expect_refused "a former chair's back-dated appointment is refused" \
+	"held the chair's role on the signature's date ($(day '5 days ago')) but no longer when the mail arrived ($(day now))"
+
+# Bob's key is replaced (recorded by hand, as an administrator would).
+printf '\nEvent: key\nDate: %s\nMember: Bob Member <bob@example.org>\nFingerprint: %s\nSource: import\n' \
+	"$(day '2 days ago')" "$BOB2" >>"$C/ledger"
+send "$BOB" replaced-key-resigns '4 days ago' 'now' "Tenure: resign"
+expect_refused "a replaced key's back-dated resignation is refused" \
+	"the signing key ($BOB) was no longer the key of Bob Member <bob@example.org> when the mail arrived"
+
+send "$DAVE" effective-too-early '5 days ago' 'now' "Tenure: resign
+Effective: $(day '4 days ago')"
+expect_refused "an Effective before the day before the arrival is refused" \
+	"Effective: is before $(day '1 day ago'), the day before this mail arrived"
+
+send "$DAVE" backdated-resign '5 days ago' 'now' "Tenure: resign"
+expect_event "a back-dated resignation takes effect the day before it arrived" "^Event: resign
+^Date: $(day '1 day ago')
+^Member: Dave Member <dave@example.org>
+^Signed-By: $DAVE"
+
+# The rule expired Alice yesterday; the schedule recorded it today.  Her
+# resignation arrived yesterday but is read only now.
+printf '\nEvent: expire\nDate: %s\nMember: Alice Member <alice@example.org>\nSource: tenure\nRecorded: %sT00:05:00Z\n' \
+	"$(day '1 day ago')" "$(day now)" >>"$C/ledger"
+send "$ALICE" resign-before-expiry '3 days ago' '1 day ago' "Tenure: resign"
+expect_refused "a resignation does not overtake an expiry recorded after it was signed" \
+	"since this command was signed, the ledger has recorded the expiry of Alice Member <alice@example.org>"
+
+# tenure import of an mbox: the From_ line is the arrival.
+before=$(grep -c '^Event:' "$C/ledger")
+mime_text_part "Tenure: resign" >"$W/m/mbox.part"
+pgpmime_entity "$CAROL" "$W/m/mbox.part" -- "$(gpg_faked '5 days ago')" >"$W/m/mbox.entity"
+{
+	printf 'From carol@example.org %s\n' "$(LC_ALL=C date -u '+%a %b %e %H:%M:%S %Y')"
+	mail_message carol@example.org mbox-resign@example.org "$W/m/mbox.entity" \
+		"List-Id: <debian-ctte.lists.debian.org>"
+	printf '\n'
+} >"$W/m/archive.mbox"
+"$TENURE" --config "$C/tenure.conf" import "mbox:$W/m/archive.mbox" >"$W/out" 2>"$W/log"
+expect_event "an mbox import dates a back-dated resignation by the From_ line" "^Event: resign
+^Date: $(day '1 day ago')
+^Member: Carol Chair <carol@example.org>
+^Signed-By: $CAROL"
+
+test_begin "audit rebuilds the ledger, judging each mail as of its arrival"
+"$TENURE" --config "$C/tenure.conf" audit >"$W/audit" 2>&1
+test_expect_equal "audit: 3 archived messages, 10 ledger events, 0 problems, 0 differences" \
+	"$(tail -n 1 "$W/audit")"
 
 # --- 8. Transcripts carry no server internals ------------------------------
 

@@ -95,6 +95,13 @@ typedef struct {
 	const char *signed_by;    /* the event's Signed-By, when appended */
 } DecideCase;
 
+/* A row whose mail arrived after the day it was signed. */
+typedef struct {
+	DecideCase row;
+	const char *arrived;      /* the day the mail arrived */
+	const char *signed_at;    /* the signature's time on SIGNED_ON (UTC) */
+} ArrivalCase;
+
 #define APPOINT_NINA                                                       \
 	"Tenure: appoint\nMember: Nina <nina@example.org>\nFingerprint: " FPR_NINA \
 	"\nProject-Joined: 2010-01-01\n"
@@ -381,6 +388,153 @@ static const DecideCase cases[] = {
 	 "could not apply the committee's term rule", NULL, NULL},
 };
 
+/* Alice chairs from 2026-12-05: Carol's chair had passed by a later
+ * arrival. */
+#define CHAIR_TO_ALICE                                                     \
+	"Event: role\nDate: 2026-12-05\nRole: chair\n"                      \
+	"Member: Alice <alice@example.org>\nFingerprint: " FPR_ALICE "\n"
+/* Mia leads from 2026-12-05. */
+#define LEADER_TO_MIA                                                      \
+	"Event: role\nDate: 2026-12-05\nRole: leader\n"                     \
+	"Member: Mia <mia@example.org>\nFingerprint: " FPR_MIA "\n"
+/* Alice signs with Mia's key from 2026-12-05. */
+#define ALICE_NEW_KEY                                                      \
+	"Event: key\nDate: 2026-12-05\nMember: Alice <alice@example.org>\n" \
+	"Fingerprint: " FPR_MIA "\n"
+
+/* Signed on SIGNED_ON, arrived later: authority must hold on both days,
+ * nothing takes effect before the day before the arrival, and nothing
+ * recorded after the signature is undone or overtaken. */
+static const ArrivalCase arrival_cases[] = {
+	{{"a backdated resignation takes effect the day before it arrived",
+	  NULL, FPR_ALICE, "Tenure: resign\n", NO_PENDING, NULL, DECIDE_APPEND,
+	  NULL, "2026-12-08", FPR_ALICE},
+	 "2026-12-09", "10:00:00"},
+	{{"a mail arriving the next day keeps the signature's date", NULL,
+	  FPR_ALICE, "Tenure: resign\n", NO_PENDING, NULL, DECIDE_APPEND, NULL,
+	  SIGNED_ON, FPR_ALICE},
+	 "2026-12-04", "10:00:00"},
+	{{"an Effective before the day before the arrival is refused", NULL,
+	  FPR_ALICE, "Tenure: resign\nEffective: 2026-12-05\n", NO_PENDING,
+	  NULL, DECIDE_REFUSE, "the day before this mail arrived (2026-12-09)",
+	  NULL, NULL},
+	 "2026-12-09", "10:00:00"},
+	{{"an Effective on the day before the arrival counts", NULL, FPR_ALICE,
+	  "Tenure: resign\nEffective: 2026-12-08\n", NO_PENDING, NULL,
+	  DECIDE_APPEND, NULL, "2026-12-08", FPR_ALICE},
+	 "2026-12-09", "10:00:00"},
+	{{"a backdated deferral is dated the day before it arrived", NULL,
+	  FPR_CAROL,
+	  "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2027-03-01\n"
+	  "Reason: a vote is running\n",
+	  NO_PENDING, NULL, DECIDE_APPEND, NULL, "2026-12-08", FPR_CAROL},
+	 "2026-12-09", "10:00:00"},
+	{{"a deferral until before the day before the arrival is refused", NULL,
+	  FPR_CAROL,
+	  "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2026-12-06\n"
+	  "Reason: a vote is running\n",
+	  NO_PENDING, NULL, DECIDE_REFUSE,
+	  "Until: is not after the day before this mail arrived", NULL, NULL},
+	 "2026-12-09", "10:00:00"},
+
+	{{"a chair who handed over before the arrival cannot recommend",
+	  CHAIR_TO_ALICE, FPR_CAROL, RECOMMEND_NINA, NO_PENDING, NULL,
+	  DECIDE_REFUSE,
+	  "held the chair's role on the signature's date (2026-12-03) but no "
+	  "longer when the mail arrived (2026-12-06)",
+	  NULL, NULL},
+	 "2026-12-06", "10:00:00"},
+	{{"... nor appoint alone", CHAIR_TO_ALICE, FPR_CAROL, APPOINT_NINA,
+	  NO_PENDING, NULL, DECIDE_REFUSE, "no longer when the mail arrived",
+	  NULL, NULL},
+	 "2026-12-06", "10:00:00"},
+	{{"... nor defer", CHAIR_TO_ALICE, FPR_CAROL,
+	  "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2027-03-01\n"
+	  "Reason: a vote is running\n",
+	  NO_PENDING, NULL, DECIDE_REFUSE, "no longer when the mail arrived",
+	  NULL, NULL},
+	 "2026-12-06", "10:00:00"},
+	{{"... nor hand the chair on", CHAIR_TO_ALICE, FPR_CAROL,
+	  "Tenure: handover\nRole: chair\nFingerprint: " FPR_BOB "\n",
+	  NO_PENDING, NULL, DECIDE_REFUSE, "no longer when the mail arrived",
+	  NULL, NULL},
+	 "2026-12-06", "10:00:00"},
+	{{"... nor sign half of a removal", CHAIR_TO_ALICE, FPR_CAROL,
+	  "Tenure: remove\nMember: Bob <bob@example.org>\n", NO_PENDING, NULL,
+	  DECIDE_REFUSE, "no longer when the mail arrived", NULL, NULL},
+	 "2026-12-06", "10:00:00"},
+	{{"her recommendation does not count once she no longer chairs",
+	  SIXTH "\n" CHAIR_TO_ALICE, FPR_LEO, APPOINT_NINA, REC_BY_CHAIR, NULL,
+	  DECIDE_REFUSE, "the chair has not recommended", NULL, NULL},
+	 "2026-12-06", "10:00:00"},
+	{{"her half of a removal does not count once she no longer chairs",
+	  CHAIR_TO_ALICE, FPR_LEO,
+	  "Tenure: remove\nMember: Bob <bob@example.org>\n", REMOVAL_BY_CHAIR,
+	  NULL, DECIDE_PENDING, NULL, NULL, NULL},
+	 "2026-12-06", "10:00:00"},
+	{{"a leader who handed over before the arrival cannot appoint",
+	  SIXTH "\n" LEADER_TO_MIA, FPR_LEO, APPOINT_NINA, REC_BY_CHAIR, NULL,
+	  DECIDE_REFUSE, "held the leader's role on the signature's date", NULL,
+	  NULL},
+	 "2026-12-06", "10:00:00"},
+	{{"a key replaced before the arrival cannot resign its former owner",
+	  ALICE_NEW_KEY, FPR_ALICE, "Tenure: resign\n", NO_PENDING, NULL,
+	  DECIDE_REFUSE,
+	  "the signing key (" FPR_ALICE ") was no longer the key of Alice "
+	  "<alice@example.org> when the mail arrived (2026-12-06)",
+	  NULL, NULL},
+	 "2026-12-06", "10:00:00"},
+	{{"... nor record another new key for her", ALICE_NEW_KEY, FPR_ALICE,
+	  "Tenure: new-key\nFingerprint: " FPR_NINA "\n", NO_PENDING, NULL,
+	  DECIDE_REFUSE, "was no longer the key of Alice", NULL, NULL},
+	 "2026-12-06", "10:00:00"},
+
+	{{"a resignation does not overtake an expiry recorded after its "
+	  "signature",
+	  "Event: expire\nDate: 2026-12-05\nMember: Alice <alice@example.org>\n"
+	  "Source: tenure\nRecorded: 2026-12-06T00:05:00Z\n",
+	  FPR_ALICE, "Tenure: resign\n", NO_PENDING, NULL, DECIDE_REFUSE,
+	  "since this command was signed, the ledger has recorded the expiry of "
+	  "Alice <alice@example.org> (dated 2026-12-05, recorded 2026-12-06)",
+	  NULL, NULL},
+	 "2026-12-05", "10:00:00"},
+	{{"a resignation may overtake one recorded before its signature",
+	  "Event: resign\nDate: 2027-06-30\nMember: Alice <alice@example.org>\n"
+	  "Source: <earlier@example.org>\n" "Recorded: 2026-12-01T00:00:00Z\n",
+	  FPR_ALICE, "Tenure: resign\n", NO_PENDING, NULL, DECIDE_APPEND, NULL,
+	  "2026-12-04", FPR_ALICE},
+	 "2026-12-05", "10:00:00"},
+	{{"a removal does not overtake a resignation recorded after its "
+	  "signature",
+	  "Event: resign\nDate: 2026-12-25\nMember: Bob <bob@example.org>\n"
+	  "Source: <earlier@example.org>\n" "Recorded: 2026-12-03T10:00:01Z\n",
+	  FPR_LEO, "Tenure: remove\nMember: Bob <bob@example.org>\n",
+	  REMOVAL_BY_CHAIR, NULL, DECIDE_REFUSE,
+	  "recorded the resignation of Bob", NULL, NULL},
+	 "2026-12-04", "10:00:00"},
+	{{"a handover does not come before one recorded after its signature",
+	  "Event: role\nDate: 2026-12-10\nRole: leader\n"
+	  "Member: Mia <mia@example.org>\nFingerprint: " FPR_MIA "\n"
+	  "Source: <earlier@example.org>\n" "Recorded: 2026-12-04T09:00:00Z\n",
+	  FPR_SAM,
+	  "Tenure: handover\nRole: leader\nMember: Bob <bob@example.org>\n"
+	  "Fingerprint: " FPR_BOB "\n",
+	  NO_PENDING, NULL, DECIDE_REFUSE,
+	  "recorded the handover of leader (dated 2026-12-10, recorded "
+	  "2026-12-04)",
+	  NULL, NULL},
+	 "2026-12-04", "10:00:00"},
+	{{"a handover recorded before the signature was known to its signer",
+	  "Event: role\nDate: 2026-12-10\nRole: leader\n"
+	  "Member: Mia <mia@example.org>\nFingerprint: " FPR_MIA "\n"
+	  "Source: <earlier@example.org>\n" "Recorded: 2026-12-03T09:00:00Z\n",
+	  FPR_SAM,
+	  "Tenure: handover\nRole: leader\nMember: Bob <bob@example.org>\n"
+	  "Fingerprint: " FPR_BOB "\n",
+	  NO_PENDING, NULL, DECIDE_APPEND, NULL, "2026-12-03", FPR_SAM},
+	 "2026-12-04", "10:00:00"},
+};
+
 static Day
 D(const char *text)
 {
@@ -388,6 +542,19 @@ D(const char *text)
 	if (!date_parse(text, &day))
 		g_error("bad date in test: %s", text);
 	return day;
+}
+
+/* The roles on DAY as intake passes them: the ledger's role events, and
+ * before them the configuration's (bootstrapped as Carol and Leo). */
+static DecideRoles
+roles_on(const Committee *committee, Day day)
+{
+	DecideRoles roles = {
+	    .chair = committee_role_key_on(committee, ROLE_CHAIR, day),
+	    .leader = committee_role_key_on(committee, ROLE_LEADER, day),
+	    .secretary = FPR_SAM,
+	};
+	return roles;
 }
 
 static PendingRecommendation *
@@ -429,9 +596,9 @@ removal_for(PendingState state)
 }
 
 static void
-test_case(gconstpointer data)
+run_case(const DecideCase *row, const char *arrived_text,
+         const char *signed_at_text)
 {
-	const DecideCase *row = data;
 	g_autofree char *text = g_strconcat(base_ledger, row->extra ? "\n" : "",
 	                                    row->extra ? row->extra : "", NULL);
 	g_autoptr(GError) error = NULL;
@@ -451,19 +618,27 @@ test_case(gconstpointer data)
 	                COMMAND_PARSE_OK);
 	g_autoptr(PendingRecommendation) rec = recommendation_for(row->pending);
 	g_autoptr(PendingRemoval) removal = removal_for(row->pending);
+	Day arrived = D(arrived_text);
+	g_autofree char *signed_text =
+	    g_strdup_printf("%sT%sZ", SIGNED_ON, signed_at_text);
+	g_autoptr(GTimeZone) utc = g_time_zone_new_utc();
+	g_autoptr(GDateTime) signed_at = g_date_time_new_from_iso8601(signed_text, utc);
 
 	DecideInput in = {
 	    .conf = conf,
 	    .ledger = ledger,
 	    .committee = committee,
 	    .default_rule = rule,
-	    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO, .secretary = FPR_SAM},
+	    .roles = roles_on(committee, D(SIGNED_ON)),
+	    .roles_at_arrival = roles_on(committee, arrived),
 	    .command = command,
 	    .signer = row->signer,
 	    .signer_member = committee_find_key(committee, row->signer, D(SIGNED_ON)),
 	    .fingerprint_usable = command->fingerprint &&
 	                          strcmp(command->fingerprint, FPR_STRAY) != 0,
 	    .signed_on = D(SIGNED_ON),
+	    .signed_at = g_date_time_to_unix(signed_at),
+	    .arrived_on = arrived,
 	    .message_id = "<command@example.org>",
 	    .signature_record = "signature X 2026-12-03T10:00:00Z sha256:00",
 	    .fingerprint_primary = row->subkey_of,
@@ -511,6 +686,19 @@ test_case(gconstpointer data)
 	}
 }
 
+static void
+test_case(gconstpointer data)
+{
+	run_case(data, SIGNED_ON, "10:00:00");
+}
+
+static void
+test_arrival_case(gconstpointer data)
+{
+	const ArrivalCase *arrival = data;
+	run_case(&arrival->row, arrival->arrived, arrival->signed_at);
+}
+
 /* The halves of a removal keep their own signers and messages. */
 static void
 test_removal_halves(void)
@@ -533,6 +721,7 @@ test_removal_halves(void)
 	    .committee = committee,
 	    .default_rule = rule,
 	    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO},
+	    .roles_at_arrival = {.chair = FPR_CAROL, .leader = FPR_LEO},
 	    .command = command,
 	    .signer = FPR_LEO,
 	    .signed_on = D(SIGNED_ON),
@@ -570,6 +759,7 @@ test_bot_key(void)
 	    .committee = committee,
 	    .default_rule = rule,
 	    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO},
+	    .roles_at_arrival = {.chair = FPR_CAROL, .leader = FPR_LEO},
 	    .command = command,
 	    .signer = FPR_CAROL,
 	    .signer_member = committee_find_key(committee, FPR_CAROL, D(SIGNED_ON)),
@@ -752,10 +942,12 @@ test_cap_property(gconstpointer data)
 			    .committee = committee,
 			    .default_rule = rule,
 			    .roles = {.chair = FPR_CAROL, .leader = FPR_LEO},
+			    .roles_at_arrival = {.chair = FPR_CAROL, .leader = FPR_LEO},
 			    .command = command,
 			    .signer = signer,
 			    .signer_member = committee_find_key(committee, signer, today),
 			    .signed_on = today,
+			    .arrived_on = today,
 			    .message_id = "<random@example.org>",
 			    .signature_record = "signature",
 			    .recommendation = command->verb == COMMAND_APPOINT ? &rec : NULL,
@@ -781,6 +973,282 @@ test_cap_property(gconstpointer data)
 	}
 }
 
+/* --- Authority at arrival, as a property over random ledgers ----------- */
+
+#define ARRIVAL_PEOPLE 6
+#define ARRIVAL_LEADERS 3
+
+/* The random history: who serves, and each one's keys. */
+typedef struct {
+	GString *text;
+	gboolean serving[ARRIVAL_PEOPLE];
+	guint generation[ARRIVAL_PEOPLE]; /* of the current key */
+	guint leader;                     /* current leader, by number */
+	GPtrArray *keys;                  /* every key ever handed out */
+} History;
+
+static char *
+person_key(guint person, guint generation)
+{
+	return g_strdup_printf("%08X%032X", person + 1, generation + 1);
+}
+
+static char *
+leader_key(guint leader)
+{
+	return g_strdup_printf("%08X%032X", 0xEE, leader + 1);
+}
+
+static void
+history_event(History *h, const char *kind, Day day, const char *rest)
+{
+	char buf[11];
+	date_format(day, buf);
+	g_string_append_printf(h->text,
+	                       "\nEvent: %s\nDate: %s\n%sRecorded: %sT00:00:00Z\n",
+	                       kind, buf, rest, buf);
+}
+
+/* Appends one random change on DAY: a handover of either role, a new
+ * key, or a resignation. */
+static void
+history_step(History *h, GRand *rand, Day day)
+{
+	guint who = g_rand_int_range(rand, 0, ARRIVAL_PEOPLE);
+	g_autofree char *key = person_key(who, h->generation[who]);
+	g_autofree char *rest = NULL;
+	switch (g_rand_int_range(rand, 0, 4)) {
+	case 0:
+		if (!h->serving[who])
+			return;
+		rest = g_strdup_printf("Role: chair\nMember: P%u <p%u@example.org>\n"
+		                       "Fingerprint: %s\n", who, who, key);
+		history_event(h, "role", day, rest);
+		return;
+	case 1:
+		h->leader = (h->leader + 1 + g_rand_int_range(rand, 0, ARRIVAL_LEADERS - 1)) %
+		            ARRIVAL_LEADERS;
+		g_free(key);
+		key = leader_key(h->leader);
+		rest = g_strdup_printf("Role: leader\nMember: L%u <l%u@example.org>\n"
+		                       "Fingerprint: %s\n", h->leader, h->leader, key);
+		history_event(h, "role", day, rest);
+		return;
+	case 2:
+		h->generation[who]++;
+		g_free(key);
+		key = person_key(who, h->generation[who]);
+		g_ptr_array_add(h->keys, g_strdup(key));
+		rest = g_strdup_printf("Member: P%u <p%u@example.org>\nFingerprint: %s\n",
+		                       who, who, key);
+		history_event(h, "key", day, rest);
+		return;
+	default:
+		if (!h->serving[who])
+			return;
+		h->serving[who] = FALSE;
+		rest = g_strdup_printf("Member: P%u <p%u@example.org>\n", who, who);
+		history_event(h, "resign", day, rest);
+		return;
+	}
+}
+
+/* A random command by SIGNER, signed_day on SIGNED. */
+static char *
+random_command(GRand *rand, const Committee *committee, Day signed_day)
+{
+	guint who = g_rand_int_range(rand, 0, ARRIVAL_PEOPLE);
+	g_autofree char *newcomer = person_key(40 + who, 0);
+	const char *key = committee_key_on(committee, committee->people->len > who
+	                                       ? ((Person *)committee->people->pdata[who])->email
+	                                       : "nobody@example.org",
+	                                   signed_day);
+	switch (g_rand_int_range(rand, 0, 7)) {
+	case 0:
+		return g_strdup("Tenure: resign\n");
+	case 1:
+		return g_strdup_printf("Tenure: recommend\nMember: N%u <n%u@example.org>\n"
+		                       "Fingerprint: %s\nProject-Joined: 2000-01-01\n",
+		                       who, who, newcomer);
+	case 2:
+		return g_strdup_printf("Tenure: appoint\nMember: N%u <n%u@example.org>\n"
+		                       "Fingerprint: %s\nProject-Joined: 2000-01-01\n",
+		                       who, who, newcomer);
+	case 3:
+		return g_strdup_printf("Tenure: defer\nMember: P%u <p%u@example.org>\n"
+		                       "Until: 2027-06-01\nReason: a vote\n", who, who);
+	case 4:
+		return g_strdup_printf("Tenure: remove\nMember: P%u <p%u@example.org>\n",
+		                       who, who);
+	case 5:
+		return g_strdup_printf("Tenure: handover\nRole: %s\nMember: P%u "
+		                       "<p%u@example.org>\nFingerprint: %s\n",
+		                       g_rand_boolean(rand) ? "chair" : "leader", who,
+		                       who, key ? key : newcomer);
+	default:
+		return g_strdup_printf("Tenure: new-key\nFingerprint: %s\n", newcomer);
+	}
+}
+
+/* Whether FPR holds ROLE on both days. */
+static gboolean
+held_both(const Committee *committee, CommitteeRole role, const char *fpr,
+          Day signed_day, Day arrived)
+{
+	return committee_holds_role(committee, role, fpr, signed_day) &&
+	       committee_holds_role(committee, role, fpr, arrived);
+}
+
+/* The property: whatever the signature's date, a command that took
+ * effect (or waits for its other half) was signed_day by a key and a role
+ * holder whose authority still held when the mail arrived, takes effect
+ * no earlier than the day before the arrival, and overtakes nothing the
+ * ledger recorded after the signature. */
+static void
+check_authority(const DecideInput *in, const Decision *decision)
+{
+	const Committee *committee = in->committee;
+	Day s = in->signed_on, a = in->arrived_on;
+	const char *signer = in->signer;
+	gboolean secretary = g_strcmp0(signer, in->roles.secretary) == 0;
+	gboolean chair = held_both(committee, ROLE_CHAIR, signer, s, a);
+	gboolean leader = held_both(committee, ROLE_LEADER, signer, s, a);
+	const char *owner_then = committee_key_owner_on(committee, signer, s);
+	const char *owner_now = committee_key_owner_on(committee, signer, a);
+	gboolean own_key = owner_then && g_strcmp0(owner_then, owner_now) == 0;
+	gboolean allowed = FALSE;
+	switch (in->command->verb) {
+	case COMMAND_RESIGN:
+		allowed = own_key && decision->event &&
+		          strcmp(decision->event->email, owner_now) == 0;
+		break;
+	case COMMAND_RECOMMEND:
+	case COMMAND_DEFER:
+		allowed = chair;
+		break;
+	case COMMAND_APPOINT:
+	case COMMAND_REMOVE:
+		allowed = chair || leader;
+		break;
+	case COMMAND_HANDOVER: {
+		CommitteeRole role = ROLE_CHAIR;
+		committee_role_parse(in->command->role, &role);
+		allowed = secretary || held_both(committee, role, signer, s, a);
+		break;
+	}
+	case COMMAND_NEW_KEY:
+		allowed = own_key ||
+		          g_ascii_strcasecmp(signer, in->command->fingerprint) == 0;
+		break;
+	}
+	char sb[11], ab[11];
+	if (!allowed)
+		g_error("%s signed_day %s by %s on %s, arrived %s: %s",
+		        decision->kind == DECIDE_APPEND ? "applied" : "pending",
+		        command_verb_name(in->command->verb), signer,
+		        date_format(s, sb), date_format(a, ab),
+		        decision->event ? decision->event->member : "");
+	if (decision->event == NULL)
+		return;
+	g_assert_cmpuint(decision->event->date, >=, MAX(s, a - 1));
+}
+
+static void
+test_arrival_property(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Rule) rule = rule_new_from_string("none", "", &error);
+	g_assert_no_error(error);
+	g_autoptr(Conf) conf = conf_new_default();
+	guint runs = g_test_slow() ? 400 : 60;
+	guint decided[3] = {0};
+	for (guint run = 0; run < runs; run++) {
+		g_autoptr(GRand) rand = g_rand_new_with_seed(run + 1000);
+		History h = {.text = g_string_new("Event: rule\nDate: 2020-01-01\nRule: none\n"),
+		             .keys = g_ptr_array_new_with_free_func(g_free)};
+		for (guint i = 0; i < ARRIVAL_PEOPLE; i++) {
+			g_autofree char *key = person_key(i, 0);
+			g_autofree char *rest = g_strdup_printf(
+			    "Member: P%u <p%u@example.org>\nFingerprint: %s\n", i, i, key);
+			history_event(&h, "appoint", D("2024-01-01"), rest);
+			h.serving[i] = TRUE;
+			g_ptr_array_add(h.keys, g_steal_pointer(&key));
+		}
+		for (guint l = 0; l < ARRIVAL_LEADERS; l++)
+			g_ptr_array_add(h.keys, leader_key(l));
+		g_ptr_array_add(h.keys, g_strdup(FPR_SAM));
+		Day from = D("2026-11-01");
+		for (Day day = from; day < from + 60; day += g_rand_int_range(rand, 1, 6))
+			history_step(&h, rand, day);
+		g_autoptr(Ledger) ledger = ledger_parse("random.ledger", h.text->str, -1,
+		                                        &error);
+		g_assert_no_error(error);
+		g_autoptr(Committee) committee = committee_replay(ledger, &error);
+		g_assert_no_error(error);
+		g_autofree char *chair = person_key(0, 0);
+		g_autofree char *leader = leader_key(0);
+		committee_bootstrap_roles(committee, chair, leader);
+		for (guint step = 0; step < 40; step++) {
+			Day signed_day = from + g_rand_int_range(rand, 0, 60);
+			Day arrived = signed_day + g_rand_int_range(rand, 0, 8);
+			const char *signer = h.keys->pdata[g_rand_int_range(rand, 0, h.keys->len)];
+			g_autofree char *text = random_command(rand, committee, signed_day);
+			g_autoptr(Command) command = NULL;
+			g_assert_cmpint(command_parse(text, &command, NULL), ==,
+			                COMMAND_PARSE_OK);
+			/* Pending halves by whoever chaired on the signature's
+			 * date, so that only arrival can make them lapse. */
+			const char *then_chair = committee_role_key_on(committee, ROLE_CHAIR,
+			                                               signed_day);
+			PendingRecommendation rec = {
+			    .member = command->member,
+			    .fingerprint = command->fingerprint,
+			    .signed_by = (char *)then_chair,
+			    .date = signed_day,
+			};
+			PendingRemoval removal = {
+			    .member = command->member,
+			    .chair = (char *)then_chair,
+			    .chair_message = "<half@example.org>",
+			};
+			int y, m, d;
+			date_to_ymd(signed_day, &y, &m, &d);
+			g_autoptr(GDateTime) at = g_date_time_new_utc(y, m, d, 12, 0, 0);
+			DecideInput in = {
+			    .conf = conf,
+			    .ledger = ledger,
+			    .committee = committee,
+			    .default_rule = rule,
+			    .roles = roles_on(committee, signed_day),
+			    .roles_at_arrival = roles_on(committee, arrived),
+			    .command = command,
+			    .signer = signer,
+			    .signer_member = committee_find_key(committee, signer, signed_day),
+			    .fingerprint_usable = TRUE,
+			    .signed_on = signed_day,
+			    .signed_at = g_date_time_to_unix(at),
+			    .arrived_on = arrived,
+			    .message_id = "<random@example.org>",
+			    .signature_record = "signature",
+			    .recommendation = command->verb == COMMAND_APPOINT ? &rec : NULL,
+			    .removal = command->verb == COMMAND_REMOVE ? &removal : NULL,
+			};
+			g_auto(Decision) decision;
+			decide(&in, &decision);
+			decided[decision.kind]++;
+			if (decision.kind != DECIDE_REFUSE)
+				check_authority(&in, &decision);
+		}
+		g_string_free(h.text, TRUE);
+		g_ptr_array_unref(h.keys);
+	}
+	/* The property is only as good as the commands that passed. */
+	g_test_message("applied %u, pending %u, refused %u", decided[DECIDE_APPEND],
+	               decided[DECIDE_PENDING], decided[DECIDE_REFUSE]);
+	g_assert_cmpuint(decided[DECIDE_APPEND], >, runs);
+	g_assert_cmpuint(decided[DECIDE_PENDING], >, runs / 4);
+}
+
 static const CapRule cap_rules[] = {
 	{"none", ""},
 	{"fixed-term", "term=2y"},
@@ -796,6 +1264,12 @@ main(int argc, char **argv)
 		g_autofree char *path = g_strdup_printf("/decide/%s", cases[i].name);
 		g_test_add_data_func(path, &cases[i], test_case);
 	}
+	for (gsize i = 0; i < G_N_ELEMENTS(arrival_cases); i++) {
+		g_autofree char *path =
+		    g_strdup_printf("/decide/arrival/%s", arrival_cases[i].row.name);
+		g_test_add_data_func(path, &arrival_cases[i], test_arrival_case);
+	}
+	g_test_add_func("/decide/authority-at-arrival", test_arrival_property);
 	g_test_add_func("/decide/removal-halves", test_removal_halves);
 	g_test_add_func("/decide/roles-of", test_roles_of);
 	g_test_add_func("/decide/bot-key", test_bot_key);
