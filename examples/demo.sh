@@ -97,10 +97,14 @@ if ! grep -q '^Event: rule' "$D/debian-ctte-2014.ledger"; then
 fi
 # The 2014 ledger has no fingerprints, and a member acts by mail only
 # with the key the ledger records (an address on a key proves nothing).
-# The administrator, having checked Russ's fingerprint with him, records
-# it as a key event (`tenure check-config` lists who lacks one).
+# The administrator, having checked Russ's and Don's fingerprints with
+# them, records them as key events (`tenure check-config` lists who
+# lacks one); the configured chair holds the chair only as the member
+# the ledger records with that key.
 printf '\nEvent: key\nDate: 2014-01-02\nMember: Russ Allbery <rra@debian.org>\nFingerprint: %s\nSource: import\n' \
 	"$RUSS" >>"$D/debian-ctte-2014.ledger"
+printf '\nEvent: key\nDate: 2014-01-02\nMember: Don Armstrong <don@debian.org>\nFingerprint: %s\nSource: import\n' \
+	"$DON" >>"$D/debian-ctte-2014.ledger"
 echo "   chair  (Don Armstrong)  $DON"
 echo "   leader (Lucas Nussbaum) $LUCAS"
 echo "   member (Russ Allbery)   $RUSS"

@@ -327,16 +327,58 @@ check_files(const Conf *conf, GPtrArray *problems)
 		    "%s: [committee] ledger: %s", conf->path, error->message));
 }
 
-/* [roles] against the ledger's role events.  A role the ledger does
- * not record must be configured; one it records is the ledger's, and
- * where [roles] names someone else, the notes say so: [roles] then only
- * applies before the ledger's first event for the role. */
+/* What became of the holder [roles] names for ROLE, which the ledger
+ * records no role event for: the configured holder lapses like one from
+ * the ledger (committee.h), so a chair whose term ended, or whose key is
+ * no member's, leaves the chair vacant, and a key event moves the role
+ * to the holder's new key.  One warning when so. */
 static void
-check_roles(const Conf *conf, GPtrArray *problems, GPtrArray *notes)
+warn_configured_holder(const Conf *conf, const Committee *committee,
+                       CommitteeRole role, const char *configured,
+                       GPtrArray *warnings)
+{
+	const char *key = committee_role_key_on(committee, role, date_today());
+	if (key && g_ascii_strcasecmp(key, configured) == 0)
+		return;
+	const char *holder = committee_key_first_holder(committee, configured);
+	g_autofree char *who =
+	    holder ? util_text_escape(committee_name_of(committee, holder), FALSE)
+	           : NULL;
+	const char *name = committee_role_name(role);
+	if (key == NULL && who == NULL)
+		g_ptr_array_add(warnings, g_strdup_printf(
+		    "%s: [roles] %s: %s is no member's key in the ledger, and the "
+		    "chair must be a member: the chair is vacant (record the key "
+		    "in the ledger, or have the secretary hand the chair over)",
+		    conf->path, name, configured));
+	else if (key == NULL)
+		g_ptr_array_add(warnings, g_strdup_printf(
+		    "%s: [roles] %s: %s is the key of %s, who is not a member "
+		    "today: the chair is vacant (the secretary can hand it to a "
+		    "member)",
+		    conf->path, name, configured, who));
+	else
+		g_ptr_array_add(warnings, g_strdup_printf(
+		    "%s: [roles] %s: %s was the key of %s, who signs with %s "
+		    "today: that key holds the %s's role",
+		    conf->path, name, configured, who ? who : "its holder", key,
+		    name));
+}
+
+/* [roles] against the ledger's role events.  A role the ledger does
+ * not record must be configured, and the warnings say when its holder
+ * has lapsed; one it records is the ledger's, and where [roles] names
+ * someone else, the notes say so: [roles] then only applies before the
+ * ledger's first event for the role. */
+static void
+check_roles(const Conf *conf, GPtrArray *problems, GPtrArray *notes,
+            GPtrArray *warnings)
 {
 	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, TRUE, NULL);
 	g_autoptr(Committee) committee = ledger ? committee_replay(ledger, NULL)
 	                                        : NULL;
+	if (committee)
+		committee_bootstrap_roles(committee, conf->chair, conf->leader);
 	const char *configured[ROLE_COUNT] = {[ROLE_CHAIR] = conf->chair,
 	                                      [ROLE_LEADER] = conf->leader};
 	GString *unset = g_string_new(NULL);
@@ -346,6 +388,9 @@ check_roles(const Conf *conf, GPtrArray *problems, GPtrArray *notes)
 			if (configured[r] == NULL)
 				g_string_append_printf(unset, "%s%s",
 				                       unset->len ? " and " : "", name);
+			else if (committee)
+				warn_configured_holder(conf, committee, r,
+				                       configured[r], warnings);
 			continue;
 		}
 		Day today = date_today();
@@ -522,9 +567,10 @@ cmd_check_config(int argc, char **argv)
 	}
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func(g_free);
 	check_files(conf, problems);
 	check_dirs(conf, problems);
-	check_roles(conf, problems, notes);
+	check_roles(conf, problems, notes, warnings);
 	note_members_without_key(conf, problems, notes);
 	check_as_run(conf, problems);
 	check_keys(conf, problems);
@@ -532,6 +578,8 @@ cmd_check_config(int argc, char **argv)
 	check_bot_key(conf, problems);
 	for (guint i = 0; i < notes->len; i++)
 		printf("note: %s\n", (char *)notes->pdata[i]);
+	for (guint i = 0; i < warnings->len; i++)
+		printf("warning: %s\n", (char *)warnings->pdata[i]);
 	for (guint i = 0; i < problems->len; i++)
 		fprintf(stderr, "%s%s\n", util_log_prefix(UTIL_LOG_ERR),
 		        (char *)problems->pdata[i]);

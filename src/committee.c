@@ -404,13 +404,36 @@ committee_role_on(const Committee *committee, CommitteeRole role, Day day)
 	return holder;
 }
 
+/* The configuration's holder of ROLE on DAY, as a role event for the
+ * person the ledger records with that key would make them: their key on
+ * DAY (a key event replaces it), and for the chair only while they
+ * serve.  A configured chair's key that is no member's names nobody who
+ * may chair; a configured leader the ledger does not know holds the
+ * role by the key alone. */
+static const char *
+bootstrap_key_on(const Committee *committee, CommitteeRole role, Day day)
+{
+	const char *key = committee->bootstrap[role];
+	const char *holder = committee_key_first_holder(committee, key);
+	if (key == NULL || (holder == NULL && role == ROLE_CHAIR))
+		return NULL;
+	if (holder == NULL)
+		return key;
+	if (role == ROLE_CHAIR) {
+		const Person *person = committee_find(committee, holder);
+		if (person == NULL || person_term_on(person, day) == NULL)
+			return NULL;
+	}
+	return committee_key_on(committee, holder, day);
+}
+
 const char *
 committee_role_key_on(const Committee *committee, CommitteeRole role, Day day)
 {
 	GPtrArray *events = committee->roles[role];
 	if (events->len == 0 ||
 	    ((const LedgerEvent *)events->pdata[0])->date > day)
-		return committee->bootstrap[role];
+		return bootstrap_key_on(committee, role, day);
 	const LedgerEvent *holder = committee_role_on(committee, role, day);
 	return holder ? committee_key_on(committee, holder->email, day) : NULL;
 }
@@ -455,6 +478,50 @@ committee_key_owner_on(const Committee *committee, const char *fpr, Day day)
 			return email;
 	}
 	return NULL;
+}
+
+/* The first person (by the date it became theirs) whose key FPR ever
+ * was, leaving out EXCEPT (may be NULL). */
+static const char *
+first_holder_except(const Committee *committee, const char *fpr,
+                    const char *except)
+{
+	const char *first = NULL;
+	Day since = DAY_NONE;
+	GHashTableIter iter;
+	gpointer email, history;
+	g_hash_table_iter_init(&iter, committee->keys);
+	while (fpr && g_hash_table_iter_next(&iter, &email, &history)) {
+		GPtrArray *events = history;
+		for (guint i = 0; i < events->len; i++) {
+			const LedgerEvent *event = events->pdata[i];
+			if (g_ascii_strcasecmp(event->fingerprint, fpr) != 0 ||
+			    (except && g_ascii_strcasecmp(email, except) == 0))
+				continue;
+			/* Ties by address, so that the answer does not
+			 * depend on the hash table's order. */
+			if (first == NULL || event->date < since ||
+			    (event->date == since && strcmp(email, first) < 0)) {
+				first = email;
+				since = event->date;
+			}
+			break;
+		}
+	}
+	return first;
+}
+
+const char *
+committee_key_first_holder(const Committee *committee, const char *fpr)
+{
+	return first_holder_except(committee, fpr, NULL);
+}
+
+const char *
+committee_key_other_holder(const Committee *committee, const char *fpr,
+                           const char *email)
+{
+	return first_holder_except(committee, fpr, email);
 }
 
 Person *

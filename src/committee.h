@@ -15,8 +15,11 @@
  * Roles and keys are history too.  A role event passes the chair or the
  * leader's role to its Member from its Date; before a role's first role
  * event, whoever the configuration names (committee_bootstrap_roles)
- * holds it.  The chair must be serving when elected, and the chair's
- * role lapses with the holder's term.  Everyone's keys are a history
+ * holds it, as if by a role event for the person the ledger records
+ * with that key.  The chair must be serving when elected, and the
+ * chair's role lapses with the holder's term, whether the holder came
+ * from the ledger or the configuration; a role passes with its holder's
+ * key changes.  Everyone's keys are a history
  * by address: the Fingerprint of an appoint, role or key event is that
  * person's key from its Date on (the earliest also before it), so a key
  * replaced by a key event no longer acts for its holder.  Replay refuses
@@ -110,8 +113,12 @@ const LedgerEvent *committee_role_on(const Committee *committee,
                                      CommitteeRole role, Day day);
 
 /* The key the holder of ROLE signs with on DAY: the holder's key on
- * DAY; before the role's first role event, the bootstrap fingerprint;
- * NULL when nobody (with a known key) holds it.  Borrowed. */
+ * DAY; before the role's first role event, that of the person the
+ * ledger records with the bootstrap fingerprint (the first to hold it)
+ * on DAY, or the bootstrap fingerprint itself for a leader the ledger
+ * does not know; NULL when nobody (with a known key) holds it, and for
+ * the chair when the holder does not serve on DAY or the bootstrap key
+ * is no member's.  Borrowed. */
 const char *committee_role_key_on(const Committee *committee,
                                   CommitteeRole role, Day day);
 
@@ -128,6 +135,15 @@ const char *committee_key_on(const Committee *committee, const char *email,
  * is FPR, or NULL.  Borrowed. */
 const char *committee_key_owner_on(const Committee *committee,
                                    const char *fpr, Day day);
+
+/* The address of the first person (by the date it became theirs) whose
+ * key FPR ever was, or NULL.  Borrowed. */
+const char *committee_key_first_holder(const Committee *committee,
+                                       const char *fpr);
+
+/* Likewise, leaving EMAIL out: whether FPR was ever anyone else's. */
+const char *committee_key_other_holder(const Committee *committee,
+                                       const char *fpr, const char *email);
 
 /* The latest "Name <email>" the ledger gives EMAIL (as a member or a
  * role holder), or NULL.  Borrowed. */

@@ -56,7 +56,9 @@ role_holder(StatusRole *out, const Conf *conf, const Committee *committee,
 	}
 	const char *key = committee_role_key_on(committee, role, on);
 	if (key == NULL) {
-		out->vacant = committee->roles[role]->len > 0;
+		/* A configured holder lapses as a recorded one does. */
+		out->vacant = committee->roles[role]->len > 0 ||
+		              committee->bootstrap[role] != NULL;
 		return;
 	}
 	out->key = g_strdup(key);

@@ -31,11 +31,12 @@ MIA=$(gpg_new_key "Mia Leader" mia@example.org)
 SAM=$(gpg_new_key "Sam Secretary" sam@example.org)
 NINA=$(gpg_new_key "Nina Newcomer" nina@example.org)
 OSCAR=$(gpg_new_key "Oscar Outsider" oscar@example.org)
+CAROL2=$(gpg_new_key "Carol Chair" carol2@example.org)
 BOT=$(gpg_new_key "Tenure Bot" tenure@example.org)
 gpg_export_keyring "$W/keyring.gpg" carol@example.org alice@example.org \
 	bob@example.org bob2@example.org dave@example.org leo@example.org \
 	mia@example.org sam@example.org nina@example.org oscar@example.org \
-	tenure@example.org
+	carol2@example.org tenure@example.org
 
 day() { date -u -d "$1" +%Y-%m-%d; }
 
@@ -46,7 +47,7 @@ committee() {
 	local dir=$W/$1
 	shift
 	rm -rf "$dir"
-	mkdir -p "$dir"
+	mkdir -p "$dir/inbox/new" "$dir/inbox/cur" "$dir/inbox/tmp"
 	CONF=$dir/tenure.conf
 	committee_ledger --file "$dir/ledger" "Carol Chair <carol@example.org> $CAROL" \
 		"Alice Member <alice@example.org> $ALICE" \
@@ -153,6 +154,62 @@ test_begin "audit rebuilds the ledger, judging each mail as of its arrival"
 "$TENURE" --config "$CONF" audit >"$W/audit" 2>&1
 test_expect_equal "audit: 3 archived messages, 10 ledger events, 0 problems, 0 differences" \
 	"$(tail -n 1 "$W/audit")"
+
+# --- 3. Roles from the configuration lapse like roles from the ledger -----
+
+committee c3
+send "$CAROL" configured-chair-resigns '2 days ago' '2 days ago' "Tenure: resign"
+expect_event "the configured chair resigns" "^Event: resign
+^Member: Carol Chair <carol@example.org>"
+
+send "$CAROL" resigned-chair-appoints '1 hour ago' 'now' "Tenure: appoint
+Member: Nina Newcomer <nina@example.org>
+Fingerprint: $NINA
+Project-Joined: 2010-05-01"
+expect_refused --reply "a configured chair who resigned no longer appoints alone" \
+	"only the leader (for a person the chair recommended) or the chair"
+
+test_begin "status shows the configured chair's role vacant"
+test_expect_equal "Chair: vacant; leader: key $LEO ([roles] leader)" \
+	"$("$TENURE" --config "$CONF" status 2>&1 | sed -n 2p)"
+
+test_begin "check-config warns that the configured chair's role is vacant, and passes"
+"$TENURE" --config "$CONF" check-config >"$W/cc" 2>&1; rc=$?
+if [ "$rc" = 0 ] && grep -q "^warning: .*\[roles\] chair: $CAROL is the key of Carol Chair <carol@example.org>, who is not a member today: the chair is vacant" "$W/cc"; then
+	test_pass
+else
+	test_fail "exit $rc" "$(cat "$W/cc")"
+fi
+
+committee c3k
+committee_event key "$(day '2 days ago')" "Member: Carol Chair <carol@example.org>" \
+	"Fingerprint: $CAROL2"
+send "$CAROL" old-chair-key-appoints '1 hour ago' 'now' "Tenure: appoint
+Member: Nina Newcomer <nina@example.org>
+Fingerprint: $NINA
+Project-Joined: 2010-05-01"
+expect_refused --reply "the configured chair's replaced key no longer holds the chair" \
+	"only the leader (for a person the chair recommended) or the chair"
+
+send "$CAROL2" new-chair-key-appoints '1 hour ago' 'now' "Tenure: appoint
+Member: Nina Newcomer <nina@example.org>
+Fingerprint: $NINA
+Project-Joined: 2010-05-01"
+expect_event "the configured chair's new key holds the chair" "^Event: appoint
+^Member: Nina Newcomer <nina@example.org>
+^Signed-By: $CAROL2"
+
+test_begin "status names the configured chair after her key change"
+test_expect_equal "Chair: Carol Chair <carol@example.org>; leader: key $LEO ([roles] leader)" \
+	"$("$TENURE" --config "$CONF" status 2>&1 | sed -n 2p)"
+
+test_begin "check-config warns that the configured chair signs with another key"
+"$TENURE" --config "$CONF" check-config >"$W/cc" 2>&1; rc=$?
+if [ "$rc" = 0 ] && grep -q "^warning: .*\[roles\] chair: $CAROL was the key of Carol Chair <carol@example.org>, who signs with $CAROL2 today" "$W/cc"; then
+	test_pass
+else
+	test_fail "exit $rc" "$(cat "$W/cc")"
+fi
 
 # --- 8. Transcripts carry no server internals ------------------------------
 
