@@ -33,7 +33,7 @@ static const char verb_fields[][F_COUNT + 1] = {
 	[COMMAND_REMOVE] = "R--O---OO",
 	[COMMAND_DEFER] = "R---RR-OO",
 	[COMMAND_HANDOVER] = "OR-O--ROO",
-	[COMMAND_NEW_KEY] = "-R-O---OO",
+	[COMMAND_NEW_KEY] = "OR-O---OO",
 };
 
 const char *

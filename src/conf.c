@@ -53,6 +53,7 @@ static const KeySpec keys[] = {
 	{"keys", "bot-key", KEY_FPR, AT(bot_key)},
 	{"keys", "max-signature-age", KEY_INT, AT(max_signature_age)},
 	{"keys", "gpg-timeout", KEY_INT, AT(gpg_timeout)},
+	{"keys", "confirm-days", KEY_INT, AT(confirm_days)},
 	{"source", "url", KEY_SOURCE, AT(source_url)},
 	{"source", "user", KEY_STRING, AT(source_user)},
 	{"source", "password-file", KEY_PATH, AT(source_password_file)},
@@ -101,6 +102,7 @@ conf_new_default(void)
 	conf->gnupg_home = g_strdup(LOCALSTATEDIR "/lib/tenure/gnupg");
 	conf->max_signature_age = 7;
 	conf->gpg_timeout = 10;
+	conf->confirm_days = 14;
 	conf->poll_interval = 300;
 	conf->retry_hours = 24;
 	conf->sink_starttls = TRUE;
@@ -509,6 +511,9 @@ conf_load(const char *path, GError **error)
 		g_ptr_array_add(problems, g_strdup_printf(
 		    "%s: [reminders] recommendation-days: must be at least 1",
 		    path));
+	if (conf->confirm_days < 1)
+		g_ptr_array_add(problems, g_strdup_printf(
+		    "%s: [keys] confirm-days: must be at least 1", path));
 	if (conf->sink_from == NULL && conf->list != NULL &&
 	    conf->sink_url != NULL)
 		g_ptr_array_add(problems, g_strdup_printf(

@@ -58,6 +58,7 @@ typedef struct {
 	char *bot_key;          /* fingerprint or NULL */
 	int max_signature_age;  /* days, 7 */
 	int gpg_timeout;        /* seconds any one gpg run may take, 10 */
+	int confirm_days;       /* a key's binding: both halves within, 14 */
 
 	/* [source] */
 	char *source_url;       /* imap://, imaps://, maildir:PATH, mbox:PATH */

@@ -199,22 +199,55 @@ context_matches(const DecideInput *in, char **reason)
 	return TRUE;
 }
 
-/* The Fingerprint of an appointment or recommendation must not be the
- * key of anyone else the ledger knows on the signature's date (a member,
- * a former member, a role holder): two people with one key could sign
- * for each other, and a signature could not tell them apart. */
+/* Whether FPR is tenure's own key ([keys] bot-key, or its primary key
+ * when that names a subkey). */
 static gboolean
-fingerprint_unshared(const DecideInput *in, char **reason)
+bot_key(const DecideInput *in, const char *fpr)
 {
-	const Command *c = in->command;
-	const char *owner = committee_key_owner_on(in->committee, c->fingerprint,
-	                                           in->signed_on);
-	if (owner == NULL || g_ascii_strcasecmp(owner, c->email) == 0)
-		return TRUE;
-	const char *name = committee_name_of(in->committee, owner);
-	*reason = g_strdup_printf("Fingerprint: %s is the key of %s", c->fingerprint,
-	                          name ? name : owner);
-	return FALSE;
+	return (in->conf->bot_key && g_ascii_strcasecmp(in->conf->bot_key, fpr) == 0) ||
+	       (in->bot_primary && g_ascii_strcasecmp(in->bot_primary, fpr) == 0);
+}
+
+/* The [roles] entry naming FPR, or NULL. */
+static const char *
+configured_role(const DecideInput *in, const char *fpr)
+{
+	const Conf *conf = in->conf;
+	if (conf->chair && g_ascii_strcasecmp(conf->chair, fpr) == 0)
+		return "chair";
+	if (conf->leader && g_ascii_strcasecmp(conf->leader, fpr) == 0)
+		return "leader";
+	if (conf->secretary && g_ascii_strcasecmp(conf->secretary, fpr) == 0)
+		return "secretary";
+	return NULL;
+}
+
+/* NULL when FPR may be bound to EMAIL, else why not.  A key is one
+ * person's for good: one that anyone else has ever held (a member, a
+ * former member, a role holder) is never bound to another, or two
+ * people could sign for each other and a signature could not tell them
+ * apart; nor is tenure's own.  A key the configuration names ([roles])
+ * that the ledger records for nobody is bound only with its own
+ * signature (SELF_SIGNED): its holder is whoever holds it. */
+static char *
+key_claimed(const DecideInput *in, const char *fpr, const char *email,
+            gboolean self_signed)
+{
+	const char *other = committee_key_other_holder(in->committee, fpr, email);
+	if (other) {
+		const char *name = committee_name_of(in->committee, other);
+		return g_strdup_printf("Fingerprint: %s is the key of %s", fpr,
+		                       name ? name : other);
+	}
+	if (bot_key(in, fpr))
+		return g_strdup_printf("Fingerprint: %s is tenure's own key", fpr);
+	const char *role = configured_role(in, fpr);
+	if (role && !self_signed &&
+	    committee_key_first_holder(in->committee, fpr) == NULL)
+		return g_strdup_printf("Fingerprint: %s is the key [roles] %s names; "
+		                       "it is bound to a person only by a mail it "
+		                       "signs itself", fpr, role);
+	return NULL;
 }
 
 /* Whether the ledger with EVENT keeps the committee within max-members
@@ -336,7 +369,7 @@ decide_recommend(const DecideInput *in, Decision *out)
 		return refuse_signer(in, out, g_strdup("only the chair may recommend "
 		                                       "an appointment"));
 	if (!primary_fingerprint(in, &out->reason) ||
-	    !fingerprint_unshared(in, &out->reason))
+	    (out->reason = key_claimed(in, c->fingerprint, c->email, FALSE)) != NULL)
 		return DECIDE_REFUSE;
 	/* The recommendation lapses after recommendation-days, and the
 	 * appointment may take effect up to a year after it is signed: a
@@ -441,7 +474,7 @@ decide_appoint(const DecideInput *in, Decision *out)
 		                              "appoint"));
 	}
 	if (!primary_fingerprint(in, &out->reason) ||
-	    !fingerprint_unshared(in, &out->reason))
+	    (out->reason = key_claimed(in, c->fingerprint, c->email, FALSE)) != NULL)
 		return DECIDE_REFUSE;
 	g_autofree char *why = NULL;
 	if (!term_may_appoint(in->committee, in->default_rule,
@@ -597,9 +630,74 @@ usable_key(const DecideInput *in, char **reason)
 	return FALSE;
 }
 
-/* The chair's or the leader's role passes to the holder of the key
- * Fingerprint names: signed by the role's holder on the signature's
- * date, or by the secretary (who announces election results). */
+/* Whether HALF is the other half of the binding of FPR to EMAIL (for
+ * ROLE, or a new key when NULL), signed within [keys] confirm-days of
+ * this mail. */
+static gboolean
+half_matches(const DecideInput *in, const PendingBinding *half, const char *fpr,
+             const char *email, const char *role)
+{
+	g_autofree char *half_email = NULL;
+	if (half == NULL || half->fingerprint == NULL || half->member == NULL ||
+	    half->date == DAY_NONE ||
+	    !ledger_member_email(half->member, &half_email))
+		return FALSE;
+	Day from = first_day(in);
+	Day gap = half->date > from ? half->date - from : from - half->date;
+	return g_ascii_strcasecmp(half->fingerprint, fpr) == 0 &&
+	       strcmp(half_email, email) == 0 && g_strcmp0(half->role, role) == 0 &&
+	       gap <= (Day)in->conf->confirm_days;
+}
+
+/* This mail's half of the binding of FPR to MEMBER, to wait for the
+ * other. */
+static DecideKind
+binding_pending(const DecideInput *in, Decision *out, PendingBindingKind kind,
+                const char *member, const char *fpr, const char *role)
+{
+	PendingBinding *half = g_new0(PendingBinding, 1);
+	half->member = g_strdup(member);
+	half->fingerprint = g_strdup(fpr);
+	half->role = g_strdup(role);
+	half->signed_by = g_strdup(in->signer);
+	half->message_id = g_strdup(in->message_id);
+	half->date = first_day(in);
+	half->effective = in->command->effective;
+	out->binding = half;
+	out->binding_kind = kind;
+	return DECIDE_PENDING;
+}
+
+/* The event that binds: KIND on the later of the two halves' days (each
+ * its Effective, else the day it acts from), so that neither signer's
+ * date is overridden; signed by both, the key being bound last. */
+static DecideKind
+binding_event(const DecideInput *in, Decision *out, EventKind kind, Day day,
+              const PendingBinding *other, const char *member, const char *fpr,
+              gboolean by_key)
+{
+	Day theirs = other->effective != DAY_NONE ? other->effective : other->date;
+	out->event = event_new(in, kind, MAX(day, theirs), member);
+	out->event->fingerprint = g_strdup(fpr);
+	g_free(out->event->signed_by);
+	out->event->signed_by = by_key ? g_strdup_printf("%s %s", other->signed_by, fpr)
+	                               : g_strdup_printf("%s %s", in->signer, fpr);
+	g_free(out->event->comment);
+	out->event->comment = g_strdup_printf("%s; also signed in %s",
+	                                      in->signature_record,
+	                                      other->message_id ? other->message_id
+	                                                        : "-");
+	out->drop_bindings = TRUE;
+	return DECIDE_APPEND;
+}
+
+/* The chair's or the leader's role passes to the person Member (or the
+ * key Fingerprint) names, signed by the role's holder or the secretary
+ * (who announces election results).  A handover introduces no key: a
+ * holder the ledger records a key for acts with that key, and one it
+ * records none for is bound to the key Fingerprint names only when that
+ * key signs the same handover itself (either mail first, within [keys]
+ * confirm-days). */
 static DecideKind
 decide_handover(const DecideInput *in, Decision *out)
 {
@@ -607,9 +705,11 @@ decide_handover(const DecideInput *in, Decision *out)
 	CommitteeRole role = ROLE_CHAIR;
 	committee_role_parse(c->role, &role);
 	const char *name = committee_role_name(role);
-	if (!signer_is(in, role == ROLE_CHAIR ? DECIDE_ROLE_CHAIR
-	                                      : DECIDE_ROLE_LEADER) &&
-	    !signer_is(in, DECIDE_ROLE_SECRETARY))
+	DecideRole flag = role == ROLE_CHAIR ? DECIDE_ROLE_CHAIR : DECIDE_ROLE_LEADER;
+	gboolean authoriser = signer_is(in, flag) || signer_is(in, DECIDE_ROLE_SECRETARY);
+	gboolean by_key = !authoriser &&
+	                  g_ascii_strcasecmp(c->fingerprint, in->signer) == 0;
+	if (!authoriser && !by_key)
 		return refuse_signer(in, out,
 		                     g_strdup_printf("only the %s or the secretary may "
 		                                     "hand over the %s's role", name, name));
@@ -627,8 +727,8 @@ decide_handover(const DecideInput *in, Decision *out)
 		                                   committee_name_of(in->committee, owner),
 		                                   buf, member));
 	if (member && owner == NULL) {
-		/* A role event's key becomes its holder's: a member's new
-		 * key is recorded by new-key, signed by the old one. */
+		/* A handover introduces no key: a holder's key is the
+		 * ledger's, and a new one is recorded by new-key. */
 		const char *key = committee_key_on(in->committee, c->email, day);
 		if (key)
 			return refuse(out, g_strdup_printf("Fingerprint: %s is not %s's key on %s "
@@ -654,45 +754,103 @@ decide_handover(const DecideInput *in, Decision *out)
 	if (held && g_ascii_strcasecmp(held, c->fingerprint) == 0)
 		return refuse(out, g_strdup_printf("%s already holds the %s's role on %s",
 		                                   member, name, buf));
-	out->event = event_new(in, EVENT_ROLE, day, member);
+	if (owner) {
+		/* The holder's key is recorded: nothing is bound, and the
+		 * holder's own mail authorises nothing. */
+		if (by_key)
+			return refuse_signer(in, out,
+			                     g_strdup_printf("only the %s or the secretary may "
+			                                     "hand over the %s's role", name,
+			                                     name));
+		out->event = event_new(in, EVENT_ROLE, day, member);
+		out->event->role = g_strdup(name);
+		out->event->fingerprint = g_strdup(c->fingerprint);
+		out->drop_bindings = TRUE;
+		return DECIDE_APPEND;
+	}
+	if ((out->reason = key_claimed(in, c->fingerprint, email, TRUE)) != NULL)
+		return DECIDE_REFUSE;
+	const PendingBinding *other = by_key ? in->handover_half : in->key_half;
+	/* The authoriser's half counts while its signer still may hand the
+	 * role over. */
+	gboolean counts = half_matches(in, other, c->fingerprint, email, name) &&
+	                  (!by_key || holds(in, other->signed_by, flag) ||
+	                   holds(in, other->signed_by, DECIDE_ROLE_SECRETARY));
+	if (!counts)
+		return binding_pending(in, out, by_key ? PENDING_KEY : PENDING_HANDOVER,
+		                       member, c->fingerprint, name);
+	DecideKind kind = binding_event(in, out, EVENT_ROLE, day, other, member,
+	                                c->fingerprint, by_key);
 	out->event->role = g_strdup(name);
-	out->event->fingerprint = g_strdup(c->fingerprint);
-	return DECIDE_APPEND;
+	return kind;
 }
 
-/* A member (or a role holder) replaces their key: signed by the key
- * they hold on the signature's date; from the event's date on only the
- * new key acts for them. */
+/* A person's key is replaced by the key Fingerprint names once both
+ * have signed the same new-key: the key the ledger records for them
+ * (on both the signature's date and the arrival day), and the new key
+ * itself, which names the person in Member: (either mail first, within
+ * [keys] confirm-days).  From the event's date on only the new key acts
+ * for them. */
 static DecideKind
 decide_new_key(const DecideInput *in, Decision *out)
 {
 	const Command *c = in->command;
 	char when[11];
-	const char *email = in->signer_member ? in->signer_member->email
-	                                      : committee_key_owner_on(in->committee,
-	                                                               in->signer,
-	                                                               in->signed_on);
-	if (email == NULL)
-		return refuse(out, g_strdup_printf("the signer (%s) is nobody's key in the "
-		                                   "ledger on %s", in->signer,
-		                                   date_format(in->signed_on, when)));
-	if (!key_held_at_arrival(in, email, &out->reason))
-		return DECIDE_REFUSE;
+	gboolean by_key = g_ascii_strcasecmp(c->fingerprint, in->signer) == 0;
+	const char *email = NULL;
+	if (by_key) {
+		if (c->email == NULL)
+			return refuse(out, g_strdup("Member: is needed in the mail the new key "
+			                            "signs itself: it names whose key it is"));
+		email = c->email;
+		if (committee_name_of(in->committee, email) == NULL)
+			return refuse(out, g_strdup_printf("%s is not in the ledger: a new key "
+			                                   "replaces the key of a member, a "
+			                                   "former member or a role holder",
+			                                   c->member));
+	} else {
+		email = in->signer_member ? in->signer_member->email
+		                          : committee_key_owner_on(in->committee,
+		                                                   in->signer,
+		                                                   in->signed_on);
+		if (email == NULL)
+			return refuse(out, g_strdup_printf("the signer (%s) is nobody's key in "
+			                                   "the ledger on %s", in->signer,
+			                                   date_format(in->signed_on, when)));
+		if (!key_held_at_arrival(in, email, &out->reason))
+			return DECIDE_REFUSE;
+		if (c->email && strcmp(c->email, email) != 0)
+			return refuse(out, g_strdup_printf(
+			    "Member: %s is not the signer: a key signs a new key only for "
+			    "its own holder (%s)", c->member,
+			    committee_name_of(in->committee, email)));
+	}
 	Day day;
 	if (!effective_day(in, &day, &out->reason) ||
 	    !usable_key(in, &out->reason))
 		return DECIDE_REFUSE;
 	const char *member = committee_name_of(in->committee, email);
-	if (g_ascii_strcasecmp(c->fingerprint, in->signer) == 0)
-		return refuse(out, g_strdup("Fingerprint: is the key that signed this command"));
-	const char *other = committee_key_owner_on(in->committee, c->fingerprint, day);
-	if (other && strcmp(other, email) != 0)
-		return refuse(out, g_strdup_printf("Fingerprint: %s is the key of %s",
-		                                   c->fingerprint,
-		                                   committee_name_of(in->committee, other)));
-	out->event = event_new(in, EVENT_KEY, day, member);
-	out->event->fingerprint = g_strdup(c->fingerprint);
-	return DECIDE_APPEND;
+	const char *current = committee_key_on(in->committee, email, day);
+	if (current && g_ascii_strcasecmp(current, c->fingerprint) == 0)
+		return refuse(out, g_strdup_printf("Fingerprint: %s is already the key of %s",
+		                                   c->fingerprint, member));
+	if ((out->reason = key_claimed(in, c->fingerprint, email, TRUE)) != NULL)
+		return DECIDE_REFUSE;
+	const PendingBinding *other = by_key ? in->new_key_half : in->key_half;
+	/* The recorded key's half counts while that key is still theirs. */
+	gboolean counts = half_matches(in, other, c->fingerprint, email, NULL) &&
+	                  (!by_key ||
+	                   (g_strcmp0(committee_key_on(in->committee, email,
+	                                               in->signed_on),
+	                              other->signed_by) == 0 &&
+	                    g_strcmp0(committee_key_on(in->committee, email,
+	                                               in->arrived_on),
+	                              other->signed_by) == 0));
+	if (!counts)
+		return binding_pending(in, out, by_key ? PENDING_KEY : PENDING_NEW_KEY,
+		                       member, c->fingerprint, NULL);
+	return binding_event(in, out, EVENT_KEY, day, other, member, c->fingerprint,
+	                     by_key);
 }
 
 /* Whether OTHER is about what EVENT changes: the same person's
@@ -843,7 +1001,9 @@ decide(const DecideInput *in, Decision *out)
 		g_clear_pointer(&out->event, ledger_event_free);
 		g_clear_pointer(&out->recommendation, pending_recommendation_free);
 		g_clear_pointer(&out->removal, pending_removal_free);
+		g_clear_pointer(&out->binding, pending_binding_free);
 		out->drop_recommendation = out->drop_removal = FALSE;
+		out->drop_bindings = FALSE;
 	}
 }
 
@@ -855,5 +1015,7 @@ decision_clear(Decision *decision)
 	g_clear_pointer(&decision->event, ledger_event_free);
 	g_clear_pointer(&decision->recommendation, pending_recommendation_free);
 	g_clear_pointer(&decision->removal, pending_removal_free);
+	g_clear_pointer(&decision->binding, pending_binding_free);
 	decision->drop_recommendation = decision->drop_removal = FALSE;
+	decision->drop_bindings = FALSE;
 }

@@ -84,6 +84,18 @@ typedef struct {
 	const PendingRecommendation *recommendation; /* for the command's
 	                                  Member, or NULL */
 	const PendingRemoval *removal; /* likewise */
+	const PendingBinding *key_half; /* new-key, handover: the half the
+	                                  command's Fingerprint signed
+	                                  ([key FINGERPRINT]), or NULL */
+	const PendingBinding *new_key_half; /* new-key: the half the
+	                                  person's recorded key signed
+	                                  ([new-key EMAIL], EMAIL the Member's,
+	                                  else the signer's), or NULL */
+	const PendingBinding *handover_half; /* handover: the half the role's
+	                                  holder or the secretary signed
+	                                  ([handover ROLE]), or NULL */
+	const char *bot_primary;       /* the primary key of [keys] bot-key
+	                                  when it names a subkey, or NULL */
 } DecideInput;
 
 typedef enum {
@@ -104,6 +116,12 @@ typedef struct {
 	PendingRemoval *removal;       /* DECIDE_PENDING: to store */
 	gboolean drop_recommendation;  /* DECIDE_APPEND: the pending record of */
 	gboolean drop_removal;         /*   the Member is used up */
+	PendingBinding *binding;       /* DECIDE_PENDING: a half of a key's
+	                                  binding, to store as BINDING_KIND */
+	PendingBindingKind binding_kind;
+	gboolean drop_bindings;        /* DECIDE_APPEND (a key or role event):
+	                                  the halves of bindings of its key,
+	                                  Member and role are used up */
 } Decision;
 
 /* MESSAGE without the "PATH:LINE: " with which errors about the ledger

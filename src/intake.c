@@ -309,11 +309,29 @@ log_refused(const Intake *intake, const Mail *mail, const char *reason)
  * says of the event it makes (decide.c).  Needed again when the event
  * is found in the ledger after a crash, where decide cannot be asked. */
 static void
-used_up(const Command *command, gboolean *recommendation, gboolean *removal)
+used_up(const Command *command, const LedgerEvent *event,
+        gboolean *recommendation, gboolean *removal, gboolean *bindings)
 {
 	*recommendation = command->verb == COMMAND_APPOINT;
 	*removal = command->verb == COMMAND_APPOINT ||
 	           command->verb == COMMAND_REMOVE;
+	*bindings = event->kind == EVENT_KEY || event->kind == EVENT_ROLE;
+}
+
+/* Drops the halves of bindings EVENT (a key or role event) used up:
+ * those of its key, of its Member's new key, of its role. */
+static gboolean
+drop_bindings(Intake *intake, const LedgerEvent *event, GError **error)
+{
+	return (event->fingerprint == NULL ||
+	        pending_drop_binding(intake->pending, PENDING_KEY,
+	                             event->fingerprint, error)) &&
+	       (event->kind != EVENT_KEY ||
+	        pending_drop_binding(intake->pending, PENDING_NEW_KEY, event->email,
+	                             error)) &&
+	       (event->kind != EVENT_ROLE ||
+	        pending_drop_binding(intake->pending, PENDING_HANDOVER, event->role,
+	                             error));
 }
 
 /* What follows an event's append, every step idempotent: drop the
@@ -323,8 +341,9 @@ used_up(const Command *command, gboolean *recommendation, gboolean *removal)
  * the mail being seen again, its event found in the ledger, and this
  * run again: never in a second decision on a command the ledger holds. */
 static gboolean
-finish(Intake *intake, const Mail *mail, gboolean drop_recommendation,
-       gboolean drop_removal, GError **error)
+finish(Intake *intake, const Mail *mail, const LedgerEvent *event,
+       gboolean drop_recommendation, gboolean drop_removal,
+       gboolean drop_binding_halves, GError **error)
 {
 	const Signed *sig = mail->sig;
 	const Command *command = mail->command;
@@ -333,6 +352,8 @@ finish(Intake *intake, const Mail *mail, gboolean drop_recommendation,
 		return FALSE;
 	if (drop_removal &&
 	    !pending_drop_removal(intake->pending, command->email, error))
+		return FALSE;
+	if (drop_binding_halves && !drop_bindings(intake, event, error))
 		return FALSE;
 	if (!intake->audit &&
 	    !archive_store(intake->conf->state_dir, mail->source->raw,
@@ -391,8 +412,8 @@ commit(Intake *intake, const Mail *mail, Decision *decision, GError **error)
 		g_propagate_error(error, g_steal_pointer(&local));
 		return FALSE;
 	}
-	return finish(intake, mail, decision->drop_recommendation,
-	              decision->drop_removal, error);
+	return finish(intake, mail, decision->event, decision->drop_recommendation,
+	              decision->drop_removal, decision->drop_bindings, error);
 }
 
 /* A refusal of a verified command is final: the reply is queued, then
@@ -433,10 +454,10 @@ answer(Intake *intake, const Mail *mail, const char *reason, GError **error)
 	                                     date_today(), error));
 }
 
-/* Whether LEDGER holds the event of SIG: every event from mail carries
- * its signature record in Comment (signature_comment). */
-static gboolean
-ledger_holds_signature(const Ledger *ledger, const Mail *mail)
+/* The event of MAIL's signature in LEDGER, or NULL: every event from
+ * mail carries its signature record in Comment (signature_comment). */
+static const LedgerEvent *
+ledger_event_of(const Ledger *ledger, const Mail *mail)
 {
 	/* The whole record (signer, time, digest): the same words signed
 	 * again later are another signature. */
@@ -444,9 +465,9 @@ ledger_holds_signature(const Ledger *ledger, const Mail *mail)
 	for (guint i = 0; i < ledger->events->len; i++) {
 		const LedgerEvent *event = ledger->events->pdata[i];
 		if (event->comment && strstr(event->comment, needle))
-			return TRUE;
+			return event;
 	}
-	return FALSE;
+	return NULL;
 }
 
 /* Who held the chair and the leader's role on DAY: the one place
@@ -476,7 +497,21 @@ update_pending(Intake *intake, const Command *command,
 	    !pending_set_removal(intake->pending, command->email,
 	                         decision->removal, error))
 		return FALSE;
-	return TRUE;
+	const PendingBinding *half = decision->binding;
+	if (half == NULL)
+		return TRUE;
+	g_autofree char *email = NULL;
+	const char *id = half->fingerprint;
+	if (decision->binding_kind == PENDING_HANDOVER)
+		id = half->role;
+	else if (decision->binding_kind == PENDING_NEW_KEY &&
+	         ledger_member_email(half->member, &email))
+		id = email;
+	/* A half older than confirm-days before this one can never be
+	 * completed now. */
+	return pending_set_binding(intake->pending, decision->binding_kind, id,
+	                           half, half->date - intake->conf->confirm_days,
+	                           error);
 }
 
 /* Applies a verified command: decides, then commits or refuses. */
@@ -490,13 +525,15 @@ act(Intake *intake, Mail *mail, GError **error)
 	/* The ledger has the last word: a command whose event it holds was
 	 * applied (the process stopped before the signature record said
 	 * so, or that record was lost), and is never decided again. */
-	if (ledger_holds_signature(ledger, mail)) {
+	const LedgerEvent *held = ledger_event_of(ledger, mail);
+	if (held) {
 		util_log("ignored", "id", mail->source->id, "msgid", mail->message_id,
 		         "reason", "signature already handled (its event is in the ledger)",
 		         NULL);
-		gboolean recommendation, removal;
-		used_up(mail->command, &recommendation, &removal);
-		return finish(intake, mail, recommendation, removal, error);
+		gboolean recommendation, removal, bindings;
+		used_up(mail->command, held, &recommendation, &removal, &bindings);
+		return finish(intake, mail, held, recommendation, removal, bindings,
+		              error);
 	}
 	g_autoptr(Committee) committee = committee_replay(ledger, error);
 	if (committee == NULL)
@@ -515,6 +552,32 @@ act(Intake *intake, Mail *mail, GError **error)
 		rec = pending_get_recommendation(intake->pending, command->email);
 		removal = pending_get_removal(intake->pending, command->email);
 	}
+	/* The other halves a key's binding may be waiting for: the key's
+	 * own, the person's recorded key's (the Member's, else the
+	 * signer's), the role holder's. */
+	g_autoptr(PendingBinding) key_half = NULL;
+	g_autoptr(PendingBinding) new_key_half = NULL;
+	g_autoptr(PendingBinding) handover_half = NULL;
+	if (command->verb == COMMAND_NEW_KEY || command->verb == COMMAND_HANDOVER) {
+		const char *whose = command->email
+		                        ? command->email
+		                        : committee_key_owner_on(committee,
+		                                                 mail->sig->fingerprint,
+		                                                 mail->signed_on);
+		key_half = pending_get_binding(intake->pending, PENDING_KEY,
+		                               command->fingerprint);
+		if (whose)
+			new_key_half = pending_get_binding(intake->pending,
+			                                   PENDING_NEW_KEY, whose);
+		if (command->role)
+			handover_half = pending_get_binding(intake->pending,
+			                                    PENDING_HANDOVER,
+			                                    command->role);
+	}
+	g_autofree char *bot_primary = NULL;
+	if (intake->conf->bot_key &&
+	    !keyring_is_subkey(keyring, intake->conf->bot_key, &bot_primary))
+		g_clear_pointer(&bot_primary, g_free);
 	g_autofree char *record = signature_comment(mail);
 	Day arrived_on = date_of_unix(mail->source->arrival);
 	DecideInput in = {
@@ -539,6 +602,10 @@ act(Intake *intake, Mail *mail, GError **error)
 		.fingerprint_primary = primary,
 		.recommendation = rec,
 		.removal = removal,
+		.key_half = key_half,
+		.new_key_half = new_key_half,
+		.handover_half = handover_half,
+		.bot_primary = bot_primary,
 	};
 	g_auto(Decision) decision;
 	decide(&in, &decision);

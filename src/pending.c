@@ -1,6 +1,8 @@
 /* pending.c: see pending.h. */
 #include "config.h"
 
+#include <string.h>
+
 #include "pending.h"
 #include "state_file.h"
 #include "util.h"
@@ -193,4 +195,92 @@ gboolean
 pending_drop_removal(Pending *pending, const char *email, GError **error)
 {
 	return drop(pending, "remove", email, error);
+}
+
+void
+pending_binding_free(PendingBinding *half)
+{
+	if (half == NULL)
+		return;
+	g_free(half->member);
+	g_free(half->fingerprint);
+	g_free(half->role);
+	g_free(half->signed_by);
+	g_free(half->message_id);
+	g_free(half);
+}
+
+static const char *const binding_groups[] = {
+	[PENDING_NEW_KEY] = "new-key",
+	[PENDING_HANDOVER] = "handover",
+	[PENDING_KEY] = "key",
+};
+
+static char *
+binding_group(PendingBindingKind kind, const char *id)
+{
+	return g_strdup_printf("%s %s", binding_groups[kind], id);
+}
+
+PendingBinding *
+pending_get_binding(const Pending *pending, PendingBindingKind kind,
+                    const char *id)
+{
+	g_autofree char *group = binding_group(kind, id);
+	if (!g_key_file_has_group(pending->file, group))
+		return NULL;
+	PendingBinding *half = g_new0(PendingBinding, 1);
+	GKeyFile *f = pending->file;
+	half->member = g_key_file_get_string(f, group, "member", NULL);
+	half->fingerprint = g_key_file_get_string(f, group, "fingerprint", NULL);
+	half->role = g_key_file_get_string(f, group, "role", NULL);
+	half->signed_by = g_key_file_get_string(f, group, "signed-by", NULL);
+	half->message_id = g_key_file_get_string(f, group, "message-id", NULL);
+	half->date = get_day(f, group, "date");
+	half->effective = get_day(f, group, "effective");
+	return half;
+}
+
+/* Drops the halves of bindings dated before STALE_BEFORE. */
+static void
+drop_stale_bindings(GKeyFile *file, Day stale_before)
+{
+	g_auto(GStrv) groups = g_key_file_get_groups(file, NULL);
+	for (char **group = groups; *group; group++) {
+		gboolean binding = FALSE;
+		for (gsize k = 0; k < G_N_ELEMENTS(binding_groups); k++) {
+			gsize len = strlen(binding_groups[k]);
+			if (strncmp(*group, binding_groups[k], len) == 0 &&
+			    (*group)[len] == ' ')
+				binding = TRUE;
+		}
+		if (binding && get_day(file, *group, "date") < stale_before)
+			g_key_file_remove_group(file, *group, NULL);
+	}
+}
+
+gboolean
+pending_set_binding(Pending *pending, PendingBindingKind kind, const char *id,
+                    const PendingBinding *half, Day stale_before,
+                    GError **error)
+{
+	g_autofree char *group = binding_group(kind, id);
+	GKeyFile *f = pending->file;
+	g_key_file_remove_group(f, group, NULL);
+	drop_stale_bindings(f, stale_before);
+	set_string(f, group, "member", half->member);
+	set_string(f, group, "fingerprint", half->fingerprint);
+	set_string(f, group, "role", half->role);
+	set_string(f, group, "signed-by", half->signed_by);
+	set_string(f, group, "message-id", half->message_id);
+	set_day(f, group, "date", half->date);
+	set_day(f, group, "effective", half->effective);
+	return save(pending, error);
+}
+
+gboolean
+pending_drop_binding(Pending *pending, PendingBindingKind kind,
+                     const char *id, GError **error)
+{
+	return drop(pending, binding_groups[kind], id, error);
 }

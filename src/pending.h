@@ -1,12 +1,14 @@
 /* pending.h: commands that need a second step before the ledger changes.
  *
  * A chair's recommendation waits for the leader's appointment; a removal
- * signed by one of chair and leader waits for the other.  Both live in
- * STATE_DIR/pending, a GKeyFile replaced whole on every change, one group
- * per person: [recommend EMAIL] and [remove EMAIL].  Every setter returns
- * only once the file is on disk.  The file starts with the line that
- * tells it whole from torn (state_file.h): pending_load refuses a torn
- * file rather than lose the records cut off.
+ * signed by one of chair and leader waits for the other; a key being
+ * bound to a person waits for the signature it lacks (PendingBinding).
+ * All live in STATE_DIR/pending, a GKeyFile replaced whole on every
+ * change: [recommend EMAIL], [remove EMAIL], and the halves of bindings
+ * [new-key EMAIL], [handover ROLE] and [key FINGERPRINT].  Every setter
+ * returns only once the file is on disk.  The file starts with the line
+ * that tells it whole from torn (state_file.h): pending_load refuses a
+ * torn file rather than lose the records cut off.
  */
 #ifndef TENURE_PENDING_H
 #define TENURE_PENDING_H
@@ -35,6 +37,28 @@ typedef struct {
 	char *leader_message;
 } PendingRemoval;
 
+/* One signed half of a key's binding to a person.  A new key is bound
+ * by two: one signed by the person's recorded key, one by the new key
+ * itself.  A handover to a holder the ledger records no key for is
+ * bound by the role's holder (or the secretary) and by the new holder's
+ * key itself. */
+typedef struct {
+	char *member;        /* "Name <email>" the key is for */
+	char *fingerprint;   /* the key being bound */
+	char *role;          /* a handover's role ("chair", "leader"), or
+	                        NULL for a new key */
+	char *signed_by;     /* this half's signer */
+	char *message_id;
+	Day date;            /* the day this half acts from */
+	Day effective;       /* its Effective, or DAY_NONE */
+} PendingBinding;
+
+typedef enum {
+	PENDING_NEW_KEY,  /* [new-key EMAIL]: signed by the person's key */
+	PENDING_HANDOVER, /* [handover ROLE]: by the holder or secretary */
+	PENDING_KEY,      /* [key FINGERPRINT]: by the key being bound */
+} PendingBindingKind;
+
 typedef struct Pending Pending;
 
 Pending *pending_load(const char *state_dir, GError **error);
@@ -56,11 +80,27 @@ gboolean pending_drop_recommendation(Pending *pending, const char *email,
 gboolean pending_drop_removal(Pending *pending, const char *email,
                               GError **error);
 
+/* The half of KIND under ID (an address, a role's name, a fingerprint:
+ * see PendingBindingKind), or NULL; free with pending_binding_free. */
+PendingBinding *pending_get_binding(const Pending *pending,
+                                    PendingBindingKind kind, const char *id);
+
+/* Stores HALF as KIND under ID, replacing what was there, and drops
+ * every half of a binding dated before STALE_BEFORE: one left so long
+ * can no longer be completed, and nothing else removes it. */
+gboolean pending_set_binding(Pending *pending, PendingBindingKind kind,
+                             const char *id, const PendingBinding *half,
+                             Day stale_before, GError **error);
+gboolean pending_drop_binding(Pending *pending, PendingBindingKind kind,
+                              const char *id, GError **error);
+
 void pending_recommendation_free(PendingRecommendation *rec);
+void pending_binding_free(PendingBinding *half);
 void pending_removal_free(PendingRemoval *removal);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Pending, pending_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PendingRecommendation, pending_recommendation_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(PendingRemoval, pending_removal_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(PendingBinding, pending_binding_free)
 
 #endif

@@ -32,11 +32,12 @@ SAM=$(gpg_new_key "Sam Secretary" sam@example.org)
 NINA=$(gpg_new_key "Nina Newcomer" nina@example.org)
 OSCAR=$(gpg_new_key "Oscar Outsider" oscar@example.org)
 CAROL2=$(gpg_new_key "Carol Chair" carol2@example.org)
+DAVE2=$(gpg_new_key "Dave Member" dave2@example.org)
 BOT=$(gpg_new_key "Tenure Bot" tenure@example.org)
 gpg_export_keyring "$W/keyring.gpg" carol@example.org alice@example.org \
 	bob@example.org bob2@example.org dave@example.org leo@example.org \
 	mia@example.org sam@example.org nina@example.org oscar@example.org \
-	carol2@example.org tenure@example.org
+	carol2@example.org dave2@example.org tenure@example.org
 
 day() { date -u -d "$1" +%Y-%m-%d; }
 
@@ -154,6 +155,101 @@ test_begin "audit rebuilds the ledger, judging each mail as of its arrival"
 "$TENURE" --config "$CONF" audit >"$W/audit" 2>&1
 test_expect_equal "audit: 3 archived messages, 10 ledger events, 0 problems, 0 differences" \
 	"$(tail -n 1 "$W/audit")"
+
+# --- 2. A key is bound to a person only by that key ------------------------
+
+committee c2
+send "$DAVE" claim-appointee-key '1 hour ago' 'now' "Tenure: new-key
+Fingerprint: $NINA"
+expect_pending "a member's new-key naming a future appointee's key binds nothing by itself"
+
+send "$CAROL" appoint-nina '1 hour ago' 'now' "Tenure: appoint
+Member: Nina Newcomer <nina@example.org>
+Fingerprint: $NINA
+Project-Joined: 2010-05-01"
+expect_event "... and the appointee's appointment still goes through" "^Event: appoint
+^Member: Nina Newcomer <nina@example.org>
+^Fingerprint: $NINA"
+
+send "$DAVE" claim-leader-key '1 hour ago' 'now' "Tenure: new-key
+Fingerprint: $LEO"
+expect_pending "a member's new-key naming the leader's key binds nothing by itself"
+
+test_begin "... and the leader's key still leads"
+test_expect_equal "Chair: Carol Chair <carol@example.org>; leader: key $LEO ([roles] leader)" \
+	"$("$TENURE" --config "$CONF" status 2>&1 | sed -n 2p)"
+
+send "$DAVE2" dave-new-key-first '2 hours ago' 'now' "Tenure: new-key
+Member: Dave Member <dave@example.org>
+Fingerprint: $DAVE2"
+expect_pending "the new key's own half, sent first, waits for the member's key"
+
+send "$DAVE" dave-old-key-second '1 hour ago' 'now' "Tenure: new-key
+Fingerprint: $DAVE2"
+expect_event "the member's current key completes it: a key event signed by both" "^Event: key
+^Member: Dave Member <dave@example.org>
+^Fingerprint: $DAVE2
+^Source: <dave-old-key-second@example.org>
+^Signed-By: $DAVE $DAVE2"
+
+# Bob's key is replaced (recorded by hand): his old key stays his.
+committee_event key "$(day '2 days ago')" "Member: Bob Member <bob@example.org>" \
+	"Fingerprint: $BOB2"
+send "$ALICE" claim-replaced-key '1 hour ago' 'now' "Tenure: new-key
+Fingerprint: $BOB"
+expect_refused --reply "a key a member once held is never bound to another" \
+	"Fingerprint: $BOB is the key of Bob Member <bob@example.org>"
+
+send "$CAROL" appoint-leader-key '1 hour ago' 'now' "Tenure: appoint
+Member: Oscar Outsider <oscar@example.org>
+Fingerprint: $LEO
+Project-Joined: 2010-05-01"
+expect_refused --reply "an appointment naming the configured leader's key is refused" \
+	"Fingerprint: $LEO is the key \[roles\] leader names"
+
+send "$CAROL" appoint-bot-key '1 hour ago' 'now' "Tenure: appoint
+Member: Oscar Outsider <oscar@example.org>
+Fingerprint: $BOT
+Project-Joined: 2010-05-01"
+expect_refused --reply "an appointment naming tenure's own key is refused" \
+	"Fingerprint: $BOT is tenure's own key"
+
+send "$SAM" leader-to-mia '3 hours ago' 'now' "Tenure: handover
+Role: leader
+Member: Mia Leader <mia@example.org>
+Fingerprint: $MIA"
+expect_pending "a handover to a leader the ledger records no key for waits for that key"
+
+send "$MIA" leader-mia-confirms '2 hours ago' 'now' "Tenure: handover
+Role: leader
+Member: Mia Leader <mia@example.org>
+Fingerprint: $MIA"
+expect_event "the new leader's key confirms it: a role event signed by both" "^Event: role
+^Role: leader
+^Member: Mia Leader <mia@example.org>
+^Fingerprint: $MIA
+^Signed-By: $SAM $MIA"
+
+send "$MIA" leader-mia-names-bob-key '1 hour ago' 'now' "Tenure: handover
+Role: leader
+Member: Oscar Outsider <oscar@example.org>
+Fingerprint: $BOB2"
+expect_refused --reply "a handover never binds another member's key to the new holder" \
+	"Fingerprint: $BOB2 is the key of Bob Member <bob@example.org>"
+
+test_begin "audit rebuilds the ledger from both halves of each binding"
+"$TENURE" --config "$CONF" audit >"$W/audit" 2>&1
+test_expect_equal "audit: 7 archived messages, 9 ledger events, 0 problems, 0 differences" \
+	"$(tail -n 1 "$W/audit")"
+
+# Halves more than [keys] confirm-days apart do not make a binding.
+committee c2w keys.confirm-days=2
+send "$DAVE2" stale-first-half '5 days ago' '5 days ago' "Tenure: new-key
+Member: Dave Member <dave@example.org>
+Fingerprint: $DAVE2"
+send "$DAVE" late-second-half '1 hour ago' 'now' "Tenure: new-key
+Fingerprint: $DAVE2"
+expect_pending "halves further apart than confirm-days make no binding"
 
 # --- 3. Roles from the configuration lapse like roles from the ledger -----
 

@@ -2,8 +2,9 @@
 # t-rebuild.sh: the host was lost; the list's archive is the backup.  A
 # first host runs the committee for three weeks (`tenure run --once` as
 # each mail arrives: resignations, a recommendation and an appointment,
-# a deferral, both halves of a removal, handovers of both roles, a new
-# key, and refusals and list chatter between them), its announcements
+# a deferral, both halves of a removal, handovers of both roles (the
+# new leader's confirmed by her key), a new key (confirmed by itself),
+# and refusals and list chatter between them), its announcements
 # going to the list like everything else.  A second host, set up with
 # the same founding history (`tenure init`), imports the list's archive
 # (`tenure import mbox:`) and must hold the same ledger, `Recorded:`
@@ -146,6 +147,10 @@ post "$SAM" -12 handover-leader "Tenure: handover
 Role: leader
 Member: Mia Leader <mia@example.org>
 Fingerprint: $MIA"
+post "$MIA" -12 handover-leader-mia "Tenure: handover
+Role: leader
+Member: Mia Leader <mia@example.org>
+Fingerprint: $MIA"
 post "$FAY" -12 fay-resign "Tenure: resign"
 post "$LEO" -11 appoint-nora-leo "Tenure: appoint
 Member: Nora Newcomer <nora@example.org>
@@ -155,6 +160,9 @@ post "$CAROL" -10 handover-chair "Tenure: handover
 Role: chair
 Fingerprint: $ALICE"
 post "$ALICE" -9 alice-new-key "Tenure: new-key
+Fingerprint: $ALICE2"
+post "$ALICE2" -9 alice-new-key-confirms "Tenure: new-key
+Member: Alice Member <alice@example.org>
 Fingerprint: $ALICE2"
 post "$ALICE" -8 alice-old-key "Tenure: resign"
 printf 'From: dave@example.org\nTo: debian-ctte@lists.debian.org\nSubject: lunch\nMessage-ID: <lunch@example.org>\n\nAnyone?\n' >m/lunch.eml

@@ -1,9 +1,10 @@
 #!/bin/sh
 # t-roles.sh: the chair's and the leader's roles and members' keys as
 # ledger events, end to end.  A command is judged by who held the role,
-# and whose key was which, on the signature's date; handovers and new
-# keys arrive by signed mail; audit rebuilds across the changes.  Keys
-# and mails are made for the run.
+# and whose key was which, on the signature's date (and on arrival);
+# handovers and new keys arrive by signed mail, a key bound only with
+# its own signature; audit rebuilds across the changes.  Keys and mails
+# are made for the run.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
 . "$top_srcdir/tests/lib-committee.sh"
@@ -64,8 +65,8 @@ expect_event "the configured leader appoints before any role event" "^Event: app
 
 send "$OSCAR" handover-oscar '4 days ago' "Tenure: handover
 Role: leader
-Member: Oscar Outsider <oscar@example.org>
-Fingerprint: $OSCAR"
+Member: Mia Leader <mia@example.org>
+Fingerprint: $MIA"
 expect_refused "a handover signed by someone else is refused" \
 	"only the leader or the secretary may hand over the leader's role"
 
@@ -79,13 +80,18 @@ send "$SAM" handover-mia '4 days ago' "Tenure: handover
 Role: leader
 Member: Mia Leader <mia@example.org>
 Fingerprint: $MIA"
-expect_event "the secretary announces the new leader: a role event" "^Event: role
+# The ledger records no key for Mia: hers signs the handover too.
+send "$MIA" handover-mia-key '4 days ago' "Tenure: handover
+Role: leader
+Member: Mia Leader <mia@example.org>
+Fingerprint: $MIA"
+expect_event "the secretary announces the new leader, her key confirms: a role event" "^Event: role
 ^Date: $(day '4 days ago')
 ^Role: leader
 ^Member: Mia Leader <mia@example.org>
 ^Fingerprint: $MIA
-^Source: <handover-mia@example.org>
-^Signed-By: $SAM"
+^Source: <handover-mia-key@example.org>
+^Signed-By: $SAM $MIA"
 
 send "$CAROL" rec-nora '3 days ago' "Tenure: recommend
 Member: Nora Newcomer <nora@example.org>
@@ -152,11 +158,14 @@ expect_refused "a new key signed by nobody the ledger knows is refused" \
 
 send "$BOB" newkey-bob '1 day ago' "Tenure: new-key
 Fingerprint: $BOB2"
-expect_event "a member's new key, signed by the current one, is a key event" "^Event: key
+send "$BOB2" newkey-bob2 '1 day ago' "Tenure: new-key
+Member: Bob Member <bob@example.org>
+Fingerprint: $BOB2"
+expect_event "a member's new key, signed by the current one and by itself, is a key event" "^Event: key
 ^Date: $(day '1 day ago')
 ^Member: Bob Member <bob@example.org>
 ^Fingerprint: $BOB2
-^Signed-By: $BOB"
+^Signed-By: $BOB $BOB2"
 
 send "$BOB" resign-old-key 'today' "Tenure: resign"
 expect_refused "after the change the old key no longer acts for the member" \
@@ -182,7 +191,7 @@ test_expect_equal "Chair: Carol Chair <carol@example.org>; leader: Leo Leader <l
 
 test_begin "audit rebuilds the ledger exactly across the leader's, the chair's and Bob's key changes"
 "$TENURE" --config "$W/tenure.conf" audit >"$W/audit" 2>&1; rc=$?
-test_expect_equal "0 audit: 8 archived messages, 10 ledger events, 0 problems, 0 differences" \
+test_expect_equal "0 audit: 10 archived messages, 10 ledger events, 0 problems, 0 differences" \
 	"$rc $(tail -n 1 "$W/audit")"
 
 # check-config opens the source as run does: the list Maildir must exist.

@@ -80,6 +80,15 @@ typedef enum {
 	REMOVAL_BY_CHAIR,    /* Carol signed a removal, Effective 2026-12-20 */
 	REMOVAL_BY_FORMER,   /* a former chair signed a removal */
 	REMOVAL_BOTH,        /* both halves: a removal already made */
+	HANDOVER_BY_SAM,     /* the secretary handed the leader's role to
+	                        Mia's key on 2026-12-01 */
+	HANDOVER_BY_FORMER,  /* ... someone no longer secretary did */
+	KEY_MIA_LEADER,      /* Mia's key confirmed it on 2026-12-01 */
+	KEY_MIA_LEADER_OLD,  /* ... on 2026-11-18, 15 days before */
+	KEY_MIA_LEADER_LAST, /* ... on 2026-11-19, 14 days before */
+	NEW_KEY_BY_ALICE,    /* Alice's key named Mia's as her new one */
+	NEW_KEY_BY_FORMER,   /* ... a key no longer Alice's did */
+	KEY_MIA_FOR_ALICE,   /* Mia's key confirmed it is Alice's new key */
 } PendingState;
 
 typedef struct {
@@ -105,6 +114,12 @@ typedef struct {
 #define APPOINT_NINA                                                       \
 	"Tenure: appoint\nMember: Nina <nina@example.org>\nFingerprint: " FPR_NINA \
 	"\nProject-Joined: 2010-01-01\n"
+#define HANDOVER_MIA                                                       \
+	"Tenure: handover\nRole: leader\nMember: Mia <mia@example.org>\n"      \
+	"Fingerprint: " FPR_MIA "\n"
+#define NEW_KEY_MIA_FOR_ALICE                                              \
+	"Tenure: new-key\nMember: Alice <alice@example.org>\n"                \
+	"Fingerprint: " FPR_MIA "\n"
 #define RECOMMEND_NINA                                                     \
 	"Tenure: recommend\nMember: Nina <nina@example.org>\nFingerprint: " FPR_NINA \
 	"\nProject-Joined: 2010-01-01\n"
@@ -217,14 +232,42 @@ static const DecideCase cases[] = {
 	 "Reason: a vote is running\n",
 	 NO_PENDING, NULL, DECIDE_REFUSE, "Until: is not after", NULL, NULL},
 
-	{"the leader hands the leader's role over", NULL, FPR_LEO,
+	{"the leader's handover to a holder with no recorded key waits for "
+	 "that key", NULL, FPR_LEO,
 	 "Tenure: handover\nRole: leader\nMember: Mia <mia@example.org>\n"
-	 "Fingerprint: " FPR_MIA "\n", NO_PENDING, NULL, DECIDE_APPEND, NULL,
-	 SIGNED_ON, FPR_LEO},
-	{"the secretary announces the new leader", NULL, FPR_SAM,
+	 "Fingerprint: " FPR_MIA "\n", NO_PENDING, NULL, DECIDE_PENDING, NULL,
+	 NULL, NULL},
+	{"the secretary's announcement of the new leader waits for her key",
+	 NULL, FPR_SAM,
 	 "Tenure: handover\nRole: leader\nMember: Mia <mia@example.org>\n"
 	 "Fingerprint: " FPR_MIA "\nEffective: 2027-04-21\n", NO_PENDING, NULL,
-	 DECIDE_APPEND, NULL, "2027-04-21", FPR_SAM},
+	 DECIDE_PENDING, NULL, NULL, NULL},
+	{"the new leader's key completes the secretary's handover", NULL,
+	 FPR_MIA, HANDOVER_MIA, HANDOVER_BY_SAM, NULL, DECIDE_APPEND, NULL,
+	 SIGNED_ON, FPR_SAM " " FPR_MIA},
+	{"the secretary's handover completes the new leader's confirmation",
+	 NULL, FPR_SAM, HANDOVER_MIA, KEY_MIA_LEADER, NULL, DECIDE_APPEND, NULL,
+	 SIGNED_ON, FPR_SAM " " FPR_MIA},
+	{"the new leader's confirmation alone waits", NULL, FPR_MIA,
+	 HANDOVER_MIA, NO_PENDING, NULL, DECIDE_PENDING, NULL, NULL, NULL},
+	{"a handover by a former secretary is not completed", NULL, FPR_MIA,
+	 HANDOVER_MIA, HANDOVER_BY_FORMER, NULL, DECIDE_PENDING, NULL, NULL,
+	 NULL},
+	{"a confirmation older than confirm-days does not complete", NULL,
+	 FPR_SAM, HANDOVER_MIA, KEY_MIA_LEADER_OLD, NULL, DECIDE_PENDING, NULL,
+	 NULL, NULL},
+	{"a confirmation confirm-days old completes", NULL, FPR_SAM,
+	 HANDOVER_MIA, KEY_MIA_LEADER_LAST, NULL, DECIDE_APPEND, NULL,
+	 SIGNED_ON, FPR_SAM " " FPR_MIA},
+	{"a confirmation of a new key does not complete a handover", NULL,
+	 FPR_SAM, HANDOVER_MIA, KEY_MIA_FOR_ALICE, NULL, DECIDE_PENDING, NULL,
+	 NULL, NULL},
+	{"a holder with a recorded key needs no confirmation, and gives none",
+	 NULL, FPR_ALICE,
+	 "Tenure: handover\nRole: chair\nFingerprint: " FPR_ALICE "\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE,
+	 "only the chair or the secretary may hand over the chair's role", NULL,
+	 NULL},
 	{"a member cannot hand over the leader's role", NULL, FPR_ALICE,
 	 "Tenure: handover\nRole: leader\nMember: Mia <mia@example.org>\n"
 	 "Fingerprint: " FPR_MIA "\n", NO_PENDING, NULL, DECIDE_REFUSE,
@@ -265,9 +308,65 @@ static const DecideCase cases[] = {
 	 "Fingerprint: " FPR_STRAY "\n", NO_PENDING, NULL, DECIDE_REFUSE,
 	 "is not a usable key in the keyring", NULL, NULL},
 
-	{"a member records a new key", NULL, FPR_ALICE,
+	{"a member's new key waits for the new key's own signature", NULL,
+	 FPR_ALICE, "Tenure: new-key\nFingerprint: " FPR_MIA "\n", NO_PENDING,
+	 NULL, DECIDE_PENDING, NULL, NULL, NULL},
+	{"the new key's own signature completes the member's new-key", NULL,
+	 FPR_MIA, NEW_KEY_MIA_FOR_ALICE, NEW_KEY_BY_ALICE, NULL, DECIDE_APPEND,
+	 NULL, SIGNED_ON, FPR_ALICE " " FPR_MIA},
+	{"the member's key completes the new key's confirmation", NULL,
+	 FPR_ALICE, "Tenure: new-key\nFingerprint: " FPR_MIA "\n",
+	 KEY_MIA_FOR_ALICE, NULL, DECIDE_APPEND, NULL, SIGNED_ON,
+	 FPR_ALICE " " FPR_MIA},
+	{"the new key's confirmation alone waits", NULL, FPR_MIA,
+	 NEW_KEY_MIA_FOR_ALICE, NO_PENDING, NULL, DECIDE_PENDING, NULL, NULL,
+	 NULL},
+	{"the new key's confirmation names the member", NULL, FPR_MIA,
 	 "Tenure: new-key\nFingerprint: " FPR_MIA "\n", NO_PENDING, NULL,
-	 DECIDE_APPEND, NULL, SIGNED_ON, FPR_ALICE},
+	 DECIDE_REFUSE, "Member: is needed in the mail the new key signs itself",
+	 NULL, NULL},
+	{"a half signed by a key no longer the member's does not complete",
+	 NULL, FPR_MIA, NEW_KEY_MIA_FOR_ALICE, NEW_KEY_BY_FORMER, NULL,
+	 DECIDE_PENDING, NULL, NULL, NULL},
+	{"a confirmation of a handover does not complete a new key", NULL,
+	 FPR_ALICE, "Tenure: new-key\nFingerprint: " FPR_MIA "\n",
+	 KEY_MIA_LEADER, NULL, DECIDE_PENDING, NULL, NULL, NULL},
+	{"a member's key signs a new key only for that member", NULL, FPR_ALICE,
+	 "Tenure: new-key\nMember: Bob <bob@example.org>\nFingerprint: " FPR_MIA
+	 "\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE,
+	 "Member: Bob <bob@example.org> is not the signer", NULL, NULL},
+	{"a key a former member held is never bound to another",
+	 "Event: appoint\nDate: 2020-01-01\nMember: Zed <zed@example.org>\n"
+	 "Fingerprint: " FPR_PAUL "\n\n"
+	 "Event: resign\nDate: 2021-01-01\nMember: Zed <zed@example.org>\n",
+	 FPR_ALICE, "Tenure: new-key\nFingerprint: " FPR_PAUL "\n", NO_PENDING,
+	 NULL, DECIDE_REFUSE, "Fingerprint: " FPR_PAUL " is the key of Zed", NULL,
+	 NULL},
+	{"a key a member replaced is never bound to another",
+	 "Event: key\nDate: 2025-01-01\nMember: Bob <bob@example.org>\n"
+	 "Fingerprint: " FPR_PAUL "\n",
+	 FPR_ALICE, "Tenure: new-key\nFingerprint: " FPR_BOB "\n", NO_PENDING,
+	 NULL, DECIDE_REFUSE, "Fingerprint: " FPR_BOB " is the key of Bob", NULL,
+	 NULL},
+	{"... nor appointed as another's", 
+	 "Event: key\nDate: 2025-01-01\nMember: Bob <bob@example.org>\n"
+	 "Fingerprint: " FPR_PAUL "\n",
+	 FPR_CAROL,
+	 "Tenure: appoint\nMember: Zed <zed@example.org>\nFingerprint: " FPR_BOB
+	 "\nProject-Joined: 2010-01-01\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "is the key of Bob", NULL, NULL},
+	{"the configured leader's key is not appointed as anyone's", NULL,
+	 FPR_CAROL,
+	 "Tenure: appoint\nMember: Zed <zed@example.org>\nFingerprint: " FPR_LEO
+	 "\nProject-Joined: 2010-01-01\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "is the key [roles] leader names", NULL,
+	 NULL},
+	{"... nor recommended", NULL, FPR_CAROL,
+	 "Tenure: recommend\nMember: Zed <zed@example.org>\nFingerprint: " FPR_SAM
+	 "\nProject-Joined: 2010-01-01\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "is the key [roles] secretary names",
+	 NULL, NULL},
 	{"a new key signed by nobody the ledger knows is refused", NULL,
 	 FPR_OSCAR, "Tenure: new-key\nFingerprint: " FPR_MIA "\n", NO_PENDING,
 	 NULL, DECIDE_REFUSE, "is nobody's key in the ledger on 2026-12-03",
@@ -279,8 +378,10 @@ static const DecideCase cases[] = {
 	 "Tenure: new-key\nFingerprint: " FPR_STRAY "\n", NO_PENDING, NULL,
 	 DECIDE_REFUSE, "is not a usable key in the keyring", NULL, NULL},
 	{"the signing key is no new key", NULL, FPR_ALICE,
-	 "Tenure: new-key\nFingerprint: " FPR_ALICE "\n", NO_PENDING, NULL,
-	 DECIDE_REFUSE, "is the key that signed this command", NULL, NULL},
+	 "Tenure: new-key\nMember: Alice <alice@example.org>\nFingerprint: "
+	 FPR_ALICE "\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "is already the key of Alice", NULL,
+	 NULL},
 	{"a replaced key no longer acts for its member",
 	 "Event: key\nDate: 2026-12-01\nMember: Alice <alice@example.org>\n"
 	 "Fingerprint: " FPR_MIA "\n",
@@ -595,6 +696,50 @@ removal_for(PendingState state)
 	return removal;
 }
 
+/* The half of a binding STATE names, when it is of KIND. */
+static PendingBinding *
+binding_for(PendingState state, PendingBindingKind kind)
+{
+	PendingBindingKind of;
+	switch (state) {
+	case HANDOVER_BY_SAM:
+	case HANDOVER_BY_FORMER:
+		of = PENDING_HANDOVER;
+		break;
+	case NEW_KEY_BY_ALICE:
+	case NEW_KEY_BY_FORMER:
+		of = PENDING_NEW_KEY;
+		break;
+	case KEY_MIA_LEADER:
+	case KEY_MIA_LEADER_OLD:
+	case KEY_MIA_LEADER_LAST:
+	case KEY_MIA_FOR_ALICE:
+		of = PENDING_KEY;
+		break;
+	default:
+		return NULL;
+	}
+	if (of != kind)
+		return NULL;
+	gboolean for_alice = state == NEW_KEY_BY_ALICE || state == NEW_KEY_BY_FORMER ||
+	                     state == KEY_MIA_FOR_ALICE;
+	PendingBinding *half = g_new0(PendingBinding, 1);
+	half->member = g_strdup(for_alice ? "Alice <alice@example.org>"
+	                                  : "Mia <mia@example.org>");
+	half->fingerprint = g_strdup(FPR_MIA);
+	half->role = for_alice ? NULL : g_strdup("leader");
+	half->signed_by = g_strdup(state == HANDOVER_BY_SAM    ? FPR_SAM
+	                           : state == NEW_KEY_BY_ALICE ? FPR_ALICE
+	                           : kind == PENDING_KEY       ? FPR_MIA
+	                                                       : FPR_FORMER);
+	half->message_id = g_strdup("<half@example.org>");
+	half->date = state == KEY_MIA_LEADER_OLD    ? D("2026-11-18")
+	             : state == KEY_MIA_LEADER_LAST ? D("2026-11-19")
+	                                            : D("2026-12-01");
+	half->effective = DAY_NONE;
+	return half;
+}
+
 static void
 run_case(const DecideCase *row, const char *arrived_text,
          const char *signed_at_text)
@@ -612,12 +757,20 @@ run_case(const DecideCase *row, const char *arrived_text,
 	g_autoptr(Rule) rule = rule_new_from_string("none", "", &error);
 	g_assert_no_error(error);
 	g_autoptr(Conf) conf = conf_new_default();
+	conf->chair = g_strdup(FPR_CAROL);
+	conf->leader = g_strdup(FPR_LEO);
+	conf->secretary = g_strdup(FPR_SAM);
 	g_autoptr(Command) command = NULL;
 	g_autofree char *parse_error = NULL;
 	g_assert_cmpint(command_parse(row->command, &command, &parse_error), ==,
 	                COMMAND_PARSE_OK);
 	g_autoptr(PendingRecommendation) rec = recommendation_for(row->pending);
 	g_autoptr(PendingRemoval) removal = removal_for(row->pending);
+	g_autoptr(PendingBinding) key_half = binding_for(row->pending, PENDING_KEY);
+	g_autoptr(PendingBinding) new_key_half =
+	    binding_for(row->pending, PENDING_NEW_KEY);
+	g_autoptr(PendingBinding) handover_half =
+	    binding_for(row->pending, PENDING_HANDOVER);
 	Day arrived = D(arrived_text);
 	g_autofree char *signed_text =
 	    g_strdup_printf("%sT%sZ", SIGNED_ON, signed_at_text);
@@ -644,6 +797,9 @@ run_case(const DecideCase *row, const char *arrived_text,
 	    .fingerprint_primary = row->subkey_of,
 	    .recommendation = rec,
 	    .removal = removal,
+	    .key_half = key_half,
+	    .new_key_half = new_key_half,
+	    .handover_half = handover_half,
 	};
 	g_auto(Decision) decision;
 	decide(&in, &decision);
@@ -671,7 +827,8 @@ run_case(const DecideCase *row, const char *arrived_text,
 	case DECIDE_PENDING:
 		g_assert_null(decision.reason);
 		g_assert_null(decision.event);
-		g_assert_true(decision.recommendation || decision.removal);
+		g_assert_true(decision.recommendation || decision.removal ||
+		              decision.binding);
 		break;
 	case DECIDE_APPEND: {
 		g_assert_null(decision.reason);
@@ -786,6 +943,20 @@ test_bot_key(void)
 	g_auto(Decision) carol;
 	decide(&in, &carol);
 	g_assert_cmpint(carol.kind, ==, DECIDE_APPEND);
+
+	/* Nor is tenure's key, the primary of the subkey bot-key names,
+	 * ever bound to anyone. */
+	g_autoptr(Command) appoint = NULL;
+	command_parse("Tenure: appoint\nMember: Zed <zed@example.org>\n"
+	              "Fingerprint: " FPR_QUINN "\nProject-Joined: 2010-01-01\n",
+	              &appoint, NULL);
+	in.command = appoint;
+	in.bot_primary = FPR_QUINN;
+	g_auto(Decision) bound;
+	decide(&in, &bound);
+	g_assert_cmpint(bound.kind, ==, DECIDE_REFUSE);
+	g_assert_cmpstr(bound.reason, ==,
+	                "Fingerprint: " FPR_QUINN " is tenure's own key");
 }
 
 static void
@@ -1063,7 +1234,7 @@ random_command(GRand *rand, const Committee *committee, Day signed_day)
 	                                       ? ((Person *)committee->people->pdata[who])->email
 	                                       : "nobody@example.org",
 	                                   signed_day);
-	switch (g_rand_int_range(rand, 0, 7)) {
+	switch (g_rand_int_range(rand, 0, 9)) {
 	case 0:
 		return g_strdup("Tenure: resign\n");
 	case 1:
@@ -1085,8 +1256,18 @@ random_command(GRand *rand, const Committee *committee, Day signed_day)
 		                       "<p%u@example.org>\nFingerprint: %s\n",
 		                       g_rand_boolean(rand) ? "chair" : "leader", who,
 		                       who, key ? key : newcomer);
-	default:
+	case 6:
 		return g_strdup_printf("Tenure: new-key\nFingerprint: %s\n", newcomer);
+	case 7:
+		/* Signed by the new key itself (see the caller). */
+		return g_strdup_printf("Tenure: new-key\nMember: P%u <p%u@example.org>\n"
+		                       "Fingerprint: %s\n", who, who, newcomer);
+	default:
+		/* A leader the ledger records no key for: by the new
+		 * key itself, or by the holder or the secretary. */
+		return g_strdup_printf("Tenure: handover\nRole: leader\nMember: N%u "
+		                       "<n%u@example.org>\nFingerprint: %s\n",
+		                       who, who, newcomer);
 	}
 }
 
@@ -1133,17 +1314,37 @@ check_authority(const DecideInput *in, const Decision *decision)
 	case COMMAND_HANDOVER: {
 		CommitteeRole role = ROLE_CHAIR;
 		committee_role_parse(in->command->role, &role);
-		allowed = secretary || held_both(committee, role, signer, s, a);
+		const PendingBinding *half = in->handover_half;
+		if (g_ascii_strcasecmp(signer, in->command->fingerprint) != 0)
+			allowed = secretary || held_both(committee, role, signer, s, a);
+		else if (decision->event == NULL)
+			allowed = TRUE; /* the key's own half waits */
+		else
+			allowed = half &&
+			          (g_strcmp0(half->signed_by, in->roles.secretary) == 0 ||
+			           held_both(committee, role, half->signed_by, s, a));
 		break;
 	}
-	case COMMAND_NEW_KEY:
-		allowed = own_key ||
-		          g_ascii_strcasecmp(signer, in->command->fingerprint) == 0;
+	case COMMAND_NEW_KEY: {
+		const PendingBinding *half = in->new_key_half;
+		if (g_ascii_strcasecmp(signer, in->command->fingerprint) != 0)
+			allowed = own_key;
+		else if (decision->event == NULL)
+			allowed = TRUE; /* the key's own half waits */
+		else
+			allowed = half &&
+			          g_strcmp0(committee_key_on(committee,
+			                                     decision->event->email, s),
+			                    half->signed_by) == 0 &&
+			          g_strcmp0(committee_key_on(committee,
+			                                     decision->event->email, a),
+			                    half->signed_by) == 0;
 		break;
+	}
 	}
 	char sb[11], ab[11];
 	if (!allowed)
-		g_error("%s signed_day %s by %s on %s, arrived %s: %s",
+		g_error("%s %s signed by %s on %s, arrived %s: %s",
 		        decision->kind == DECIDE_APPEND ? "applied" : "pending",
 		        command_verb_name(in->command->verb), signer,
 		        date_format(s, sb), date_format(a, ab),
@@ -1162,6 +1363,7 @@ test_arrival_property(void)
 	g_autoptr(Conf) conf = conf_new_default();
 	guint runs = g_test_slow() ? 400 : 60;
 	guint decided[3] = {0};
+	guint bound = 0;
 	for (guint run = 0; run < runs; run++) {
 		g_autoptr(GRand) rand = g_rand_new_with_seed(run + 1000);
 		History h = {.text = g_string_new("Event: rule\nDate: 2020-01-01\nRule: none\n"),
@@ -1196,6 +1398,45 @@ test_arrival_property(void)
 			g_autoptr(Command) command = NULL;
 			g_assert_cmpint(command_parse(text, &command, NULL), ==,
 			                COMMAND_PARSE_OK);
+			/* A binding's other half, signed on the signature's date
+			 * by whoever could then: the person's key or the leader
+			 * for the key's own half, the new key for the other. */
+			gboolean by_key = (command->verb == COMMAND_NEW_KEY &&
+			                   command->member) ||
+			                  (command->verb == COMMAND_HANDOVER &&
+			                   command->member[0] == 'N' &&
+			                   g_rand_boolean(rand));
+			if (by_key)
+				signer = command->fingerprint;
+			const char *fpr_holder = NULL;
+			if (command->verb == COMMAND_NEW_KEY)
+				fpr_holder = command->email
+				                 ? committee_key_on(committee, command->email,
+				                                    signed_day)
+				                 : NULL;
+			PendingBinding half = {
+			    .member = command->member,
+			    .fingerprint = command->fingerprint,
+			    .role = command->verb == COMMAND_HANDOVER ? "leader" : NULL,
+			    .signed_by = by_key ? (command->verb == COMMAND_NEW_KEY
+			                               ? (char *)fpr_holder
+			                               : (char *)committee_role_key_on(
+			                                     committee, ROLE_LEADER,
+			                                     signed_day))
+			                        : command->fingerprint,
+			    .message_id = "<other-half@example.org>",
+			    .date = signed_day,
+			    .effective = DAY_NONE,
+			};
+			g_autofree char *member_of_signer = NULL;
+			if (!by_key && command->verb == COMMAND_NEW_KEY) {
+				const char *owner = committee_key_owner_on(committee, signer,
+				                                           signed_day);
+				const char *name = owner ? committee_name_of(committee, owner)
+				                         : NULL;
+				member_of_signer = g_strdup(name ? name : "Nobody <nobody@example.org>");
+				half.member = member_of_signer;
+			}
 			/* Pending halves by whoever chaired on the signature's
 			 * date, so that only arrival can make them lapse. */
 			const char *then_chair = committee_role_key_on(committee, ROLE_CHAIR,
@@ -1232,10 +1473,18 @@ test_arrival_property(void)
 			    .signature_record = "signature",
 			    .recommendation = command->verb == COMMAND_APPOINT ? &rec : NULL,
 			    .removal = command->verb == COMMAND_REMOVE ? &removal : NULL,
+			    .key_half = !by_key && half.member ? &half : NULL,
+			    .new_key_half = by_key && command->verb == COMMAND_NEW_KEY
+			                        ? &half : NULL,
+			    .handover_half = by_key && command->verb == COMMAND_HANDOVER
+			                         ? &half : NULL,
 			};
 			g_auto(Decision) decision;
 			decide(&in, &decision);
 			decided[decision.kind]++;
+			if (decision.event && (decision.event->kind == EVENT_KEY ||
+			                       decision.event->kind == EVENT_ROLE))
+				bound++;
 			if (decision.kind != DECIDE_REFUSE)
 				check_authority(&in, &decision);
 		}
@@ -1243,9 +1492,11 @@ test_arrival_property(void)
 		g_ptr_array_unref(h.keys);
 	}
 	/* The property is only as good as the commands that passed. */
-	g_test_message("applied %u, pending %u, refused %u", decided[DECIDE_APPEND],
-	               decided[DECIDE_PENDING], decided[DECIDE_REFUSE]);
+	g_test_message("applied %u (%u key or role events), pending %u, refused %u",
+	               decided[DECIDE_APPEND], bound, decided[DECIDE_PENDING],
+	               decided[DECIDE_REFUSE]);
 	g_assert_cmpuint(decided[DECIDE_APPEND], >, runs);
+	g_assert_cmpuint(bound, >, runs / 4);
 	g_assert_cmpuint(decided[DECIDE_PENDING], >, runs / 4);
 }
 
