@@ -331,15 +331,39 @@ test_replay_roles(void)
 	g_assert_null(committee_find_key(committee, FPR_M, day("2021-05-01")));
 	g_assert_cmpstr(committee_key_owner_on(committee, FPR_M, day("2021-05-01")), ==, "mia@x.org");
 
-	/* Without role events, the configuration holds both roles. */
+	/* Without role events, the configuration holds both roles, as a
+	 * role event for the person the ledger records with its key would:
+	 * the chair must be a member, and lapses with the term. */
 	g_autoptr(Ledger) bare = ledger_parse("L", "Event: appoint\nDate: 2020-01-01\n"
+	                                      "Member: A <a@x.org>\nFingerprint: " FPR_A "\n"
+	                                      "\nEvent: resign\nDate: 2031-01-01\n"
 	                                      "Member: A <a@x.org>\n", -1, &error);
 	g_autoptr(Committee) c2 = committee_replay(bare, &error);
 	g_assert_no_error(error);
 	g_assert_null(committee_role_key_on(c2, ROLE_CHAIR, day("2020-01-01")));
 	committee_bootstrap_roles(c2, "aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa", NULL);
 	g_assert_true(committee_holds_role(c2, ROLE_CHAIR, FPR_A, day("2030-01-01")));
+	g_assert_null(committee_role_key_on(c2, ROLE_CHAIR, day("2031-01-02")));
 	g_assert_null(committee_role_key_on(c2, ROLE_LEADER, day("2030-01-01")));
+	/* A configured chair's key that is no member's names no chair; a
+	 * configured leader the ledger does not know leads by the key. */
+	committee_bootstrap_roles(c2, FPR_L, FPR_L);
+	g_assert_null(committee_role_key_on(c2, ROLE_CHAIR, day("2030-01-01")));
+	g_assert_cmpstr(committee_role_key_on(c2, ROLE_LEADER, day("2030-01-01")), ==,
+	                FPR_L);
+
+	/* After a key event the configured holder's new key holds the
+	 * role, and the configured one no longer does. */
+	g_autoptr(Ledger) rekeyed = ledger_parse(
+	    "L", "Event: appoint\nDate: 2020-01-01\nMember: A <a@x.org>\n"
+	         "Fingerprint: " FPR_A "\n"
+	         "\nEvent: key\nDate: 2025-01-01\nMember: A <a@x.org>\n"
+	         "Fingerprint: " FPR_C "\n", -1, &error);
+	g_autoptr(Committee) c3 = committee_replay(rekeyed, &error);
+	g_assert_no_error(error);
+	committee_bootstrap_roles(c3, FPR_A, NULL);
+	g_assert_cmpstr(committee_role_key_on(c3, ROLE_CHAIR, day("2024-12-31")), ==, FPR_A);
+	g_assert_cmpstr(committee_role_key_on(c3, ROLE_CHAIR, day("2025-01-01")), ==, FPR_C);
 }
 
 /* A member's key history: from a key event's date only the new key is
