@@ -20,6 +20,17 @@
  * or to the same role: its signer did not know of it.  History typed in
  * by hand (Source: import) counts as known.
  *
+ * A key is bound to a person only by that key.  A new key takes two
+ * halves, one signed by the person's recorded key and one by the new
+ * key itself (naming the person in Member:), within [keys] confirm-days
+ * of each other, either first; a handover to a holder the ledger
+ * records no key for takes the holder's (or the secretary's) half and
+ * the new holder's key's own.  The first half is a DECIDE_PENDING
+ * Decision.binding; the second, finding it in DecideInput, appends the
+ * event signed by both.  A key anyone else ever held, tenure's own, or
+ * one [roles] names for nobody in the ledger (but by its own signature)
+ * is never bound to another.
+ *
  * Roles are one seam: DecideRoles says who held the chair and the
  * leader's role on a day.  The signer's own roles and whether a pending
  * half still counts are both judged against it, on both days, so a
