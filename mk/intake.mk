@@ -48,8 +48,8 @@ TESTS += tests/test-relay
 # tests/test-decide: the decisions on commands (src/decide.c), as a table.
 check_PROGRAMS += tests/test-decide
 tests_test_decide_LDADD = $(TEST_LDADD) -lm
-TESTS += tests/test-decide tests/t-intake2.sh tests/t-authority.sh
-dist_check_SCRIPTS += tests/t-intake2.sh tests/t-authority.sh
+TESTS += tests/test-decide tests/t-intake2.sh tests/t-authority.sh tests/t-key-change.sh
+dist_check_SCRIPTS += tests/t-intake2.sh tests/t-authority.sh tests/t-key-change.sh
 
 # What bounds gpg's work: signatures refused before gpg runs (issue 15,
 # item 5), crafted by tests/craft-packets.py.

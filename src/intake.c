@@ -922,12 +922,15 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		return TRUE;
 	}
 	/* Only the committee's keys can sign a command: verification reads
-	 * those alone (verify_set_signers), as the ledger has them now. */
+	 * those alone (verify_set_signers), as the ledger has them now, and
+	 * the keys a half-made key change waits for: a new key's own
+	 * confirmation, a new role holder's. */
 	g_autoptr(Ledger) ledger = ledger_load_guarded(intake->conf->ledger,
 	                                               intake->conf->state_dir, error);
 	if (ledger == NULL)
 		return FALSE;
-	verify_set_signers(intake->verifier, ledger, NULL);
+	g_auto(GStrv) awaited = pending_binding_keys(intake->pending);
+	verify_set_signers(intake->verifier, ledger, (const char *const *)awaited);
 	g_autoptr(Signed) sig = NULL;
 	g_autoptr(GError) local = NULL;
 	if (!verify_counted(intake, &mail, part, kind, &sig, &reason, &local)) {

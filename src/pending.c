@@ -10,8 +10,8 @@
 /* What to do about a torn file (see state_file.h). */
 #define REMEDY                                                              \
 	"restore it from a backup, or remove it and ask the signers of the " \
-	"recommendations and removals that were waiting there to send them " \
-	"again"
+	"recommendations, removals, handovers and new keys that were waiting " \
+	"there to send them again"
 
 struct Pending {
 	char *path;
@@ -241,22 +241,48 @@ pending_get_binding(const Pending *pending, PendingBindingKind kind,
 	return half;
 }
 
+/* Whether GROUP holds a half of a binding, and of which kind. */
+static gboolean
+binding_kind_of(const char *group, PendingBindingKind *kind)
+{
+	for (gsize k = 0; k < G_N_ELEMENTS(binding_groups); k++) {
+		gsize len = strlen(binding_groups[k]);
+		if (strncmp(group, binding_groups[k], len) == 0 &&
+		    group[len] == ' ') {
+			*kind = (PendingBindingKind)k;
+			return TRUE;
+		}
+	}
+	return FALSE;
+}
+
 /* Drops the halves of bindings dated before STALE_BEFORE. */
 static void
 drop_stale_bindings(GKeyFile *file, Day stale_before)
 {
 	g_auto(GStrv) groups = g_key_file_get_groups(file, NULL);
-	for (char **group = groups; *group; group++) {
-		gboolean binding = FALSE;
-		for (gsize k = 0; k < G_N_ELEMENTS(binding_groups); k++) {
-			gsize len = strlen(binding_groups[k]);
-			if (strncmp(*group, binding_groups[k], len) == 0 &&
-			    (*group)[len] == ' ')
-				binding = TRUE;
-		}
-		if (binding && get_day(file, *group, "date") < stale_before)
+	PendingBindingKind kind;
+	for (char **group = groups; *group; group++)
+		if (binding_kind_of(*group, &kind) &&
+		    get_day(file, *group, "date") < stale_before)
 			g_key_file_remove_group(file, *group, NULL);
+}
+
+char **
+pending_binding_keys(const Pending *pending)
+{
+	g_autoptr(GStrvBuilder) keys = g_strv_builder_new();
+	g_auto(GStrv) groups = g_key_file_get_groups(pending->file, NULL);
+	PendingBindingKind kind;
+	for (char **group = groups; *group; group++) {
+		if (!binding_kind_of(*group, &kind) || kind == PENDING_KEY)
+			continue;
+		g_autofree char *fpr = g_key_file_get_string(pending->file, *group,
+		                                             "fingerprint", NULL);
+		if (fpr)
+			g_strv_builder_add(keys, fpr);
 	}
+	return g_strv_builder_end(keys);
 }
 
 gboolean

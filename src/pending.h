@@ -91,6 +91,15 @@ PendingBinding *pending_get_binding(const Pending *pending,
 gboolean pending_set_binding(Pending *pending, PendingBindingKind kind,
                              const char *id, const PendingBinding *half,
                              Day stale_before, GError **error);
+/* The keys the halves signed by a person's recorded key or a role's
+ * holder ([new-key EMAIL], [handover ROLE]) would bind: each one's own
+ * signature completes its binding, so verification must read it
+ * (verify_set_signers' EXTRA) though the ledger records it for nobody
+ * yet.  The halves a key signed itself ([key FINGERPRINT]) are left
+ * out: any key of the keyrings may sign one, and a committee's
+ * verification keyring is kept small.  Free with g_strfreev. */
+char **pending_binding_keys(const Pending *pending);
+
 gboolean pending_drop_binding(Pending *pending, PendingBindingKind kind,
                               const char *id, GError **error);
 
