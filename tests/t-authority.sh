@@ -176,7 +176,7 @@ Fingerprint: $LEO"
 expect_pending "a member's new-key naming the leader's key binds nothing by itself"
 
 test_begin "... and the leader's key still leads"
-test_expect_equal "Chair: Carol Chair <carol@example.org>; leader: key $LEO ([roles] leader)" \
+test_expect_equal "Chair: Carol Chair <carol@example.org>; leader: Leo Leader <leo@example.org> (key $LEO, [roles] leader)" \
 	"$("$TENURE" --config "$CONF" status 2>&1 | sed -n 2p)"
 
 send "$DAVE2" dave-new-key-first '2 hours ago' 'now' "Tenure: new-key
@@ -266,7 +266,7 @@ expect_refused --reply "a configured chair who resigned no longer appoints alone
 	"only the leader (for a person the chair recommended) or the chair"
 
 test_begin "status shows the configured chair's role vacant"
-test_expect_equal "Chair: vacant; leader: key $LEO ([roles] leader)" \
+test_expect_equal "Chair: vacant; leader: Leo Leader <leo@example.org> (key $LEO, [roles] leader)" \
 	"$("$TENURE" --config "$CONF" status 2>&1 | sed -n 2p)"
 
 test_begin "check-config warns that the configured chair's role is vacant, and passes"
@@ -296,7 +296,7 @@ expect_event "the configured chair's new key holds the chair" "^Event: appoint
 ^Signed-By: $CAROL2"
 
 test_begin "status names the configured chair after her key change"
-test_expect_equal "Chair: Carol Chair <carol@example.org>; leader: key $LEO ([roles] leader)" \
+test_expect_equal "Chair: Carol Chair <carol@example.org>; leader: Leo Leader <leo@example.org> (key $LEO, [roles] leader)" \
 	"$("$TENURE" --config "$CONF" status 2>&1 | sed -n 2p)"
 
 test_begin "check-config warns that the configured chair signs with another key"
