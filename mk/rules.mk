@@ -17,19 +17,22 @@ src_libtenure_a_SOURCES += \
 	src/status.c src/status.h \
 	src/status_html.c src/status_html.h \
 	src/status_json.c src/status_json.h \
+	src/plan_ics.c src/plan_ics.h \
+	src/publish.c src/publish.h \
 	src/cmd_plan.c src/cmd_simulate.c
 
 check_PROGRAMS += tests/test-rules
 tests_test_rules_LDADD = $(TEST_LDADD)
 # t-page.sh: the status page in headless chromium, with axe-core.
 # t-json.sh: the JSON documents against their schema; t-calendar.sh: the
-# calendar a member subscribes to, and the plan's text columns.
+# calendar a member subscribes to, and the plan's text columns;
+# t-publish.sh: [publish] dir, written by `tenure run`.
 TESTS += tests/test-rules tests/t-plan.sh tests/t-status.sh \
 	tests/t-status-formats.sh tests/t-page.sh tests/t-json.sh \
-	tests/t-calendar.sh
+	tests/t-calendar.sh tests/t-publish.sh
 dist_check_SCRIPTS += tests/t-plan.sh tests/t-status.sh \
 	tests/t-status-formats.sh tests/t-page.sh tests/t-json.sh \
-	tests/t-calendar.sh
+	tests/t-calendar.sh tests/t-publish.sh
 # The JSON documents' schema, for the scripts that read them.
 dist_pkgdata_DATA += doc/tenure.schema.json
 EXTRA_DIST += tests/data/ctte-2014.ledger bench/simulate.sh

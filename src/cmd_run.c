@@ -67,6 +67,7 @@
 #include "intake.h"
 #include "netstop.h"
 #include "outbox.h"
+#include "publish.h"
 #include "retry.h"
 #include "schedule.h"
 #include "sink.h"
@@ -296,6 +297,17 @@ run_pass(Daemon *daemon, gboolean once)
 		report(once, "outbox", error);
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
+	}
+	/* The published files follow the ledger (and the day): after the
+	 * intake and the schedule, which are what change it. */
+	gboolean published = FALSE;
+	if (have_ledger && daemon->sink &&
+	    !publish_run(daemon->conf, date_today(), &published, &error)) {
+		report(once, "publish", error);
+		pass.work_ok = FALSE;
+		g_clear_error(&error);
+	} else if (published) {
+		util_log("published", "dir", daemon->conf->publish_dir, NULL);
 	}
 	/* A pass that acted on a command parses MIME, runs gpg, replays the
 	 * ledger and talks SMTP: megabytes that are all freed again.  Give

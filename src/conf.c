@@ -72,12 +72,14 @@ static const KeySpec keys[] = {
 	{"reminders", "announce-days-before", KEY_INT, AT(announce_days_before)},
 	{"reminders", "replies-per-day", KEY_INT, AT(replies_per_day)},
 	{"reminders", "recommendation-days", KEY_INT, AT(recommendation_days)},
+	{"publish", "dir", KEY_PATH, AT(publish_dir)},
 };
 
 #undef AT
 
 static const char *const sections[] = {
 	"committee", "rule", "roles", "keys", "source", "sink", "reminders",
+	"publish",
 };
 
 const char *

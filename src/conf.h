@@ -88,6 +88,10 @@ typedef struct {
 	int announce_days_before; /* announce a scheduled expiry this early */
 	int replies_per_day;    /* refusal replies per signer per day, 3 */
 	int recommendation_days; /* a recommendation lapses after, 90 */
+
+	/* [publish] */
+	char *publish_dir;      /* index.html, calendar.ics, status.json
+	                           written here (publish.h), or NULL */
 } Conf;
 
 /* Loads PATH.  On failure returns NULL and sets ERROR to every problem,

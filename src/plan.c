@@ -1075,3 +1075,33 @@ plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 	engine_input_clear(&input);
 	return events;
 }
+
+char *
+plan_rule_text(const Committee *committee, const Rule *configured,
+               const Rule *override, Day from, Day until)
+{
+	if (override)
+		return rule_describe(override);
+	const LedgerEvent *event = committee_rule_on(committee, from);
+	GString *text = g_string_new(NULL);
+	if (event) {
+		g_string_append_printf(text, "%s %s", event->rule,
+		                       event->parameters ? event->parameters
+		                                         : "");
+	} else {
+		g_autofree char *described = rule_describe(configured);
+		g_string_append(text, described);
+	}
+	/* The ledger's later rule events apply from their dates. */
+	for (guint i = 0; i < committee->rules->len; i++) {
+		const LedgerEvent *later = committee->rules->pdata[i];
+		char d[11];
+		if (later->date > from && later->date <= until)
+			g_string_append_printf(
+			    text, "; from %s %s%s%s",
+			    date_format(later->date, d), later->rule,
+			    later->parameters ? " " : "",
+			    later->parameters ? later->parameters : "");
+	}
+	return g_strstrip(g_string_free(text, FALSE));
+}

@@ -64,4 +64,12 @@ GPtrArray *plan_run(const Ledger *ledger, const PlanOptions *options,
 
 void plan_event_free(PlanEvent *event);
 
+/* The rule a plan from FROM to UNTIL follows, as `tenure plan` names
+ * it: OVERRIDE described, else the rule in force on FROM (the ledger's
+ * rule event, or CONFIGURED for a ledger without one) followed by
+ * "; from DATE RULE PARAMETERS" for each later rule event up to UNTIL.
+ * Newly allocated. */
+char *plan_rule_text(const Committee *committee, const Rule *configured,
+                     const Rule *override, Day from, Day until);
+
 #endif

@@ -55,17 +55,33 @@ gboolean
 util_write_atomic(const char *path, const char *data, gssize len,
                   GError **error)
 {
+	return util_write_atomic_mode(path, data, len, 0600, error);
+}
+
+gboolean
+util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
+                       GError **error)
+{
 	if (len < 0)
 		len = strlen(data);
 	/* The temp file's name says whose it is (UTIL_TEMP_MARK), so that
 	 * one left by a process killed before its rename can be told from
 	 * anything else and removed (util_remove_temps). */
 	g_autofree char *temp = g_strconcat(path, UTIL_TEMP_MARK "XXXXXX", NULL);
-	int fd = g_mkstemp_full(temp, O_WRONLY | O_CLOEXEC, 0600);
+	int fd = g_mkstemp_full(temp, O_WRONLY | O_CLOEXEC, mode);
 	if (fd < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: cannot create a temp file: %s", path,
 		            g_strerror(errno));
+		return FALSE;
+	}
+	/* The mode given, whatever the umask (a service's may be 0027). */
+	if (mode != 0600 && fchmod(fd, mode) < 0) {
+		int saved = errno;
+		close(fd);
+		unlink(temp);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: fchmod: %s", temp, g_strerror(saved));
 		return FALSE;
 	}
 	const char *at = data;

@@ -39,6 +39,11 @@ typedef enum {
 gboolean util_write_atomic(const char *path, const char *data, gssize len,
                            GError **error);
 
+/* The same, the file created with MODE (0644 for a file a web server
+ * serves; util_write_atomic's files are 0600). */
+gboolean util_write_atomic_mode(const char *path, const char *data,
+                                gssize len, int mode, GError **error);
+
 /* What marks the name of a temp file of util_write_atomic. */
 #define UTIL_TEMP_MARK ".tn-"
 

@@ -1,0 +1,122 @@
+/* publish.c: see publish.h. */
+#include "config.h"
+
+#include <string.h>
+
+#include "ledger.h"
+#include "plan.h"
+#include "plan_ics.h"
+#include "publish.h"
+#include "rules/rule.h"
+#include "state_file.h"
+#include "status.h"
+#include "status_html.h"
+#include "status_json.h"
+#include "util.h"
+
+/* What the published files were made from: "ledger=SHA256\nday=DATE\n". */
+#define PUBLISHED "published"
+
+/* How far the published calendar looks ahead and keeps the past, as
+ * `tenure plan --format=ics` does by default. */
+#define PUBLISH_PLAN_MONTHS 120
+#define PUBLISH_KEEP_MONTHS 12
+
+static gboolean
+all_present(const char *dir)
+{
+	static const char *const names[] = {PUBLISH_HTML, PUBLISH_ICS,
+	                                    PUBLISH_JSON};
+	for (gsize i = 0; i < G_N_ELEMENTS(names); i++) {
+		g_autofree char *path = g_build_filename(dir, names[i], NULL);
+		if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* The calendar of LEDGER's committee from TODAY, as plan makes it. */
+static char *
+render_calendar(const Conf *conf, const Ledger *ledger, const Status *status,
+                Day today, GError **error)
+{
+	g_autoptr(Rule) configured =
+	    rule_new(conf->rule_name, conf->rule_params, error);
+	if (configured == NULL)
+		return NULL;
+	PlanOptions options = {
+	    .default_rule = configured,
+	    .max_members = conf->max_members,
+	    .from = today,
+	    .until = date_add_months(today, PUBLISH_PLAN_MONTHS),
+	    .shown_from = date_add_months(today, -PUBLISH_KEEP_MONTHS),
+	};
+	g_autoptr(GPtrArray) events = plan_run(ledger, &options, error);
+	if (events == NULL)
+		return NULL;
+	g_autofree char *rule_text = plan_rule_text(
+	    status->committee, configured, NULL, options.from, options.until);
+	return plan_ics_render(events, status->name, rule_text, FALSE);
+}
+
+static gboolean
+write_file(const char *dir, const char *name, const char *text, GError **error)
+{
+	g_autofree char *path = g_build_filename(dir, name, NULL);
+	return util_write_atomic_mode(path, text, -1, 0644, error);
+}
+
+gboolean
+publish_run(const Conf *conf, Day today, gboolean *wrote, GError **error)
+{
+	if (wrote)
+		*wrote = FALSE;
+	if (conf->publish_dir == NULL)
+		return TRUE;
+
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	if (!g_file_get_contents(conf->ledger, &text, &len, error))
+		return FALSE;
+	g_autofree char *sha = g_compute_checksum_for_data(
+	    G_CHECKSUM_SHA256, (const guchar *)text, len);
+	char day[11];
+	g_autofree char *stamp = g_strdup_printf("ledger=%s\nday=%s\n", sha,
+	                                         date_format(today, day));
+
+	g_autofree char *stamp_path =
+	    g_build_filename(conf->state_dir, PUBLISHED, NULL);
+	g_autofree char *last = NULL;
+	g_autoptr(GError) damaged = NULL;
+	/* A damaged record only costs one more writing of the files. */
+	if (!state_file_read(conf->state_dir, stamp_path, "it is written again",
+	                     &last, NULL, NULL, &damaged))
+		g_clear_pointer(&last, g_free);
+	if (last && strcmp(last, stamp) == 0 && all_present(conf->publish_dir))
+		return TRUE;
+
+	g_autoptr(Ledger) ledger = ledger_load_committed(
+	    conf->ledger, conf->state_dir, FALSE, NULL, error);
+	if (ledger == NULL)
+		return FALSE;
+	g_autoptr(Status) status =
+	    status_build(conf, ledger, today, NULL, TRUE, error);
+	if (status == NULL)
+		return FALSE;
+	g_autofree char *html = status_html_render(status, FALSE);
+	g_autofree char *json = status_json_render(status, FALSE);
+	g_autofree char *ics =
+	    render_calendar(conf, ledger, status, today, error);
+	if (ics == NULL)
+		return FALSE;
+	/* The record last: a failure part way writes everything again at
+	 * the next pass. */
+	if (!write_file(conf->publish_dir, PUBLISH_HTML, html, error) ||
+	    !write_file(conf->publish_dir, PUBLISH_ICS, ics, error) ||
+	    !write_file(conf->publish_dir, PUBLISH_JSON, json, error) ||
+	    !state_file_write(stamp_path, stamp, -1, error))
+		return FALSE;
+	if (wrote)
+		*wrote = TRUE;
+	return TRUE;
+}

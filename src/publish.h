@@ -1,0 +1,36 @@
+/* publish.h: [publish] dir, the committee's outputs where a web server
+ * serves them.
+ *
+ * publish_run writes into the configured directory the status page
+ * (index.html), the calendar (calendar.ics: from TODAY for ten years,
+ * keeping the year before) and the JSON (status.json), all of TODAY and
+ * as `tenure status` and `tenure plan` make them with their defaults
+ * (names without addresses); each replaced atomically (a reader sees the
+ * old file or the new one, never half of one) and readable by all
+ * (0644).  It writes them when the ledger changed since they were last
+ * written, when TODAY is a day they were not written on yet, and when one
+ * of them is missing; otherwise nothing.  What it last wrote is recorded
+ * in STATE_DIR/published (the ledger's SHA-256 and the day), so a
+ * restart does not write again.  Without [publish] dir it does nothing.
+ * *WROTE (may be NULL) says whether it wrote.  FALSE with ERROR naming
+ * the file when a file cannot be written; the ledger is only read.
+ * Called by `tenure run` after every pass (not in a dry run), while it
+ * holds the state lock.
+ */
+#ifndef TENURE_PUBLISH_H
+#define TENURE_PUBLISH_H
+
+#include <glib.h>
+
+#include "conf.h"
+#include "date.h"
+
+/* The names of the files written. */
+#define PUBLISH_HTML "index.html"
+#define PUBLISH_ICS  "calendar.ics"
+#define PUBLISH_JSON "status.json"
+
+gboolean publish_run(const Conf *conf, Day today, gboolean *wrote,
+                     GError **error);
+
+#endif
