@@ -929,6 +929,38 @@ static gboolean
 check_cap(const Planner *planner, const Ledger *ledger, GError **error)
 {
 	GArray *outcomes = planner->result.outcomes;
+	/* The history may already seat more than the cap on FROM: the plan
+	 * would start from a committee it says cannot be, whatever the
+	 * rule, so that is refused the same way, naming the appointment
+	 * that seated the last of them. */
+	Day from = planner->options->from;
+	int sitting = 0;
+	const EngineOutcome *last = NULL;
+	for (guint i = 0; i < outcomes->len; i++) {
+		const EngineOutcome *o =
+		    &g_array_index(outcomes, EngineOutcome, i);
+		if (o->start >= from || (o->end != DAY_NONE && o->end < from))
+			continue;
+		sitting++;
+		if (o->input != G_MAXUINT &&
+		    (last == NULL || o->start >= last->start))
+			last = o;
+	}
+	if (sitting > planner->options->max_members && last) {
+		const Term *term = planner->input->sources->pdata[last->input];
+		g_autofree char *member = member_name(planner, last->person);
+		char d[11], f[11];
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s:%u: appoint: %s, appointed on %s, is one of %d "
+		            "members sitting on %s (--from), and the committee "
+		            "has at most %d",
+		            ledger->path,
+		            term && term->appointed_by ? term->appointed_by->line
+		                                       : 0,
+		            member, date_format(last->start, d), sitting,
+		            date_format(from, f), planner->options->max_members);
+		return FALSE;
+	}
 	for (guint i = 0; i < outcomes->len; i++) {
 		const EngineOutcome *o =
 		    &g_array_index(outcomes, EngineOutcome, i);
