@@ -35,10 +35,11 @@ if [ ! -f "$builddir/config.h" ]; then
 fi
 command -v "$CC" >/dev/null || { echo "fuzz/run.sh: $CC not found (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 
-pkgs="glib-2.0 gmime-3.0 gpgme libcurl gnutls"
+pkgs="glib-2.0 gmime-3.0 gpgme libcurl gnutls json-glib-1.0"
 cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined
 	-I$builddir -I$srcdir/src $(pkg-config --cflags $pkgs)
-	-DSYSCONFDIR=\"/etc\" -DDATADIR=\"/usr/share\" -DLOCALSTATEDIR=\"/var\""
+	-DSYSCONFDIR=\"/etc\" -DDATADIR=\"/usr/share\" -DLOCALSTATEDIR=\"/var\"
+	-DPKGLIBEXECDIR=\"/usr/libexec/tenure\""
 libs="$(pkg-config --libs $pkgs) -letpan"
 mkdir -p "$work/obj"
 # Objects are rebuilt when their source changed; a changed header or

@@ -238,7 +238,9 @@ else
 fi
 mv "$W/ledger.away" "$W/ledger"
 test_begin "the daemon applies the waiting resignation once the ledger is back"
-if wait_for 60 '[ "$(events resign erin)" = 1 ] && [ "$(unread)" = 0 ]'; then
+# (and its announcement out of the outbox, before the stop below)
+if wait_for 60 '[ "$(events resign erin)" = 1 ] && [ "$(unread)" = 0 ] &&
+	[ "$(sent_to ctte@lists.example.org "erin Member resigns")" -ge 1 ]'; then
 	test_pass
 else
 	test_fail "$(tail -n 8 "$W/daemon.log")"

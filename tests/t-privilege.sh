@@ -25,6 +25,13 @@ chmod 0755 "$TEST_DIR"
 # where only root can enter (a clone in /root).
 cp -R "$top_srcdir/templates" "$TEST_DIR/templates"
 chmod -R a+rX "$TEST_DIR/templates"
+# So does the helper tenure runs gpg through (tenure-gpg), run after the
+# switch to the service user.
+mkdir "$TEST_DIR/libexec"
+cp "$TENURE_LIBEXECDIR/tenure-gpg" "$TEST_DIR/libexec/"
+chmod -R a+rX "$TEST_DIR/libexec"
+TENURE_LIBEXECDIR=$TEST_DIR/libexec
+export TENURE_LIBEXECDIR
 
 gpg_world_init
 MAIL_LIST=ctte@lists.example.org
