@@ -338,7 +338,7 @@ seconds_to_wait(const Daemon *daemon, const Pass *pass)
 		wait = MIN(wait, outbox);
 	gint64 retry = retry_next_due(daemon->retry);
 	if (retry >= 0)
-		wait = MIN(wait, retry - now);
+		wait = MIN(wait, util_backoff_due(retry, now) ? 0 : retry - now);
 	/* A day that is not in the future has been dealt with by this very
 	 * pass; looking again at once would only spin. */
 	if (pass->next_due != DAY_NONE && pass->next_due > date_today()) {

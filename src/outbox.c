@@ -58,8 +58,6 @@
 #define NAME_LEN      32
 /* What becomes of a queued mail found cut short (see state_file.h). */
 #define TORN_REMEDY   "not sent; kept in outbox/dead, listed by tenure status"
-#define BACKOFF_FIRST 60
-#define BACKOFF_MAX   3600
 
 typedef struct {
 	char *name; /* file name in queue/ */
@@ -414,15 +412,6 @@ remove_file(const char *path, GError **error)
 	return util_fsync_dir(path, error);
 }
 
-static gint64
-backoff(guint attempts)
-{
-	gint64 delay = BACKOFF_FIRST;
-	for (guint i = 1; i < attempts && delay < BACKOFF_MAX; i++)
-		delay *= 2;
-	return MIN(delay, BACKOFF_MAX);
-}
-
 static gboolean
 record_sent(const char *state_dir, const Entry *entry, gint64 now,
             GError **error)
@@ -479,7 +468,7 @@ defer_entry(const char *state_dir, Entry *entry, gint64 now, const char *reason,
             GError **error)
 {
 	entry->attempts++;
-	entry->next_attempt = now + backoff(entry->attempts);
+	entry->next_attempt = now + util_backoff(entry->attempts);
 	entry->sending = 0;
 	g_free(entry->last_error);
 	entry->last_error = g_strdup(reason);
@@ -564,7 +553,7 @@ hold_after_write_failure(const char *state_dir, Memory *memory, gint64 now,
                          GError **error)
 {
 	memory->failures++;
-	memory->hold_until = now + backoff(memory->failures);
+	memory->hold_until = now + util_backoff(memory->failures);
 	g_autofree char *retry =
 	    g_strdup_printf("%" G_GINT64_FORMAT, memory->hold_until - now);
 	util_log_error("outbox-hold", "state-dir", state_dir, "retry-in", retry,
@@ -677,7 +666,7 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 	 * down (each try can take the whole connect timeout). */
 	gint64 hold_until = 0;
 	char *hold_reason = NULL;
-	if (memory->hold_until > now) {
+	if (!util_backoff_due(memory->hold_until, now)) {
 		n_deferred = outbox_count_queued(state_dir);
 		ok = TRUE;
 		goto out;
@@ -689,7 +678,7 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 		goto write_failed;
 	for (guint i = 0; i < entries->len && !util_stopping(); i++) {
 		Entry *entry = entries->pdata[i];
-		if (entry->next_attempt > now)
+		if (!util_backoff_due(entry->next_attempt, now))
 			continue;
 		if (!flush_entry(state_dir, sink, memory, entry, now,
 		                 &hold_until, &hold_reason, &n_sent,
@@ -720,12 +709,14 @@ outbox_next_due(const char *state_dir, gint64 now)
 	if (entries == NULL || entries->len == 0)
 		return -1;
 	Memory *memory = memory_for(state_dir);
-	if (memory->hold_until > now)
+	if (!util_backoff_due(memory->hold_until, now))
 		return memory->hold_until - now;
 	gint64 next = G_MAXINT64;
 	for (guint i = 0; i < entries->len; i++) {
 		const Entry *entry = entries->pdata[i];
-		next = MIN(next, MAX(entry->next_attempt - now, 0));
+		next = MIN(next, util_backoff_due(entry->next_attempt, now)
+		                     ? 0
+		                     : entry->next_attempt - now);
 	}
 	return next;
 }

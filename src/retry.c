@@ -153,7 +153,8 @@ retry_due(Retry *retry, const char *key, gint64 now)
 	g_autofree char *name = group(WAIT, key);
 	if (!g_key_file_has_group(retry->file, name))
 		return TRUE;
-	return g_key_file_get_int64(retry->file, name, "next", NULL) <= now;
+	return util_backoff_due(
+	    g_key_file_get_int64(retry->file, name, "next", NULL), now);
 }
 
 gboolean
@@ -210,10 +211,7 @@ retry_defer(Retry *retry, const char *key, const char *id, const char *reason,
 		    *tries, (now - first) / 3600, reason);
 		return retry_set_aside(retry, key, id, hours, now, error);
 	}
-	gint64 backoff = RETRY_FIRST_SECONDS;
-	for (guint i = 1; i < *tries && backoff < RETRY_MAX_SECONDS; i++)
-		backoff *= 2;
-	*next = now + MIN(backoff, RETRY_MAX_SECONDS);
+	*next = now + util_backoff(*tries);
 	g_key_file_set_int64(retry->file, name, "first", first);
 	g_key_file_set_int64(retry->file, name, "next", *next);
 	g_key_file_set_uint64(retry->file, name, "tries", *tries);
@@ -246,7 +244,8 @@ retry_waiting(Retry *retry, const char *prefix, gint64 now)
 		if (key == NULL || !g_str_has_prefix(key, prefix))
 			continue;
 		if (now == 0 ||
-		    g_key_file_get_int64(retry->file, *g, "next", NULL) <= now)
+		    util_backoff_due(
+			g_key_file_get_int64(retry->file, *g, "next", NULL), now))
 			g_ptr_array_add(keys, g_steal_pointer(&key));
 	}
 	return keys;

@@ -41,9 +41,6 @@
 
 #include "conf.h"
 
-#define RETRY_FIRST_SECONDS 60
-#define RETRY_MAX_SECONDS   3600
-
 /* A verification started this many times without finishing sets its
  * mail aside. */
 #define RETRY_MAX_UNFINISHED 2

@@ -472,3 +472,18 @@ util_lock_state(const char *state_dir, GError **error)
 	}
 	return fd;
 }
+
+gint64
+util_backoff(guint attempts)
+{
+	gint64 delay = UTIL_BACKOFF_FIRST;
+	for (guint i = 1; i < attempts && delay < UTIL_BACKOFF_MAX; i++)
+		delay *= 2;
+	return MIN(delay, UTIL_BACKOFF_MAX);
+}
+
+gboolean
+util_backoff_due(gint64 next, gint64 now)
+{
+	return next <= now || next - now > UTIL_BACKOFF_MAX;
+}

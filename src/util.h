@@ -144,6 +144,21 @@ extern volatile sig_atomic_t util_stop_requested;
  * source_imap.c, outbox.c). */
 gboolean util_stopping(void);
 
+/* One backoff for every retry at a later time (a queued mail the server
+ * refused, a mail waiting for a verdict): UTIL_BACKOFF_FIRST seconds
+ * after the first failure, doubling with each attempt, at most
+ * UTIL_BACKOFF_MAX.  util_backoff gives the wait after ATTEMPTS failed
+ * attempts (1 for the first). */
+#define UTIL_BACKOFF_FIRST 60
+#define UTIL_BACKOFF_MAX   3600
+gint64 util_backoff(guint attempts);
+
+/* Whether a retry set for NEXT is due at NOW (Unix seconds): NEXT has
+ * come, or it lies further ahead than the longest backoff, so a clock
+ * that has since been put back set it, and waiting for it could take a
+ * year. */
+gboolean util_backoff_due(gint64 next, gint64 now);
+
 /* Set by --quiet in tests and by `status`-like commands; util_log prints
  * nothing when TRUE. */
 extern gboolean util_log_quiet;

@@ -26,16 +26,18 @@ DAVE=$(gpg_new_key "Dave Member" dave@example.org)
 ERIN=$(gpg_new_key "Erin Member" erin@example.org)
 FRANK=$(gpg_new_key "Frank Member" frank@example.org)
 GRACE=$(gpg_new_key "Grace Member" grace@example.org)
+IVY=$(gpg_new_key "Ivy Member" ivy@example.org)
 gpg_export_keyring "$W/keyring.gpg" alice@example.org bob@example.org \
 	carol@example.org dave@example.org erin@example.org frank@example.org \
-	grace@example.org
+	grace@example.org ivy@example.org
 committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Bob Member <bob@example.org> $BOB" \
 	"Carol Member <carol@example.org> $CAROL" \
 	"Dave Member <dave@example.org> $DAVE" \
 	"Erin Member <erin@example.org> $ERIN" \
 	"Frank Member <frank@example.org> $FRANK" \
-	"Grace Member <grace@example.org> $GRACE"
+	"Grace Member <grace@example.org> $GRACE" \
+	"Ivy Member <ivy@example.org> $IVY"
 committee_conf keys.gpg-timeout=2
 
 . "$top_srcdir/tests/lib-fakegpg.sh"
@@ -158,6 +160,22 @@ if in_cur "$d" && resigned Dave; then
 	test_pass
 else
 	test_fail "$(cat "$W/log")"
+fi
+
+# 3b. gpg fails while tenure's clock runs two days ahead: the retry is
+# set two days out.  With the clock put right and gpg answering, the
+# mail is due at once (a retry never lies further ahead than the longest
+# backoff), not two days later.
+fault exit2 1
+resign v "$IVY" ivy v
+once +2d
+fault pass
+once
+test_begin "a retry set by a clock since put back is due at once"
+if in_cur "$v" && resigned Ivy; then
+	test_pass
+else
+	test_fail "expected Ivy's resignation applied" "$(cat "$W/log")"
 fi
 
 # 4. gpg fails for longer than retry-hours.

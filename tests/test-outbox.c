@@ -559,6 +559,31 @@ test_smtp_down_then_up(void)
 }
 
 static void
+test_smtp_clock_put_back(void)
+{
+	/* The server was down while tenure's clock ran a year ahead: the
+	 * retry was set for a year from now.  With the clock put back and
+	 * the server up, the mail is due at once, not a year later. */
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
+	g_autofree char *control = g_strconcat(server->control, ".greeting", NULL);
+	g_assert_true(g_file_set_contents(control, "421 4.3.2 try later\n", -1, NULL));
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<k1@example.org>");
+	gint64 year = 365 * 86400;
+	flush_expect(state, sink, 1000 + year, 0, 1, 0);
+	g_assert_cmpint(outbox_next_due(state, 1000 + year), ==, 60);
+	g_assert_cmpint(g_unlink(control), ==, 0);
+	g_assert_cmpint(outbox_next_due(state, 1000), ==, 0);
+	flush_expect(state, sink, 1000, 1, 0, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 1);
+	server_stop(server);
+}
+
+static void
 test_smtp_connection_refusals_keep_the_queue(void)
 {
 	/* A refusal that would refuse any message is the server's problem:
@@ -855,6 +880,8 @@ main(int argc, char **argv)
 	                test_smtp_wrong_password_is_retried);
 	g_test_add_func("/smtp/down-backoff-doubles-to-an-hour",
 	                test_smtp_down_then_up);
+	g_test_add_func("/smtp/retry-set-by-a-clock-since-put-back-is-due",
+	                test_smtp_clock_put_back);
 	g_test_add_func("/smtp/sent-but-unrecorded-held-not-resent",
 	                test_unrecorded_send_is_not_repeated);
 	g_test_add_func("/smtp/connection-refusals-keep-the-queue",
