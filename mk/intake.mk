@@ -80,8 +80,8 @@ dist_check_SCRIPTS += tests/t-gpgdeadline.sh tests/fake-gpg.sh
 # Cannot decide now is not no (issue 16, item 1), and a verification
 # that never finishes sets its mail aside (issue 15, item 5): Maildir,
 # mbox import, and IMAP against Dovecot.
-TESTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh
-dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh \
+TESTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbox-dates.sh
+dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbox-dates.sh \
 	tests/lib-fakegpg.sh
 
 # tenure-gpg: the helper every gpg run goes through, under a deadline

@@ -827,6 +827,14 @@ verify_counted(Intake *intake, const Mail *mail, GMimeObject *part,
                SignedKind kind, Signed **sig, char **reason, GError **error)
 {
 	const char *id = mail->source->id;
+	/* When the mail arrived bounds its signature's age and decides
+	 * whose authority counts: unknown, no verdict could be right. */
+	if (mail->source->arrival <= 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE,
+		            "the source does not say when this mail arrived (an "
+		            "mbox From_ line without a date tenure can read)");
+		return FALSE;
+	}
 	guint unfinished = 0;
 	if (!retry_verify_begin(intake->retry, mail->content, id, &unfinished,
 	                        error))

@@ -899,6 +899,11 @@ hand_over(ImapSource *source, const FetchedMessage *fetched,
 		.raw = raw,
 		.arrival = internal_date_to_unix(fetched->internal_date),
 	};
+	/* A server that sends no INTERNALDATE: the mail arrived by the time
+	 * it is read, the latest it can have (authority must then hold
+	 * now, never less than at its real arrival). */
+	if (message.arrival <= 0)
+		message.arrival = date_now_unix();
 	g_autoptr(GError) local = NULL;
 	if (!handler(&message, user_data, &local)) {
 		if (source_error_is_temporary(local))

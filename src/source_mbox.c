@@ -21,6 +21,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <gmime/gmime.h>
+
 #include "date.h"
 #include "source.h"
 #include "state_file.h"
@@ -65,7 +67,10 @@ mbox_open(const Conf *conf, const char *url, GError **error)
 }
 
 /* The time on a "From sender Thu Dec  3 07:28:20 2026" line (asctime,
- * UTC), or 0. */
+ * UTC; a zone between the time and the year, as some writers put it, is
+ * taken into account), or on one whose date is in RFC 5322's form
+ * ("From sender Thu, 03 Dec 2026 07:28:20 +0000"); 0 when the line
+ * gives no date. */
 static gint64
 from_line_time(const char *line, gsize len)
 {
@@ -75,30 +80,43 @@ from_line_time(const char *line, gsize len)
 	};
 	g_autofree char *copy = g_strndup(line, len);
 	g_auto(GStrv) words = g_strsplit_set(copy, " \t\r", -1);
-	GPtrArray *tokens = g_ptr_array_new();
+	g_autoptr(GPtrArray) tokens = g_ptr_array_new();
 	for (guint i = 0; words[i]; i++)
 		if (*words[i])
 			g_ptr_array_add(tokens, words[i]);
-	gint64 result = 0;
-	/* From ADDR DOW MON DD HH:MM:SS YYYY */
-	for (guint i = 2; i + 3 < tokens->len && result == 0; i++) {
-		const char *mon = tokens->pdata[i];
-		for (int m = 0; m < 12; m++) {
-			if (strcmp(mon, months[m]) != 0)
-				continue;
-			int day = atoi(tokens->pdata[i + 1]);
-			int hh = 0, mm = 0, ss = 0;
-			sscanf(tokens->pdata[i + 2], "%d:%d:%d", &hh, &mm, &ss);
-			int year = atoi(tokens->pdata[i + 3]);
-			g_autoptr(GDateTime) dt = g_date_time_new_utc(year, m + 1, day,
-			                                              hh, mm, ss);
-			if (dt)
-				result = g_date_time_to_unix(dt);
-			break;
-		}
+	/* From ADDR DOW MON DD HH:MM:SS [ZONE] YYYY */
+	for (guint i = 2; i + 3 < tokens->len; i++) {
+		int m = 0;
+		while (m < 12 && strcmp(tokens->pdata[i], months[m]) != 0)
+			m++;
+		if (m == 12)
+			continue;
+		int day = atoi(tokens->pdata[i + 1]);
+		int hh = 0, mm = 0, ss = 0;
+		if (sscanf(tokens->pdata[i + 2], "%d:%d:%d", &hh, &mm, &ss) < 2)
+			continue;
+		/* A zone before the year: "+0000", "-0500", "UTC". */
+		const char *zone = tokens->pdata[i + 3];
+		gboolean zoned = i + 4 < tokens->len &&
+		                 (*zone == '+' || *zone == '-' ||
+		                  g_ascii_isalpha(*zone));
+		const char *year = tokens->pdata[zoned ? i + 4 : i + 3];
+		g_autofree char *text = g_strdup_printf(
+		    "%d %s %s %02d:%02d:%02d %s", day, months[m], year, hh, mm,
+		    ss, zoned ? zone : "+0000");
+		g_autoptr(GDateTime) dt = g_mime_utils_header_decode_date(text);
+		if (dt && g_date_time_get_year(dt) == atoi(year))
+			return g_date_time_to_unix(dt);
 	}
-	g_ptr_array_free(tokens, TRUE);
-	return result;
+	/* RFC 5322's form, after the address. */
+	if (tokens->len > 2) {
+		g_ptr_array_add(tokens, NULL);
+		g_autofree char *rest = g_strjoinv(" ", (char **)tokens->pdata + 2);
+		g_autoptr(GDateTime) dt = g_mime_utils_header_decode_date(rest);
+		if (dt && g_date_time_get_year(dt) > 1970)
+			return g_date_time_to_unix(dt);
+	}
+	return 0;
 }
 
 /* The message between START and END (the From_ line excluded), with one
