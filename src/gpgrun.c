@@ -262,6 +262,25 @@ set_real_gpg(void)
 			g_setenv("TENURE_GPG_PROGRAM", info->file_name, TRUE);
 }
 
+/* Where the helper is: in DIR ($TENURE_LIBEXECDIR) when set; else
+ * beside the running tenure when it is there (a build tree, where the
+ * two are built together: never an older installed helper); else where
+ * the package installs it. */
+static char *
+helper_path(const char *dir)
+{
+	if (dir && *dir)
+		return g_build_filename(dir, HELPER, NULL);
+	g_autofree char *self = g_file_read_link("/proc/self/exe", NULL);
+	if (self) {
+		g_autofree char *here = g_path_get_dirname(self);
+		g_autofree char *beside = g_build_filename(here, HELPER, NULL);
+		if (g_file_test(beside, G_FILE_TEST_IS_EXECUTABLE))
+			return g_steal_pointer(&beside);
+	}
+	return g_build_filename(PKGLIBEXECDIR, HELPER, NULL);
+}
+
 gboolean
 gpgrun_setup(const Conf *conf, GError **error)
 {
@@ -269,8 +288,7 @@ gpgrun_setup(const Conf *conf, GError **error)
 	gboolean ok = TRUE;
 	if (engine == NULL) {
 		const char *dir = g_getenv("TENURE_LIBEXECDIR");
-		g_autofree char *path = g_build_filename(
-		    dir && *dir ? dir : PKGLIBEXECDIR, HELPER, NULL);
+		g_autofree char *path = helper_path(dir);
 		if (!g_file_test(path, G_FILE_TEST_IS_EXECUTABLE)) {
 			g_set_error(
 			    error, TENURE_ERROR, TENURE_ERROR_IO,

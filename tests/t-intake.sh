@@ -700,7 +700,9 @@ fi
 
 # --- The quick start's demo -------------------------------------------------
 
-TENURE="$TENURE" sh "$top_srcdir/examples/demo.sh" >"$W/demo" 2>&1
+# As a newcomer runs it: no TENURE_LIBEXECDIR, the helper tenure-gpg
+# found beside the built tenure.
+env -u TENURE_LIBEXECDIR TENURE="$TENURE" sh "$top_srcdir/examples/demo.sh" >"$W/demo" 2>&1
 status=$?
 test_begin "the quick-start demo records the resignation and the appointment and refuses the forgery"
 if [ "$status" = 0 ] &&
