@@ -39,6 +39,7 @@
 #                            status in $W/status
 #   events                   how many events the ledger of $CONF holds
 #   last_event               its last stanza
+#   resigned NAME            whether it records a resignation of "NAME Member"
 #   outbox_count             how many mails wait in the outbox of $CONF
 #   refusal_transcript REASON
 #                            the first queued mail whose "Refused:" line
@@ -253,6 +254,12 @@ events() {
 
 last_event() {
 	awk 'BEGIN { RS = "" } { s = $0 } END { print s }' "$(_committee_path ledger)"
+}
+
+resigned() {
+	awk -v who="Member: $1 Member" 'BEGIN { RS = "" }
+		/Event: resign/ && index($0, who) { found = 1 }
+		END { exit !found }' "$(_committee_path ledger)"
 }
 
 outbox_count() {

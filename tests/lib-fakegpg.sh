@@ -33,10 +33,3 @@ once() {
 	fi
 	echo $? >"$W/status"
 }
-
-# resigned NAME: the ledger records the resignation of "NAME Member".
-resigned() {
-	awk -v who="Member: $1 Member" 'BEGIN { RS = "" }
-		/Event: resign/ && index($0, who) { found = 1 }
-		END { exit !found }' "$W/ledger"
-}

@@ -24,12 +24,6 @@ committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Dave Member <dave@example.org> $DAVE"
 committee_conf
 
-resigned() {
-	awk -v who="Member: $1 Member" 'BEGIN { RS = "" }
-		/Event: resign/ && index($0, who) { found = 1 }
-		END { exit !found }' "$W/ledger"
-}
-
 asctime=$(date -u '+%a %b %e %H:%M:%S %Y')
 zoned=$(date -u '+%a %b %e %H:%M:%S +0000 %Y')
 rfc5322=$(date -u -R)
