@@ -31,6 +31,6 @@ check_PROGRAMS += tests/test-mailout tests/test-outbox
 tests_test_mailout_LDADD = $(TEST_LDADD) -lm
 tests_test_outbox_LDADD = $(TEST_LDADD)
 TESTS += tests/test-mailout tests/test-outbox tests/t-mailout.sh \
-	tests/t-mailfaults.sh tests/t-announce.sh
+	tests/t-mailfaults.sh tests/t-announce.sh tests/t-resend.sh
 dist_check_SCRIPTS += tests/lib-smtp.sh tests/smtpd.py tests/t-mailout.sh \
-	tests/t-mailfaults.sh tests/t-announce.sh
+	tests/t-mailfaults.sh tests/t-announce.sh tests/t-resend.sh

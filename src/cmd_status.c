@@ -175,6 +175,13 @@ print_text(const Status *status)
 		printf("  %s: %u attempt(s), next %s: %s\n", held->message_id,
 		       held->attempts, when, held->last_error);
 	}
+	/* RFC 1047's duplicate: the server took the data and its answer
+	 * never came (or tenure stopped before recording it). */
+	if (status->resends > 0)
+		printf("\nOutbox: %u resend(s) of %u message(s) whose earlier "
+		       "attempt had no answer: the recipients may have them "
+		       "twice, with the same Message-ID\n",
+		       status->resends, status->resent);
 	if (status->dead->len > 0) {
 		printf("\nDead letters (refused by the mail server, not retried):\n");
 		for (guint i = 0; i < status->dead->len; i++) {

@@ -5,17 +5,19 @@
  * a safe file name and the same ID always the same name):
  *
  *   queue/NAME  waiting: an envelope stanza, an empty line, the message
- *   sent/NAME   the record that NAME was delivered (Message-Id, Sent)
+ *   sent/NAME   the record that NAME was delivered (Message-Id, Sent,
+ *               and Resends when it was sent again, see below)
  *   dead/NAME   a permanent refusal: the queue entry plus Dead-Reason
  *
  * The envelope stanza is deb822: Message-Id, Envelope-From, Recipients
- * (comma-separated), Queued, Attempts, Next-Attempt (Unix seconds) and
- * Last-Error.  Every file is written whole with util_write_atomic, so a
- * crash leaves either the old or the new version; queue and dead files
- * start with the line that tells them whole from torn (state_file.h),
- * and a queued mail found cut short is never sent: it goes to dead/ as
- * it is, with the error naming where it was cut.  A sent record counts
- * by its name alone.  A message is recorded
+ * (comma-separated), Queued, Attempts, Next-Attempt (Unix seconds),
+ * Last-Error, and Sending and Resends (below).  Every file is written
+ * whole with util_write_atomic, so a crash leaves either the old or the
+ * new version; queue and dead files start with the line that tells them
+ * whole from torn (state_file.h), and a queued mail found cut short is
+ * never sent: it goes to dead/ as it is, with the error naming where it
+ * was cut.  A sent record counts by its name alone (its Resends are
+ * for `tenure status`).  A message is recorded
  * as sent before its queue entry is removed: a crash in between leaves
  * both, and the next flush sees the sent record and only drops the queue
  * entry.  The one unavoidable window, a crash after the server accepted
@@ -35,7 +37,17 @@
  * message, this process remembers the delivery and only writes the
  * record on later flushes; a later process finds the Sending mark and
  * asks the sink whether the message is there (a Maildir can tell, SMTP
- * cannot and is sent again, with the same Message-ID).  Any failed write
+ * cannot and is sent again, with the same Message-ID).
+ *
+ * The same holds, without any crash, when an SMTP server takes the whole
+ * message and the connection drops (or its answer never comes) before
+ * its 250: the outcome is unknown (G_IO_ERROR_CONNECTION_CLOSED, sink.h),
+ * so the attempt is deferred like a temporary failure but keeps its
+ * Sending mark, and the retry sends it again; RFC 1047 describes this
+ * duplicate, which receivers drop by its Message-ID.  Every attempt made
+ * while an earlier one's outcome was unknown is logged ("resending")
+ * and counted in Resends, which the sent record keeps and `tenure
+ * status` adds up (outbox_resends).  Any failed write
  * holds the whole outbox, with the same backoff as a failing server,
  * rather than let the daemon's next pass try again within a second.
  */
@@ -69,6 +81,7 @@ typedef struct {
 	gint64 next_attempt;
 	char *last_error;
 	gint64 sending; /* when an attempt began whose end is unknown; 0: none */
+	guint resends;  /* attempts made while an earlier one's end was unknown */
 	GBytes *message;
 } Entry;
 
@@ -187,6 +200,8 @@ entry_serialize(const Entry *entry, const char *dead_reason, gsize *len)
 	g_autofree char *sending =
 	    entry->sending ? g_strdup_printf("%" G_GINT64_FORMAT, entry->sending)
 	                   : NULL;
+	g_autofree char *resends =
+	    entry->resends ? g_strdup_printf("%u", entry->resends) : NULL;
 	deb822_add(stanza, "Message-Id", entry->message_id);
 	deb822_add(stanza, "Envelope-From", entry->envelope_from);
 	deb822_add(stanza, "Recipients", recipients);
@@ -195,6 +210,7 @@ entry_serialize(const Entry *entry, const char *dead_reason, gsize *len)
 	deb822_add(stanza, "Next-Attempt", next);
 	deb822_add(stanza, "Last-Error", last_error);
 	deb822_add(stanza, "Sending", sending);
+	deb822_add(stanza, "Resends", resends);
 	deb822_add(stanza, "Dead-Reason", reason);
 	GString *out = g_string_new(NULL);
 	deb822_write(stanza, out);
@@ -285,6 +301,15 @@ entry_load(const char *state_dir, const char *path, char **dead_reason,
 		            stanza->line, sending);
 		return NULL;
 	}
+	gint64 resends = 0;
+	const char *resends_text = deb822_get(stanza, "Resends");
+	if (resends_text && (!parse_int64(resends_text, &resends) || resends < 0)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s:%u: Resends: \"%s\" is not a count", path,
+		            stanza->line, resends_text);
+		return NULL;
+	}
+	entry->resends = (guint)resends;
 	if (dead_reason)
 		*dead_reason = g_strdup(deb822_get(stanza, "Dead-Reason"));
 	entry->message = g_bytes_new(split + 2, len - header_len - 1);
@@ -417,8 +442,12 @@ record_sent(const char *state_dir, const Entry *entry, gint64 now,
             GError **error)
 {
 	g_autofree char *record =
-	    g_strdup_printf("Message-Id: %s\nSent: %" G_GINT64_FORMAT "\n",
-	                    entry->message_id, now);
+	    entry->resends
+	        ? g_strdup_printf("Message-Id: %s\nSent: %" G_GINT64_FORMAT
+	                          "\nResends: %u\n",
+	                          entry->message_id, now, entry->resends)
+	        : g_strdup_printf("Message-Id: %s\nSent: %" G_GINT64_FORMAT "\n",
+	                          entry->message_id, now);
 	g_autofree char *sent = outbox_path(state_dir, "sent", entry->name);
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
 	return util_write_atomic(sent, record, -1, error) &&
@@ -463,13 +492,17 @@ mark_sending(const char *state_dir, Entry *entry, gint64 now, GError **error)
 	return state_file_write(queued, text, len, error);
 }
 
+/* Sets the next attempt of ENTRY after a temporary failure.  UNKNOWN: the
+ * server may have taken it, so the Sending mark stays (the next attempt
+ * is a resend). */
 static gboolean
 defer_entry(const char *state_dir, Entry *entry, gint64 now, const char *reason,
-            GError **error)
+            gboolean unknown, GError **error)
 {
 	entry->attempts++;
 	entry->next_attempt = now + util_backoff(entry->attempts);
-	entry->sending = 0;
+	if (!unknown)
+		entry->sending = 0;
 	g_free(entry->last_error);
 	entry->last_error = g_strdup(reason);
 	gsize len = 0;
@@ -605,9 +638,16 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 	}
 	if (util_stopping())
 		return TRUE;
-	if (entry->sending)
-		util_log_warning("resending", "message-id", entry->message_id, "reason",
-		         "an earlier attempt ended without a record", NULL);
+	if (entry->sending) {
+		entry->resends++;
+		g_autofree char *why = g_strdup_printf(
+		    "the outcome of an earlier attempt is unknown: %s",
+		    entry->last_error && *entry->last_error
+		        ? entry->last_error
+		        : "it ended without a record");
+		util_log_warning("resending", "message-id", entry->message_id,
+		                 "reason", why, NULL);
+	}
 	if (!mark_sending(state_dir, entry, now, error))
 		return FALSE;
 	g_autoptr(GError) failure = NULL;
@@ -640,13 +680,18 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 		(*n_dead)++;
 		return TRUE;
 	}
-	if (!defer_entry(state_dir, entry, now, failure->message, error))
+	gboolean unknown = g_error_matches(failure, G_IO_ERROR,
+	                                   G_IO_ERROR_CONNECTION_CLOSED);
+	if (!defer_entry(state_dir, entry, now, failure->message, unknown,
+	                 error))
 		return FALSE;
 	g_autofree char *attempts = g_strdup_printf("%u", entry->attempts);
 	g_autofree char *retry =
 	    g_strdup_printf("%" G_GINT64_FORMAT, entry->next_attempt - now);
 	util_log_warning("deferred", "message-id", entry->message_id, "attempts",
-	         attempts, "retry-in", retry, "reason", failure->message, NULL);
+	         attempts, "retry-in", retry, "outcome",
+	         unknown ? "unknown" : "not sent", "reason", failure->message,
+	         NULL);
 	(*n_deferred)++;
 	*hold_until = entry->next_attempt;
 	*hold_reason = g_strdup(failure->message);
@@ -744,6 +789,46 @@ outbox_failing(const char *state_dir)
 		                                entry->last_error));
 	}
 	return failing;
+}
+
+/* The Resends of the sent record at PATH; 0 when it has none or cannot
+ * be read (the record still says the message went). */
+static guint
+sent_resends(const char *path)
+{
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	if (!g_file_get_contents(path, &text, &len, NULL))
+		return 0;
+	g_autoptr(GPtrArray) stanzas = deb822_parse(path, text, len, NULL);
+	gint64 resends = 0;
+	if (stanzas == NULL || stanzas->len != 1 ||
+	    !parse_int64(deb822_get(stanzas->pdata[0], "Resends"), &resends))
+		return 0;
+	return (guint)MAX(resends, 0);
+}
+
+guint
+outbox_resends(const char *state_dir, guint *messages)
+{
+	guint total = 0, n_messages = 0;
+	g_autoptr(GPtrArray) names = list_names(state_dir, "sent", NULL);
+	for (guint i = 0; names && i < names->len; i++) {
+		g_autofree char *path =
+		    outbox_path(state_dir, "sent", names->pdata[i]);
+		guint resends = sent_resends(path);
+		total += resends;
+		n_messages += resends > 0;
+	}
+	g_autoptr(GPtrArray) entries = load_queue(state_dir, NULL, NULL);
+	for (guint i = 0; entries && i < entries->len; i++) {
+		const Entry *entry = entries->pdata[i];
+		total += entry->resends;
+		n_messages += entry->resends > 0;
+	}
+	if (messages)
+		*messages = n_messages;
+	return total;
 }
 
 static gint

@@ -50,6 +50,13 @@ GPtrArray *outbox_failing(const char *state_dir);
 /* Message-IDs and reasons of dead letters, "ID\treason" each. */
 GPtrArray *outbox_dead_letters(const char *state_dir);
 
+/* How many times mail was sent again while the outcome of an earlier
+ * attempt was unknown (a crash in between, or a server that took the
+ * data and never answered): each may have reached its recipients twice.
+ * Sent and queued messages both count; *MESSAGES (may be NULL) gets
+ * how many messages that was. */
+guint outbox_resends(const char *state_dir, guint *messages);
+
 /* A queued message as `tenure run --dry-run` shows it. */
 typedef struct {
 	char *message_id;

@@ -5,8 +5,12 @@
  * TENURE_ERROR_NETWORK for a temporary failure (4xx, connection refused,
  * timeout: retry later), TENURE_ERROR_INVALID for a permanent refusal
  * (5xx: dead letter), G_IO_ERROR_CANCELLED when a stop (SIGTERM) cut the
- * session short (neither: try again after the restart).  Drivers: sink_smtp.c (smtp://, smtps://) and
- * sink_maildir.c (maildir:PATH).
+ * session short (neither: try again after the restart),
+ * G_IO_ERROR_CONNECTION_CLOSED when the whole message went out and its
+ * answer never came (the connection dropped or stalled after the data):
+ * the server may have taken it, and sending it again may deliver it
+ * twice, with the same Message-ID (RFC 1047).  Drivers: sink_smtp.c
+ * (smtp://, smtps://) and sink_maildir.c (maildir:PATH).
  *
  * delivered() tells whether a message with MESSAGE_ID is already there,
  * for the outbox to record a delivery whose record a crash or a full

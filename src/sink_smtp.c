@@ -21,7 +21,10 @@
  * such as "530 authentication required"), and everything else that
  * fails, is temporary (TENURE_ERROR_NETWORK: the outbox keeps the mail
  * and retries it), with the server's words in the error for `tenure
- * status`.
+ * status`.  A session that ends after the whole message went out and
+ * before the server answered it (the connection dropped, or the answer
+ * never came within the time) is neither: the server may have taken the
+ * message (G_IO_ERROR_CONNECTION_CLOSED, see sink.h).
  *
  * Time: connecting may take 15 s, a stall in the session 30 s, a whole
  * mail 60 s: every wait ends well inside systemd's stop timeout.  A stop
@@ -75,6 +78,7 @@ typedef struct {
 	char failed_command[8]; /* the step the last 4xx/5xx reply answered */
 	GString *failed_reply;  /* that reply */
 	gint64 stop_seen;       /* monotonic time a stop was first seen; 0 */
+	gboolean data_out;      /* the whole message went to the server */
 	gboolean cut;           /* this session was ended by a stop */
 	int fd;                 /* the connection's socket, -1 while none */
 } SmtpSink;
@@ -94,9 +98,13 @@ read_message(char *buffer, size_t size, size_t nitems, void *user_data)
 	gsize n = MIN(room, reader->len - reader->offset);
 	memcpy(buffer, reader->data + reader->offset, n);
 	reader->offset += n;
-	/* All of it is out: a stop now waits for the server's answer. */
-	if (n == 0 && reader->sink->fd >= 0)
-		netstop_grace(reader->sink->fd, TRUE);
+	/* All of it is handed over (curl, knowing the size, may not ask
+	 * again): a stop now waits for the server's answer. */
+	if (reader->offset == reader->len) {
+		reader->sink->data_out = TRUE;
+		if (reader->sink->fd >= 0)
+			netstop_grace(reader->sink->fd, TRUE);
+	}
 	return n;
 }
 
@@ -363,6 +371,7 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 	g_string_truncate(sink->failed_reply, 0);
 	sink->stop_seen = 0;
 	sink->cut = FALSE;
+	sink->data_out = FALSE;
 	smtp_setup(sink, from, rcpt, &reader);
 
 	CURLcode rc = curl_easy_perform(sink->curl);
@@ -393,6 +402,12 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 		       "system CAs or [sink] ca-file";
 	else if (rc == CURLE_LOGIN_DENIED)
 		hint = "; check [sink] user and password-file";
+	/* The data went out and the last word from the server is still its
+	 * 354 go-ahead: whether it took the message is unknown. */
+	gboolean unanswered = sink->data_out && (status == 354 || status == 0);
+	if (unanswered)
+		hint = "; the message had gone out: the server may have it, "
+		       "and the retry may deliver it twice (same Message-ID)";
 	const GString *said =
 	    sink->failed_reply->len > 0 ? sink->failed_reply : sink->last_reply;
 	g_autofree char *message_text =
@@ -408,6 +423,12 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
 		            "smtp %s (tls=%s): stopped by a signal", sink->host,
 		            sink->tls);
+		return FALSE;
+	}
+	if (unanswered) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CONNECTION_CLOSED,
+		            "smtp %s (tls=%s): no answer to the message: %s",
+		            sink->host, sink->tls, message_text);
 		return FALSE;
 	}
 	g_set_error(error, TENURE_ERROR,

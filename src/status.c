@@ -133,6 +133,7 @@ read_mail_state(Status *status, const char *state_dir, GError **error)
 		letter->reason = g_strdup(f[0] && f[1] ? f[1] : "");
 		g_ptr_array_add(status->dead, letter);
 	}
+	status->resends = outbox_resends(state_dir, &status->resent);
 	g_autoptr(Retry) retry = retry_open(state_dir, error);
 	if (retry == NULL)
 		return FALSE;

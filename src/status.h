@@ -86,6 +86,9 @@ typedef struct {
 	 * for their next try first, then those set aside. */
 	GPtrArray *undecided;
 	guint waiting, set_aside; /* how many of each */
+	guint resends;        /* resends after an attempt without an answer
+	                         (RFC 1047), of RESENT messages */
+	guint resent;
 } Status;
 
 /* Builds the status of LEDGER's committee on ON under CONF; NAME

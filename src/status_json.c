@@ -216,6 +216,9 @@ add_outbox(JsonBuilder *b, const Status *status)
 		json_builder_end_object(b);
 	}
 	json_builder_end_array(b);
+	/* RFC 1047's duplicates: resends after an attempt without answer. */
+	add_int(b, "resends", status->resends);
+	add_int(b, "resent", status->resent);
 	json_builder_end_object(b);
 }
 

@@ -23,7 +23,9 @@
       (say "554 5.3.2 no service"), after which every command but QUIT
       gets 503, as RFC 5321 wants.  FILE.delay holds a number of seconds
       to wait before answering the end of the data (the message is taken
-      all the same).  The log file gets one line per SMTP event
+      all the same).  When FILE.drop exists, the message is taken and the
+      connection dropped before the answer to its data (RFC 1047's case:
+      the client cannot know that it was delivered).  The log file gets one line per SMTP event
       (EHLO, AUTH-OK/AUTH-FAIL, MAIL, RCPT, DATA) with "tls" or "clear"
       for whether the session was encrypted at that point.
 """
@@ -199,6 +201,9 @@ class Handler:
                     ", ".join(envelope.rcpt_tos).encode() + b"\r\n")
             f.write(envelope.original_content)
         os.rename(tmp, os.path.join(self.maildir, "new", name))
+        if self.control and os.path.exists(self.control + ".drop"):
+            self.log(session, "DROP")
+            server.transport.abort()
         return "250 OK delivered"
 
 

@@ -10,41 +10,17 @@
 # keep the signal mask they were started with: SIGTERM stops them.
 
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$top_srcdir/tests/lib-gpg.sh"
+. "$top_srcdir/tests/lib-committee.sh"
 . "$top_srcdir/tests/lib-fault.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 fault_require
 
-CASE=$TEST_DIR/committee
-mkdir -p "$CASE/list/new" "$CASE/list/cur" "$CASE/list/tmp"
-cat >"$CASE/tenure.conf" <<EOF
-[committee]
-name = Technical Committee
-list = ctte@lists.example.org
-ledger = $CASE/ledger
-state-dir = $CASE/state
-templates = $top_srcdir/templates
-
-[rule]
-name = none
-
-[keys]
-gnupg-home = $CASE/gnupg
-
-[source]
-url = maildir:$CASE/list
-poll-interval = 300
-
-[sink]
-url = maildir:$CASE/out
-from = ctte-bot@example.org
-EOF
-cat >"$CASE/ledger" <<'EOF'
-Event: appoint
-Date: 2026-01-05
-Member: Erin Example <erin@example.org>
-Source: import
-EOF
+committee_init
+committee_ledger "Erin Example <erin@example.org>"
+committee_conf source.poll-interval=300
+: >"$W/keyring.gpg"
 
 # wait_for SECONDS 'CONDITION': polls CONDITION every 0.1 s.
 wait_for() {
@@ -66,7 +42,7 @@ for ms in 0 5 10 20 50; do
 		test_begin "SIGHUP $ms ms after the loader handed over (try $try): a reload, and the daemon goes on"
 		log=$TEST_DIR/log-$ms-$try
 		LD_PRELOAD=$FAULTSHIM TENURE_FAULT=init:1:stop \
-			"$TENURE" --config "$CASE/tenure.conf" run 2>"$log" &
+			"$TENURE" --config "$CONF" run 2>"$log" &
 		pid=$!
 		if ! wait_for 10 '[ "$(proc_state $pid)" = T ]'; then
 			kill -KILL $pid 2>/dev/null
@@ -98,7 +74,7 @@ for ms in 0 5 10 20 50; do
 done
 
 test_begin "a command other than run keeps the mask it was started with: SIGTERM stops it"
-"$TENURE" --config "$CASE/tenure.conf" simulate --runs 1000000 --years 50 \
+"$TENURE" --config "$CONF" simulate --runs 1000000 --years 50 \
 	>/dev/null 2>&1 &
 pid=$!
 sleep 0.5
