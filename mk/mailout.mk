@@ -8,6 +8,7 @@ src_libtenure_a_SOURCES += \
 	src/sink.c src/sink.h \
 	src/sink_smtp.c \
 	src/sink_maildir.c \
+	src/clock.c src/clock.h \
 	src/schedule.c src/schedule.h
 
 templatesdir = $(pkgdatadir)/templates
@@ -31,6 +32,8 @@ check_PROGRAMS += tests/test-mailout tests/test-outbox
 tests_test_mailout_LDADD = $(TEST_LDADD) -lm
 tests_test_outbox_LDADD = $(TEST_LDADD)
 TESTS += tests/test-mailout tests/test-outbox tests/t-mailout.sh \
-	tests/t-mailfaults.sh tests/t-announce.sh tests/t-resend.sh
+	tests/t-mailfaults.sh tests/t-announce.sh tests/t-resend.sh \
+	tests/t-clock.sh
 dist_check_SCRIPTS += tests/lib-smtp.sh tests/smtpd.py tests/t-mailout.sh \
-	tests/t-mailfaults.sh tests/t-announce.sh tests/t-resend.sh
+	tests/t-mailfaults.sh tests/t-announce.sh tests/t-resend.sh \
+	tests/t-clock.sh

@@ -61,6 +61,7 @@
 
 #include <gio/gio.h>
 
+#include "clock.h"
 #include "cmd.h"
 #include "date.h"
 #include "dryrun.h"
@@ -239,6 +240,25 @@ ledger_ready(const Daemon *daemon, gboolean once)
 	return ledger != NULL;
 }
 
+/* The schedule for TODAY, the acts the date alone decides only while
+ * tenure trusts its clock (clock.h: the doubt is logged there); the
+ * doubt in *DOUBT when not NULL. */
+static gboolean
+schedule_doubting(const Conf *conf, Day today, Day *next_due, char **doubt,
+                  GError **error)
+{
+	g_autofree char *why =
+	    date_now_given() ? NULL
+	                     : clock_doubt(conf->state_dir, date_now_unix());
+	if (!schedule_run_doubting(conf, today, why, next_due, error))
+		return FALSE;
+	if (doubt) {
+		g_free(*doubt);
+		*doubt = g_steal_pointer(&why);
+	}
+	return TRUE;
+}
+
 /* One pass.  Every step runs even when an earlier one failed, so that a
  * mailbox that is down does not hold up reminders or queued mail.  The
  * exception is the ledger: without it (lost, or replaced by a shorter
@@ -249,6 +269,7 @@ run_pass(Daemon *daemon, gboolean once)
 {
 	Pass pass = {TRUE, TRUE, FALSE, 0, DAY_NONE};
 	g_autoptr(GError) error = NULL;
+	g_autofree char *doubt = NULL;
 	gboolean have_ledger = ledger_ready(daemon, once);
 	if (!have_ledger)
 		pass.work_ok = FALSE;
@@ -258,7 +279,8 @@ run_pass(Daemon *daemon, gboolean once)
 	 * day (a resignation, a deferral) finds the term ended instead of
 	 * outrunning the expiry. */
 	if (have_ledger && date_today() != daemon->scheduled_on &&
-	    !schedule_run(daemon->conf, date_today(), NULL, &error)) {
+	    !schedule_doubting(daemon->conf, date_today(), NULL, NULL,
+	                       &error)) {
 		report(once, "schedule", error);
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
@@ -283,12 +305,21 @@ run_pass(Daemon *daemon, gboolean once)
 	Day today = date_today();
 	if (!have_ledger) {
 		/* Reported above. */
-	} else if (!schedule_run(daemon->conf, today, &pass.next_due, &error)) {
+	} else if (!schedule_doubting(daemon->conf, today, &pass.next_due,
+	                              &doubt, &error)) {
 		report(once, "schedule", error);
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
 	} else {
 		daemon->scheduled_on = today;
+	}
+	/* With --once a doubt is work not done: it says so and the run exits
+	 * 1, so that a timer's failures show it. */
+	if (doubt && once) {
+		cmd_error(NAME, "tenure doubts its clock: %s; expiries, their "
+		          "announcements and reminders wait (tenure(1), run)",
+		          doubt);
+		pass.work_ok = FALSE;
 	}
 	guint sent = 0, dead = 0;
 	if (daemon->sink &&

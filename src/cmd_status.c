@@ -119,6 +119,9 @@ print_text(const Status *status)
 	for (guint i = 0; i < status->warnings->len; i++)
 		printf("warning: %s\n",
 		       ((const StatusWarning *)status->warnings->pdata[i])->text);
+	/* Why, for the operator (tenure(1), run: the clock). */
+	if (status->clock_doubt)
+		printf("Clock: %s\n", status->clock_doubt);
 	printf("\n%3s  %-*s  %-10s %-7s %-10s %s\n", "#", width, "Member",
 	       "Appointed", "Served", "Term ends", "Why");
 	for (guint i = 0; i < infos->len; i++) {

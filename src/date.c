@@ -113,6 +113,12 @@ date_now_unix(void)
 	return g_get_real_time() / G_USEC_PER_SEC;
 }
 
+gboolean
+date_now_given(void)
+{
+	return now_override >= 0;
+}
+
 Day
 date_of_unix(gint64 t)
 {

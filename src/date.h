@@ -41,6 +41,9 @@ Day date_of_unix(gint64 t);
 /* The current time (Unix seconds, UTC), or the time given to --now. */
 gint64 date_now_unix(void);
 
+/* TRUE when --now set the time: it is the operator's, not the clock's. */
+gboolean date_now_given(void);
+
 /* Sets the clock from --now: "YYYY-MM-DD" (midnight UTC) or an ISO 8601
  * time such as "2026-12-31T08:00:00Z".  FALSE if TEXT is neither. */
 gboolean date_set_now(const char *text);

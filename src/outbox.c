@@ -25,8 +25,12 @@
  * bytes with the same Message-ID, which receivers deduplicate.
  *
  * Backoff is per message: 1 minute after the first temporary failure,
- * doubling to at most an hour.  Within one flush, a temporary failure
- * holds the messages after it until the same time, untried and without
+ * doubling to at most an hour.  Next-Attempt is a time of tenure's
+ * clock, which may have been wrong when it was set: a next attempt (or a
+ * hold) further ahead than the longest backoff cannot have come from a
+ * right clock, and counts as due now (util_backoff_due), so that a clock
+ * set back after a jump forward never holds mail for longer than an hour.
+ * Within one flush, a temporary failure holds the messages after it until the same time, untried and without
  * counting an attempt, so a server that is down costs one connection
  * attempt per flush, not one per queued message.
  *
@@ -725,6 +729,16 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 		Entry *entry = entries->pdata[i];
 		if (!util_backoff_due(entry->next_attempt, now))
 			continue;
+		if (entry->next_attempt > now) {
+			g_autofree char *set = g_strdup_printf(
+			    "%" G_GINT64_FORMAT, entry->next_attempt);
+			util_log_warning("retry-now", "message-id",
+			                 entry->message_id, "next-attempt-was", set,
+			                 "reason",
+			                 "further ahead than the longest backoff: "
+			                 "set by a clock that was ahead",
+			                 NULL);
+		}
 		if (!flush_entry(state_dir, sink, memory, entry, now,
 		                 &hold_until, &hold_reason, &n_sent,
 		                 &n_deferred, &n_dead, error))
@@ -778,6 +792,7 @@ outbox_failing(const char *state_dir)
 {
 	GPtrArray *failing = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) entries = load_queue(state_dir, NULL, NULL);
+	gint64 now = date_now_unix();
 	for (guint i = 0; entries && i < entries->len; i++) {
 		const Entry *entry = entries->pdata[i];
 		if (entry->last_error == NULL || *entry->last_error == '\0')
@@ -785,7 +800,10 @@ outbox_failing(const char *state_dir)
 		g_ptr_array_add(failing,
 		                g_strdup_printf("%s\t%u\t%" G_GINT64_FORMAT "\t%s",
 		                                entry->message_id, entry->attempts,
-		                                entry->next_attempt,
+		                                util_backoff_due(entry->next_attempt,
+		                                                 now)
+		                                    ? now
+		                                    : entry->next_attempt,
 		                                entry->last_error));
 	}
 	return failing;

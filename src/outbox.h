@@ -5,7 +5,8 @@
  * a no-op, so an event announced twice is sent once.  outbox_flush tries
  * the due messages in order: on success one is recorded as sent and
  * removed; a permanent failure moves it to outbox/dead; a temporary one
- * sets its next attempt with exponential backoff (1 min doubling to 1 h)
+ * sets its next attempt with exponential backoff (1 min doubling to 1 h;
+ * never further ahead than that from now, whatever tenure's clock did)
  * and holds the rest of the queue until then, so a server that is down
  * costs one connection attempt per flush.
  */

@@ -29,4 +29,14 @@ gboolean schedule_run(const Conf *conf, Day today, Day *next_due,
 gboolean schedule_record_expiries(const Conf *conf, Day today,
                                   GError **error);
 
+/* schedule_run while tenure's clock is in doubt (clock.h) for the reason
+ * CLOCK_DOUBT (NULL: it is not): what the date alone decides, and which
+ * could not be taken back (recording an expiry, announcing one that the
+ * schedule recorded, announcing a scheduled expiry, a reminder), waits,
+ * each held act logged (expiry-held); the announcements of what the
+ * ledger records from mail go out as usual. */
+gboolean schedule_run_doubting(const Conf *conf, Day today,
+                               const char *clock_doubt, Day *next_due,
+                               GError **error);
+
 #endif

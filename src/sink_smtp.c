@@ -44,7 +44,9 @@
 
 #include <curl/curl.h>
 #include <gio/gio.h>
+#include <gmime/gmime.h>
 
+#include "clock.h"
 #include "netstop.h"
 #include "util.h"
 
@@ -127,6 +129,29 @@ on_close_socket(void *user_data, curl_socket_t fd)
 	return close(fd);
 }
 
+/* A date in a reply line ("220 mx ESMTP Exim 4.96 Thu, 03 Dec 2026
+ * 12:00:00 +0000"), as Unix time; 0 when it has none.  Exim and Sendmail
+ * put one in their greeting: the server's clock, for clock.h. */
+static gint64
+reply_date(const char *line)
+{
+	static GRegex *date_pattern;
+	static gsize compiled = 0;
+	if (g_once_init_enter(&compiled)) {
+		date_pattern = g_regex_new(
+		    "\\b\\d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) "
+		    "\\d{4} \\d{2}:\\d{2}(:\\d{2})? [+-]\\d{4}\\b",
+		    G_REGEX_OPTIMIZE, 0, NULL);
+		g_once_init_leave(&compiled, 1);
+	}
+	g_autoptr(GMatchInfo) match = NULL;
+	if (!g_regex_match(date_pattern, line, 0, &match))
+		return 0;
+	g_autofree char *text = g_match_info_fetch(match, 0);
+	g_autoptr(GDateTime) when = g_mime_utils_header_decode_date(text);
+	return when ? g_date_time_to_unix(when) : 0;
+}
+
 /* Keeps the last line the server sent, and the last refusal with the
  * step it answered, so errors quote its words ("530 5.7.0
  * Authentication required" at MAIL) rather than only curl's summary.
@@ -155,6 +180,12 @@ debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
 		if (**line == '\0')
 			continue;
 		g_string_assign(sink->last_reply, *line);
+		gint64 server_time = reply_date(*line);
+		if (server_time > 0) {
+			g_autofree char *server =
+			    g_strdup_printf("the SMTP server %s", sink->host);
+			clock_observe(server, server_time, TRUE);
+		}
 		if (**line == '4' || **line == '5') {
 			g_string_append_printf(sink->refusals, "%s%s",
 			                       sink->refusals->len ? "; " : "",

@@ -75,6 +75,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "imap_cursor.h"
 #include "date.h"
 #include "imap_failed.h"
@@ -608,6 +609,29 @@ open_mailbox(ImapSource *source, GError **error)
 	return TRUE;
 }
 
+/* An INTERNALDATE is a time the server's clock has passed (clock.h). */
+static void
+observe_arrival(const ImapSource *source, gint64 arrival)
+{
+	g_autofree char *server =
+	    g_strdup_printf("the IMAP server %s", source->server);
+	clock_observe(server, arrival, FALSE);
+}
+
+/* Reads the INTERNALDATE of the newest message in the mailbox just
+ * opened, for clock.h: one FETCH per connection. */
+static gboolean
+observe_newest(ImapSource *source, GError **error)
+{
+	gint64 newest = 0;
+	if (!newest_arrival(source, source->imap->imap_selection_info->sel_exists,
+	                    &newest, error))
+		return FALSE;
+	if (newest > 0)
+		observe_arrival(source, newest);
+	return TRUE;
+}
+
 static gboolean
 imap_connect(ImapSource *source, GError **error)
 {
@@ -627,7 +651,7 @@ imap_connect(ImapSource *source, GError **error)
 	if (!refresh_capabilities(source, error))
 		return FALSE;
 	source->has_idle = mailimap_has_idle(source->imap);
-	if (!open_mailbox(source, error))
+	if (!open_mailbox(source, error) || !observe_newest(source, error))
 		return FALSE;
 	util_log("imap-connected", "server", source->server, "user",
 	         source->user, "mailbox", source->mailbox, "tls",
@@ -781,6 +805,8 @@ list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
 			size != NULL ? size->att_data.att_rfc822_size : 0,
 			date != NULL ? internal_date_to_unix(date->att_data.att_internal_date) : 0,
 		};
+		if (entry.arrival > 0)
+			observe_arrival(source, entry.arrival);
 		if (before_window(source, &entry)) {
 			char uid_text[16], arrival[24], from[24];
 			g_snprintf(uid_text, sizeof uid_text, "%u", entry.uid);

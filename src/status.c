@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "clock.h"
 #include "keyring.h"
 #include "outbox.h"
 #include "retry.h"
@@ -134,6 +135,8 @@ read_mail_state(Status *status, const char *state_dir, GError **error)
 		g_ptr_array_add(status->dead, letter);
 	}
 	status->resends = outbox_resends(state_dir, &status->resent);
+	status->clock_doubt =
+	    clock_doubt_recorded(state_dir, &status->clock_doubt_since);
 	g_autoptr(Retry) retry = retry_open(state_dir, error);
 	if (retry == NULL)
 		return FALSE;
@@ -258,6 +261,21 @@ compute_warnings(Status *status)
 		     g_strdup_printf("%u message(s) were set aside without a "
 		                     "verdict; see the log and tenure(1)",
 		                     status->set_aside));
+	/* The reason names servers and files: it is for the text and the
+	 * JSON, which are the operator's; the sentence may be published. */
+	if (status->clock_doubt) {
+		g_autoptr(GDateTime) since =
+		    status->clock_doubt_since
+		        ? g_date_time_new_from_unix_utc(status->clock_doubt_since)
+		        : NULL;
+		g_autofree char *when =
+		    since ? g_date_time_format(since, " since %Y-%m-%d %H:%M UTC")
+		          : g_strdup("");
+		warn(status, "clock",
+		     g_strdup_printf("tenure doubts its clock%s; expiries, "
+		                     "their announcements and reminders wait",
+		                     when));
+	}
 }
 
 Status *
@@ -318,5 +336,6 @@ status_free(Status *status)
 	g_clear_pointer(&status->held, g_ptr_array_unref);
 	g_clear_pointer(&status->dead, g_ptr_array_unref);
 	g_clear_pointer(&status->undecided, g_ptr_array_unref);
+	g_free(status->clock_doubt);
 	g_free(status);
 }

@@ -40,8 +40,8 @@ typedef struct {
 
 /* Something a reader of any format should not miss.  CODE is one of
  * "few-members", "many-members", "overdue", "mail-held", "mail-dead",
- * "mail-undecided", "mail-set-aside", "plan"; TEXT is a sentence that
- * names people without their addresses, so it may be published. */
+ * "mail-undecided", "mail-set-aside", "clock", "plan"; TEXT is a sentence
+ * that names people without their addresses, so it may be published. */
 typedef struct {
 	const char *code;
 	char *text;
@@ -89,6 +89,10 @@ typedef struct {
 	guint resends;        /* resends after an attempt without an answer
 	                         (RFC 1047), of RESENT messages */
 	guint resent;
+	/* tenure doubts its clock (clock.h): why, and since when (0: its
+	 * record cannot be read); NULL when it does not */
+	char *clock_doubt;
+	gint64 clock_doubt_since;
 } Status;
 
 /* Builds the status of LEDGER's committee on ON under CONF; NAME

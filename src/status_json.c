@@ -258,6 +258,27 @@ add_undecided(JsonBuilder *b, const Status *status)
 	json_builder_end_array(b);
 }
 
+/* tenure doubts its clock (clock.h): since when and why, or null. */
+static void
+add_clock_doubt(JsonBuilder *b, const Status *status)
+{
+	json_builder_set_member_name(b, "clock_doubt");
+	if (status->clock_doubt == NULL) {
+		json_builder_add_null_value(b);
+		return;
+	}
+	g_autoptr(GDateTime) since =
+	    status->clock_doubt_since
+	        ? g_date_time_new_from_unix_utc(status->clock_doubt_since)
+	        : NULL;
+	g_autofree char *when =
+	    since ? g_date_time_format(since, "%Y-%m-%dT%H:%M:%SZ") : NULL;
+	json_builder_begin_object(b);
+	add_string(b, "since", when);
+	add_string(b, "reason", status->clock_doubt);
+	json_builder_end_object(b);
+}
+
 char *
 status_json_render(const Status *status, gboolean show_addresses)
 {
@@ -299,6 +320,7 @@ status_json_render(const Status *status, gboolean show_addresses)
 	add_warnings(b, status->warnings);
 	add_outbox(b, status);
 	add_undecided(b, status);
+	add_clock_doubt(b, status);
 	json_builder_end_object(b);
 	return finish(b);
 }

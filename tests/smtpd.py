@@ -25,13 +25,17 @@
       to wait before answering the end of the data (the message is taken
       all the same).  When FILE.drop exists, the message is taken and the
       connection dropped before the answer to its data (RFC 1047's case:
-      the client cannot know that it was delivered).  The log file gets one line per SMTP event
+      the client cannot know that it was delivered).  When FILE.date holds
+      a number of seconds, the greeting gives the date as Exim does, that
+      far from the server's clock ("220 localhost ESMTP tenure-test Thu,
+      03 Dec 2026 12:00:00 +0000"; 0 for the clock itself).  The log file gets one line per SMTP event
       (EHLO, AUTH-OK/AUTH-FAIL, MAIL, RCPT, DATA) with "tls" or "clear"
       for whether the session was encrypted at that point.
 """
 
 import argparse
 import asyncio
+import email.utils
 import os
 import shutil
 import signal
@@ -258,6 +262,10 @@ def serve(args):
         if greeting:
             return Refusal(greeting, handler)
         kwargs = dict(hostname="localhost", loop=loop)
+        offset = handler.answer_from(".date")
+        if offset:
+            kwargs.update(ident="ESMTP tenure-test " + email.utils.formatdate(
+                time.time() + float(offset)))
         if args.mode == "starttls":
             kwargs.update(tls_context=context, require_starttls=True)
         if authenticator:
