@@ -30,9 +30,10 @@
  * hold) further ahead than the longest backoff cannot have come from a
  * right clock, and counts as due now (util_backoff_due), so that a clock
  * set back after a jump forward never holds mail for longer than an hour.
- * Within one flush, a temporary failure holds the messages after it until the same time, untried and without
- * counting an attempt, so a server that is down costs one connection
- * attempt per flush, not one per queued message.
+ * Within one flush, a temporary failure holds the messages after it
+ * until the same time, untried and without counting an attempt, so a
+ * server that is down costs one connection attempt per flush, not one per
+ * queued message.
  *
  * A full or failing disk must not turn into repeated mail.  Before a
  * message goes to the sink its queue entry is rewritten with Sending
