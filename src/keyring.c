@@ -106,7 +106,11 @@ keyring_check_files(const Conf *conf, GError **error)
 /* gpg.conf naming KEYRINGS for gpg to read in place, nothing imported
  * (see keyring.h).  Validity in the web of trust is not what tenure
  * asks (a key in the keyrings is the member's); without trust-model
- * always, gpg would walk the signatures of 900 keys to compute it.  With
+ * always, gpg would walk the signatures of 900 keys to compute it.
+ * No random seed file: gpg would read it and write it back at every
+ * run, and nothing tenure asks of gpg needs its randomness (verifying
+ * and listing use none; signing is the agent's, which keeps its own).
+ * With
  * PRIMARY, the home's own pubring.kbx holds the bot key, and is where
  * gpg would put a key made or imported in the home, never in a keyring
  * file. */
@@ -118,7 +122,8 @@ gpg_conf_text(char *const *keyrings, gboolean primary, GError **error)
 		"no-auto-key-retrieve\n"
 		"auto-key-locate local\n"
 		"no-default-keyring\n"
-		"trust-model always\n");
+		"trust-model always\n"
+		"no-random-seed-file\n");
 	if (primary)
 		g_string_append(text, "primary-keyring pubring.kbx\n");
 	for (char *const *k = keyrings; k && *k; k++) {

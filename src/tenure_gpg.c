@@ -217,8 +217,15 @@ kill_agent(const char *home)
 		closedir(proc);
 }
 
+/* The signals this program catches: the child resets them before it
+ * runs gpg. */
+static const int caught[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGPIPE};
+
 /* The child: gpg, in a group of its own, dying with us, limited in CPU
- * time, its standard output the pipe OUT. */
+ * time, its standard output the pipe OUT.  It runs in the parent's
+ * memory (vfork), with every signal blocked: it only makes system calls
+ * on its own process and data of its own stack, then runs gpg or ends
+ * with _exit, and no handler of the parent's can run in it. */
 static void
 exec_gpg(const char *program, char **argv, int out, pid_t parent, long timeout)
 {
@@ -230,17 +237,37 @@ exec_gpg(const char *program, char **argv, int out, pid_t parent, long timeout)
 	 * wall-clock deadline still holds. */
 	struct rlimit cpu = {(rlim_t)timeout, (rlim_t)timeout + 1};
 	setrlimit(RLIMIT_CPU, &cpu);
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigemptyset(&dfl.sa_mask);
+	for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
+		sigaction(caught[i], &dfl, NULL);
 	sigset_t none;
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
 	if (dup2(out, STDOUT_FILENO) < 0)
 		_exit(127);
+	/* argv is the parent's too, which reads only from argv[1] on. */
 	argv[0] = (char *)program;
 	execvp(program, argv);
-	fprintf(stderr, "tenure-gpg: cannot run %s: %s\n", program,
-	        strerror(errno));
+	char line[256];
+	int n = snprintf(line, sizeof line, "tenure-gpg: cannot run %s: %s\n",
+	                 program, strerror(errno));
+	if (n > 0 && write(STDERR_FILENO, line,
+	                   (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+		_exit(127);
 	_exit(127);
+}
+
+/* Starts exec_gpg in a child sharing this process's memory, and returns
+ * once it runs gpg or has ended: its pid, or -1.  A function of its own,
+ * so that no variable of the caller lives across vfork. */
+static pid_t __attribute__((noinline))
+spawn_gpg(const char *program, char **argv, int out, pid_t parent, long timeout)
+{
+	pid_t pid = vfork();
+	if (pid == 0)
+		exec_gpg(program, argv, out, parent, timeout);
+	return pid;
 }
 
 /* What tenure is told, and what this program exits with. */
@@ -280,11 +307,17 @@ main(int argc, char **argv)
 	if (pipe2(out, O_CLOEXEC) < 0)
 		return 127;
 	pid_t self = getpid();
-	pid_t pid = fork();
+	/* vfork, not fork: copying this process's page tables, and the
+	 * copy-on-write faults after it, cost more than gpg's own start-up
+	 * on a virtual machine (bench/keyring.sh).  The child runs with all
+	 * signals blocked until it has reset their handlers. */
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	pid_t pid = spawn_gpg(program, argv, out[1], self, timeout);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (pid < 0)
 		return 127;
-	if (pid == 0)
-		exec_gpg(program, argv, out[1], self, timeout);
 	setpgid(pid, pid);
 	close(out[1]);
 	lifeline_say(lifeline, "start", (long)pid);
