@@ -1,42 +1,65 @@
 /* cmd_run.c: `tenure run`, the secretary at work.
  *
- * One pass: on a new day, run the schedule first (so that expiries are
- * recorded before mail is acted on); hand every new list message to the
- * intake (which records what it commands), run the schedule for today
- * (expiries, announcements, reminders into the outbox), and send what
- * the outbox has due.  The
- * daemon repeats the pass whenever the source reports new mail, the
- * outbox has a retry due, the schedule has a day due, or the poll
- * interval has passed; `--once` does one pass and exits (for a timer).
+ * Two threads, so that the mail out never waits on the mail in.  The
+ * reader reads the list: it fetches new mail, hands each message to the
+ * intake (which records what it commands), and waits for more (IMAP IDLE
+ * or polling, a Maildir looked at every second).  The main thread keeps
+ * the schedule and sends mail: it runs the schedule for today (expiries,
+ * announcements, reminders into the outbox) and sends what the outbox
+ * has due, whenever the reader has handled mail, the outbox has a retry
+ * due, the schedule has a day due, or the poll interval has passed.  A
+ * mailbox that is slow or hangs (a server sending a byte a second, a
+ * connection sitting out its deadline, see source_imap.c) therefore
+ * never delays a due announcement or reminder, and a slow SMTP server
+ * never delays the reading of mail.
+ *
+ * The two share the ledger and the state.  One lock (the work lock) is
+ * held while either reads or changes them: the handling of one message,
+ * one run of the schedule; never while the reader talks to its server.
+ * The outbox needs no lock: each of its files is written whole, and a
+ * message queued while the outbox is being sent goes with the next
+ * flush.  On a new day the schedule runs before the next message is
+ * handled, whichever thread gets there first, so that expiries are
+ * recorded before mail is acted on (a command signed after a member's
+ * last day finds the term ended instead of outrunning the expiry).
+ *
+ * Mail the intake could not decide (retry.h) stays in the source for a
+ * later fetch: the main thread queues the report of mail set aside
+ * without a verdict (retry_report) before it sends the outbox, and wakes
+ * the reader when such mail is due to be tried again.
+ *
+ * `--once` does the same once: the reader fetches while the main thread
+ * runs the schedule and flushes the outbox, which run again after the
+ * fetch.  It exits 1
+ * when any part could not be done (mailbox unreachable, mail left in the
+ * outbox, mail waiting for a verdict, ledger not writable) and 0
+ * otherwise; refusing a command is normal work.
  *
  * Failures are classified by what they spoil.  The daemon never exits
- * because a server went away: a failed pass is retried with exponential
- * backoff (1 s doubling to 5 min), and the schedule and outbox still run
- * while the mailbox is unreachable.  `--once` exits 1 when any part of
- * its pass could not be done (mailbox unreachable, mail left in the
- * outbox, mail waiting for a verdict (retry.h), ledger not writable) and
- * 0 otherwise; refusing a command is normal work.  Each pass queues the
- * report of mail set aside without a verdict (retry_report), and the
- * daemon wakes when such mail is due to be tried again.
+ * because a server went away: a failed fetch is retried by the reader
+ * with exponential backoff (1 s doubling to 5 min), a failed schedule or
+ * outbox by the main thread likewise, each without holding up the
+ * other.  Without the ledger (lost, or replaced by a shorter file)
+ * there is no committee to act for: no mail is read and no schedule
+ * run until it is back; mail queued before still goes out.
  *
  * Signals: SIGTERM and SIGINT finish the message at hand and exit 0;
  * SIGHUP reloads the configuration (a broken new one is reported and the
- * old one kept).  The signals are blocked from tenure's first
- * instruction (main.c) and the handlers installed first thing here, so
- * a SIGHUP while tenure starts or loads its configuration is a reload,
- * not the end.  The signals
- * stay blocked except where the process may sleep: the IMAP and Maildir
- * sources admit them inside their ppoll() (see source_imap.c,
- * source_maildir.c), and the loop admits them between messages and in
- * its own backoff sleeps, so a signal is never lost between a look at
- * the flags and a sleep.  A stop also cuts short every network wait
- * within a few seconds: the IMAP source lets SIGTERM and SIGINT
- * interrupt libetpan's reads, the SMTP sink and the outbox look at
- * util_stopping() (see sink_smtp.c: a message whose data went out still
- * gets its answer, for up to 3 s, so that mail the server took is
- * recorded as sent); child processes still running 2 s after the stop
- * are killed, and whatever still holds the process 4.5 s after the stop
- * is cut short by ending it (netstop.h).
+ * old one kept; the reader takes up the new one between two messages).
+ * The signals are blocked from tenure's first instruction (main.c) and
+ * the handlers installed first thing here, so a SIGHUP while tenure
+ * starts or loads its configuration is a reload, not the end.  They stay
+ * blocked except where a thread may sleep: the sources admit them inside
+ * their ppoll() (source_sleep), the reader between messages, the main
+ * thread in its own sleeps; so a signal is never lost between a look at
+ * the flags and a sleep.  Whichever thread takes it, the handler wakes
+ * the main thread (a pipe), which wakes the reader (another pipe, which
+ * every wait of the source watches).  A stop also cuts short every
+ * network wait within a second (netstop.h: sockets shut down; the SMTP
+ * sink lets a message whose data went out have its answer for up to
+ * 3 s, so that mail the server took is recorded as sent), kills child
+ * processes still running 2 s after it, and ends the process 4.5 s
+ * after it whatever still holds it.
  *
  * A lock (flock on STATE_DIR/lock) keeps two instances apart.
  *
@@ -78,37 +101,89 @@
 #define NAME "run"
 #define BACKOFF_FIRST 1
 #define BACKOFF_MAX (5 * 60)
+/* A long fetch (a backlog) tells the main thread this often that there
+ * is news, so announcements of what it recorded need not wait for its
+ * end. */
+#define POKE_EVERY (10 * G_USEC_PER_SEC)
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t reload_requested;
+/* Written by the signal handler and the reader: the main thread wakes. */
+static int wake_main[2] = {-1, -1};
 
-/* What a pass works with; replaced whole on reload. */
+/* The configuration in force, shared by the two threads. */
 typedef struct {
+	gatomicrefcount ref;
 	Conf *conf;
+} Config;
+
+/* What the two threads share besides the files. */
+static struct {
+	GMutex lock;      /* the work lock (see the top of the file) */
+	Day scheduled_on; /* under LOCK: the last day the schedule ran for */
+} work;
+
+/* The reader thread and what it owns. */
+typedef struct {
+	GThread *thread;
+	gboolean once;     /* one fetch, no wait */
+	DryRun *dry_run;   /* a dry run's record; NULL for a real run */
+	int wake[2];       /* main -> reader: come back to the loop */
+	Config *next;      /* atomic: a reloaded configuration to take up */
+	gint quit;         /* atomic: stop after the message at hand */
+	gint handled;      /* atomic: messages handled since main looked */
+	gint64 poked;      /* when the main thread was last told */
+	/* Owned by the reader thread while it runs. */
+	Config *config;
 	Intake *intake;
 	Source *source;
-	Sink *sink;       /* NULL in a dry run: nothing is sent */
-	Retry *retry;     /* mail waiting for a verdict, mail set aside */
-	Day scheduled_on; /* the last day the schedule ran for */
+	gboolean fetch_ok; /* --once: the fetch did its work */
+} Reader;
+
+/* What the main thread works with; the sink is replaced on reload. */
+typedef struct {
+	Config *config;
+	Sink *sink;     /* NULL in a dry run: nothing is sent */
+	Retry *retry;   /* mail waiting for a verdict, mail set aside */
+	gint64 retry_woken; /* the retry time the reader was last woken for */
+	Reader reader;
 } Daemon;
 
 typedef struct {
-	gboolean fetch_ok;
-	gboolean work_ok;      /* schedule and outbox */
-	gboolean stopping;
+	gboolean work_ok; /* schedule and outbox */
 	guint deferred;
 	Day next_due;
 } Pass;
 
 static void
+wake(int fd)
+{
+	if (fd < 0)
+		return;
+	ssize_t ignored = write(fd, "!", 1);
+	(void)ignored;
+}
+
+static void
+drain(int fd)
+{
+	char buffer[64];
+	while (read(fd, buffer, sizeof buffer) > 0)
+		;
+}
+
+static void
 on_signal(int signo)
 {
+	int saved = errno;
 	if (signo == SIGHUP) {
 		reload_requested = 1;
-		return;
+	} else {
+		stop_signal = signo;
+		util_stop_requested = 1;
 	}
-	stop_signal = signo;
-	util_stop_requested = 1;
+	wake(wake_main[1]);
+	errno = saved;
 }
 
 static void
@@ -143,79 +218,54 @@ deliver_signals(void)
 {
 	sigset_t set;
 	signal_set(&set);
-	sigprocmask(SIG_UNBLOCK, &set, NULL);
-	sigprocmask(SIG_BLOCK, &set, NULL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
-/* Sleeps SECONDS, or less when a signal comes. */
-static void
-sleep_admitting_signals(int seconds)
-{
-	sigset_t mask;
-	sigprocmask(SIG_SETMASK, NULL, &mask);
-	sigdelset(&mask, SIGTERM);
-	sigdelset(&mask, SIGINT);
-	sigdelset(&mask, SIGHUP);
-	struct timespec pause = {.tv_sec = MAX(seconds, 0), .tv_nsec = 0};
-	ppoll(NULL, 0, &pause, &mask);
-}
-
-static void
-daemon_clear(Daemon *daemon)
-{
-	g_clear_pointer(&daemon->source, source_close);
-	g_clear_pointer(&daemon->sink, sink_close);
-	g_clear_pointer(&daemon->intake, intake_free);
-	g_clear_pointer(&daemon->retry, retry_free);
-	g_clear_pointer(&daemon->conf, conf_free);
-}
-
-/* Opens everything CONF names (taking ownership of CONF).  Opening
- * connects to nothing: the IMAP source connects on its first fetch, so a
- * server that is down is a retry, not a configuration error.  A DRY_RUN
- * opens the source read-only and no sink. */
+/* A pipe whose ends do not block and are not inherited. */
 static gboolean
-daemon_open(Daemon *daemon, Conf *conf, gboolean dry_run, GError **error)
+open_wake_pipe(int fds[2], GError **error)
 {
-	memset(daemon, 0, sizeof *daemon);
-	daemon->conf = conf;
-	if (conf->source_url == NULL) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-		            "%s: [source] url: missing (where list mail comes from)",
-		            conf->path ? conf->path : "configuration");
-		goto fail;
-	}
-	if (conf->sink_url == NULL) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-		            "%s: [sink] url: missing (where announcements go)",
-		            conf->path ? conf->path : "configuration");
-		goto fail;
-	}
-	if ((daemon->intake = intake_new(conf, error)) == NULL ||
-	    (daemon->retry = retry_open(conf->state_dir, error)) == NULL ||
-	    (daemon->source = source_open(conf, conf->source_url, error)) == NULL ||
-	    (!dry_run &&
-	     (daemon->sink = sink_open(conf, conf->sink_url, error)) == NULL))
-		goto fail;
-	daemon->source->read_only = dry_run;
-	return TRUE;
-fail:
-	daemon_clear(daemon);
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0)
+		return TRUE;
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "pipe: %s",
+	            g_strerror(errno));
 	return FALSE;
 }
 
-static gboolean
-handle_message(const SourceMessage *message, gpointer user_data,
-               GError **error)
+static void
+close_wake_pipe(int fds[2])
 {
-	Daemon *daemon = user_data;
-	deliver_signals();
-	if (stop_signal) {
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-		            "stopping before %s", message->id);
-		return FALSE;
+	for (int i = 0; i < 2; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+		fds[i] = -1;
 	}
-	return intake_handle(message, daemon->intake, error);
+}
+
+static Config *
+config_new(Conf *conf)
+{
+	Config *config = g_new0(Config, 1);
+	g_atomic_ref_count_init(&config->ref);
+	config->conf = conf;
+	return config;
+}
+
+static Config *
+config_ref(Config *config)
+{
+	g_atomic_ref_count_inc(&config->ref);
+	return config;
+}
+
+static void
+config_unref(Config *config)
+{
+	if (config && g_atomic_ref_count_dec(&config->ref)) {
+		conf_free(config->conf);
+		g_free(config);
+	}
 }
 
 static void
@@ -228,103 +278,326 @@ report(gboolean once, const char *what, const GError *error)
 }
 
 /* Whether the ledger is there, and no shorter than tenure last saw it
- * (ledger_load_guarded); says so when not. */
+ * (ledger_load_guarded); says so when not.  Under the work lock. */
 static gboolean
-ledger_ready(const Daemon *daemon, gboolean once)
+ledger_ready(const Conf *conf, gboolean once)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(Ledger) ledger = ledger_load_guarded(
-	    daemon->conf->ledger, daemon->conf->state_dir, &error);
+	g_autoptr(Ledger) ledger =
+	    ledger_load_guarded(conf->ledger, conf->state_dir, &error);
 	if (ledger == NULL)
 		report(once, "ledger", error);
 	return ledger != NULL;
 }
 
-/* The schedule for TODAY, the acts the date alone decides only while
- * tenure trusts its clock (clock.h: the doubt is logged there); the
- * doubt in *DOUBT when not NULL. */
+/* Runs the schedule for today, under the work lock: expiries recorded,
+ * announcements and reminders queued, the acts the date alone decides
+ * only while tenure trusts its clock (clock.h: the doubt is logged
+ * there).  With --once a doubt is work not done: it says so and the run
+ * exits 1, so that a timer's failures show it.  *NEXT_DUE may be NULL. */
 static gboolean
-schedule_doubting(const Conf *conf, Day today, Day *next_due, char **doubt,
-                  GError **error)
+schedule_today(const Conf *conf, gboolean once, Day *next_due)
 {
-	g_autofree char *why =
-	    date_now_given() ? NULL
-	                     : clock_doubt(conf->state_dir, date_now_unix());
-	if (!schedule_run_doubting(conf, today, why, next_due, error))
+	g_autoptr(GError) error = NULL;
+	Day today = date_today();
+	g_autofree char *doubt = date_now_given()
+	                             ? NULL
+	                             : clock_doubt(conf->state_dir, date_now_unix());
+	if (!schedule_run_doubting(conf, today, doubt, next_due, &error)) {
+		report(once, "schedule", error);
 		return FALSE;
-	if (doubt) {
-		g_free(*doubt);
-		*doubt = g_steal_pointer(&why);
 	}
+	work.scheduled_on = today;
+	if (doubt && once)
+		cmd_error(NAME, "tenure doubts its clock: %s; expiries, their "
+		          "announcements and reminders wait (tenure(1), run)",
+		          doubt);
+	return doubt == NULL || !once;
+}
+
+/* Sets the reader's source and intake up for a dry run or not, and to
+ * wake on the reader's pipe. */
+static void
+reader_prepare(Reader *reader)
+{
+	reader->source->read_only = reader->dry_run != NULL;
+	if (reader->dry_run)
+		intake_on_refusal(reader->intake, dryrun_note_refusal,
+		                  reader->dry_run);
+	source_wake_on(reader->source, reader->wake[0]);
+}
+
+/* Opens the source and the intake of CONF for the reader. */
+static gboolean
+reader_open(Reader *reader, Config *config, GError **error)
+{
+	Intake *intake = intake_new(config->conf, error);
+	if (intake == NULL)
+		return FALSE;
+	Source *source = source_open(config->conf, config->conf->source_url,
+	                             error);
+	if (source == NULL) {
+		intake_free(intake);
+		return FALSE;
+	}
+	g_clear_pointer(&reader->source, source_close);
+	g_clear_pointer(&reader->intake, intake_free);
+	g_clear_pointer(&reader->config, config_unref);
+	reader->config = config_ref(config);
+	reader->intake = intake;
+	reader->source = source;
+	reader_prepare(reader);
 	return TRUE;
 }
 
-/* One pass.  Every step runs even when an earlier one failed, so that a
- * mailbox that is down does not hold up reminders or queued mail.  The
- * exception is the ledger: without it (lost, or replaced by a shorter
- * file) there is no committee to act for, so no mail is read and no
- * schedule run until it is back; mail queued before still goes out. */
-static Pass
-run_pass(Daemon *daemon, gboolean once)
+static gboolean
+reader_quitting(Reader *reader)
 {
-	Pass pass = {TRUE, TRUE, FALSE, 0, DAY_NONE};
-	g_autoptr(GError) error = NULL;
-	g_autofree char *doubt = NULL;
-	gboolean have_ledger = ledger_ready(daemon, once);
-	if (!have_ledger)
-		pass.work_ok = FALSE;
+	return stop_signal || g_atomic_int_get(&reader->quit);
+}
 
-	/* On a new day the schedule first records the expiries whose last
-	 * day has passed, so that a command signed after a member's last
-	 * day (a resignation, a deferral) finds the term ended instead of
-	 * outrunning the expiry. */
-	if (have_ledger && date_today() != daemon->scheduled_on &&
-	    !schedule_doubting(daemon->conf, date_today(), NULL, NULL,
-	                       &error)) {
-		report(once, "schedule", error);
-		pass.work_ok = FALSE;
-		g_clear_error(&error);
+/* Tells the main thread that there is news: mail was handled. */
+static void
+reader_poke(Reader *reader)
+{
+	reader->poked = g_get_monotonic_time();
+	wake(wake_main[1]);
+}
+
+/* A configuration the main thread loaded (SIGHUP) replaces the
+ * reader's, when its source and intake open. */
+static void
+reader_take_config(Reader *reader)
+{
+	Config *next = g_atomic_pointer_exchange(&reader->next, NULL);
+	if (next == NULL)
+		return;
+	g_autoptr(GError) error = NULL;
+	if (!reader_open(reader, next, &error))
+		util_log_error("run-reload", "result",
+		               "kept the old source and intake", "error",
+		               error->message, NULL);
+	config_unref(next);
+}
+
+static gboolean
+handle_message(const SourceMessage *message, gpointer user_data,
+               GError **error)
+{
+	Reader *reader = user_data;
+	deliver_signals();
+	if (reader_quitting(reader) || g_atomic_pointer_get(&reader->next)) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+		            "stopping before %s", message->id);
+		return FALSE;
 	}
-	if (have_ledger &&
-	    !source_fetch(daemon->source, handle_message, daemon, &error)) {
-		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
-			pass.stopping = TRUE;
-			return pass;
+	const Conf *conf = reader->config->conf;
+	g_mutex_lock(&work.lock);
+	if (work.scheduled_on != date_today())
+		schedule_today(conf, reader->once, NULL);
+	gboolean ok = intake_handle(message, reader->intake, error);
+	g_mutex_unlock(&work.lock);
+	if (ok) {
+		g_atomic_int_inc(&reader->handled);
+		if (g_get_monotonic_time() - reader->poked > POKE_EVERY)
+			reader_poke(reader);
+	}
+	return ok;
+}
+
+/* One fetch; FALSE when it failed (reported). */
+static gboolean
+reader_fetch(Reader *reader)
+{
+	const Conf *conf = reader->config->conf;
+	g_mutex_lock(&work.lock);
+	gboolean have_ledger = ledger_ready(conf, reader->once);
+	g_mutex_unlock(&work.lock);
+	if (!have_ledger)
+		return FALSE;
+	g_autoptr(GError) error = NULL;
+	gint before = g_atomic_int_get(&reader->handled);
+	gboolean ok = source_fetch(reader->source, handle_message, reader,
+	                           &error);
+	if (g_atomic_int_get(&reader->handled) != before)
+		reader_poke(reader);
+	if (ok || g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+		return TRUE;
+	report(reader->once, "fetch", error);
+	return FALSE;
+}
+
+/* Sleeps SECONDS, or less when a signal comes or the reader is woken. */
+static void
+reader_sleep(Reader *reader, int seconds)
+{
+	source_sleep(reader->source, -1, (gint64)MAX(seconds, 0) * 1000);
+}
+
+static void
+reader_back_off(Reader *reader, int *backoff)
+{
+	*backoff = *backoff ? MIN(*backoff * 2, BACKOFF_MAX) : BACKOFF_FIRST;
+	char text[16];
+	g_snprintf(text, sizeof text, "%d", *backoff);
+	util_log_warning("run-retry", "in", text, "step", "fetch", NULL);
+	reader_sleep(reader, *backoff);
+}
+
+static gpointer
+reader_main(gpointer data)
+{
+	Reader *reader = data;
+	int backoff = 0;
+	reader->fetch_ok = TRUE;
+	while (!reader_quitting(reader)) {
+		drain(reader->wake[0]);
+		reader_take_config(reader);
+		gboolean ok = reader_fetch(reader);
+		if (reader->once) {
+			reader->fetch_ok = ok;
+			break;
 		}
-		report(once, "fetch", error);
-		pass.fetch_ok = FALSE;
-		g_clear_error(&error);
+		if (reader_quitting(reader))
+			break;
+		if (!ok) {
+			reader_back_off(reader, &backoff);
+			continue;
+		}
+		backoff = 0;
+		if (g_atomic_pointer_get(&reader->next))
+			continue;
+		/* A connection lost while waiting is retried by the next
+		 * fetch at once; a wait that keeps failing (a server that
+		 * offers IDLE and refuses it) backs off like a fetch. */
+		g_autoptr(GError) error = NULL;
+		const Conf *conf = reader->config->conf;
+		int timeout = conf->poll_interval > 0 ? conf->poll_interval : 300;
+		if (!source_wait(reader->source, timeout, &error)) {
+			util_log_error("run-error", "step", "wait", "error",
+			               error->message, NULL);
+			reader_back_off(reader, &backoff);
+		}
 	}
+	return NULL;
+}
+
+static gboolean
+reader_start(Daemon *daemon, gboolean once, GError **error)
+{
+	Reader *reader = &daemon->reader;
+	reader->once = once;
+	if (!open_wake_pipe(reader->wake, error))
+		return FALSE;
+	if (reader->source == NULL &&
+	    !reader_open(reader, daemon->config, error)) {
+		close_wake_pipe(reader->wake);
+		return FALSE;
+	}
+	reader_prepare(reader);
+	reader->thread = g_thread_new("reader", reader_main, reader);
+	return TRUE;
+}
+
+/* Waits for the reader to end (after asking it to, unless ONCE: then it
+ * ends after its fetch), and closes what it holds (also when it never
+ * started).  A reader held up past the stop deadline is ended with the
+ * process by netstop. */
+static void
+reader_join(Reader *reader, gboolean ask)
+{
+	if (reader->thread) {
+		if (ask) {
+			g_atomic_int_set(&reader->quit, 1);
+			wake(reader->wake[1]);
+		}
+		g_thread_join(reader->thread);
+		reader->thread = NULL;
+	}
+	g_clear_pointer(&reader->source, source_close);
+	g_clear_pointer(&reader->intake, intake_free);
+	g_clear_pointer(&reader->config, config_unref);
+	config_unref(g_atomic_pointer_exchange(&reader->next, NULL));
+	close_wake_pipe(reader->wake);
+}
+
+static void
+daemon_clear(Daemon *daemon)
+{
+	reader_join(&daemon->reader, TRUE);
+	g_clear_pointer(&daemon->sink, sink_close);
+	g_clear_pointer(&daemon->retry, retry_free);
+	g_clear_pointer(&daemon->config, config_unref);
+}
+
+/* Checks that everything CONF names opens (taking ownership of CONF),
+ * and keeps its sink.  Opening connects to nothing: the IMAP source
+ * connects on its first fetch, so a server that is down is a retry, not
+ * a configuration error.  The source and the intake opened are the
+ * reader's (reader_start).  A DRY_RUN opens no sink. */
+static gboolean
+daemon_open(Daemon *daemon, Conf *conf, gboolean dry_run, GError **error)
+{
+	memset(daemon, 0, sizeof *daemon);
+	daemon->reader.wake[0] = daemon->reader.wake[1] = -1;
+	daemon->config = config_new(conf);
+	Intake *intake = NULL;
+	Source *source = NULL;
+	if (conf->source_url == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s: [source] url: missing (where list mail comes from)",
+		            conf->path ? conf->path : "configuration");
+		goto fail;
+	}
+	if (conf->sink_url == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s: [sink] url: missing (where announcements go)",
+		            conf->path ? conf->path : "configuration");
+		goto fail;
+	}
+	if ((intake = intake_new(conf, error)) == NULL ||
+	    (daemon->retry = retry_open(conf->state_dir, error)) == NULL ||
+	    (source = source_open(conf, conf->source_url, error)) == NULL ||
+	    (!dry_run &&
+	     (daemon->sink = sink_open(conf, conf->sink_url, error)) == NULL))
+		goto fail;
+	/* The reader starts on what was opened here: opened again, a
+	 * Maildir moved away in between would end the start. */
+	daemon->reader.source = source;
+	daemon->reader.intake = intake;
+	daemon->reader.config = config_ref(daemon->config);
+	return TRUE;
+fail:
+	g_clear_pointer(&source, source_close);
+	g_clear_pointer(&intake, intake_free);
+	daemon_clear(daemon);
+	return FALSE;
+}
+
+/* The main thread's pass: the report of mail set aside, the schedule
+ * for today, the outbox, the published files. */
+static Pass
+main_pass(Daemon *daemon, gboolean once)
+{
+	Pass pass = {TRUE, 0, DAY_NONE};
+	const Conf *conf = daemon->config->conf;
+	g_autoptr(GError) error = NULL;
+	g_mutex_lock(&work.lock);
 	/* Mail set aside without a verdict is never set aside silently: its
 	 * report is queued before the outbox is sent. */
-	if (!retry_report(daemon->retry, daemon->conf, &error)) {
+	if (!retry_report(daemon->retry, conf, &error)) {
 		report(once, "report", error);
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
 	}
-	Day today = date_today();
-	if (!have_ledger) {
-		/* Reported above. */
-	} else if (!schedule_doubting(daemon->conf, today, &pass.next_due,
-	                              &doubt, &error)) {
-		report(once, "schedule", error);
+	gboolean have_ledger = ledger_ready(conf, once);
+	if (!have_ledger || !schedule_today(conf, once, &pass.next_due))
 		pass.work_ok = FALSE;
-		g_clear_error(&error);
-	} else {
-		daemon->scheduled_on = today;
-	}
-	/* With --once a doubt is work not done: it says so and the run exits
-	 * 1, so that a timer's failures show it. */
-	if (doubt && once) {
-		cmd_error(NAME, "tenure doubts its clock: %s; expiries, their "
-		          "announcements and reminders wait (tenure(1), run)",
-		          doubt);
-		pass.work_ok = FALSE;
-	}
+	g_mutex_unlock(&work.lock);
 	guint sent = 0, dead = 0;
 	if (daemon->sink &&
-	    !outbox_flush(daemon->conf->state_dir, daemon->sink, date_now_unix(),
-	                  &sent, &pass.deferred, &dead, &error)) {
+	    !outbox_flush(conf->state_dir, daemon->sink, date_now_unix(), &sent,
+	                  &pass.deferred, &dead, &error)) {
 		report(once, "outbox", error);
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
@@ -332,14 +605,16 @@ run_pass(Daemon *daemon, gboolean once)
 	/* The published files follow the ledger (and the day): after the
 	 * intake and the schedule, which are what change it. */
 	gboolean published = FALSE;
+	g_mutex_lock(&work.lock);
 	if (have_ledger && daemon->sink &&
-	    !publish_run(daemon->conf, date_today(), &published, &error)) {
+	    !publish_run(conf, date_today(), &published, &error)) {
 		report(once, "publish", error);
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
 	} else if (published) {
-		util_log("published", "dir", daemon->conf->publish_dir, NULL);
+		util_log("published", "dir", conf->publish_dir, NULL);
 	}
+	g_mutex_unlock(&work.lock);
 	/* A pass that acted on a command parses MIME, runs gpg, replays the
 	 * ledger and talks SMTP: megabytes that are all freed again.  Give
 	 * them back, so that the daemon idles small between bursts. */
@@ -361,14 +636,15 @@ run_pass(Daemon *daemon, gboolean once)
 static int
 seconds_to_wait(const Daemon *daemon, const Pass *pass)
 {
-	gint64 wait = daemon->conf->poll_interval > 0 ? daemon->conf->poll_interval
-	                                              : 300;
+	const Conf *conf = daemon->config->conf;
+	gint64 wait = conf->poll_interval > 0 ? conf->poll_interval : 300;
 	gint64 now = date_now_unix();
-	gint64 outbox = outbox_next_due(daemon->conf->state_dir, now);
+	gint64 outbox = outbox_next_due(conf->state_dir, now);
 	if (outbox >= 0)
 		wait = MIN(wait, outbox);
 	gint64 retry = retry_next_due(daemon->retry);
-	if (retry >= 0)
+	/* One due retry wakes the reader once, not at every wait. */
+	if (retry >= 0 && retry != daemon->retry_woken)
 		wait = MIN(wait, util_backoff_due(retry, now) ? 0 : retry - now);
 	/* A day that is not in the future has been dealt with by this very
 	 * pass; looking again at once would only spin. */
@@ -381,20 +657,39 @@ seconds_to_wait(const Daemon *daemon, const Pass *pass)
 	return (int)MAX(wait, 1);
 }
 
-/* Every source that waits admits the signals in its own sleep and
- * returns when one comes. */
-static gboolean
-wait_for_work(Daemon *daemon, int timeout, GError **error)
+/* Mail the intake could not decide waits in the source until its next
+ * try (retry.h): when that is due the reader fetches again, woken once
+ * for each due time (a fetch that tries it sets the next). */
+static void
+wake_reader_for_retry(Daemon *daemon)
 {
-	if (daemon->source->driver->wait == NULL) {
-		sleep_admitting_signals(timeout);
-		return TRUE;
-	}
-	return source_wait(daemon->source, timeout, error);
+	gint64 retry = retry_next_due(daemon->retry);
+	if (retry < 0 || retry == daemon->retry_woken ||
+	    !util_backoff_due(retry, date_now_unix()))
+		return;
+	daemon->retry_woken = retry;
+	wake(daemon->reader.wake[1]);
+}
+
+/* The main thread sleeps SECONDS, or until a signal comes or the reader
+ * has news. */
+static void
+main_sleep(int seconds)
+{
+	sigset_t mask;
+	pthread_sigmask(SIG_SETMASK, NULL, &mask);
+	sigdelset(&mask, SIGTERM);
+	sigdelset(&mask, SIGINT);
+	sigdelset(&mask, SIGHUP);
+	struct timespec pause = {.tv_sec = MAX(seconds, 0), .tv_nsec = 0};
+	struct pollfd fd = {.fd = wake_main[0], .events = POLLIN};
+	ppoll(&fd, 1, &pause, &mask);
+	drain(wake_main[0]);
 }
 
 /* SIGHUP: a new configuration replaces the old one only if all of it
- * opens; otherwise the daemon goes on as it was. */
+ * opens; otherwise the daemon goes on as it was.  The reader takes it up
+ * between two messages. */
 static void
 reload(Daemon *daemon)
 {
@@ -415,28 +710,68 @@ reload(Daemon *daemon)
 	/* The lock is on the old state directory: running on a new one
 	 * unlocked would let a `tenure import` there write the same seen
 	 * and pending records at the same time. */
-	if (g_strcmp0(fresh.conf->state_dir, daemon->conf->state_dir) != 0) {
+	if (g_strcmp0(fresh.config->conf->state_dir,
+	              daemon->config->conf->state_dir) != 0) {
 		daemon_clear(&fresh);
 		util_log_error("run-reload", "result", "kept the old configuration",
 		         "error", "state-dir changed: restart tenure to move it",
 		         NULL);
 		return;
 	}
-	daemon_clear(daemon);
-	*daemon = fresh;
-	util_log("run-reload", "result", "loaded", "config", daemon->conf->path,
-	         NULL);
+	g_clear_pointer(&daemon->sink, sink_close);
+	g_clear_pointer(&fresh.retry, retry_free);
+	config_unref(daemon->config);
+	daemon->sink = g_steal_pointer(&fresh.sink);
+	daemon->config = g_steal_pointer(&fresh.config);
+	/* The running reader opens the new source itself, between two
+	 * messages; what the check opened is closed. */
+	reader_join(&fresh.reader, FALSE);
+	config_unref(g_atomic_pointer_exchange(&daemon->reader.next,
+	                                       config_ref(daemon->config)));
+	wake(daemon->reader.wake[1]);
+	util_log("run-reload", "result", "loaded", "config",
+	         daemon->config->conf->path, NULL);
+}
+
+/* One pass for --once and --dry-run: the reader fetches while the main
+ * thread runs the schedule and the outbox, which run again after the
+ * fetch.  *OK is FALSE when some part could not be
+ * done. */
+static Pass
+pass_once(Daemon *daemon, gboolean *ok)
+{
+	g_autoptr(GError) error = NULL;
+	Pass pass = {FALSE, 0, DAY_NONE};
+	*ok = FALSE;
+	if (!reader_start(daemon, TRUE, &error)) {
+		cmd_error(NAME, "%s", error->message);
+		return pass;
+	}
+	pass = main_pass(daemon, TRUE);
+	reader_join(&daemon->reader, FALSE);
+	/* What the fetch recorded is announced, and its replies sent, now;
+	 * so is the report of mail it set aside without a verdict (which is
+	 * not counted as handled). */
+	if (!stop_signal) {
+		Pass after = main_pass(daemon, TRUE);
+		after.work_ok = after.work_ok && pass.work_ok;
+		pass = after;
+	}
+	*ok = daemon->reader.fetch_ok && pass.work_ok;
+	return pass;
 }
 
 static int
 run_once(Daemon *daemon)
 {
-	Pass pass = run_pass(daemon, TRUE);
-	if (pass.stopping)
+	gboolean ok = FALSE;
+	Pass pass = pass_once(daemon, &ok);
+	if (stop_signal)
 		return CMD_OK;
 	/* Mail still waiting after an earlier failure (its retry not due
 	 * yet, so not tried in this pass) is work not done either. */
-	g_autoptr(GPtrArray) failing = outbox_failing(daemon->conf->state_dir);
+	const Conf *conf = daemon->config->conf;
+	g_autoptr(GPtrArray) failing = outbox_failing(conf->state_dir);
 	guint waiting = MAX(pass.deferred, failing->len);
 	if (waiting > 0)
 		cmd_error(NAME, "%u message(s) could not be sent yet; they stay in the outbox%s%s",
@@ -449,56 +784,42 @@ run_once(Daemon *daemon)
 		cmd_error(NAME, "%u message(s) could not be decided yet; they are "
 		          "tried again by a later pass (tenure status lists them)",
 		          undecided->len);
-	return pass.fetch_ok && pass.work_ok && waiting == 0 &&
-	               undecided->len == 0
-	           ? CMD_OK
-	           : CMD_FAILED;
-}
-
-static void
-back_off(int seconds)
-{
-	char text[16];
-	g_snprintf(text, sizeof text, "%d", seconds);
-	util_log_warning("run-retry", "in", text, NULL);
-	sleep_admitting_signals(seconds);
+	return ok && waiting == 0 && undecided->len == 0 ? CMD_OK : CMD_FAILED;
 }
 
 static int
 run_daemon(Daemon *daemon)
 {
-	int backoff = 0, wait_backoff = 0;
+	g_autoptr(GError) error = NULL;
+	if (!reader_start(daemon, FALSE, &error)) {
+		cmd_error(NAME, "%s", error->message);
+		return CMD_FAILED;
+	}
+	int backoff = 0;
 	while (!stop_signal) {
 		if (reload_requested)
 			reload(daemon);
-		Pass pass = run_pass(daemon, FALSE);
-		if (pass.stopping || stop_signal)
+		Pass pass = main_pass(daemon, FALSE);
+		if (stop_signal)
 			break;
-		if (!pass.fetch_ok || !pass.work_ok) {
-			backoff = backoff ? MIN(backoff * 2, BACKOFF_MAX) : BACKOFF_FIRST;
-			back_off(MIN(backoff, seconds_to_wait(daemon, &pass)));
-			continue;
+		wake_reader_for_retry(daemon);
+		int wait = seconds_to_wait(daemon, &pass);
+		if (pass.work_ok) {
+			backoff = 0;
+		} else {
+			backoff = backoff ? MIN(backoff * 2, BACKOFF_MAX)
+			                  : BACKOFF_FIRST;
+			wait = MIN(backoff, wait);
+			char text[16];
+			g_snprintf(text, sizeof text, "%d", wait);
+			util_log_warning("run-retry", "in", text, "step",
+			                 "schedule and outbox", NULL);
 		}
-		backoff = 0;
-		g_autoptr(GError) error = NULL;
-		deliver_signals();
 		if (stop_signal || reload_requested)
 			continue;
-		/* A connection lost while waiting is retried by the next pass
-		 * at once; a wait that keeps failing (a server that offers
-		 * IDLE and refuses it) backs off like a failing pass. */
-		if (wait_for_work(daemon, seconds_to_wait(daemon, &pass), &error)) {
-			wait_backoff = 0;
-		} else {
-			util_log_error("run-error", "step", "wait", "error", error->message,
-			         NULL);
-			if (wait_backoff > 0)
-				back_off(wait_backoff);
-			wait_backoff = wait_backoff ? MIN(wait_backoff * 2, BACKOFF_MAX)
-			                            : BACKOFF_FIRST;
-		}
-		deliver_signals();
+		main_sleep(wait);
 	}
+	reader_join(&daemon->reader, TRUE);
 	util_log("run-stop", "reason", stop_signal ? "signal" : "done", NULL);
 	return CMD_OK;
 }
@@ -512,18 +833,23 @@ run_dry(Conf *conf)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(DryRun) dry_run = dryrun_begin(conf, &error);
 	Daemon daemon;
-	if (dry_run == NULL || !daemon_open(&daemon, conf, TRUE, &error)) {
+	if (dry_run == NULL || !open_wake_pipe(wake_main, &error) ||
+	    !daemon_open(&daemon, conf, TRUE, &error)) {
 		if (dry_run == NULL)
 			conf_free(conf);
+		close_wake_pipe(wake_main);
 		cmd_error(NAME, "%s", error->message);
 		return CMD_FAILED;
 	}
-	intake_on_refusal(daemon.intake, dryrun_note_refusal, dry_run);
+	daemon.reader.dry_run = dry_run;
 	util_log("run-start", "mode", "dry-run", "source",
-	         daemon.conf->source_url, NULL);
-	Pass pass = run_pass(&daemon, TRUE);
+	         daemon.config->conf->source_url, NULL);
+	netstop_start();
+	gboolean ok = FALSE;
+	pass_once(&daemon, &ok);
 	daemon_clear(&daemon);
-	if (pass.stopping)
+	close_wake_pipe(wake_main);
+	if (stop_signal)
 		return CMD_OK;
 	printf("tenure run --dry-run: nothing was written and nothing sent; "
 	       "one pass now would\n");
@@ -531,7 +857,7 @@ run_dry(Conf *conf)
 		cmd_error(NAME, "%s", error->message);
 		return CMD_FAILED;
 	}
-	return pass.fetch_ok && pass.work_ok ? CMD_OK : CMD_FAILED;
+	return ok ? CMD_OK : CMD_FAILED;
 }
 
 int
@@ -574,20 +900,29 @@ cmd_run(int argc, char **argv)
 		conf_free(conf);
 		return CMD_FAILED;
 	}
+	if (!open_wake_pipe(wake_main, &error)) {
+		cmd_error(NAME, "%s", error->message);
+		conf_free(conf);
+		close(lock);
+		return CMD_FAILED;
+	}
 	Daemon daemon;
 	if (!daemon_open(&daemon, conf, FALSE, &error)) {
 		cmd_error(NAME, "%s", error->message);
+		close_wake_pipe(wake_main);
 		close(lock);
 		return CMD_FAILED;
 	}
 	util_log("run-start", "mode", once ? "once" : "daemon", "source",
-	         daemon.conf->source_url, "sink", daemon.conf->sink_url, NULL);
+	         daemon.config->conf->source_url, "sink",
+	         daemon.config->conf->sink_url, NULL);
 	/* From here on a stop ends the process within 5 s, whatever holds
 	 * it (netstop.h). */
 	netstop_start();
 	int status = once ? run_once(&daemon) : run_daemon(&daemon);
 	daemon_clear(&daemon);
 	netstop_children_kill();
+	close_wake_pipe(wake_main);
 	close(lock);
 	return status;
 }

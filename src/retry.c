@@ -20,6 +20,14 @@
 #define VERIFY    "verify "
 #define SET_ASIDE "set-aside "
 
+/* The reader thread's source and intake and the main thread's report
+ * share the file: one change at a time in the process, so that neither
+ * writes the file over the other's change (refresh, change, save). */
+static GRecMutex file_lock;
+#define LOCK_FILE()                                                            \
+	g_autoptr(GRecMutexLocker) locker = g_rec_mutex_locker_new(&file_lock); \
+	(void)locker
+
 struct Retry {
 	char *state_dir;
 	char *path;
@@ -146,6 +154,7 @@ set_text(GKeyFile *file, const char *group_name, const char *name,
 gboolean
 retry_due(Retry *retry, const char *key, gint64 now)
 {
+	LOCK_FILE();
 	/* A file that cannot be read now delays nothing: the message is
 	 * tried, and its handling meets the same state error. */
 	if (!refresh(retry, NULL))
@@ -160,6 +169,7 @@ retry_due(Retry *retry, const char *key, gint64 now)
 gboolean
 retry_is_waiting(Retry *retry, const char *key)
 {
+	LOCK_FILE();
 	if (!refresh(retry, NULL))
 		return FALSE;
 	g_autofree char *name = group(WAIT, key);
@@ -170,6 +180,7 @@ gboolean
 retry_set_aside(Retry *retry, const char *key, const char *id,
                 const char *reason, gint64 now, GError **error)
 {
+	LOCK_FILE();
 	if (!refresh(retry, error))
 		return FALSE;
 	g_autofree char *name = group(SET_ASIDE, key);
@@ -190,6 +201,7 @@ retry_defer(Retry *retry, const char *key, const char *id, const char *reason,
             gint64 now, gint64 limit, gint64 *next, guint *tries,
             gboolean *set_aside, GError **error)
 {
+	LOCK_FILE();
 	if (!refresh(retry, error))
 		return FALSE;
 	g_autofree char *name = group(WAIT, key);
@@ -223,6 +235,7 @@ retry_defer(Retry *retry, const char *key, const char *id, const char *reason,
 gboolean
 retry_forget(Retry *retry, const char *key, GError **error)
 {
+	LOCK_FILE();
 	if (!refresh(retry, error))
 		return FALSE;
 	g_autofree char *name = group(WAIT, key);
@@ -235,6 +248,7 @@ retry_forget(Retry *retry, const char *key, GError **error)
 GPtrArray *
 retry_waiting(Retry *retry, const char *prefix, gint64 now)
 {
+	LOCK_FILE();
 	GPtrArray *keys = g_ptr_array_new_with_free_func(g_free);
 	if (!refresh(retry, NULL))
 		return keys;
@@ -254,6 +268,7 @@ retry_waiting(Retry *retry, const char *prefix, gint64 now)
 gint64
 retry_next_due(Retry *retry)
 {
+	LOCK_FILE();
 	gint64 earliest = -1;
 	if (!refresh(retry, NULL))
 		return -1;
@@ -273,6 +288,7 @@ gboolean
 retry_verify_begin(Retry *retry, const char *digest, const char *id,
                    guint *unfinished, GError **error)
 {
+	LOCK_FILE();
 	if (!refresh(retry, error))
 		return FALSE;
 	g_autofree char *name = group(VERIFY, digest);
@@ -286,6 +302,7 @@ retry_verify_begin(Retry *retry, const char *digest, const char *id,
 gboolean
 retry_verify_end(Retry *retry, const char *digest, GError **error)
 {
+	LOCK_FILE();
 	if (!refresh(retry, error))
 		return FALSE;
 	g_autofree char *name = group(VERIFY, digest);
@@ -316,6 +333,7 @@ retry_entry_free(RetryEntry *entry)
 GPtrArray *
 retry_list(Retry *retry)
 {
+	LOCK_FILE();
 	GPtrArray *entries =
 	    g_ptr_array_new_with_free_func((GDestroyNotify)retry_entry_free);
 	if (!refresh(retry, NULL))
@@ -374,6 +392,7 @@ report_one(Retry *retry, const Conf *conf, const char *name, GError **error)
 gboolean
 retry_report(Retry *retry, const Conf *conf, GError **error)
 {
+	LOCK_FILE();
 	if (!refresh(retry, error))
 		return FALSE;
 	if (conf->sink_from == NULL || *conf->sink_from == '\0')

@@ -1,8 +1,13 @@
 /* source.c: see source.h.  The drivers fill in SourceDriver; this file
  * only picks one by the URL's scheme and forwards to it. */
+#define _GNU_SOURCE
 #include "config.h"
 
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #include "date.h"
 #include "source.h"
@@ -64,6 +69,43 @@ source_close(Source *source)
 {
 	if (source)
 		source->driver->close(source);
+}
+
+void
+source_wake_on(Source *source, int fd)
+{
+	source->wake_fd = fd;
+}
+
+int
+source_sleep(Source *source, int fd, gint64 timeout_ms)
+{
+	sigset_t mask;
+	pthread_sigmask(SIG_SETMASK, NULL, &mask);
+	sigdelset(&mask, SIGTERM);
+	sigdelset(&mask, SIGINT);
+	sigdelset(&mask, SIGHUP);
+	struct timespec pause = {
+		.tv_sec = timeout_ms / 1000,
+		.tv_nsec = (timeout_ms % 1000) * 1000000,
+	};
+	struct pollfd fds[2];
+	nfds_t n = 0;
+	if (fd >= 0)
+		fds[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+	int wake_at = -1;
+	if (source->wake_fd >= 0) {
+		wake_at = (int)n;
+		fds[n++] = (struct pollfd){.fd = source->wake_fd, .events = POLLIN};
+	}
+	int ready = ppoll(n > 0 ? fds : NULL, n, &pause, &mask);
+	if (ready < 0)
+		return errno == EINTR ? -1 : 1;
+	if (ready == 0)
+		return 0;
+	if (wake_at >= 0 && fds[wake_at].revents != 0)
+		return -1;
+	return 1;
 }
 
 void

@@ -79,6 +79,10 @@ struct Source {
 	 * directory (the IMAP cursor, the mbox offset) is written as usual:
 	 * a dry run points the state directory at a copy (dryrun.h). */
 	gboolean read_only;
+	/* A descriptor that becomes readable when whoever waits should come
+	 * back (set with source_wake_on; each driver's open sets -1: none):
+	 * every wait() returns TRUE at once then, as it does for a signal. */
+	int wake_fd;
 };
 
 /* Opens URL (maildir:PATH, mbox:PATH, imap://, imaps://) with CONF's
@@ -88,6 +92,16 @@ gboolean source_fetch(Source *source, SourceHandler handler,
                       gpointer user_data, GError **error);
 gboolean source_wait(Source *source, int timeout, GError **error);
 void source_close(Source *source);
+
+/* Makes every wait of SOURCE end when FD becomes readable. */
+void source_wake_on(Source *source, int fd);
+
+/* For the drivers: sleeps up to TIMEOUT_MS until FD (-1: none) is
+ * readable, with SIGTERM, SIGINT and SIGHUP admitted (`tenure run` keeps
+ * them blocked elsewhere, so none is lost between a look at its flags
+ * and the sleep).  1 when FD is readable, 0 after the timeout, -1 when a
+ * signal came or SOURCE's wake descriptor became readable. */
+int source_sleep(Source *source, int fd, gint64 timeout_ms);
 
 void source_message_clear(SourceMessage *message);
 

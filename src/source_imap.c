@@ -45,10 +45,23 @@
  * mailbox; new mail is listed with UID FETCH LAST+1:* and fetched in
  * batches.
  *
+ * Deadlines: libetpan's timeout is per read, and a server that sends a
+ * byte a second never trips it.  So every stretch of talk with the
+ * server has a total deadline as well, enforced by netstop.h, which
+ * shuts the socket down when it passes: connecting (TCP, TLS, greeting,
+ * login, EXAMINE) CONNECT_DEADLINE s; listing new mail, IDLE and DONE,
+ * NOOP COMMAND_DEADLINE s each; a batch of bodies COMMAND_DEADLINE s
+ * plus a second for every SLOWEST_RATE bytes in it; the goodbye
+ * LOGOUT_DEADLINE s.  The clock stops while a message is handled and
+ * while idling.  A connection that misses its deadline fails like a
+ * broken one ("no complete answer within N s"), and the next fetch
+ * connects again and goes on from the cursor.
+ *
  * Signals: wait() sleeps in ppoll() with SIGTERM, SIGINT and SIGHUP
  * admitted, so a daemon that keeps them blocked everywhere else (see
  * cmd_run.c) learns of them at once and without a race: wait() then
- * returns TRUE early.  Where libetpan waits on the network (the TLS
+ * returns TRUE early, as it does when the source's wake descriptor
+ * (source_wake_on) becomes readable.  Where libetpan waits on the network (the TLS
  * handshake, a response), it looks at no flag: tenure makes the TCP
  * connection itself, looking every 0.2 s whether to stop, and hands the
  * socket to netstop.h, whose watcher shuts it down on a stop, so the
@@ -99,6 +112,12 @@
  * (see systemd/tenure.service). */
 #define NETWORK_TIMEOUT 30
 
+/* Total deadlines, in seconds (see the top of the file). */
+#define CONNECT_DEADLINE 60
+#define COMMAND_DEADLINE 60
+#define LOGOUT_DEADLINE 10
+#define SLOWEST_RATE (16 * 1024)
+
 typedef struct {
 	Source base;
 	char *server;         /* "imaps://host:port": messages and cursor */
@@ -122,6 +141,7 @@ typedef struct {
 
 	mailimap *imap;         /* NULL while disconnected */
 	int fd;                 /* its socket, watched by netstop; -1 */
+	int deadline_seconds;   /* of the stretch of talk under way; 0 */
 	gboolean has_idle;
 	gboolean may_have_mail; /* UIDNEXT or an EXISTS says so */
 } ImapSource;
@@ -175,14 +195,36 @@ etpan_strerror(int rc)
 	}
 }
 
+/* Starts the total deadline of the talk from now until deadline_rest:
+ * SECONDS. */
+static void
+deadline_arm(ImapSource *source, int seconds)
+{
+	source->deadline_seconds = seconds;
+	if (source->fd >= 0)
+		netstop_deadline(source->fd,
+		                 g_get_monotonic_time() + seconds * G_USEC_PER_SEC);
+}
+
+/* Stops the clock: a message is being handled, or the source idles. */
+static void
+deadline_rest(ImapSource *source)
+{
+	source->deadline_seconds = 0;
+	if (source->fd >= 0)
+		netstop_deadline(source->fd, 0);
+}
+
 static void
 disconnect(ImapSource *source, gboolean politely)
 {
 	if (source->imap == NULL)
 		return;
 	/* A stopping daemon does not wait for the server's goodbye. */
-	if (politely && !util_stopping())
+	if (politely && !util_stopping()) {
+		deadline_arm(source, LOGOUT_DEADLINE);
 		mailimap_logout(source->imap);
+	}
 	if (source->fd >= 0)
 		netstop_unwatch(source->fd);
 	source->fd = -1;
@@ -218,6 +260,14 @@ fail(ImapSource *source, int rc, const char *what, GError **error)
 	if (util_stopping()) {
 		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
 		            "%s: %s: stopped by a signal", source->server, what);
+		disconnect(source, FALSE);
+		return FALSE;
+	}
+	if (source->fd >= 0 && netstop_expired(source->fd)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+		            "%s: %s: no complete answer within %d s (the server "
+		            "is too slow or stalls)",
+		            source->server, what, source->deadline_seconds);
 		disconnect(source, FALSE);
 		return FALSE;
 	}
@@ -354,18 +404,28 @@ open_stream(ImapSource *source, GError **error)
 		return -1;
 	}
 	netstop_watch(fd);
+	source->fd = fd;
+	deadline_arm(source, CONNECT_DEADLINE);
 	mailstream *stream =
 	    source->implicit_tls
 	        ? mailstream_ssl_open_with_callback_timeout(
 	              fd, NETWORK_TIMEOUT, set_server_name, source)
 	        : mailstream_socket_open_timeout(fd, NETWORK_TIMEOUT);
 	if (stream == NULL) {
+		gboolean expired = netstop_expired(fd);
+		source->fd = -1;
 		netstop_unwatch(fd);
 		close(fd);
+		if (expired) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+			            "%s: connect: no complete answer within %d s "
+			            "(the server is too slow or stalls)",
+			            source->server, CONNECT_DEADLINE);
+			return -1;
+		}
 		return source->implicit_tls ? MAILIMAP_ERROR_SSL
 		                            : MAILIMAP_ERROR_CONNECTION_REFUSED;
 	}
-	source->fd = fd;
 	return mailimap_connect(source->imap, stream);
 }
 
@@ -663,7 +723,11 @@ imap_connect(ImapSource *source, GError **error)
 static gboolean
 ensure_connected(ImapSource *source, GError **error)
 {
-	return source->imap != NULL || imap_connect(source, error);
+	if (source->imap != NULL)
+		return TRUE;
+	gboolean ok = imap_connect(source, error);
+	deadline_rest(source);
+	return ok;
 }
 
 /* Resets the flag libetpan raises when an EXISTS response arrives, so
@@ -967,8 +1031,12 @@ fetch_batch(ImapSource *source, const PendingMessage *pending, guint count,
             SourceHandler handler, gpointer user_data, GError **error)
 {
 	struct mailimap_set *set = mailimap_set_new_empty();
-	for (guint i = 0; i < count; i++)
+	guint64 bytes = 0;
+	for (guint i = 0; i < count; i++) {
 		mailimap_set_add_single(set, pending[i].uid);
+		bytes += pending[i].size;
+	}
+	deadline_arm(source, COMMAND_DEADLINE + (int)(bytes / SLOWEST_RATE));
 	struct mailimap_fetch_type *type =
 		mailimap_fetch_type_new_fetch_att_list_empty();
 	mailimap_fetch_type_new_fetch_att_list_add(type, mailimap_fetch_att_new_uid());
@@ -982,6 +1050,8 @@ fetch_batch(ImapSource *source, const PendingMessage *pending, guint count,
 	mailimap_set_free(set);
 	if (rc != MAILIMAP_NO_ERROR)
 		return fail(source, rc, "UID FETCH (message bodies)", error);
+	/* The bodies are in: handling them is no talk with the server. */
+	deadline_rest(source);
 
 	g_autoptr(GArray) fetched = g_array_new(FALSE, TRUE, sizeof(FetchedMessage));
 	for (clistiter *it = clist_begin(answer); it != NULL; it = clist_next(it)) {
@@ -1101,7 +1171,10 @@ imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		                                        sizeof(PendingMessage));
 		guint32 skipped_through = 0;
 		watch_exists(source);
-		if (!list_new(source, pending, &skipped_through, error))
+		deadline_arm(source, COMMAND_DEADLINE);
+		gboolean listed = list_new(source, pending, &skipped_through, error);
+		deadline_rest(source);
+		if (!listed)
 			return FALSE;
 		if (pending->len > 0) {
 			char count[16];
@@ -1128,28 +1201,6 @@ imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
 	return TRUE;
 }
 
-/* Sleeps up to TIMEOUT_MS until FD is readable (FD < 0: just sleeps),
- * with the termination and reload signals admitted.  Returns 1 when
- * readable, 0 on timeout, -1 when a signal arrived. */
-static int
-sleep_admitting_signals(int fd, gint64 timeout_ms)
-{
-	sigset_t mask;
-	pthread_sigmask(SIG_SETMASK, NULL, &mask);
-	sigdelset(&mask, SIGTERM);
-	sigdelset(&mask, SIGINT);
-	sigdelset(&mask, SIGHUP);
-	struct timespec pause = {
-		.tv_sec = timeout_ms / 1000,
-		.tv_nsec = (timeout_ms % 1000) * 1000000,
-	};
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-	int n = ppoll(fd >= 0 ? &pfd : NULL, fd >= 0 ? 1 : 0, &pause, &mask);
-	if (n < 0)
-		return errno == EINTR ? -1 : 1;
-	return n > 0;
-}
-
 static gint64
 ms_left(gint64 deadline)
 {
@@ -1164,18 +1215,23 @@ wait_idle(ImapSource *source, gint64 deadline, GError **error)
 		gint64 left = ms_left(deadline);
 		if (left == 0)
 			return TRUE;
+		deadline_arm(source, COMMAND_DEADLINE);
 		int rc = mailimap_idle(source->imap);
 		if (rc != MAILIMAP_NO_ERROR)
 			return fail(source, rc, "IDLE", error);
+		deadline_rest(source);
 		int woke = 1;
 		/* Responses that came with the continuation are in libetpan's
 		 * buffer already; the socket would not show them. */
 		if (source->imap->imap_stream->read_buffer_len == 0)
-			woke = sleep_admitting_signals(mailimap_idle_get_fd(source->imap),
-			                               MIN(left, IDLE_MAX_SECONDS * 1000));
+			woke = source_sleep(&source->base,
+			                    mailimap_idle_get_fd(source->imap),
+			                    MIN(left, IDLE_MAX_SECONDS * 1000));
+		deadline_arm(source, COMMAND_DEADLINE);
 		rc = mailimap_idle_done(source->imap);
 		if (rc != MAILIMAP_NO_ERROR)
 			return fail(source, rc, "IDLE (DONE)", error);
+		deadline_rest(source);
 		if (saw_exists(source)) {
 			source->may_have_mail = TRUE;
 			return TRUE;
@@ -1191,12 +1247,14 @@ static gboolean
 wait_poll(ImapSource *source, gint64 deadline, GError **error)
 {
 	gint64 pause = MIN(ms_left(deadline), (gint64)source->poll_interval * 1000);
-	if (sleep_admitting_signals(-1, pause) < 0)
+	if (source_sleep(&source->base, -1, pause) < 0)
 		return TRUE;
 	watch_exists(source);
+	deadline_arm(source, COMMAND_DEADLINE);
 	int rc = mailimap_noop(source->imap);
 	if (rc != MAILIMAP_NO_ERROR)
 		return fail(source, rc, "NOOP", error);
+	deadline_rest(source);
 	if (saw_exists(source))
 		source->may_have_mail = TRUE;
 	return TRUE;
@@ -1363,6 +1421,7 @@ imap_open(const Conf *conf, const char *url, GError **error)
 	source->fd = -1;
 	gboolean found;
 	source->base.driver = &source_imap_driver;
+	source->base.wake_fd = -1;
 	source->poll_interval = conf->poll_interval > 0 ? conf->poll_interval : 300;
 	source->max_age = (gint64)conf->max_signature_age * 24 * 60 * 60;
 	source->ca_file = g_strdup(conf->source_ca_file);

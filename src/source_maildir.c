@@ -18,8 +18,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -84,6 +82,7 @@ maildir_open(const Conf *conf, const char *url, GError **error)
 	}
 	MaildirSource *source = g_new0(MaildirSource, 1);
 	source->base.driver = &source_maildir_driver;
+	source->base.wake_fd = -1;
 	source->dir = g_steal_pointer(&dir);
 	source->conf = conf;
 	if (conf && conf->source_url &&
@@ -362,29 +361,14 @@ new_is_empty(MaildirSource *source)
 	return TRUE;
 }
 
-/* Polls new/ once a second: a local Maildir needs nothing cleverer. */
-/* Sleeps a second with SIGTERM, SIGINT and SIGHUP admitted (the daemon
- * keeps them blocked elsewhere, see cmd_run.c); FALSE when one came. */
-static gboolean
-sleep_a_second(void)
-{
-	sigset_t mask;
-	pthread_sigmask(SIG_SETMASK, NULL, &mask);
-	sigdelset(&mask, SIGTERM);
-	sigdelset(&mask, SIGINT);
-	sigdelset(&mask, SIGHUP);
-	struct timespec second = {.tv_sec = 1, .tv_nsec = 0};
-	return ppoll(NULL, 0, &second, &mask) >= 0;
-}
-
-/* Looks at new/ once a second; a signal (a stop, a reload) ends the
- * wait at once. */
+/* Looks at new/ once a second (a local Maildir needs nothing cleverer);
+ * a signal (a stop, a reload) or a wake-up ends the wait at once. */
 static gboolean
 maildir_wait(Source *base, int timeout, GError **error)
 {
 	MaildirSource *source = (MaildirSource *)base;
 	for (int waited = 0; waited < timeout; waited++) {
-		if (!new_is_empty(source) || !sleep_a_second())
+		if (!new_is_empty(source) || source_sleep(base, -1, 1000) < 0)
 			return TRUE;
 	}
 	return TRUE;

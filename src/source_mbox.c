@@ -49,6 +49,7 @@ mbox_open(const Conf *conf, const char *url, GError **error)
 	}
 	MboxSource *source = g_new0(MboxSource, 1);
 	source->base.driver = &source_mbox_driver;
+	source->base.wake_fd = -1;
 	if (conf && conf->source_url && conf->state_dir &&
 	    g_str_has_prefix(conf->source_url, "mbox:")) {
 		g_autofree char *configured = source_url_path(conf->source_url);

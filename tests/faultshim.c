@@ -17,7 +17,10 @@
  *   ACTION  an errno name (EIO, ENOSPC, EDQUOT, EROFS, EPERM): the call
  *           does nothing and fails with it; kill: SIGKILL before the
  *           call is made; stop: SIGSTOP before the call, which is made
- *           once the process is continued (to hold it at a known point)
+ *           once the process is continued (to hold it at a known point);
+ *           hang: the call never returns (a disk that stopped answering:
+ *           the calling thread sleeps for good, signal handlers still
+ *           run, the other threads go on)
  * for example TENURE_FAULT=write@/outbox/sent/:1+:ENOSPC (no sent record
  * can be written), TENURE_FAULT=fsync:3:EIO, TENURE_FAULT=rename:5:kill.
  *
@@ -52,7 +55,7 @@ typedef struct {
 	char text[MAX_TEXT];
 	unsigned long nth;
 	int onwards;
-	int error; /* 0: kill, -2: stop */
+	int error; /* 0: kill, -2: stop, -3: hang */
 	unsigned long seen;
 } Spec;
 
@@ -103,6 +106,8 @@ parse_specs(const char *text)
 			spec.error = 0;
 		if (strcmp(action, "stop") == 0)
 			spec.error = -2;
+		if (strcmp(action, "hang") == 0)
+			spec.error = -3;
 		for (size_t i = 0; i < sizeof errnos / sizeof errnos[0]; i++)
 			if (strcmp(action, errnos[i].name) == 0)
 				spec.error = errnos[i].value;
@@ -204,6 +209,9 @@ fault(const char *call, const char *path)
 				raise(SIGSTOP);
 				break;
 			}
+			if (spec->error == -3)
+				for (;;)
+					pause();
 			errno = spec->error;
 			result = -1;
 			break;

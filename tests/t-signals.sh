@@ -22,17 +22,6 @@ committee_ledger "Erin Example <erin@example.org>"
 committee_conf source.poll-interval=300
 : >"$W/keyring.gpg"
 
-# wait_for SECONDS 'CONDITION': polls CONDITION every 0.1 s.
-wait_for() {
-	local tries=$(($1 * 10))
-	while [ $tries -gt 0 ]; do
-		eval "$2" && return 0
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	return 1
-}
-
 proc_state() {
 	cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null
 }
