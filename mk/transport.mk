@@ -26,10 +26,10 @@ tests_test_imap_LDADD = $(TEST_LDADD)
 tests_test_netstop_LDADD = $(TEST_LDADD)
 TESTS += tests/test-imap tests/test-netstop tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh tests/t-signals.sh tests/t-imap-cursor.sh \
-	tests/t-deadlines.sh
+	tests/t-deadlines.sh tests/t-deadlines-smtp.sh
 dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh tests/t-signals.sh tests/t-imap-cursor.sh \
-	tests/t-deadlines.sh tests/netstall.py
+	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/netstall.py
 
 # Benchmarks (run by hand from the build tree; they print figures).
 EXTRA_DIST += \
