@@ -278,14 +278,15 @@ report(gboolean once, const char *what, const GError *error)
 }
 
 /* Whether the ledger is there, and no shorter than tenure last saw it
- * (ledger_load_guarded); says so when not.  Under the work lock. */
+ * (ledger_load_guarded); says so when not, unless QUIET.  Under the
+ * work lock. */
 static gboolean
-ledger_ready(const Conf *conf, gboolean once)
+ledger_ready(const Conf *conf, gboolean once, gboolean quiet)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(Ledger) ledger =
 	    ledger_load_guarded(conf->ledger, conf->state_dir, &error);
-	if (ledger == NULL)
+	if (ledger == NULL && !quiet)
 		report(once, "ledger", error);
 	return ledger != NULL;
 }
@@ -411,7 +412,7 @@ reader_fetch(Reader *reader)
 {
 	const Conf *conf = reader->config->conf;
 	g_mutex_lock(&work.lock);
-	gboolean have_ledger = ledger_ready(conf, reader->once);
+	gboolean have_ledger = ledger_ready(conf, reader->once, FALSE);
 	g_mutex_unlock(&work.lock);
 	if (!have_ledger)
 		return FALSE;
@@ -574,10 +575,14 @@ fail:
 	return FALSE;
 }
 
+/* What a main pass does besides reporting mail set aside and sending
+ * the outbox. */
+enum { PASS_SCHEDULE = 1 << 0, PASS_PUBLISH = 1 << 1, PASS_ALL = 3 };
+
 /* The main thread's pass: the report of mail set aside, the schedule
- * for today, the outbox, the published files. */
+ * for today, the outbox, the published files (as WHAT says). */
 static Pass
-main_pass(Daemon *daemon, gboolean once)
+main_pass(Daemon *daemon, gboolean once, unsigned what)
 {
 	Pass pass = {TRUE, 0, DAY_NONE};
 	const Conf *conf = daemon->config->conf;
@@ -590,8 +595,12 @@ main_pass(Daemon *daemon, gboolean once)
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
 	}
-	gboolean have_ledger = ledger_ready(conf, once);
-	if (!have_ledger || !schedule_today(conf, once, &pass.next_due))
+	/* A pass without the schedule follows one that said it already. */
+	gboolean have_ledger =
+	    ledger_ready(conf, once, !(what & PASS_SCHEDULE));
+	if (!have_ledger ||
+	    ((what & PASS_SCHEDULE) &&
+	     !schedule_today(conf, once, &pass.next_due)))
 		pass.work_ok = FALSE;
 	g_mutex_unlock(&work.lock);
 	guint sent = 0, dead = 0;
@@ -606,7 +615,7 @@ main_pass(Daemon *daemon, gboolean once)
 	 * intake and the schedule, which are what change it. */
 	gboolean published = FALSE;
 	g_mutex_lock(&work.lock);
-	if (have_ledger && daemon->sink &&
+	if ((what & PASS_PUBLISH) && have_ledger && daemon->sink &&
 	    !publish_run(conf, date_today(), &published, &error)) {
 		report(once, "publish", error);
 		pass.work_ok = FALSE;
@@ -747,14 +756,18 @@ pass_once(Daemon *daemon, gboolean *ok)
 		cmd_error(NAME, "%s", error->message);
 		return pass;
 	}
-	pass = main_pass(daemon, TRUE);
+	pass = main_pass(daemon, TRUE, PASS_SCHEDULE);
 	reader_join(&daemon->reader, FALSE);
 	/* What the fetch recorded is announced, and its replies sent, now;
 	 * so is the report of mail it set aside without a verdict (which is
 	 * not counted as handled). */
 	if (!stop_signal) {
-		Pass after = main_pass(daemon, TRUE);
+		gboolean handled = g_atomic_int_get(&daemon->reader.handled) > 0;
+		Pass after = main_pass(
+		    daemon, TRUE, handled ? PASS_ALL : PASS_PUBLISH);
 		after.work_ok = after.work_ok && pass.work_ok;
+		if (after.next_due == DAY_NONE)
+			after.next_due = pass.next_due;
 		pass = after;
 	}
 	*ok = daemon->reader.fetch_ok && pass.work_ok;
@@ -799,7 +812,7 @@ run_daemon(Daemon *daemon)
 	while (!stop_signal) {
 		if (reload_requested)
 			reload(daemon);
-		Pass pass = main_pass(daemon, FALSE);
+		Pass pass = main_pass(daemon, FALSE, PASS_ALL);
 		if (stop_signal)
 			break;
 		wake_reader_for_retry(daemon);
