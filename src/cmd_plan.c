@@ -126,7 +126,8 @@ override_rule(const Conf *conf, const Committee *committee, Day from,
 	return TRUE;
 }
 
-/* The six kinds a script sees; decisions and disputes go elsewhere. */
+/* What a script sees: terms beginning and ending, deferrals and
+ * re-eligibility; decisions and disputes go elsewhere. */
 static gboolean
 tsv_kind(PlanKind kind)
 {

@@ -645,6 +645,8 @@ plan_kind_name(PlanKind kind)
 		return "remove";
 	case PLAN_EXPIRE:
 		return "expire";
+	case PLAN_REPLACED:
+		return "replaced";
 	case PLAN_DEFER:
 		return "defer";
 	case PLAN_ELIGIBLE:
@@ -682,6 +684,7 @@ kind_rank(PlanKind kind)
 	case PLAN_RESIGN:
 	case PLAN_REMOVE:
 	case PLAN_EXPIRE:
+	case PLAN_REPLACED:
 		return 3;
 	case PLAN_ELIGIBLE:
 		return 4;
@@ -828,17 +831,27 @@ plan_outcome_events(Planner *planner, const EngineOutcome *o)
 			                   "overdue, not recorded: %s", why)
 			             : g_steal_pointer(&why);
 		} else if (o->stood_down) {
-			detail = g_strdup("placeholder newcomer; gives its "
-			                  "seat to a recorded appointment");
+			detail = g_strdup_printf(
+			    "placeholder newcomer; gives its seat to the "
+			    "recorded appointment of %s, which is no term "
+			    "ending for the rule",
+			    date_format(o->end + 1, e));
 		} else {
 			detail = g_strdup("recorded");
 		}
-		PlanEvent *ending =
-		    add_event(planner, o->end, ending_kind(o->ended_by),
-		              o->person, o->computed, detail);
+		/* A placeholder that gives way was only ever a stand-in
+		 * for the appointment the ledger records: shown as a
+		 * resignation, it would read as a term ending the rules
+		 * count ("fewer than two ... terms have ended"), which the
+		 * engine rightly does not. */
+		PlanEvent *ending = add_event(
+		    planner, o->end,
+		    o->stood_down ? PLAN_REPLACED : ending_kind(o->ended_by),
+		    o->person, o->computed, detail);
 		ending->overdue = o->computed && o->end < options->from;
 	}
-	if (o->end != DAY_NONE) {
+	/* Nor does a stand-in become eligible again: no one is. */
+	if (o->end != DAY_NONE && !o->stood_down) {
 		/* The rule being planned says when the person may return,
 		 * also for a term that ended before FROM under another. */
 		const Rule *rule =

@@ -8,7 +8,10 @@
  * then), and with fill_after > 0 fills each vacancy after the ledger's
  * last appointment, and each one an override's expiry leaves, with a
  * placeholder newcomer ("Newcomer 1 <newcomer1@example.invalid>") that
- * many days later, never above max_members.  A recorded appointment from
+ * many days later, never above max_members: a recorded appointment that
+ * finds the committee full takes the least senior placeholder's seat,
+ * a PLAN_REPLACED event that is no term ending (the rules that count
+ * terms ended do not count it).  A recorded appointment from
  * FROM to UNTIL that would seat more than max_members is an error naming
  * the ledger's FILE:LINE, as is a rule event that does not parse.  Pure.
  */
@@ -27,6 +30,8 @@ typedef enum {
 	PLAN_RESIGN,
 	PLAN_REMOVE,
 	PLAN_EXPIRE,
+	PLAN_REPLACED, /* a placeholder gave its seat to a recorded
+	                  appointment: its last day, not a term ending */
 	PLAN_DEFER,
 	PLAN_ELIGIBLE,
 	PLAN_SCHEDULED, /* an expiry became fixed (debian: on 1 January) */

@@ -163,9 +163,18 @@ Member: Ian Jackson <iwj@debian.org>
 END
 "$TENURE" plan --ledger audit.ledger --from 2014-06-01 --until 2014-12-31 \
 	--format=json --name "Audit" >plan-audit.json 2>plan-audit.err
+# A placeholder that gives its seat to Nina's recorded appointment: a
+# `replaced` event (t-plan-corners.sh tells why).
+for i in 1 2 3 4 5 6 7 8; do
+	printf 'Event: appoint\nDate: 2000-0%d-01\nMember: M%d <m%d@example.org>\n\n' \
+		"$i" "$i" "$i"
+done >replaced.ledger
+printf 'Event: appoint\nDate: 2011-01-01\nMember: Nina Neu <nina@example.org>\n' >>replaced.ledger
+"$TENURE" plan --ledger replaced.ledger --rule senior-rolling --from 2010-01-01 \
+	--until 2011-12-31 --fill-after 30 --format=json >plan-replaced.json
 
-test_begin "plan json, with placeholders, addresses and a mismatch, fits the schema"
-test_expect_equal "ok" "$(validate plan-*.json)"
+test_begin "plan json, with placeholders, addresses, a mismatch and a placeholder replaced, fits the schema"
+test_expect_equal "ok 1" "$(validate plan-*.json) $(grep -c '"kind" : "replaced"' plan-replaced.json)"
 
 test_begin "plan json: a versioned document with its range, rule and events"
 test_expect_equal "tenure-plan 1 2014-06-01 2020-12-31 14 annual-expiry day=08-16 max-service=6y cooldown=1y" \

@@ -1076,7 +1076,8 @@ test_fill_every_vacancy(void)
 			most = MAX(most, sitting);
 		} else if (event->kind == PLAN_EXPIRE ||
 		           event->kind == PLAN_RESIGN ||
-		           event->kind == PLAN_REMOVE) {
+		           event->kind == PLAN_REMOVE ||
+		           event->kind == PLAN_REPLACED) {
 			if (--sitting == 0)
 				empty_since = event->date;
 		} else if (event->kind == PLAN_MISMATCH) {
@@ -1085,8 +1086,9 @@ test_fill_every_vacancy(void)
 	}
 	g_assert_cmpint(most, <=, 8);
 	/* A placeholder fills the seat M0's what-if expiry leaves; when the
-	 * ledger's own appointment of N1 finds the committee full, the placeholder
-	 * gives its seat up the day before. */
+	 * ledger's own appointment of N1 finds the committee full, the
+	 * placeholder gives its seat up the day before: `replaced`, not a
+	 * resignation (no term ending the rules count). */
 	g_autoptr(Ledger) full = ledger_from(
 	    "Event: appoint\nDate: 2000-01-01\nMember: M0 <m0@d.o>\n\n"
 	    "Event: appoint\nDate: 2000-06-01\nMember: M1 <m1@d.o>\n\n"
@@ -1118,10 +1120,11 @@ test_fill_every_vacancy(void)
 	g_assert_cmpstr(text, ==,
 	                "2000-01-01 appoint M0\n2000-06-01 appoint M1\n"
 	                "2000-12-31 expire M0\n2001-01-01 appoint Ne\n"
-	                "2001-02-28 resign Ne\n2001-03-01 appoint N1\n"
+	                "2001-02-28 replaced Ne\n2001-03-01 appoint N1\n"
 	                "2001-05-31 expire M1\n2001-06-01 appoint Ne\n");
-	g_assert_nonnull(strstr(detail_of(capped, PLAN_RESIGN, "Newcomer 1"),
+	g_assert_nonnull(strstr(detail_of(capped, PLAN_REPLACED, "Newcomer 1"),
 	                        "gives its seat"));
+	g_assert_null(detail_of(capped, PLAN_RESIGN, "Newcomer 1"));
 }
 
 /* eligible rows follow the rule planned (--rule), and none is printed
@@ -1466,7 +1469,7 @@ check_properties(const RuleCase *rc, const Ledger *ledger, GPtrArray *events,
 			continue;
 		}
 		if (event->kind != PLAN_RESIGN && event->kind != PLAN_REMOVE &&
-		    event->kind != PLAN_EXPIRE)
+		    event->kind != PLAN_EXPIRE && event->kind != PLAN_REPLACED)
 			continue;
 		gpointer start;
 		if (!g_hash_table_lookup_extended(open, event->member, NULL,
