@@ -27,13 +27,16 @@ tests_test_rules_LDADD = $(TEST_LDADD)
 # t-json.sh: the JSON documents against their schema; t-calendar.sh: the
 # calendar a member subscribes to, and the plan's text columns;
 # t-publish.sh: [publish] dir, written by `tenure run`; t-plan-corners.sh:
-# a history over the cap before --from, under every rule.
+# a history over the cap before --from, under every rule, and a
+# placeholder replaced; t-publish-plan.sh: [publish] when the plan fails.
 TESTS += tests/test-rules tests/t-plan.sh tests/t-status.sh \
 	tests/t-status-formats.sh tests/t-page.sh tests/t-json.sh \
-	tests/t-calendar.sh tests/t-publish.sh tests/t-plan-corners.sh
+	tests/t-calendar.sh tests/t-publish.sh tests/t-plan-corners.sh \
+	tests/t-publish-plan.sh
 dist_check_SCRIPTS += tests/t-plan.sh tests/t-status.sh \
 	tests/t-status-formats.sh tests/t-page.sh tests/t-json.sh \
-	tests/t-calendar.sh tests/t-publish.sh tests/t-plan-corners.sh
+	tests/t-calendar.sh tests/t-publish.sh tests/t-plan-corners.sh \
+	tests/t-publish-plan.sh
 # The JSON documents' schema, for the scripts that read them.
 dist_pkgdata_DATA += doc/tenure.schema.json
 EXTRA_DIST += tests/data/ctte-2014.ledger bench/simulate.sh

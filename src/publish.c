@@ -103,20 +103,43 @@ publish_run(const Conf *conf, Day today, gboolean *wrote, GError **error)
 	    status_build(conf, ledger, today, NULL, TRUE, error);
 	if (status == NULL)
 		return FALSE;
+	/* A plan that cannot be made leaves the calendar as it was (a
+	 * subscriber's events do not vanish), and the page and the JSON
+	 * still tell the day's committee, saying so. */
+	g_autoptr(GError) unplanned = NULL;
+	g_autofree char *ics =
+	    render_calendar(conf, ledger, status, today, &unplanned);
+	g_autofree char *ics_path =
+	    g_build_filename(conf->publish_dir, PUBLISH_ICS, NULL);
+	if (ics == NULL) {
+		g_autofree char *why =
+		    status_without_addresses(unplanned->message);
+		status_warn(
+		    status, "calendar",
+		    g_strdup_printf(
+		        "%s %s: %s", PUBLISH_ICS,
+		        g_file_test(ics_path, G_FILE_TEST_IS_REGULAR)
+		            ? "is not updated and keeps its last version"
+		            : "is not published",
+		        why));
+	}
 	g_autofree char *html = status_html_render(status, FALSE);
 	g_autofree char *json = status_json_render(status, FALSE);
-	g_autofree char *ics =
-	    render_calendar(conf, ledger, status, today, error);
-	if (ics == NULL)
-		return FALSE;
-	/* The record last: a failure part way writes everything again at
-	 * the next pass. */
 	if (!write_file(conf->publish_dir, PUBLISH_HTML, html, error) ||
-	    !write_file(conf->publish_dir, PUBLISH_ICS, ics, error) ||
-	    !write_file(conf->publish_dir, PUBLISH_JSON, json, error) ||
-	    !state_file_write(stamp_path, stamp, -1, error))
+	    (ics && !write_file(conf->publish_dir, PUBLISH_ICS, ics, error)) ||
+	    !write_file(conf->publish_dir, PUBLISH_JSON, json, error))
 		return FALSE;
 	if (wrote)
 		*wrote = TRUE;
-	return TRUE;
+	if (ics == NULL) {
+		/* No record: the next pass tries again, and fails again
+		 * while the ledger stays as it is. */
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s: not updated: %s", ics_path,
+		            unplanned->message);
+		return FALSE;
+	}
+	/* The record last: a failure part way writes everything again at
+	 * the next pass. */
+	return state_file_write(stamp_path, stamp, -1, error);
 }

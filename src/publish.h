@@ -12,6 +12,10 @@
  * of them is missing; otherwise nothing.  What it last wrote is recorded
  * in STATE_DIR/published (the ledger's SHA-256 and the day), so a
  * restart does not write again.  Without [publish] dir it does nothing.
+ * When the calendar's plan cannot be made, the page and the JSON are
+ * still written, with a "calendar" warning saying why (status.h), the
+ * calendar is left as it was, and it returns FALSE with ERROR naming the
+ * calendar and why (nothing recorded: the next call tries again).
  * *WROTE (may be NULL) says whether it wrote.  FALSE with ERROR naming
  * the file when a file cannot be written; the ledger is only read.
  * Called by `tenure run` after every pass (not in a dry run), while it

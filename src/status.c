@@ -74,13 +74,41 @@ role_holder(StatusRole *out, const Conf *conf, const Committee *committee,
 	out->source = out->member ? "keyring" : "configuration";
 }
 
-static void
-warn(Status *status, const char *code, char *text)
+void
+status_warn(Status *status, const char *code, char *text)
 {
 	StatusWarning *warning = g_new0(StatusWarning, 1);
 	warning->code = code;
 	warning->text = text;
 	g_ptr_array_add(status->warnings, warning);
+}
+
+static void
+warn(Status *status, const char *code, char *text)
+{
+	status_warn(status, code, text);
+}
+
+const StatusWarning *
+status_warning(const Status *status, const char *code)
+{
+	for (guint i = 0; i < status->warnings->len; i++) {
+		const StatusWarning *warning = status->warnings->pdata[i];
+		if (strcmp(warning->code, code) == 0)
+			return warning;
+	}
+	return NULL;
+}
+
+char *
+status_without_addresses(const char *text)
+{
+	/* An address as the ledger writes one after a name: the name
+	 * stays, the space and the angle brackets go with the address.
+	 * Compiled at each call: only a failure comes here. */
+	g_autoptr(GRegex) address =
+	    g_regex_new(" <[^<>@\\s]+@[^<>\\s]+>", 0, 0, NULL);
+	return g_regex_replace_literal(address, text, -1, 0, "", 0, NULL);
 }
 
 static void
@@ -195,9 +223,12 @@ plan_upcoming(Status *status, const Conf *conf, const Ledger *ledger)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray) plan = plan_run(ledger, &options, &error);
 	if (plan == NULL) {
+		/* The error is for the administrator and names members
+		 * with their addresses; a warning may be published. */
+		g_autofree char *why = status_without_addresses(error->message);
 		warn(status, "plan",
-		     g_strdup_printf("the upcoming events cannot be planned: %s",
-		                     error->message));
+		     g_strdup_printf(
+		         "the upcoming events cannot be planned: %s", why));
 		return;
 	}
 	/* Expiries overdue (before ON and not recorded) come first: they

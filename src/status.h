@@ -40,8 +40,10 @@ typedef struct {
 
 /* Something a reader of any format should not miss.  CODE is one of
  * "few-members", "many-members", "overdue", "mail-held", "mail-dead",
- * "mail-undecided", "mail-set-aside", "clock", "plan"; TEXT is a sentence
- * that names people without their addresses, so it may be published. */
+ * "mail-undecided", "mail-set-aside", "clock", "plan", and "calendar"
+ * (added by publish.c: the published calendar is not updated); TEXT is a
+ * sentence that names people without their addresses, so it may be
+ * published. */
 typedef struct {
 	const char *code;
 	char *text;
@@ -115,6 +117,17 @@ char *status_role_text(const StatusRole *role, gboolean show_addresses);
 /* "Name <email>" as shown when addresses are hidden: "Name" (a value
  * without a name part is kept whole).  Newly allocated. */
 char *status_display_name(const char *member, gboolean show_addresses);
+
+/* TEXT (an error message, say) with every " <local@domain>" after a
+ * name taken out, so that it may be published.  Newly allocated. */
+char *status_without_addresses(const char *text);
+
+/* Adds a warning of CODE (a static string) to STATUS, shown after those
+ * status_build found; takes TEXT, which must name nobody's address. */
+void status_warn(Status *status, const char *code, char *text);
+
+/* STATUS's first warning of CODE, or NULL. */
+const StatusWarning *status_warning(const Status *status, const char *code);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Status, status_free)
 

@@ -210,6 +210,13 @@ render_upcoming(GString *out, const Status *status, gboolean addresses)
 	static const char *const columns[] = {"Date", "What", "Member", "Why",
 	                                      NULL};
 	g_string_append(out, "<h2 id=\"upcoming\">Upcoming</h2>\n");
+	/* No events because none could be planned is not "nothing". */
+	if (status->upcoming->len == 0 && status_warning(status, "plan")) {
+		g_string_append(out, "<p class=\"warn\">The upcoming events "
+		                     "cannot be planned; <a href=\"#warnings\">"
+		                     "the warnings</a> say why.</p>\n");
+		return;
+	}
 	if (status->upcoming->len == 0) {
 		g_string_append(out, "<p>Nothing is due in the next three "
 		                     "years.</p>\n");
