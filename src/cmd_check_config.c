@@ -3,6 +3,7 @@
  * It checks what `tenure run` opens, by the same code where there is
  * one: the configuration, the ledger, the state directory and the GnuPG
  * home (there, writable, and the GnuPG home the running user's own),
+ * the [publish] directory (there, a directory, writable),
  * the keyrings, the templates (each kind of mail composed from samples),
  * the bot key (a test signature in the GnuPG home), the source and the
  * sink (opened, not connected to).  Each problem is reported once, and
@@ -13,6 +14,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,38 +81,56 @@ check_writable(const Conf *conf, GPtrArray *problems, const char *key,
 	add_problem(conf, problems, line);
 }
 
+/* KEY's directory PATH, which run writes WHY and never creates (HOW
+ * says who does): there, a directory, and writable by this user. */
+static void
+check_dir(const Conf *conf, GPtrArray *problems, const char *key,
+          const char *path, const char *how, const char *why)
+{
+	struct stat st;
+	g_autofree char *line = NULL;
+	int found = stat(path, &st) == 0 ? 0 : errno;
+	if (found == ENOENT)
+		line = g_strdup_printf("%s: %s does not exist (%s)", key, path,
+		                       how);
+	else if (found != 0)
+		line = g_strdup_printf("%s: %s cannot be reached: %s", key,
+		                       path, g_strerror(found));
+	else if (!S_ISDIR(st.st_mode))
+		line = g_strdup_printf("%s: %s is not a directory", key, path);
+	if (line)
+		add_problem(conf, problems, line);
+	else
+		check_writable(conf, problems, key, path, why);
+}
+
 /* The directories run writes.  The state directory is made by `tenure
  * init` with the ledger: one that does not exist means a configuration
  * naming another than init used (a copy made for a second committee,
  * say), and under the units' sandbox run could not create it.  The
- * GnuPG home must be the running user's own: gpg and gpg-agent refuse a
- * home of another's, and run sets its mode. */
+ * [publish] directory is the administrator's to make (a web server's
+ * tree), and a pass that cannot write there fails.  The GnuPG home
+ * must be the running user's own: gpg and gpg-agent refuse a home of
+ * another's, and run sets its mode. */
 static void
 check_dirs(const Conf *conf, GPtrArray *problems)
 {
-	struct stat st;
-	g_autofree char *line = NULL;
-	if (stat(conf->state_dir, &st) < 0)
-		line = g_strdup_printf(
-		    "[committee] state-dir: %s does not exist (`tenure init` "
-		    "makes it with the ledger: is this the directory init "
-		    "used?)",
-		    conf->state_dir);
-	else if (!S_ISDIR(st.st_mode))
-		line = g_strdup_printf(
-		    "[committee] state-dir: %s is not a directory",
-		    conf->state_dir);
-	if (line)
-		add_problem(conf, problems, line);
-	else
-		check_writable(conf, problems, "[committee] state-dir",
-		               conf->state_dir,
-		               "the state files and the outbox");
+	check_dir(conf, problems, "[committee] state-dir", conf->state_dir,
+	          "`tenure init` makes it with the ledger: is this the "
+	          "directory init used?",
+	          "the state files and the outbox");
 	check_writable(conf, problems, "[committee] ledger", conf->ledger,
 	               "new events are appended to it");
+	if (conf->publish_dir)
+		check_dir(conf, problems, "[publish] dir", conf->publish_dir,
+		          "run does not create it: make it, writable by the "
+		          "user who runs tenure",
+		          "the status page, the calendar and the JSON are "
+		          "published there");
 	if (conf->gnupg_home == NULL)
 		return;
-	g_clear_pointer(&line, g_free);
+	struct stat st;
+	g_autofree char *line = NULL;
 	if (stat(conf->gnupg_home, &st) < 0) {
 		g_autofree char *parent = g_path_get_dirname(conf->gnupg_home);
 		if (access(parent, W_OK | X_OK) != 0)
