@@ -37,7 +37,9 @@ gpg_export_keyring keyring.gpg carol@example.org alice@example.org \
 	leo@example.org mia@example.org sam@example.org nina@example.org \
 	nora@example.org
 
-NOW=$(date +%s)
+# An hour into today (UTC): the mails below come a minute apart from
+# days before, and must not cross a midnight (a day's events would move).
+NOW=$(($(date -u -d "$(date -u +%Y-%m-%d)" +%s) + 3600))
 day() { date -u -d "@$((NOW + $1 * 86400))" +%Y-%m-%d; }
 
 # The founding history both hosts start from.  Fixed terms of four
