@@ -33,8 +33,9 @@
 
 #include "conf.h"
 
-/* Default of [keys] gpg-timeout, in seconds: a verification takes about
- * 11 ms, a signature through the agent well under a second. */
+/* Default of [keys] gpg-timeout, in seconds: a verification takes some
+ * 20-40 ms (bench/keyring.sh), a signature through the agent well under
+ * a second. */
 #define GPGRUN_DEFAULT_TIMEOUT 10
 
 /* What gpg may write on its standard output in one run: more than any
