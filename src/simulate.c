@@ -315,6 +315,29 @@ simulate_run(const Committee *committee, const Rule *const *rules,
 			*b = swap;
 		}
 
+	/* A history that already seats more than the cap on the start day
+	 * would start the simulation from a committee that cannot be:
+	 * refused as `tenure plan` refuses it (plan.c, check_cap), naming
+	 * the appointment that seated the last of them. */
+	if (terms->len > (guint)options->max_members) {
+		const EngineTerm *last =
+		    &g_array_index(terms, EngineTerm, terms->len - 1);
+		const Person *person = committee->people->pdata[last->person];
+		const Term *term = person_term_on(person, options->start);
+		char d[11], f[11];
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s:%u: appoint: %s, appointed on %s, is one of %u "
+		            "members sitting on %s (--from), and the committee "
+		            "has at most %d",
+		            committee->path ? committee->path : "ledger",
+		            term && term->appointed_by ? term->appointed_by->line
+		                                       : 0,
+		            person->member, date_format(last->start, d),
+		            terms->len, date_format(options->start, f),
+		            options->max_members);
+		return FALSE;
+	}
+
 	World world = {
 	    .options = options,
 	    .terms = (const EngineTerm *)terms->data,

@@ -2,7 +2,8 @@
 # t-plan-corners: the corners of `tenure plan` that issue 18 decided.
 # A history that already seats more than max-members on --from is
 # refused the same way under every rule, naming the appointment that
-# seated the last of them; one that fits is planned under every rule.
+# seated the last of them, and so is a simulation from that day; one
+# that fits is planned under every rule.
 # A --fill-after placeholder that gives its seat to a recorded
 # appointment is shown as `replaced`, not as a resignation: the rules
 # that count "terms ended" do not count it, and the plan says so.
@@ -32,6 +33,14 @@ for rule in $rules; do
 		"$? $(cat err)"
 done
 
+for rule in debian none; do
+	test_begin "simulate --rule $rule: nine seated on --from is refused the same way"
+	"$TENURE" simulate --ledger nine.ledger --rule "$rule" --from 2010-06-01 \
+		--years 5 --runs 10 --format=tsv >out 2>err
+	test_expect_equal "1 tenure simulate: nine.ledger:$line: appoint: M9 <m9@example.org>, appointed on 2009-09-01, is one of 9 members sitting on 2010-06-01 (--from), and the committee has at most 8" \
+		"$? $(cat err)"
+done
+
 # M1 resigns on 2010-03-31: eight sit on 2010-06-01.
 printf 'Event: resign\nDate: 2010-03-31\nMember: M1 <m1@example.org>\n' >>nine.ledger
 for rule in $rules; do
@@ -40,6 +49,10 @@ for rule in $rules; do
 		--until 2012-12-31 --format=tsv >out 2>err
 	test_expect_equal "0 " "$? $(cat err)"
 done
+test_begin "simulate: the same history with one resignation before --from is simulated"
+"$TENURE" simulate --ledger nine.ledger --rule debian --from 2010-06-01 \
+	--years 5 --runs 10 --format=tsv >out 2>err
+test_expect_equal "0 " "$? $(cat err)"
 
 test_begin "status warns of what plan refuses"
 head -n 36 nine.ledger >nine-only.ledger
