@@ -67,6 +67,12 @@ check_PROGRAMS += tests/test-signed-bytes
 tests_test_signed_bytes_LDADD = $(TEST_LDADD)
 TESTS += tests/test-signed-bytes
 
+# tests/test-verify-context: the intake's own gpg run reads every verdict
+# gpg gives as GPGME reads it.
+check_PROGRAMS += tests/test-verify-context
+tests_test_verify_context_LDADD = $(TEST_LDADD)
+TESTS += tests/test-verify-context
+
 # tests/t-rebuild.sh: a lost host's ledger rebuilt from the list's
 # archive by `tenure init` and `tenure import` (cmd_import.c).
 TESTS += tests/t-rebuild.sh

@@ -5,12 +5,19 @@
 #include "gpgrun.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gpgme.h>
@@ -36,6 +43,7 @@ static GMutex lock;
 static char *engine;
 static GThread *volatile lifeline_thread; /* kept: it runs as long as the process */
 static int listener = -1;
+static int timeout = GPGRUN_DEFAULT_TIMEOUT; /* under LOCK */
 static guint64 ended_count; /* under LOCK */
 static Ended ended[RING];   /* ended[n % RING] is the run numbered n+1 */
 
@@ -303,7 +311,7 @@ gpgrun_setup(const Conf *conf, GError **error)
 		}
 	}
 	if (ok) {
-		int timeout = conf && conf->gpg_timeout > 0
+		timeout = conf && conf->gpg_timeout > 0
 		                  ? conf->gpg_timeout
 		                  : GPGRUN_DEFAULT_TIMEOUT;
 		g_autofree char *seconds = g_strdup_printf("%d", timeout);
@@ -318,4 +326,290 @@ gpgrun_setup(const Conf *conf, GError **error)
 	}
 	g_mutex_unlock(&lock);
 	return ok;
+}
+
+/* A descriptor above the ones gpg is given (0 to 4), close-on-exec:
+ * dup2 onto a descriptor's own number would leave that flag set. */
+static int
+high(int fd)
+{
+	if (fd < 0 || fd > 9)
+		return fd;
+	int moved = fcntl(fd, F_DUPFD_CLOEXEC, 10);
+	close(fd);
+	return moved;
+}
+
+/* BYTES in a memory file at offset 0, for gpg to read at its pace. */
+static int
+memory_file(GBytes *bytes)
+{
+	int fd = high(memfd_create("tenure-gpg-input", MFD_CLOEXEC));
+	gsize len = 0;
+	const char *data = bytes ? g_bytes_get_data(bytes, &len) : NULL;
+	while (fd >= 0 && len > 0) {
+		ssize_t n = write(fd, data, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return -1;
+		}
+		data += n;
+		len -= (gsize)n;
+	}
+	if (fd >= 0 && lseek(fd, 0, SEEK_SET) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Reads what is there on FD (non-blocking) into INTO; FALSE at its
+ * end, or once nothing is left when ALL is set (gpg has exited: what
+ * it wrote is in the pipe, and a process it left behind holding the
+ * pipe open is no reason to wait). */
+static gboolean
+drain(int fd, GByteArray *into, gboolean all)
+{
+	guint8 buf[8192];
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return !all;
+		if (n <= 0)
+			return FALSE;
+		g_byte_array_append(into, buf, (guint)n);
+		if (into->len > GPGRUN_OUTPUT_MAX)
+			return TRUE;
+	}
+}
+
+typedef struct {
+	int in, extra, out[2], status[2], pidfd;
+	pid_t pid;
+} Direct;
+
+static void
+direct_close(Direct *d)
+{
+	int *fds[] = {&d->in, &d->extra, &d->out[0], &d->out[1],
+	              &d->status[0], &d->status[1], &d->pidfd};
+	for (gsize i = 0; i < G_N_ELEMENTS(fds); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+/* The child: gpg, in a group of its own, dying with this process,
+ * limited in CPU time, with D's descriptors as 0 to 4.  It runs in the
+ * parent's memory (vfork) with every signal blocked: it makes system
+ * calls on its own process with data prepared before, resets every
+ * signal the parent handles (no handler of tenure's may run in it),
+ * then runs gpg or ends with _exit. */
+static void
+exec_direct(const Direct *d, const char *path, char *const *argv,
+            pid_t parent, int seconds)
+{
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+	struct rlimit cpu = {(rlim_t)seconds, (rlim_t)seconds + 1};
+	setrlimit(RLIMIT_CPU, &cpu);
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (dup2(d->in, 0) < 0 || dup2(d->out[1], 1) < 0 ||
+	    (null >= 0 && dup2(null, 2) < 0) || dup2(d->status[1], 3) < 0 ||
+	    (d->extra >= 0 && dup2(d->extra, 4) < 0))
+		_exit(127);
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigemptyset(&dfl.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction now;
+		if (sig == SIGKILL || sig == SIGSTOP ||
+		    sigaction(sig, NULL, &now) < 0)
+			continue;
+		/* The stop signals and SIGPIPE as a fresh process has them,
+		 * even where tenure ignores them. */
+		if (now.sa_handler != SIG_IGN || sig == SIGTERM ||
+		    sig == SIGINT || sig == SIGHUP || sig == SIGPIPE)
+			sigaction(sig, &dfl, NULL);
+	}
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execv(path, argv);
+	_exit(127);
+}
+
+/* Starts exec_direct in a child sharing this process's memory, and
+ * returns once it runs gpg or has ended: its pid, or -1.  A function of
+ * its own, so that no variable of the caller lives across vfork. */
+static pid_t __attribute__((noinline))
+vfork_direct(const Direct *d, const char *path, char *const *argv,
+             pid_t parent, int seconds)
+{
+	pid_t pid = vfork();
+	if (pid == 0)
+		exec_direct(d, path, argv, parent, seconds);
+	return pid;
+}
+
+/* Spawns gpg with D's descriptors as 0 to 4; FALSE with errno set. */
+static gboolean
+direct_spawn(Direct *d, const char *const *args, int seconds)
+{
+	const char *program = g_getenv("TENURE_GPG_PROGRAM");
+	if (program == NULL || *program == '\0')
+		program = "gpg";
+	g_autofree char *path = strchr(program, '/')
+	                            ? g_strdup(program)
+	                            : g_find_program_in_path(program);
+	if (path == NULL) {
+		errno = ENOENT;
+		return FALSE;
+	}
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_ptr_array_add(argv, (char *)program);
+	for (const char *const *a = args; *a; a++)
+		g_ptr_array_add(argv, (char *)*a);
+	g_ptr_array_add(argv, NULL);
+
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	d->pid = vfork_direct(d, path, (char *const *)argv->pdata, getpid(),
+	                      seconds);
+	int saved = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (d->pid < 0) {
+		errno = saved;
+		return FALSE;
+	}
+	netstop_child_register(d->pid);
+	d->pidfd = high(pidfd_open(d->pid, 0));
+	return TRUE;
+}
+
+/* Waits for gpg to end, reading its output, until DEADLINE (monotonic
+ * time); the outcome, with WHAT set for the log. */
+static GpgrunOutcome
+direct_wait(Direct *d, GpgrunIo *io, gint64 deadline, int seconds,
+            char *what, gsize size)
+{
+	gboolean out_open = TRUE, status_open = TRUE, running = TRUE;
+	GpgrunOutcome outcome = GPGRUN_NONE;
+	while (outcome == GPGRUN_NONE && (out_open || status_open || running)) {
+		struct pollfd fds[3] = {
+		    {.fd = out_open ? d->out[0] : -1, .events = POLLIN},
+		    {.fd = status_open ? d->status[0] : -1, .events = POLLIN},
+		    {.fd = running ? d->pidfd : -1, .events = POLLIN},
+		};
+		gint64 left = deadline - g_get_monotonic_time();
+		if (left <= 0) {
+			g_snprintf(what, size,
+			           "gpg killed after %d s (gpg-timeout)", seconds);
+			outcome = GPGRUN_UNFINISHED;
+			break;
+		}
+		/* Without a pidfd, gpg's end is its descriptors' end. */
+		if (d->pidfd < 0 && !out_open && !status_open)
+			break;
+		int n = poll(fds, 3, (int)MIN(left / 1000 + 1, 1000));
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n <= 0)
+			continue;
+		if (fds[2].revents)
+			running = FALSE;
+		if ((fds[0].revents || !running) &&
+		    !drain(d->out[0], io->output, !running))
+			out_open = FALSE;
+		if ((fds[1].revents || !running) &&
+		    !drain(d->status[0], io->status, !running))
+			status_open = FALSE;
+		if (io->output->len + io->status->len > GPGRUN_OUTPUT_MAX) {
+			g_snprintf(what, size,
+			           "gpg killed for writing more than %d bytes",
+			           GPGRUN_OUTPUT_MAX);
+			outcome = GPGRUN_OVERFLOW;
+		}
+	}
+	if (outcome != GPGRUN_NONE)
+		kill(-d->pid, SIGKILL);
+	int wstatus = 0;
+	while (waitpid(d->pid, &wstatus, 0) < 0 && errno == EINTR)
+		;
+	netstop_child_unregister(d->pid);
+	/* Whatever it left running in its group goes with it. */
+	kill(-d->pid, SIGKILL);
+	if (outcome != GPGRUN_NONE)
+		return outcome;
+	if (WIFSIGNALED(wstatus)) {
+		int sig = WTERMSIG(wstatus);
+		/* A kill by the stop is a run that never finished. */
+		g_snprintf(what, size, sig == SIGKILL && util_stopping()
+		                           ? "gpg stopped with tenure (signal %d)"
+		                           : "gpg ended by signal %d",
+		           sig);
+		return sig == SIGKILL && util_stopping() ? GPGRUN_UNFINISHED
+		                                          : GPGRUN_FAILED;
+	}
+	/* The child's own exit when gpg could not be run: a status no
+	 * gpg gives. */
+	if (WEXITSTATUS(wstatus) == 127) {
+		g_snprintf(what, size, "gpg could not be run");
+		return GPGRUN_FAILED;
+	}
+	g_snprintf(what, size, "gpg exited with status %d",
+	           WEXITSTATUS(wstatus));
+	return GPGRUN_EXITED;
+}
+
+gboolean
+gpgrun_direct(const char *const *args, GpgrunIo *io, GError **error)
+{
+	g_mutex_lock(&lock);
+	int seconds = timeout;
+	g_mutex_unlock(&lock);
+	Direct d = {.in = memory_file(io->input),
+	            .extra = io->extra ? memory_file(io->extra) : -1,
+	            .out = {-1, -1}, .status = {-1, -1}, .pidfd = -1};
+	char what[80] = "gpg could not be run";
+	GpgrunOutcome outcome = GPGRUN_FAILED;
+	if (d.in >= 0 && (io->extra == NULL || d.extra >= 0) &&
+	    pipe2(d.out, O_CLOEXEC) == 0 && pipe2(d.status, O_CLOEXEC) == 0) {
+		for (int i = 0; i < 2; i++) {
+			d.out[i] = high(d.out[i]);
+			d.status[i] = high(d.status[i]);
+		}
+		if (d.out[0] >= 0)
+			fcntl(d.out[0], F_SETFL, O_NONBLOCK);
+		if (d.status[0] >= 0)
+			fcntl(d.status[0], F_SETFL, O_NONBLOCK);
+		if (d.out[0] >= 0 && d.out[1] >= 0 && d.status[0] >= 0 &&
+		    d.status[1] >= 0 && direct_spawn(&d, args, seconds)) {
+			/* Only gpg writes to its pipes now. */
+			close(d.out[1]);
+			close(d.status[1]);
+			d.out[1] = d.status[1] = -1;
+			gint64 deadline = g_get_monotonic_time() +
+			                  (gint64)seconds * G_USEC_PER_SEC;
+			outcome = direct_wait(&d, io, deadline, seconds, what,
+			                      sizeof what);
+		} else {
+			g_snprintf(what, sizeof what, "gpg could not be run: %s",
+			           g_strerror(errno));
+		}
+	}
+	direct_close(&d);
+	record(outcome, what);
+	if (outcome > GPGRUN_EXITED) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s", what);
+		return FALSE;
+	}
+	return TRUE;
 }

@@ -3,9 +3,10 @@
  * GPGME has no timeout and gpg none of its own: a hung gpg, a gpg-agent
  * stopped with SIGSTOP or a signature that takes minutes would hold
  * intake, schedule and outbox for good, and SIGTERM with them.  So no
- * gpg is ever started directly.  GPGME's OpenPGP engine, for GMime's
- * verification and signing and for tenure's own key listings, is the
- * helper program tenure-gpg (src/tenure_gpg.c, installed in
+ * gpg is ever started without bounds.  The intake's verification runs
+ * gpg itself (gpgrun_direct, below).  GPGME's OpenPGP engine, for
+ * signing and for tenure's own key listings, is the helper program
+ * tenure-gpg (src/tenure_gpg.c, installed in
  * PKGLIBEXECDIR, taken from $TENURE_LIBEXECDIR when set, as the tests
  * do), and tenure's direct gpg runs (keyring.c) use it as their
  * program.  tenure-gpg runs the real gpg in a process group of its own
@@ -34,8 +35,8 @@
 #include "conf.h"
 
 /* Default of [keys] gpg-timeout, in seconds: a verification takes some
- * 20-40 ms (bench/keyring.sh), a signature through the agent well under
- * a second. */
+ * 10 ms (bench/keyring.sh), a signature through the agent well under a
+ * second. */
 #define GPGRUN_DEFAULT_TIMEOUT 10
 
 /* What gpg may write on its standard output in one run: more than any
@@ -64,6 +65,32 @@ gboolean gpgrun_setup(const Conf *conf, GError **error);
 /* The helper's path, for gpgme_set_engine_info and as the program of a
  * gpg command line; valid after gpgrun_setup. */
 const char *gpgrun_engine(void);
+
+/* One gpg run made by this process itself, without the helper: for
+ * the intake's verification, the one gpg run per mail, where the
+ * helper's exec and GPGME's two forks of tenure cost a third of the
+ * time (bench/keyring.sh).  The bounds are the helper's: gpg is started
+ * with vfork (no copy of tenure's memory) in a process group of its own
+ * registered with netstop.h, dies with the thread that started it
+ * (PR_SET_PDEATHSIG: a tenure killed with SIGKILL leaves no gpg), has
+ * RLIMIT_CPU, and is SIGKILLed at the deadline ([keys] gpg-timeout) or
+ * past GPGRUN_OUTPUT_MAX bytes of output; how it ended is recorded for
+ * gpgrun_since.  A run that may need gpg-agent (signing) goes through
+ * the helper, which also stops an agent that does not answer. */
+typedef struct {
+	GBytes *input;      /* gpg's standard input */
+	GBytes *extra;      /* descriptor 4 ("-&4"); NULL for none */
+	GByteArray *output; /* filled with gpg's standard output */
+	GByteArray *status; /* filled with its --status-fd 3 lines */
+} GpgrunIo;
+
+/* Runs the real gpg (TENURE_GPG_PROGRAM, else gpg on PATH) with ARGS
+ * (NULL-terminated, without the program name) and IO.  TRUE once gpg
+ * ran to its end, whatever its exit status (gpg's verdicts are in its
+ * status lines; the status is recorded); FALSE with ERROR when it could
+ * not be run, died by a signal or was killed at a bound.  Call
+ * gpgrun_setup first. */
+gboolean gpgrun_direct(const char *const *args, GpgrunIo *io, GError **error);
 
 /* A mark in the sequence of ended runs. */
 guint64 gpgrun_mark(void);

@@ -4,10 +4,11 @@
  *
  * GPGME has no timeout, and neither has gpg: a hung gpg, a gpg-agent
  * stopped with SIGSTOP, or a signature that takes minutes to check
- * would hold tenure for ever.  tenure therefore never runs gpg itself:
- * GPGME's engine (gpgme_set_engine_info) and every gpg command tenure
- * runs is this program, which runs the real gpg with the same arguments
- * and descriptors and bounds it:
+ * would hold tenure for ever.  GPGME's engine (gpgme_set_engine_info)
+ * and every gpg command tenure runs, except the verification it runs
+ * itself under the same bounds (gpgrun_direct), is this program, which
+ * runs the real gpg with the same arguments and descriptors and bounds
+ * it:
  *
  *   - gpg runs in a process group of its own, with RLIMIT_CPU, and dies
  *     with this program (PR_SET_PDEATHSIG);

@@ -1,7 +1,12 @@
 /* verify_context.c: see verify_context.h. */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <gpgme.h>
+
+#include "gpgrun.h"
 
 #include "mime.h"
 #include "verify_context.h"
@@ -40,33 +45,234 @@ digest_name(GMimeCryptoContext *ctx, GMimeDigestAlgo digest)
 	return "pgp-sha256";
 }
 
-/* STREAM's bytes, from its start, as GPGME data. */
-static gpgme_error_t
-data_of(GMimeStream *stream, GByteArray **bytes, gpgme_data_t *data)
+/* STREAM's bytes, from its start. */
+static GBytes *
+bytes_of(GMimeStream *stream)
 {
 	g_autoptr(GMimeStream) copy = g_mime_stream_mem_new();
 	g_mime_stream_reset(stream);
 	g_mime_stream_write_to_stream(stream, copy);
 	/* The array outlives the stream, which must not free it. */
 	g_mime_stream_mem_set_owner(GMIME_STREAM_MEM(copy), FALSE);
-	*bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(copy));
-	return gpgme_data_new_from_mem(data, (const char *)(*bytes)->data,
-	                               (*bytes)->len, 0);
+	GByteArray *bytes =
+	    g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(copy));
+	return g_byte_array_free_to_bytes(bytes);
+}
+
+/* One signature as gpg's status lines describe it: the fields of
+ * GPGME's gpgme_signature_t that verify.c reads. */
+typedef struct {
+	gpgme_err_code_t status;
+	gpgme_validity_t validity;
+	gboolean wrong_key_usage;
+	char *fpr;
+	gint64 created, expires;
+	int pubkey_algo, hash_algo;
+} Sig;
+
+static void
+sig_free(Sig *sig)
+{
+	g_free(sig->fpr);
+	g_free(sig);
+}
+
+/* GPGME's summary of SIG (its calc_sig_summary), which is what GMime's
+ * signature status is. */
+static GMimeSignatureStatus
+summary_of(const Sig *sig)
+{
+	GMimeSignatureStatus sum = 0;
+	gboolean checked = sig->status == GPG_ERR_NO_ERROR ||
+	                   sig->status == GPG_ERR_SIG_EXPIRED ||
+	                   sig->status == GPG_ERR_KEY_EXPIRED;
+	if (sig->validity == GPGME_VALIDITY_FULL ||
+	    sig->validity == GPGME_VALIDITY_ULTIMATE) {
+		if (checked)
+			sum |= GMIME_SIGNATURE_STATUS_GREEN;
+	} else if (sig->validity == GPGME_VALIDITY_NEVER) {
+		if (checked)
+			sum |= GMIME_SIGNATURE_STATUS_RED;
+	} else if (sig->status == GPG_ERR_BAD_SIGNATURE) {
+		sum |= GMIME_SIGNATURE_STATUS_RED;
+	}
+	switch (sig->status) {
+	case GPG_ERR_SIG_EXPIRED:
+		sum |= GMIME_SIGNATURE_STATUS_SIG_EXPIRED;
+		break;
+	case GPG_ERR_KEY_EXPIRED:
+		sum |= GMIME_SIGNATURE_STATUS_KEY_EXPIRED;
+		break;
+	case GPG_ERR_NO_PUBKEY:
+		sum |= GMIME_SIGNATURE_STATUS_KEY_MISSING;
+		break;
+	case GPG_ERR_CERT_REVOKED:
+		sum |= GMIME_SIGNATURE_STATUS_KEY_REVOKED;
+		break;
+	case GPG_ERR_BAD_SIGNATURE:
+	case GPG_ERR_NO_ERROR:
+		break;
+	default:
+		sum |= GMIME_SIGNATURE_STATUS_SYS_ERROR;
+		break;
+	}
+	if (sig->wrong_key_usage)
+		sum |= GMIME_SIGNATURE_STATUS_BAD_POLICY;
+	if (sum == GMIME_SIGNATURE_STATUS_GREEN)
+		sum |= GMIME_SIGNATURE_STATUS_VALID;
+	return sum;
+}
+
+/* An OpenPGP public key algorithm as GPGME numbers it. */
+static int
+pubkey_algo(const char *field)
+{
+	int algo = field ? atoi(field) : 0;
+	switch (algo) {
+	case 18:
+		return GPGME_PK_ECDH;
+	case 19:
+		return GPGME_PK_ECDSA;
+	case 22:
+		return GPGME_PK_EDDSA;
+	default:
+		return algo;
+	}
+}
+
+static gint64
+number(const char *field)
+{
+	return field ? g_ascii_strtoll(field, NULL, 10) : 0;
+}
+
+/* The result line KEYWORD with FIELDS (after the keyword) starts a
+ * signature. */
+static Sig *
+sig_of_result(const char *keyword, char **f, guint n)
+{
+	static const struct {
+		const char *keyword;
+		gpgme_err_code_t status;
+	} results[] = {
+	    {"GOODSIG", GPG_ERR_NO_ERROR},
+	    {"EXPSIG", GPG_ERR_SIG_EXPIRED},
+	    {"EXPKEYSIG", GPG_ERR_KEY_EXPIRED},
+	    {"REVKEYSIG", GPG_ERR_CERT_REVOKED},
+	    {"BADSIG", GPG_ERR_BAD_SIGNATURE},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(results); i++) {
+		if (strcmp(keyword, results[i].keyword) != 0)
+			continue;
+		Sig *sig = g_new0(Sig, 1);
+		sig->status = results[i].status;
+		sig->fpr = g_strdup(n > 0 ? f[0] : "");
+		return sig;
+	}
+	if (strcmp(keyword, "ERRSIG") != 0)
+		return NULL;
+	/* ERRSIG keyid pkalgo hashalgo class time rc [fpr] */
+	Sig *sig = g_new0(Sig, 1);
+	sig->fpr = g_strdup(n > 6 && *f[6] ? f[6] : n > 0 ? f[0] : "");
+	sig->pubkey_algo = pubkey_algo(n > 1 ? f[1] : NULL);
+	sig->hash_algo = (int)number(n > 2 ? f[2] : NULL);
+	sig->created = number(n > 4 ? f[4] : NULL);
+	long rc = (long)number(n > 5 ? f[5] : NULL);
+	sig->status = rc == 9   ? GPG_ERR_NO_PUBKEY
+	              : rc == 4 ? GPG_ERR_UNSUPPORTED_ALGORITHM
+	                        : GPG_ERR_GENERAL;
+	return sig;
+}
+
+/* gpg's status lines, read as GPGME reads them for a verification:
+ * the signatures, or NULL with ERR when gpg gave no result to read. */
+static GPtrArray *
+signatures_of_status(GByteArray *status, GError **err)
+{
+	g_autoptr(GPtrArray) sigs =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)sig_free);
+	g_autofree char *text =
+	    status->len ? g_strndup((const char *)status->data, status->len)
+	                : g_strdup("");
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	Sig *sig = NULL; /* the one later lines add to */
+	const char *failure = NULL;
+	for (char **line = lines; *line; line++) {
+		if (!g_str_has_prefix(*line, "[GNUPG:] "))
+			continue;
+		g_auto(GStrv) f = g_strsplit(*line + 9, " ", 12);
+		guint n = g_strv_length(f);
+		if (n == 0)
+			continue;
+		const char *keyword = f[0];
+		Sig *started = sig_of_result(keyword, f + 1, n - 1);
+		if (started) {
+			/* Each result line is a signature (NEWSIG before it
+			 * is the same one; alone, it is none). */
+			g_ptr_array_add(sigs, started);
+			sig = started;
+		} else if (strcmp(keyword, "VALIDSIG") == 0 && sig) {
+			/* VALIDSIG fpr date time expires version reserved
+			 * pkalgo hashalgo class [primary-fpr] */
+			g_free(sig->fpr);
+			sig->fpr = g_strdup(n > 1 ? f[1] : "");
+			sig->created = number(n > 3 ? f[3] : NULL);
+			sig->expires = number(n > 4 ? f[4] : NULL);
+			sig->pubkey_algo = pubkey_algo(n > 7 ? f[7] : NULL);
+			sig->hash_algo = (int)number(n > 8 ? f[8] : NULL);
+		} else if (g_str_has_prefix(keyword, "TRUST_") && sig) {
+			sig->validity =
+			    strcmp(keyword, "TRUST_UNDEFINED") == 0 ? GPGME_VALIDITY_UNDEFINED
+			    : strcmp(keyword, "TRUST_NEVER") == 0   ? GPGME_VALIDITY_NEVER
+			    : strcmp(keyword, "TRUST_MARGINAL") == 0 ? GPGME_VALIDITY_MARGINAL
+			    : strcmp(keyword, "TRUST_FULLY") == 0   ? GPGME_VALIDITY_FULL
+			    : strcmp(keyword, "TRUST_ULTIMATE") == 0 ? GPGME_VALIDITY_ULTIMATE
+			                                             : GPGME_VALIDITY_UNKNOWN;
+		} else if (strcmp(keyword, "NODATA") == 0 ||
+		           strcmp(keyword, "UNEXPECTED") == 0) {
+			/* No signature where one was expected: gpg's word
+			 * against the packets tenure already checked. */
+			if (sig == NULL) {
+				g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+				            "Could not verify signature: gpg "
+				            "found no signed data (%s)", keyword);
+				return NULL;
+			}
+			sig->status = GPG_ERR_NO_DATA;
+		} else if (strcmp(keyword, "ERROR") == 0 && n > 1) {
+			/* A second plaintext in the signed data. */
+			if (strcmp(f[1], "proc_pkt.plaintext") == 0) {
+				g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+				            "Could not verify signature: gpg "
+				            "refused the signed data (%s)", f[1]);
+				return NULL;
+			}
+			if (sig && g_str_has_prefix(f[1], "verify.keyusage"))
+				sig->wrong_key_usage = TRUE;
+		} else if (strcmp(keyword, "FAILURE") == 0) {
+			failure = n > 1 ? f[1] : "failure";
+		}
+	}
+	if (sigs->len == 0 && failure) {
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+		            "Could not verify signature: gpg failed (%s)",
+		            failure);
+		return NULL;
+	}
+	return g_steal_pointer(&sigs);
 }
 
 static GMimeSignatureList *
-signatures_of(gpgme_ctx_t gpg)
+signature_list(GPtrArray *sigs)
 {
 	GMimeSignatureList *list = g_mime_signature_list_new();
-	gpgme_verify_result_t result = gpgme_op_verify_result(gpg);
-	for (gpgme_signature_t sig = result ? result->signatures : NULL; sig;
-	     sig = sig->next) {
+	for (guint i = 0; i < sigs->len; i++) {
+		const Sig *sig = sigs->pdata[i];
 		g_autoptr(GMimeSignature) signature = g_mime_signature_new();
 		g_autoptr(GMimeCertificate) cert = g_mime_certificate_new();
-		g_mime_signature_set_status(signature,
-		                            (GMimeSignatureStatus)sig->summary);
-		g_mime_signature_set_created(signature, sig->timestamp);
-		g_mime_signature_set_expires(signature, sig->exp_timestamp);
+		g_mime_signature_set_status(signature, summary_of(sig));
+		g_mime_signature_set_created(signature, (time_t)sig->created);
+		g_mime_signature_set_expires(signature, (time_t)sig->expires);
 		g_mime_certificate_set_pubkey_algo(cert,
 		                                   (GMimePubKeyAlgo)sig->pubkey_algo);
 		g_mime_certificate_set_digest_algo(cert,
@@ -78,57 +284,65 @@ signatures_of(gpgme_ctx_t gpg)
 	return list;
 }
 
+/* The GnuPG home GPGME's OpenPGP engine is set to (keyring.c sets it:
+ * the committee's keyring, or the whole keyring's home). */
+static char *
+engine_home(void)
+{
+	gpgme_engine_info_t info = NULL;
+	if (gpgme_get_engine_info(&info) != GPG_ERR_NO_ERROR)
+		return NULL;
+	for (; info; info = info->next)
+		if (info->protocol == GPGME_PROTOCOL_OpenPGP)
+			return g_strdup(info->home_dir);
+	return NULL;
+}
+
 static GMimeSignatureList *
 verify(GMimeCryptoContext *ctx, GMimeVerifyFlags flags, GMimeStream *istream,
        GMimeStream *sigstream, GMimeStream *ostream, GError **err)
 {
 	(void)ctx;
 	(void)flags;
-	gpgme_ctx_t gpg = NULL;
-	gpgme_data_t first = NULL, second = NULL, plain = NULL;
-	g_autoptr(GByteArray) first_bytes = NULL;
-	g_autoptr(GByteArray) second_bytes = NULL;
-	GMimeSignatureList *list = NULL;
-	gpgme_error_t rc = gpgme_new(&gpg);
-	if (rc == GPG_ERR_NO_ERROR)
-		rc = gpgme_set_protocol(gpg, GPGME_PROTOCOL_OpenPGP);
-	if (rc == GPG_ERR_NO_ERROR) {
-		gpgme_set_offline(gpg, 1);
-		rc = data_of(istream, &first_bytes, &first);
-	}
-	if (rc == GPG_ERR_NO_ERROR && sigstream)
-		rc = data_of(sigstream, &second_bytes, &second);
-	if (rc == GPG_ERR_NO_ERROR && !sigstream)
-		rc = gpgme_data_new(&plain);
-	/* Detached: the signature is SIGSTREAM, over ISTREAM.  Otherwise
-	 * ISTREAM is the clearsigned text, and what gpg verified is written
-	 * to OSTREAM. */
-	if (rc == GPG_ERR_NO_ERROR)
-		rc = sigstream ? gpgme_op_verify(gpg, second, first, NULL)
-		               : gpgme_op_verify(gpg, first, NULL, plain);
-	if (rc != GPG_ERR_NO_ERROR) {
+	g_autofree char *home = engine_home();
+	if (home == NULL) {
 		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
-		            "Could not verify signature: %s", gpgme_strerror(rc));
-		goto out;
+		            "Could not verify signature: no GnuPG home set");
+		return NULL;
 	}
-	if (plain && ostream) {
-		size_t len = 0;
-		char *text = gpgme_data_release_and_get_mem(plain, &len);
-		plain = NULL;
-		g_mime_stream_write(ostream, text ? text : "", len);
-		gpgme_free(text);
+	/* The options GPGME gives gpg for a verification.  Detached: the
+	 * signature is SIGSTREAM on standard input, over ISTREAM on
+	 * descriptor 4.  Otherwise ISTREAM is the clearsigned text, and
+	 * what gpg verified is its output, written to OSTREAM. */
+	const char *args[] = {
+	    "--homedir", home, "--batch", "--no-tty", "--status-fd", "3",
+	    "--charset", "utf8", "--disable-dirmngr", "--no-sk-comments",
+	    "--exit-on-status-write-error", "--enable-special-filenames",
+	    sigstream ? "--verify" : "--output", sigstream ? "--" : "-",
+	    sigstream ? "-" : "--", sigstream ? "-&4" : "-", NULL};
+	g_autoptr(GBytes) first = bytes_of(istream);
+	g_autoptr(GBytes) second = sigstream ? bytes_of(sigstream) : NULL;
+	GpgrunIo io = {
+	    .input = sigstream ? second : first,
+	    .extra = sigstream ? first : NULL,
+	    .output = g_byte_array_new(),
+	    .status = g_byte_array_new(),
+	};
+	g_autoptr(GByteArray) output = io.output;
+	g_autoptr(GByteArray) status = io.status;
+	g_autoptr(GError) run_error = NULL;
+	if (!gpgrun_direct(args, &io, &run_error)) {
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+		            "Could not verify signature: %s", run_error->message);
+		return NULL;
 	}
-	list = signatures_of(gpg);
-out:
-	if (first)
-		gpgme_data_release(first);
-	if (second)
-		gpgme_data_release(second);
-	if (plain)
-		gpgme_data_release(plain);
-	if (gpg)
-		gpgme_release(gpg);
-	return list;
+	g_autoptr(GPtrArray) sigs = signatures_of_status(status, err);
+	if (sigs == NULL)
+		return NULL;
+	if (!sigstream && ostream && output->len > 0)
+		g_mime_stream_write(ostream, (const char *)output->data,
+		                    output->len);
+	return signature_list(sigs);
 }
 
 static void

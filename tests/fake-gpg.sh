@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/fake-gpg.sh: a gpg that fails on demand, for the tests of what
 # tenure does when gpg does not give an answer (issue 16, items 1 and 2).
-# tenure runs it as its real gpg (TENURE_GPG_PROGRAM=.../fake-gpg.sh,
-# through its helper tenure-gpg).
+# tenure runs it as its real gpg (TENURE_GPG_PROGRAM=.../fake-gpg.sh:
+# itself for a verification, through its helper tenure-gpg otherwise).
 #
 # The file $FAKE_GPG_MODE names what to do; read afresh at every run, so
 # a test changes it while a daemon runs.  Its first word is the mode, the

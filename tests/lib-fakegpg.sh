@@ -1,7 +1,7 @@
 # lib-fakegpg.sh: tenure's gpg replaced by tests/fake-gpg.sh, and the
 # helpers of the tests that make gpg fail (t-gpgfaults.sh,
 # t-gpgfaults-imap.sh).  Sourced after lib.sh and lib-committee.sh;
-# sets TENURE_GPG_PROGRAM (tenure-gpg runs it) and FAKE_GPG_MODE.
+# sets TENURE_GPG_PROGRAM (tenure and tenure-gpg run it) and FAKE_GPG_MODE.
 
 # faketime preloads libfaketime, which a sanitizer build accepts only
 # so (as lib-fault.sh does for its shim).

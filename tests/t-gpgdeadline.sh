@@ -1,9 +1,9 @@
 #!/bin/sh
 # t-gpgdeadline.sh: every gpg and gpg-agent operation runs under a
 # deadline, and a stop is a stop (issue 16, item 2, the gpg side).  A
-# fake gpg (tests/fake-gpg.sh, run as tenure's gpg through its helper
-# tenure-gpg) hangs with SIGTERM blocked, in verification and in a key
-# listing; a stopped gpg-agent (SIGSTOP) holds the signing of tenure's
+# fake gpg (tests/fake-gpg.sh, run as tenure's gpg: by tenure itself
+# for a verification, through its helper tenure-gpg for a key listing)
+# hangs with SIGTERM blocked, in verification and in a key listing; a stopped gpg-agent (SIGSTOP) holds the signing of tenure's
 # reply.  tenure must get past each within [keys] gpg-timeout, leave no
 # gpg behind, and end within 5 s of SIGTERM in every one of these
 # states.  Each check looks at the log, the ledger, the outbox and the
