@@ -113,7 +113,7 @@ publish_run(const Conf *conf, Day today, gboolean *wrote, GError **error)
 	    g_build_filename(conf->publish_dir, PUBLISH_ICS, NULL);
 	if (ics == NULL) {
 		g_autofree char *why =
-		    status_without_addresses(unplanned->message);
+		    status_public_text(unplanned->message, conf->ledger);
 		status_warn(
 		    status, "calendar",
 		    g_strdup_printf(

@@ -101,14 +101,23 @@ status_warning(const Status *status, const char *code)
 }
 
 char *
-status_without_addresses(const char *text)
+status_public_text(const char *text, const char *ledger)
 {
 	/* An address as the ledger writes one after a name: the name
 	 * stays, the space and the angle brackets go with the address.
 	 * Compiled at each call: only a failure comes here. */
 	g_autoptr(GRegex) address =
 	    g_regex_new(" <[^<>@\\s]+@[^<>\\s]+>", 0, 0, NULL);
-	return g_regex_replace_literal(address, text, -1, 0, "", 0, NULL);
+	g_autofree char *named =
+	    g_regex_replace_literal(address, text, -1, 0, "", 0, NULL);
+	if (ledger == NULL || *ledger == '\0')
+		return g_steal_pointer(&named);
+	g_autofree char *quoted = g_regex_escape_string(ledger, -1);
+	g_autofree char *pattern = g_strdup_printf("%s:([0-9]+):", quoted);
+	g_autoptr(GRegex) path = g_regex_new(pattern, 0, 0, NULL);
+	return path ? g_regex_replace(path, named, -1, 0, "ledger line \\1:",
+	                              0, NULL)
+	            : g_steal_pointer(&named);
 }
 
 static void
@@ -225,7 +234,8 @@ plan_upcoming(Status *status, const Conf *conf, const Ledger *ledger)
 	if (plan == NULL) {
 		/* The error is for the administrator and names members
 		 * with their addresses; a warning may be published. */
-		g_autofree char *why = status_without_addresses(error->message);
+		g_autofree char *why =
+		    status_public_text(error->message, conf->ledger);
 		warn(status, "plan",
 		     g_strdup_printf(
 		         "the upcoming events cannot be planned: %s", why));

@@ -118,9 +118,11 @@ char *status_role_text(const StatusRole *role, gboolean show_addresses);
  * without a name part is kept whole).  Newly allocated. */
 char *status_display_name(const char *member, gboolean show_addresses);
 
-/* TEXT (an error message, say) with every " <local@domain>" after a
- * name taken out, so that it may be published.  Newly allocated. */
-char *status_without_addresses(const char *text);
+/* TEXT (an error message, say) as it may be published: every
+ * " <local@domain>" after a name taken out, and LEDGER's path (the
+ * server's file, "PATH:LINE:") told as "ledger line LINE:".  LEDGER may
+ * be NULL.  Newly allocated. */
+char *status_public_text(const char *text, const char *ledger);
 
 /* Adds a warning of CODE (a static string) to STATUS, shown after those
  * status_build found; takes TEXT, which must name nobody's address. */

@@ -71,8 +71,12 @@ test_expect_equal "ok|many-members plan calendar|[]|0" \
 	"$valid|$(json '" ".join(w["code"] for w in d["warnings"])')|$(json 'd["upcoming"]')|$(grep -c 'example\.org' www/status.json)"
 
 test_begin "the calendar warning names the reason, and that the calendar keeps its last version"
-test_expect_equal "calendar.ics is not updated and keeps its last version: LEDGER: appoint: M9 Member, appointed on 2016-09-01, is one of 9 members sitting on 2016-09-02 (--from), and the committee has at most 8" \
-	"$(json '[w["text"] for w in d["warnings"] if w["code"] == "calendar"][0]' | sed "s|$W/ledger:[0-9]*|LEDGER|")"
+test_expect_equal "calendar.ics is not updated and keeps its last version: ledger line N: appoint: M9 Member, appointed on 2016-09-01, is one of 9 members sitting on 2016-09-02 (--from), and the committee has at most 8" \
+	"$(json '[w["text"] for w in d["warnings"] if w["code"] == "calendar"][0]' | sed 's|^\(.*ledger line \)[0-9][0-9]*:|\1N:|')"
+
+test_begin "nothing published names the server's files (the ledger's path)"
+test_expect_equal "0 0 0" \
+	"$(grep -c "$W" www/index.html) $(grep -c "$W" www/status.json) $(grep -c "$W" www/calendar.ics)"
 
 test_begin "the page shows both notes, and does not claim that nothing is due"
 test_expect_equal "2 0 1 0" \
