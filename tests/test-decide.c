@@ -1181,14 +1181,23 @@ history_event(History *h, const char *kind, Day day, const char *rest)
 }
 
 /* Appends one random change on DAY: a handover of either role, a new
- * key, or a resignation. */
+ * key, a resignation, or a term's end as the rule's schedule records
+ * it (expire). */
 static void
 history_step(History *h, GRand *rand, Day day)
 {
 	guint who = g_rand_int_range(rand, 0, ARRIVAL_PEOPLE);
 	g_autofree char *key = person_key(who, h->generation[who]);
 	g_autofree char *rest = NULL;
-	switch (g_rand_int_range(rand, 0, 4)) {
+	switch (g_rand_int_range(rand, 0, 5)) {
+	case 4:
+		if (!h->serving[who])
+			return;
+		h->serving[who] = FALSE;
+		rest = g_strdup_printf("Member: P%u <p%u@example.org>\nSource: tenure\n",
+		                       who, who);
+		history_event(h, "expire", day, rest);
+		return;
 	case 0:
 		if (!h->serving[who])
 			return;
@@ -1299,10 +1308,16 @@ check_authority(const DecideInput *in, const Decision *decision)
 	gboolean own_key = owner_then && g_strcmp0(owner_then, owner_now) == 0;
 	gboolean allowed = FALSE;
 	switch (in->command->verb) {
-	case COMMAND_RESIGN:
-		allowed = own_key && decision->event &&
+	case COMMAND_RESIGN: {
+		/* A member on both days: a term that ended (a resignation,
+		 * an expiry) before arrival takes the resignation's ground. */
+		const Person *person =
+		    owner_now ? committee_find(committee, owner_now) : NULL;
+		allowed = own_key && decision->event && person &&
+		          person_term_on(person, s) && person_term_on(person, a) &&
 		          strcmp(decision->event->email, owner_now) == 0;
 		break;
+	}
 	case COMMAND_RECOMMEND:
 	case COMMAND_DEFER:
 		allowed = chair;
@@ -1363,7 +1378,7 @@ test_arrival_property(void)
 	g_autoptr(Conf) conf = conf_new_default();
 	guint runs = g_test_slow() ? 400 : 60;
 	guint decided[3] = {0};
-	guint bound = 0;
+	guint bound = 0, expiries = 0, ended_before_arrival = 0;
 	for (guint run = 0; run < runs; run++) {
 		g_autoptr(GRand) rand = g_rand_new_with_seed(run + 1000);
 		History h = {.text = g_string_new("Event: rule\nDate: 2020-01-01\nRule: none\n"),
@@ -1482,19 +1497,38 @@ test_arrival_property(void)
 			g_auto(Decision) decision;
 			decide(&in, &decision);
 			decided[decision.kind]++;
+			/* The case the expiries are for: a member's own
+			 * resignation, signed while serving, arriving after the
+			 * term ended (check_authority refuses it applied). */
+			const char *owner = committee_key_owner_on(committee, signer,
+			                                           signed_day);
+			const Person *person = owner ? committee_find(committee, owner)
+			                             : NULL;
+			if (command->verb == COMMAND_RESIGN && person &&
+			    person_term_on(person, signed_day) &&
+			    !person_term_on(person, arrived))
+				ended_before_arrival++;
 			if (decision.event && (decision.event->kind == EVENT_KEY ||
 			                       decision.event->kind == EVENT_ROLE))
 				bound++;
 			if (decision.kind != DECIDE_REFUSE)
 				check_authority(&in, &decision);
 		}
+		for (const char *at = h.text->str;
+		     (at = strstr(at, "Event: expire\n")) != NULL; at++)
+			expiries++;
 		g_string_free(h.text, TRUE);
 		g_ptr_array_unref(h.keys);
 	}
-	/* The property is only as good as the commands that passed. */
-	g_test_message("applied %u (%u key or role events), pending %u, refused %u",
+	/* The property is only as good as the commands that passed, and
+	 * the histories that ended terms. */
+	g_test_message("applied %u (%u key or role events), pending %u, refused %u; "
+	               "%u expiries in the histories; %u resignations signed "
+	               "while serving that arrived after the term ended",
 	               decided[DECIDE_APPEND], bound, decided[DECIDE_PENDING],
-	               decided[DECIDE_REFUSE]);
+	               decided[DECIDE_REFUSE], expiries, ended_before_arrival);
+	g_assert_cmpuint(expiries, >, runs);
+	g_assert_cmpuint(ended_before_arrival, >, 0);
 	g_assert_cmpuint(decided[DECIDE_APPEND], >, runs);
 	g_assert_cmpuint(bound, >, runs / 4);
 	g_assert_cmpuint(decided[DECIDE_PENDING], >, runs / 4);
