@@ -30,7 +30,8 @@ n=${2:-20}
 rounds=${ROUNDS:-5}
 keyring=${3:-/usr/share/keyrings/debian-keyring.gpg}
 TENURE=$builddir/tenure
-# tenure runs gpg through its helper tenure-gpg, built beside it.
+# tenure verifies with gpg itself; its key listings and signatures run
+# gpg through the helper tenure-gpg, built beside it.
 TENURE_LIBEXECDIR=${TENURE_LIBEXECDIR:-$builddir}
 export TENURE_LIBEXECDIR
 BENCH=$builddir/bench/bench-intake
