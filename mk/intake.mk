@@ -67,8 +67,8 @@ check_PROGRAMS += tests/test-signed-bytes
 tests_test_signed_bytes_LDADD = $(TEST_LDADD)
 TESTS += tests/test-signed-bytes
 
-# tests/test-verify-context: the intake's own gpg run reads every verdict
-# gpg gives as GPGME reads it.
+# tests/test-verify-context: the intake's own gpgv run comes to every
+# verdict gpg gives, as GPGME reads it.
 check_PROGRAMS += tests/test-verify-context
 tests_test_verify_context_LDADD = $(TEST_LDADD)
 TESTS += tests/test-verify-context

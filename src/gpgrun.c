@@ -255,19 +255,28 @@ start_lifeline(GError **error)
 }
 
 /* The real gpg is the one GPGME would run (gpgconf's, /usr/bin/gpg),
- * unless the environment names another (the tests' fake gpg). */
+ * and the gpgv that verifies is the one beside it, unless the
+ * environment names others (the tests' fakes). */
 static void
 set_real_gpg(void)
 {
-	if (g_getenv("TENURE_GPG_PROGRAM") != NULL)
-		return;
-	gpgme_check_version(NULL);
 	gpgme_engine_info_t info = NULL;
-	if (gpgme_get_engine_info(&info) != GPG_ERR_NO_ERROR)
-		return;
+	if (g_getenv("TENURE_GPG_PROGRAM") == NULL) {
+		gpgme_check_version(NULL);
+		if (gpgme_get_engine_info(&info) != GPG_ERR_NO_ERROR)
+			info = NULL;
+	}
 	for (; info; info = info->next)
 		if (info->protocol == GPGME_PROTOCOL_OpenPGP && info->file_name)
 			g_setenv("TENURE_GPG_PROGRAM", info->file_name, TRUE);
+	const char *gpg = g_getenv("TENURE_GPG_PROGRAM");
+	if (g_getenv("TENURE_GPGV_PROGRAM") != NULL || gpg == NULL ||
+	    strchr(gpg, '/') == NULL)
+		return;
+	g_autofree char *dir = g_path_get_dirname(gpg);
+	g_autofree char *gpgv = g_build_filename(dir, "gpgv", NULL);
+	if (g_file_test(gpgv, G_FILE_TEST_IS_EXECUTABLE))
+		g_setenv("TENURE_GPGV_PROGRAM", gpgv, TRUE);
 }
 
 /* Where the helper is: in DIR ($TENURE_LIBEXECDIR) when set; else
@@ -460,9 +469,11 @@ vfork_direct(const Direct *d, const char *path, char *const *argv,
 
 /* Spawns gpg with D's descriptors as 0 to 4; FALSE with errno set. */
 static gboolean
-direct_spawn(Direct *d, const char *const *args, int seconds)
+direct_spawn(Direct *d, const char *program, const char *const *args,
+             int seconds)
 {
-	const char *program = g_getenv("TENURE_GPG_PROGRAM");
+	if (program == NULL)
+		program = g_getenv("TENURE_GPG_PROGRAM");
 	if (program == NULL || *program == '\0')
 		program = "gpg";
 	g_autofree char *path = strchr(program, '/')
@@ -591,7 +602,7 @@ gpgrun_direct(const char *const *args, GpgrunIo *io, GError **error)
 		if (d.status[0] >= 0)
 			fcntl(d.status[0], F_SETFL, O_NONBLOCK);
 		if (d.out[0] >= 0 && d.out[1] >= 0 && d.status[0] >= 0 &&
-		    d.status[1] >= 0 && direct_spawn(&d, args, seconds)) {
+		    d.status[1] >= 0 && direct_spawn(&d, io->program, args, seconds)) {
 			/* Only gpg writes to its pipes now. */
 			close(d.out[1]);
 			close(d.status[1]);

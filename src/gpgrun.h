@@ -4,7 +4,7 @@
  * stopped with SIGSTOP or a signature that takes minutes would hold
  * intake, schedule and outbox for good, and SIGTERM with them.  So no
  * gpg is ever started without bounds.  The intake's verification runs
- * gpg itself (gpgrun_direct, below).  GPGME's OpenPGP engine, for
+ * gpgv itself (gpgrun_direct, below).  GPGME's OpenPGP engine, for
  * signing and for tenure's own key listings, is the helper program
  * tenure-gpg (src/tenure_gpg.c, installed in
  * PKGLIBEXECDIR, taken from $TENURE_LIBEXECDIR when set, as the tests
@@ -67,7 +67,7 @@ gboolean gpgrun_setup(const Conf *conf, GError **error);
 const char *gpgrun_engine(void);
 
 /* One gpg run made by this process itself, without the helper: for
- * the intake's verification, the one gpg run per mail, where the
+ * the intake's verification (gpgv), the one run per mail, where the
  * helper's exec and GPGME's two forks of tenure cost a third of the
  * time (bench/keyring.sh).  The bounds are the helper's: gpg is started
  * with vfork (no copy of tenure's memory) in a process group of its own
@@ -78,13 +78,16 @@ const char *gpgrun_engine(void);
  * gpgrun_since.  A run that may need gpg-agent (signing) goes through
  * the helper, which also stops an agent that does not answer. */
 typedef struct {
+	const char *program; /* what to run; NULL for gpg (see below) */
 	GBytes *input;      /* gpg's standard input */
 	GBytes *extra;      /* descriptor 4 ("-&4"); NULL for none */
 	GByteArray *output; /* filled with gpg's standard output */
 	GByteArray *status; /* filled with its --status-fd 3 lines */
 } GpgrunIo;
 
-/* Runs the real gpg (TENURE_GPG_PROGRAM, else gpg on PATH) with ARGS
+/* Runs IO's program, by default the real gpg (TENURE_GPG_PROGRAM, else
+ * gpg on PATH; gpgrun_setup sets TENURE_GPGV_PROGRAM to the gpgv beside
+ * it), with ARGS
  * (NULL-terminated, without the program name) and IO.  TRUE once gpg
  * ran to its end, whatever its exit status (gpg's verdicts are in its
  * status lines; the status is recorded); FALSE with ERROR when it could

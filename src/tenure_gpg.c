@@ -5,8 +5,8 @@
  * GPGME has no timeout, and neither has gpg: a hung gpg, a gpg-agent
  * stopped with SIGSTOP, or a signature that takes minutes to check
  * would hold tenure for ever.  GPGME's engine (gpgme_set_engine_info)
- * and every gpg command tenure runs, except the verification it runs
- * itself under the same bounds (gpgrun_direct), is this program, which
+ * and every gpg command tenure runs (the verification is gpgv's, run
+ * by tenure itself under the same bounds: gpgrun_direct) is this program, which
  * runs the real gpg with the same arguments and descriptors and bounds
  * it:
  *

@@ -298,6 +298,42 @@ engine_home(void)
 	return NULL;
 }
 
+/* The keyrings gpg reads in HOME, as gpgv options: the keyring and
+ * primary-keyring lines of the gpg.conf tenure wrote there (keyring.c:
+ * a file name in double quotes, or a word), added to ARGS.  FALSE with
+ * ERR when the file cannot be read: a home changed under tenure. */
+static gboolean
+gpgv_keyrings(const char *home, GPtrArray *args, GError **err)
+{
+	g_autofree char *path = g_build_filename(home, "gpg.conf", NULL);
+	g_autofree char *text = NULL;
+	g_autoptr(GError) local = NULL;
+	if (!g_file_get_contents(path, &text, NULL, &local)) {
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+		            "Could not verify signature: %s", local->message);
+		return FALSE;
+	}
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	for (char **line = lines; *line; line++) {
+		char *value = NULL;
+		if (g_str_has_prefix(*line, "keyring "))
+			value = *line + strlen("keyring ");
+		else if (g_str_has_prefix(*line, "primary-keyring "))
+			value = *line + strlen("primary-keyring ");
+		if (value == NULL)
+			continue;
+		g_strstrip(value);
+		gsize len = strlen(value);
+		if (len >= 2 && value[0] == '"' && value[len - 1] == '"') {
+			value[len - 1] = '\0';
+			value++;
+		}
+		g_ptr_array_add(args, g_strdup("--keyring"));
+		g_ptr_array_add(args, g_strdup(value));
+	}
+	return TRUE;
+}
+
 static GMimeSignatureList *
 verify(GMimeCryptoContext *ctx, GMimeVerifyFlags flags, GMimeStream *istream,
        GMimeStream *sigstream, GMimeStream *ostream, GError **err)
@@ -310,19 +346,24 @@ verify(GMimeCryptoContext *ctx, GMimeVerifyFlags flags, GMimeStream *istream,
 		            "Could not verify signature: no GnuPG home set");
 		return NULL;
 	}
-	/* The options GPGME gives gpg for a verification.  Detached: the
-	 * signature is SIGSTREAM on standard input, over ISTREAM on
-	 * descriptor 4.  Otherwise ISTREAM is the clearsigned text, and
-	 * what gpg verified is its output, written to OSTREAM. */
-	const char *args[] = {
-	    "--homedir", home, "--batch", "--no-tty", "--status-fd", "3",
-	    "--charset", "utf8", "--disable-dirmngr", "--no-sk-comments",
-	    "--exit-on-status-write-error", "--enable-special-filenames",
-	    sigstream ? "--verify" : "--output", sigstream ? "--" : "-",
-	    sigstream ? "-" : "--", sigstream ? "-&4" : "-", NULL};
+	g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+	if (!gpgv_keyrings(home, args, err))
+		return NULL;
+	/* Detached: the signature is SIGSTREAM on standard input, over
+	 * ISTREAM on descriptor 4.  Otherwise ISTREAM is the clearsigned
+	 * text, and what gpgv verified is its output, written to
+	 * OSTREAM. */
+	const char *const rest[] = {
+	    "--homedir", home, "--status-fd", "3", "--enable-special-filenames",
+	    "--output", "-", "--", "-", sigstream ? "-&4" : NULL};
+	for (gsize i = 0; i < G_N_ELEMENTS(rest) && rest[i]; i++)
+		g_ptr_array_add(args, g_strdup(rest[i]));
+	g_ptr_array_add(args, NULL);
 	g_autoptr(GBytes) first = bytes_of(istream);
 	g_autoptr(GBytes) second = sigstream ? bytes_of(sigstream) : NULL;
+	const char *gpgv = g_getenv("TENURE_GPGV_PROGRAM");
 	GpgrunIo io = {
+	    .program = gpgv && *gpgv ? gpgv : "gpgv",
 	    .input = sigstream ? second : first,
 	    .extra = sigstream ? first : NULL,
 	    .output = g_byte_array_new(),
@@ -331,7 +372,7 @@ verify(GMimeCryptoContext *ctx, GMimeVerifyFlags flags, GMimeStream *istream,
 	g_autoptr(GByteArray) output = io.output;
 	g_autoptr(GByteArray) status = io.status;
 	g_autoptr(GError) run_error = NULL;
-	if (!gpgrun_direct(args, &io, &run_error)) {
+	if (!gpgrun_direct((const char *const *)args->pdata, &io, &run_error)) {
 		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
 		            "Could not verify signature: %s", run_error->message);
 		return NULL;

@@ -7,18 +7,21 @@
  * keys listed once), so the crypto context registered for
  * application/pgp-signature, which g_mime_multipart_signed_verify and
  * g_mime_part_openpgp_verify use, is this one: GMime still prepares the
- * signed bytes (canonical line ends, the clearsigned armour), gpg
- * verifies them in the GnuPG home GPGME's engine is set to, and the
- * signature list carries gpg's summary, times, algorithms and the
- * signing key's fingerprint.
+ * signed bytes (canonical line ends, the clearsigned armour), gpgv
+ * verifies them against the keyrings of the GnuPG home GPGME's engine
+ * is set to (the keyring lines of the gpg.conf keyring.c writes
+ * there), and the signature list carries gpg's summary, times,
+ * algorithms and the signing key's fingerprint.
  *
- * gpg is run by tenure itself (gpgrun_direct), with the options GPGME
- * gives it, and its status lines are read as GPGME reads them (the
- * fields above and GPGME's summary; tests/test-verify-context compares
- * the two readings for every verdict gpg gives).  Through GPGME each
- * verification cost two forks of tenure and the helper's exec besides
- * gpg's own start: a third of its time (bench/keyring.sh, issue 15
- * item 6).  Signing is not its job (mailout.c uses GMime's gpg context
+ * gpgv is GnuPG's verifier: gpg's verification code without its
+ * options, trust model and key management, and half gpg's start-up.
+ * tenure runs it itself (gpgrun_direct) and reads its status lines as
+ * GPGME reads gpg's (the fields above and GPGME's summary);
+ * tests/test-verify-context compares the two, gpgv read here and gpg
+ * read by GPGME, for every verdict gpg gives.  Through GPGME and gpg
+ * each verification cost two forks of tenure, the helper's exec and
+ * gpg's start: about twice the time (bench/keyring.sh, issue 15 item
+ * 6).  Signing is not its job (mailout.c uses GMime's gpg context
  * through the helper).
  */
 #ifndef TENURE_VERIFY_CONTEXT_H

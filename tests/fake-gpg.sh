@@ -1,13 +1,14 @@
 #!/bin/sh
 # tests/fake-gpg.sh: a gpg that fails on demand, for the tests of what
 # tenure does when gpg does not give an answer (issue 16, items 1 and 2).
-# tenure runs it as its real gpg (TENURE_GPG_PROGRAM=.../fake-gpg.sh:
-# itself for a verification, through its helper tenure-gpg otherwise).
+# tenure runs it as its real gpg (TENURE_GPG_PROGRAM=.../fake-gpg, through
+# its helper tenure-gpg) and, copied as fake-gpgv, as its gpgv
+# (TENURE_GPGV_PROGRAM=.../fake-gpgv, run by tenure itself to verify).
 #
 # The file $FAKE_GPG_MODE names what to do; read afresh at every run, so
 # a test changes it while a daemon runs.  Its first word is the mode, the
 # second (optional) which runs it applies to: "verify" (the default:
-# runs with --verify), "sign" (runs with --sign or --detach-sign), or
+# runs with --verify, and every run as gpgv), "sign" (runs with --sign or --detach-sign), or
 # "all".  Other runs, and every run without the file, are the real gpg.
 #   hang      ignores SIGTERM, SIGINT and SIGHUP and never ends
 #   exit2     exits 2 without a word
@@ -17,6 +18,11 @@
 # each faulty run counts one down, and at 0 the runs are the real gpg.
 # Each faulty run appends "MODE PID" to $FAKE_GPG_MODE.log.
 real=${FAKE_GPG_REAL:-/usr/bin/gpg}
+verifying=
+# Installed as fake-gpgv, it stands for gpgv, which only verifies.
+case $0 in
+*gpgv) real=${FAKE_GPGV_REAL:-/usr/bin/gpgv} verifying=yes ;;
+esac
 mode=pass
 applies=verify
 if [ -n "${FAKE_GPG_MODE:-}" ] && [ -s "$FAKE_GPG_MODE" ]; then
@@ -28,7 +34,7 @@ if [ -n "${FAKE_GPG_MODE:-}" ] && [ -s "$FAKE_GPG_MODE" ]; then
 fi
 case $applies in
 all) ;;
-verify) case " $* " in *" --verify "*) ;; *) mode=pass ;; esac ;;
+verify) case "$verifying $* " in yes* | *" --verify "*) ;; *) mode=pass ;; esac ;;
 sign) case " $* " in *" --sign "* | *" --detach-sign "* | *" -bsau "*) ;; *) mode=pass ;; esac ;;
 esac
 if [ "$mode" != pass ] && [ -f "$FAKE_GPG_MODE.times" ]; then

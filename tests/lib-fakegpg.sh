@@ -1,7 +1,8 @@
 # lib-fakegpg.sh: tenure's gpg replaced by tests/fake-gpg.sh, and the
 # helpers of the tests that make gpg fail (t-gpgfaults.sh,
 # t-gpgfaults-imap.sh).  Sourced after lib.sh and lib-committee.sh;
-# sets TENURE_GPG_PROGRAM (tenure and tenure-gpg run it) and FAKE_GPG_MODE.
+# sets TENURE_GPG_PROGRAM (tenure-gpg runs it), TENURE_GPGV_PROGRAM (tenure
+# verifies with it) and FAKE_GPG_MODE.
 
 # faketime preloads libfaketime, which a sanitizer build accepts only
 # so (as lib-fault.sh does for its shim).
@@ -9,9 +10,11 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 export ASAN_OPTIONS
 
 cp "$top_srcdir/tests/fake-gpg.sh" "$W/fake-gpg"
+cp "$top_srcdir/tests/fake-gpg.sh" "$W/fake-gpgv"
 TENURE_GPG_PROGRAM=$W/fake-gpg
+TENURE_GPGV_PROGRAM=$W/fake-gpgv
 FAKE_GPG_MODE=$W/gpg-mode
-export TENURE_GPG_PROGRAM FAKE_GPG_MODE
+export TENURE_GPG_PROGRAM TENURE_GPGV_PROGRAM FAKE_GPG_MODE
 
 # fault MODE [TIMES]: the fake gpg's verifications fail so (TIMES of
 # them, or all); "fault pass" makes them the real gpg.

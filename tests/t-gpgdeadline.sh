@@ -1,9 +1,10 @@
 #!/bin/sh
 # t-gpgdeadline.sh: every gpg and gpg-agent operation runs under a
 # deadline, and a stop is a stop (issue 16, item 2, the gpg side).  A
-# fake gpg (tests/fake-gpg.sh, run as tenure's gpg: by tenure itself
-# for a verification, through its helper tenure-gpg for a key listing)
-# hangs with SIGTERM blocked, in verification and in a key listing; a stopped gpg-agent (SIGSTOP) holds the signing of tenure's
+# fake gpg (tests/fake-gpg.sh: as tenure's gpgv, run by tenure itself to
+# verify, and as its gpg, run through the helper tenure-gpg for a key
+# listing) hangs with SIGTERM blocked, in verification and in a key
+# listing; a stopped gpg-agent (SIGSTOP) holds the signing of tenure's
 # reply.  tenure must get past each within [keys] gpg-timeout, leave no
 # gpg behind, and end within 5 s of SIGTERM in every one of these
 # states.  Each check looks at the log, the ledger, the outbox and the
@@ -28,14 +29,16 @@ gw --export-secret-keys "$BOT" | gpg --homedir "$W/g" --batch --quiet --import 2
 # The fake gpg, a copy of this test's own so that its processes are
 # told apart from any other test's.
 cp "$top_srcdir/tests/fake-gpg.sh" "$W/fake-gpg"
+cp "$top_srcdir/tests/fake-gpg.sh" "$W/fake-gpgv"
 TENURE_GPG_PROGRAM=$W/fake-gpg
+TENURE_GPGV_PROGRAM=$W/fake-gpgv
 FAKE_GPG_MODE=$W/gpg-mode
-export TENURE_GPG_PROGRAM FAKE_GPG_MODE
+export TENURE_GPG_PROGRAM TENURE_GPGV_PROGRAM FAKE_GPG_MODE
 
 # gpg_left: the gpg processes of this test still running, the fake's
 # and the real gpg it became ("" when none); not the agent.
 gpg_left() {
-	pgrep -f "$W/fake-gpg|^/usr/bin/gpg .*$W/g" | tr '\n' ' '
+	pgrep -f "$W/fake-gpg|^/usr/bin/gpgv? .*$W/g" | tr '\n' ' '
 }
 
 # wait_for SECONDS CONDITION

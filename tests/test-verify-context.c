@@ -1,14 +1,14 @@
 /* test-verify-context.c: the intake's verification (verify_context.c,
- * which runs gpg itself, see gpgrun_direct) reads every verdict gpg
- * gives as GPGME reads it.
+ * which runs gpgv itself, see gpgrun_direct) comes to every verdict gpg
+ * gives, read as GPGME reads it.
  *
  * For each kind of signature gpg answers differently (good, bad,
  * unknown key, expired and revoked keys, an expired signature, a
  * signing subkey, two signatures, RSA and EdDSA, a weak digest, and the
  * same as detached PGP/MIME signatures), made at test time with real
  * keys, the same bytes are verified by GPGME (gpgme_op_verify, gpg run
- * by GPGME) and by tenure's GMime crypto context in the same GnuPG
- * home, and every field verify.c reads must agree: the number of
+ * by GPGME) and by tenure's GMime crypto context (gpgv) in the same
+ * GnuPG home, and every field verify.c reads must agree: the number of
  * signatures, each one's status (GPGME's summary), fingerprint,
  * creation and expiry times, digest and public key algorithms, and for
  * clearsigned text the bytes gpg verified. */
