@@ -22,6 +22,7 @@
 
 #include <gpgme.h>
 
+#include "child_bounds.h"
 #include "netstop.h"
 #include "util.h"
 
@@ -413,43 +414,20 @@ direct_close(Direct *d)
 	}
 }
 
-/* The child: gpg, in a group of its own, dying with this process,
- * limited in CPU time, with D's descriptors as 0 to 4.  It runs in the
- * parent's memory (vfork) with every signal blocked: it makes system
- * calls on its own process with data prepared before, resets every
- * signal the parent handles (no handler of tenure's may run in it),
- * then runs gpg or ends with _exit. */
+/* The child: gpg under child_bounds, with D's descriptors as 0 to 4.
+ * It runs in the parent's memory (vfork) with every signal blocked: it
+ * makes system calls on its own process with data prepared before, then
+ * runs gpg or ends with _exit. */
 static void
 exec_direct(const Direct *d, const char *path, char *const *argv,
             pid_t parent, int seconds)
 {
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
-	struct rlimit cpu = {(rlim_t)seconds, (rlim_t)seconds + 1};
-	setrlimit(RLIMIT_CPU, &cpu);
+	child_bounds(parent, seconds);
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (dup2(d->in, 0) < 0 || dup2(d->out[1], 1) < 0 ||
 	    (null >= 0 && dup2(null, 2) < 0) || dup2(d->status[1], 3) < 0 ||
 	    (d->extra >= 0 && dup2(d->extra, 4) < 0))
 		_exit(127);
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-	sigemptyset(&dfl.sa_mask);
-	for (int sig = 1; sig < NSIG; sig++) {
-		struct sigaction now;
-		if (sig == SIGKILL || sig == SIGSTOP ||
-		    sigaction(sig, NULL, &now) < 0)
-			continue;
-		/* The stop signals and SIGPIPE as a fresh process has them,
-		 * even where tenure ignores them. */
-		if (now.sa_handler != SIG_IGN || sig == SIGTERM ||
-		    sig == SIGINT || sig == SIGHUP || sig == SIGPIPE)
-			sigaction(sig, &dfl, NULL);
-	}
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 	execv(path, argv);
 	_exit(127);
 }
@@ -512,6 +490,8 @@ direct_wait(Direct *d, GpgrunIo *io, gint64 deadline, int seconds,
             char *what, gsize size)
 {
 	gboolean out_open = TRUE, status_open = TRUE, running = TRUE;
+	gboolean reaped = FALSE;
+	int wstatus = 0;
 	GpgrunOutcome outcome = GPGRUN_NONE;
 	while (outcome == GPGRUN_NONE && (out_open || status_open || running)) {
 		struct pollfd fds[3] = {
@@ -526,13 +506,24 @@ direct_wait(Direct *d, GpgrunIo *io, gint64 deadline, int seconds,
 			outcome = GPGRUN_UNFINISHED;
 			break;
 		}
-		/* Without a pidfd, gpg's end is its descriptors' end. */
-		if (d->pidfd < 0 && !out_open && !status_open)
+		/* Without a pidfd (a kernel before 5.3), gpg is asked after
+		 * each wait, every 10 ms once its descriptors are closed. */
+		int wait_ms = (int)MIN(left / 1000 + 1, 1000);
+		if (d->pidfd < 0 && running) {
+			pid_t done = waitpid(d->pid, &wstatus, WNOHANG);
+			if (done == d->pid)
+				reaped = TRUE, running = FALSE;
+			else if (!out_open && !status_open)
+				wait_ms = MIN(wait_ms, 10);
+		}
+		int n = poll(fds, 3, wait_ms);
+		if (n < 0 && errno != EINTR) {
+			g_snprintf(what, size, "gpg killed: poll: %s",
+			           g_strerror(errno));
+			outcome = GPGRUN_FAILED;
 			break;
-		int n = poll(fds, 3, (int)MIN(left / 1000 + 1, 1000));
-		if (n < 0 && errno != EINTR)
-			break;
-		if (n <= 0)
+		}
+		if (n < 0 || (n == 0 && running))
 			continue;
 		if (fds[2].revents)
 			running = FALSE;
@@ -549,10 +540,9 @@ direct_wait(Direct *d, GpgrunIo *io, gint64 deadline, int seconds,
 			outcome = GPGRUN_OVERFLOW;
 		}
 	}
-	if (outcome != GPGRUN_NONE)
+	if (outcome != GPGRUN_NONE && !reaped)
 		kill(-d->pid, SIGKILL);
-	int wstatus = 0;
-	while (waitpid(d->pid, &wstatus, 0) < 0 && errno == EINTR)
+	while (!reaped && waitpid(d->pid, &wstatus, 0) < 0 && errno == EINTR)
 		;
 	netstop_child_unregister(d->pid);
 	/* Whatever it left running in its group goes with it. */

@@ -85,11 +85,10 @@ typedef struct {
 	GByteArray *status; /* filled with its --status-fd 3 lines */
 } GpgrunIo;
 
-/* Runs IO's program, by default the real gpg (TENURE_GPG_PROGRAM, else
- * gpg on PATH; gpgrun_setup sets TENURE_GPGV_PROGRAM to the gpgv beside
- * it), with ARGS
- * (NULL-terminated, without the program name) and IO.  TRUE once gpg
- * ran to its end, whatever its exit status (gpg's verdicts are in its
+/* Runs IO's program (a path, or a name looked up on PATH; NULL for the
+ * real gpg, TENURE_GPG_PROGRAM) with ARGS (NULL-terminated, without the
+ * program name) and IO; gpgrun_setup also sets TENURE_GPGV_PROGRAM, the
+ * gpgv beside that gpg.  TRUE once gpg ran to its end, whatever its exit status (gpg's verdicts are in its
  * status lines; the status is recorded); FALSE with ERROR when it could
  * not be run, died by a signal or was killed at a bound.  Call
  * gpgrun_setup first. */

@@ -5,10 +5,10 @@
  * GPGME has no timeout, and neither has gpg: a hung gpg, a gpg-agent
  * stopped with SIGSTOP, or a signature that takes minutes to check
  * would hold tenure for ever.  GPGME's engine (gpgme_set_engine_info)
- * and every gpg command tenure runs (the verification is gpgv's, run
- * by tenure itself under the same bounds: gpgrun_direct) is this program, which
- * runs the real gpg with the same arguments and descriptors and bounds
- * it:
+ * and every gpg command tenure runs is this program (the verification
+ * is gpgv's, run by tenure itself under the same bounds: gpgrun_direct),
+ * which runs the real gpg with the same arguments and descriptors and
+ * bounds it:
  *
  *   - gpg runs in a process group of its own, with RLIMIT_CPU, and dies
  *     with this program (PR_SET_PDEATHSIG);
@@ -64,6 +64,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "child_bounds.h"
 
 #define DEFAULT_TIMEOUT    10
 #define DEFAULT_OUTPUT_MAX (64L * 1024 * 1024)
@@ -218,10 +220,6 @@ kill_agent(const char *home)
 		closedir(proc);
 }
 
-/* The signals this program catches: the child resets them before it
- * runs gpg. */
-static const int caught[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGPIPE};
-
 /* The child: gpg, in a group of its own, dying with us, limited in CPU
  * time, its standard output the pipe OUT.  It runs in the parent's
  * memory (vfork), with every signal blocked: it only makes system calls
@@ -230,21 +228,7 @@ static const int caught[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP, SIGPIPE};
 static void
 exec_gpg(const char *program, char **argv, int out, pid_t parent, long timeout)
 {
-	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
-	/* Under a unit whose system call filter forbids setrlimit, the
-	 * wall-clock deadline still holds. */
-	struct rlimit cpu = {(rlim_t)timeout, (rlim_t)timeout + 1};
-	setrlimit(RLIMIT_CPU, &cpu);
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-	sigemptyset(&dfl.sa_mask);
-	for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
-		sigaction(caught[i], &dfl, NULL);
-	sigset_t none;
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	child_bounds(parent, timeout);
 	if (dup2(out, STDOUT_FILENO) < 0)
 		_exit(127);
 	/* argv is the parent's too, which reads only from argv[1] on. */

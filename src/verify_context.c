@@ -301,7 +301,9 @@ engine_home(void)
 /* The keyrings gpg reads in HOME, as gpgv options: the keyring and
  * primary-keyring lines of the gpg.conf tenure wrote there (keyring.c:
  * a file name in double quotes, or a word), added to ARGS.  FALSE with
- * ERR when the file cannot be read: a home changed under tenure. */
+ * ERR when the file cannot be read or names no keyring: a home changed
+ * under tenure, where gpgv would find no key and say "unknown key" of a
+ * mail that may be good. */
 static gboolean
 gpgv_keyrings(const char *home, GPtrArray *args, GError **err)
 {
@@ -314,6 +316,7 @@ gpgv_keyrings(const char *home, GPtrArray *args, GError **err)
 		return FALSE;
 	}
 	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	guint before = args->len;
 	for (char **line = lines; *line; line++) {
 		char *value = NULL;
 		if (g_str_has_prefix(*line, "keyring "))
@@ -330,6 +333,12 @@ gpgv_keyrings(const char *home, GPtrArray *args, GError **err)
 		}
 		g_ptr_array_add(args, g_strdup("--keyring"));
 		g_ptr_array_add(args, g_strdup(value));
+	}
+	if (args->len == before) {
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+		            "Could not verify signature: %s names no keyring",
+		            path);
+		return FALSE;
 	}
 	return TRUE;
 }
@@ -353,11 +362,14 @@ verify(GMimeCryptoContext *ctx, GMimeVerifyFlags flags, GMimeStream *istream,
 	 * ISTREAM on descriptor 4.  Otherwise ISTREAM is the clearsigned
 	 * text, and what gpgv verified is its output, written to
 	 * OSTREAM. */
-	const char *const rest[] = {
-	    "--homedir", home, "--status-fd", "3", "--enable-special-filenames",
-	    "--output", "-", "--", "-", sigstream ? "-&4" : NULL};
-	for (gsize i = 0; i < G_N_ELEMENTS(rest) && rest[i]; i++)
-		g_ptr_array_add(args, g_strdup(rest[i]));
+	const char *const detached[] = {"--", "-", "-&4", NULL};
+	const char *const clearsigned[] = {"--output", "-", "--", "-", NULL};
+	const char *const common[] = {"--homedir", home, "--status-fd", "3",
+	                              "--enable-special-filenames", NULL};
+	for (const char *const *a = common; *a; a++)
+		g_ptr_array_add(args, g_strdup(*a));
+	for (const char *const *a = sigstream ? detached : clearsigned; *a; a++)
+		g_ptr_array_add(args, g_strdup(*a));
 	g_ptr_array_add(args, NULL);
 	g_autoptr(GBytes) first = bytes_of(istream);
 	g_autoptr(GBytes) second = sigstream ? bytes_of(sigstream) : NULL;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
 #include <gpgme.h>
 
 #include "mime.h"
@@ -244,6 +245,41 @@ test_case(gconstpointer data)
 	                gpgme_plain->len);
 }
 
+/* A GnuPG home whose gpg.conf names no keyring, or has none, is the
+ * system's fault: gpgv would find no key and call a good signature
+ * "unknown key", a final refusal.  The verification gives no verdict
+ * (an error) instead, so that the mail waits. */
+static void
+test_home_without_keyrings(void)
+{
+	g_autofree char *home = g_build_filename(dir, "t", NULL);
+	g_autofree char *bare = g_build_filename(dir, "bare", NULL);
+	g_autofree char *conf = g_build_filename(bare, "gpg.conf", NULL);
+	g_assert_cmpint(g_mkdir(bare, 0700), ==, 0);
+	g_autoptr(GBytes) signature = file_bytes("good.asc");
+	for (int with_conf = 0; with_conf < 2; with_conf++) {
+		if (with_conf)
+			g_assert_true(g_file_set_contents(
+			    conf, "no-default-keyring\ntrust-model always\n", -1, NULL));
+		g_assert_cmpint(
+		    gpgme_set_engine_info(GPGME_PROTOCOL_OpenPGP, NULL, bare), ==, 0);
+		g_autoptr(GMimeCryptoContext) ctx =
+		    g_mime_crypto_context_new("application/pgp-signature");
+		gsize len = 0;
+		const char *bytes = g_bytes_get_data(signature, &len);
+		g_autoptr(GMimeStream) in = g_mime_stream_mem_new_with_buffer(bytes, len);
+		g_autoptr(GMimeStream) out = g_mime_stream_mem_new();
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GMimeSignatureList) sigs = g_mime_crypto_context_verify(
+		    ctx, GMIME_VERIFY_NONE, in, NULL, out, &error);
+		g_assert_null(sigs);
+		g_assert_error(error, GMIME_ERROR, GMIME_ERROR_GENERAL);
+		g_assert_nonnull(strstr(error->message, "gpg.conf"));
+	}
+	g_assert_cmpint(gpgme_set_engine_info(GPGME_PROTOCOL_OpenPGP, NULL, home),
+	                ==, 0);
+}
+
 /* The verdicts the cases were made for are indeed among them: the
  * comparison above is not between two readings of good signatures
  * only. */
@@ -298,6 +334,8 @@ main(int argc, char **argv)
 		g_test_add_data_func(path, &cases[i], test_case);
 	}
 	g_test_add_func("/verify-context/verdicts-covered", test_verdicts_covered);
+	g_test_add_func("/verify-context/home-without-keyrings",
+	                test_home_without_keyrings);
 	int result = g_test_run();
 	g_autofree char *kill = g_strdup_printf(
 	    "gpgconf --homedir '%s/w' --kill all; gpgconf --homedir '%s' --kill all",
