@@ -89,7 +89,7 @@ dist_check_SCRIPTS += tests/t-gpgdeadline.sh tests/fake-gpg.sh
 # mbox import, and IMAP against Dovecot.
 TESTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbox-dates.sh
 dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbox-dates.sh \
-	tests/lib-fakegpg.sh
+	tests/lib-fakegpg.sh tests/faked.sh
 
 # tenure-gpg: the helper every gpg run goes through, under a deadline
 # (src/gpgrun.h); installed in /usr/libexec/tenure, found in the build

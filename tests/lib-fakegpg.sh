@@ -4,11 +4,6 @@
 # sets TENURE_GPG_PROGRAM (tenure-gpg runs it), TENURE_GPGV_PROGRAM (tenure
 # verifies with it) and FAKE_GPG_MODE.
 
-# faketime preloads libfaketime, which a sanitizer build accepts only
-# so (as lib-fault.sh does for its shim).
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-export ASAN_OPTIONS
-
 cp "$top_srcdir/tests/fake-gpg.sh" "$W/fake-gpg"
 cp "$top_srcdir/tests/fake-gpg.sh" "$W/fake-gpgv"
 TENURE_GPG_PROGRAM=$W/fake-gpg
@@ -26,10 +21,10 @@ fault() {
 }
 
 # once [OFFSET]: `tenure run --once`, with tenure's clock OFFSET ahead
-# (faketime syntax: +2m); stderr in $W/log, exit status in $W/status.
+# (libfaketime's syntax: +2m); stderr in $W/log, exit status in $W/status.
 once() {
 	if [ $# -gt 0 ]; then
-		faketime -f "$1" timeout 120 "$TENURE" --config "$CONF" run --once \
+		"$FAKED" "$1" timeout 120 "$TENURE" --config "$CONF" run --once \
 			>"$W/out" 2>"$W/log"
 	else
 		timeout 120 "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"

@@ -76,11 +76,13 @@ test_fail() {
 	_test_current=
 }
 
+# test_expect_equal EXPECTED GOT [MORE]: MORE (a log, say) is shown when
+# they differ.
 test_expect_equal() {
 	if [ "$1" = "$2" ]; then
 		test_pass
 	else
-		test_fail "expected: $1" "got:      $2"
+		test_fail "expected: $1" "got:      $2" ${3:+"$3"}
 	fi
 }
 
@@ -151,4 +153,16 @@ wait_for() {
 # A free TCP port on 127.0.0.1.
 test_free_port() {
 	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# "$FAKED" OFFSET COMMAND...: COMMAND with its clock OFFSET from the
+# machine's (tests/faked.sh); COMMAND keeps the pid, so that
+# "$FAKED" ... & leaves it in $!.  A command, not a function: a
+# function run with & is a subshell, whose pid $! would be.  A test
+# that cannot do without it calls faked_lib first and skips when it
+# fails.
+FAKED=$top_srcdir/tests/faked.sh
+faked_lib() {
+	[ -n "$(ls /usr/lib/*/faketime/libfaketimeMT.so.1 \
+		/usr/lib/faketime/libfaketimeMT.so.1 2>/dev/null)" ]
 }

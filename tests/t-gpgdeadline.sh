@@ -171,9 +171,7 @@ else
 	test_fail "gpg-agent $agent still runs"
 fi
 test_begin "... and the next pass signs the reply with a fresh agent"
-# faketime preloads libfaketime, which a sanitizer build accepts only so.
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
-	faketime -f '+5m' "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
+"$FAKED" +5m "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
 if ! grep -rqs 'multipart/signed' "$W/sent" "$W/state/outbox/queue"; then
 	test_fail "no signed reply" "$(cat "$W/log")"
 else

@@ -11,7 +11,7 @@
 . "$top_srcdir/tests/lib-dovecot.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
-command -v faketime >/dev/null || test_skip_all "faketime is not installed"
+faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
 
 dovecot_setup
 dovecot_start

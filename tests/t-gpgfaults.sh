@@ -16,7 +16,7 @@
 . "$top_srcdir/tests/lib-committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
-command -v faketime >/dev/null || test_skip_all "faketime is not installed"
+faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
 
 committee_init
 ALICE=$(gpg_new_key "Alice Member" alice@example.org)
@@ -241,7 +241,7 @@ else
 	test_fail "$(cat "$W/log")"
 fi
 committee_conf keys.gpg-timeout=60
-faketime -f +28h "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log" &
+"$FAKED" +28h "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log" &
 pid=$!
 i=0
 while [ "$(grep -c '^hang' "$FAKE_GPG_MODE.log")" -lt 2 ] && [ $i -lt 300 ]; do
@@ -249,8 +249,7 @@ while [ "$(grep -c '^hang' "$FAKE_GPG_MODE.log")" -lt 2 ] && [ $i -lt 300 ]; do
 	i=$((i + 1))
 done
 sleep 0.3
-# faketime runs tenure as its child.
-kill -KILL $(pgrep -P $pid) $pid 2>/dev/null
+kill -KILL $pid 2>/dev/null
 wait $pid 2>/dev/null
 sleep 0.5
 test_begin "... the hung gpg dies with the tenure that was killed"

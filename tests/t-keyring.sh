@@ -216,11 +216,8 @@ fi
 
 cp new.whole new.gpg
 touch -d '1 hour ago' new.gpg
-# The mail waits for its next try (a minute later, retry.h).  faketime
-# preloads libfaketime, which a sanitizer build accepts only so.
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-export ASAN_OPTIONS
-faketime -f +2m "$TENURE" --config tenure.conf run --once >out 2>log
+# The mail waits for its next try (a minute later, retry.h).
+"$FAKED" +2m "$TENURE" --config tenure.conf run --once >out 2>log
 test_begin "... and counts once the file is whole again"
 test_expect_equal "0 2 0" "$(echo $?) $(resigned erin) $(in_new)"
 
@@ -261,15 +258,10 @@ touch -d '1 hour ago' new.gpg
 # The daemon, with gpg.conf removed under it between two messages.
 sed -i 's/^url = maildir:inbox$/url = maildir:inbox\npoll-interval = 1/' tenure.conf
 # Its clock two minutes on: Fay's mail is due for its next try
-# (retry.h).  faketime runs tenure as its child.
-faketime -f +2m "$TENURE" --config tenure.conf run >daemon.out 2>daemon.log &
-faked=$!
-daemon=
-for i in $(seq 50); do
-	daemon=$(pgrep -P $faked) && break
-	sleep 0.1
-done
-test_cleanup "kill $daemon $faked"
+# (retry.h).
+"$FAKED" +2m "$TENURE" --config tenure.conf run >daemon.out 2>daemon.log &
+daemon=$!
+test_cleanup "kill $daemon"
 wait_for() { # SECONDS CONDITION
 	i=0
 	while [ $i -lt $(($1 * 10)) ]; do
@@ -296,6 +288,6 @@ else
 	test_fail "expected Alice's second resignation recorded" "$(cat daemon.log)"
 fi
 kill $daemon 2>/dev/null
-wait $faked 2>/dev/null
+wait $daemon 2>/dev/null
 
 test_done

@@ -222,7 +222,7 @@ else
 fi
 head -c -200 "$queued" >"$W/queued.cut" && cat "$W/queued.cut" >"$queued"
 name=$(basename "$queued")
-faketime -f '+2h' "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
+"$FAKED" +2h "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
 echo $? >"$W/status"
 test_begin "a queued mail cut short is never sent"
 test_expect_equal "0" "$(sent_to ctte@lists.example.org 'erin Member resigns')"

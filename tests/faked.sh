@@ -1,0 +1,26 @@
+#!/bin/sh
+# tests/faked.sh OFFSET COMMAND [ARG...]: runs COMMAND with its clock
+# OFFSET from the machine's (libfaketime's syntax: +2m, +28h, -3d).
+#
+# libfaketime is preloaded directly and COMMAND is exec'd, so that it
+# keeps this script's pid: "faked.sh +1d tenure run &" leaves tenure's
+# pid in $!, and a signal sent to it reaches tenure.  Not the faketime
+# wrapper: it keeps a semaphore per pid in /dev/shm that a killed
+# process leaves behind, and a later wrapper given the same pid fails to
+# start ("sem_open: File exists") before it runs anything.  A sanitizer
+# build accepts the preloaded library only with verify_asan_link_order=0.
+# Exits 127 when libfaketime is not installed.
+offset=$1
+shift
+for lib in /usr/lib/*/faketime/libfaketimeMT.so.1 \
+	/usr/lib/faketime/libfaketimeMT.so.1; do
+	if [ -r "$lib" ]; then
+		FAKETIME=$offset
+		LD_PRELOAD=$lib${LD_PRELOAD:+:$LD_PRELOAD}
+		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+		export FAKETIME LD_PRELOAD ASAN_OPTIONS
+		exec "$@"
+	fi
+done
+echo "faked.sh: libfaketime (package faketime) is not installed" >&2
+exit 127
