@@ -70,6 +70,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    {"fingerprint", "89ABCDEF0123456789ABCDEF0123456789ABCDEF"},
 	    {"in_reply_to", "<x@example.org>"},
 	    {"late", ""},
+	    {"late_subject", " (announced late)"},
 	    {"name", "Jane Doe"},
 	    {"old_fingerprint", "0123456789ABCDEF0123456789ABCDEF01234567"},
 	    {"previous", "John Doe <john@example.org>"},

@@ -486,8 +486,8 @@ direct_spawn(Direct *d, const char *program, const char *const *args,
 /* Waits for gpg to end, reading its output, until DEADLINE (monotonic
  * time); the outcome, with WHAT set for the log. */
 static GpgrunOutcome
-direct_wait(Direct *d, GpgrunIo *io, gint64 deadline, int seconds,
-            char *what, gsize size)
+direct_wait(Direct *d, GpgrunIo *io, const char *name, gint64 deadline,
+            int seconds, char *what, gsize size)
 {
 	gboolean out_open = TRUE, status_open = TRUE, running = TRUE;
 	gboolean reaped = FALSE;
@@ -501,8 +501,8 @@ direct_wait(Direct *d, GpgrunIo *io, gint64 deadline, int seconds,
 		};
 		gint64 left = deadline - g_get_monotonic_time();
 		if (left <= 0) {
-			g_snprintf(what, size,
-			           "gpg killed after %d s (gpg-timeout)", seconds);
+			g_snprintf(what, size, "%s killed after %d s (gpg-timeout)",
+			           name, seconds);
 			outcome = GPGRUN_UNFINISHED;
 			break;
 		}
@@ -518,7 +518,7 @@ direct_wait(Direct *d, GpgrunIo *io, gint64 deadline, int seconds,
 		}
 		int n = poll(fds, 3, wait_ms);
 		if (n < 0 && errno != EINTR) {
-			g_snprintf(what, size, "gpg killed: poll: %s",
+			g_snprintf(what, size, "%s killed: poll: %s", name,
 			           g_strerror(errno));
 			outcome = GPGRUN_FAILED;
 			break;
@@ -535,8 +535,8 @@ direct_wait(Direct *d, GpgrunIo *io, gint64 deadline, int seconds,
 			status_open = FALSE;
 		if (io->output->len + io->status->len > GPGRUN_OUTPUT_MAX) {
 			g_snprintf(what, size,
-			           "gpg killed for writing more than %d bytes",
-			           GPGRUN_OUTPUT_MAX);
+			           "%s killed for writing more than %d bytes",
+			           name, GPGRUN_OUTPUT_MAX);
 			outcome = GPGRUN_OVERFLOW;
 		}
 	}
@@ -553,19 +553,19 @@ direct_wait(Direct *d, GpgrunIo *io, gint64 deadline, int seconds,
 		int sig = WTERMSIG(wstatus);
 		/* A kill by the stop is a run that never finished. */
 		g_snprintf(what, size, sig == SIGKILL && util_stopping()
-		                           ? "gpg stopped with tenure (signal %d)"
-		                           : "gpg ended by signal %d",
-		           sig);
+		                           ? "%s stopped with tenure (signal %d)"
+		                           : "%s ended by signal %d",
+		           name, sig);
 		return sig == SIGKILL && util_stopping() ? GPGRUN_UNFINISHED
 		                                          : GPGRUN_FAILED;
 	}
 	/* The child's own exit when gpg could not be run: a status no
 	 * gpg gives. */
 	if (WEXITSTATUS(wstatus) == 127) {
-		g_snprintf(what, size, "gpg could not be run");
+		g_snprintf(what, size, "%s could not be run", name);
 		return GPGRUN_FAILED;
 	}
-	g_snprintf(what, size, "gpg exited with status %d",
+	g_snprintf(what, size, "%s exited with status %d", name,
 	           WEXITSTATUS(wstatus));
 	return GPGRUN_EXITED;
 }
@@ -579,7 +579,9 @@ gpgrun_direct(const char *const *args, GpgrunIo *io, GError **error)
 	Direct d = {.in = memory_file(io->input),
 	            .extra = io->extra ? memory_file(io->extra) : -1,
 	            .out = {-1, -1}, .status = {-1, -1}, .pidfd = -1};
-	char what[80] = "gpg could not be run";
+	const char *name = io->name ? io->name : "gpg";
+	char what[80];
+	g_snprintf(what, sizeof what, "%s could not be run", name);
 	GpgrunOutcome outcome = GPGRUN_FAILED;
 	if (d.in >= 0 && (io->extra == NULL || d.extra >= 0) &&
 	    pipe2(d.out, O_CLOEXEC) == 0 && pipe2(d.status, O_CLOEXEC) == 0) {
@@ -599,11 +601,11 @@ gpgrun_direct(const char *const *args, GpgrunIo *io, GError **error)
 			d.out[1] = d.status[1] = -1;
 			gint64 deadline = g_get_monotonic_time() +
 			                  (gint64)seconds * G_USEC_PER_SEC;
-			outcome = direct_wait(&d, io, deadline, seconds, what,
-			                      sizeof what);
+			outcome = direct_wait(&d, io, name, deadline, seconds,
+			                      what, sizeof what);
 		} else {
-			g_snprintf(what, sizeof what, "gpg could not be run: %s",
-			           g_strerror(errno));
+			g_snprintf(what, sizeof what, "%s could not be run: %s",
+			           name, g_strerror(errno));
 		}
 	}
 	direct_close(&d);

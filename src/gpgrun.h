@@ -79,6 +79,7 @@ const char *gpgrun_engine(void);
  * the helper, which also stops an agent that does not answer. */
 typedef struct {
 	const char *program; /* what to run; NULL for gpg (see below) */
+	const char *name;    /* what the log calls it; NULL for "gpg" */
 	GBytes *input;      /* gpg's standard input */
 	GBytes *extra;      /* descriptor 4 ("-&4"); NULL for none */
 	GByteArray *output; /* filled with gpg's standard output */

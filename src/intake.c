@@ -842,7 +842,7 @@ verify_counted(Intake *intake, const Mail *mail, GMimeObject *part,
 	if (unfinished >= RETRY_MAX_UNFINISHED) {
 		g_autofree char *why = g_strdup_printf(
 		    "its verification was started %u times and never finished "
-		    "(gpg killed at its deadline, or tenure stopped meanwhile)",
+		    "(gpgv killed at its deadline, or tenure stopped meanwhile)",
 		    unfinished);
 		g_autofree char *key = g_strdup_printf("verify %s", mail->content);
 		/* The count stays: a source that hands the mail over again

@@ -461,6 +461,9 @@ event_vars(const Schedule *s, const LedgerEvent *event)
 		var(vars, "rule", rule);
 	}
 	g_autofree char *late = late_text(event);
+	/* The subject says it too: a reader who sees only the subject of
+	 * "expired on" a day long past should not take it as news. */
+	var(vars, "late_subject", *late ? " (announced late)" : "");
 	g_autofree char *reason = event_reason(event);
 	var(vars, "reason", reason);
 	var(vars, "source", event->source);

@@ -376,6 +376,7 @@ verify(GMimeCryptoContext *ctx, GMimeVerifyFlags flags, GMimeStream *istream,
 	const char *gpgv = g_getenv("TENURE_GPGV_PROGRAM");
 	GpgrunIo io = {
 	    .program = gpgv && *gpgv ? gpgv : "gpgv",
+	    .name = "gpgv",
 	    .input = sigstream ? second : first,
 	    .extra = sigstream ? first : NULL,
 	    .output = g_byte_array_new(),

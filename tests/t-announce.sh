@@ -208,8 +208,14 @@ test_begin "the first run records both past expiries, and logs them as late"
 test_expect_equal "2 2" \
 	"$(grep -c '^Event: expire' "$W/late/ledger") $(grep -c '^expired .*last-day=2025-12-31 .*late=yes' "$W/log")"
 
-test_begin "both are announced to the list"
-test_expect_equal 2 "$(sent_of_kind announce-expire | wc -l | tr -d ' ')"
+test_begin "both are announced to the list, their subjects saying they are late"
+late_subjects=0
+for f in $(sent_of_kind announce-expire); do
+	case $(header "$f" Subject) in
+	*" expired on 2025-12-31 (announced late)") late_subjects=$((late_subjects + 1)) ;;
+	esac
+done
+test_expect_equal "2 2" "$(sent_of_kind announce-expire | wc -l | tr -d ' ') $late_subjects"
 
 f=$(grep -l "^Subject: .*Ben Senior" $(sent_of_kind announce-expire))
 body "$f" >"$W/ben"

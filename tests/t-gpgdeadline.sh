@@ -85,8 +85,8 @@ once
 test_begin "a verification that hangs is killed at gpg-timeout, and the pass ends"
 if [ "$(cat "$W/status")" = 124 ]; then
 	test_fail "the pass did not end in 120 s" "$(cat "$W/log")"
-elif ! grep -q 'gpg killed after 3 s' "$W/log"; then
-	test_fail "expected the log to say gpg was killed after 3 s" "$(cat "$W/log")"
+elif ! grep -q 'gpgv killed after 3 s' "$W/log"; then
+	test_fail "expected the log to say gpgv was killed after 3 s" "$(cat "$W/log")"
 elif [ "$(events)" != "$before" ]; then
 	test_fail "the ledger changed" "$(last_event)"
 else

@@ -74,7 +74,7 @@ person_vars(void)
 	    "more than 42 months and one of the two most senior", "source",
 	    "<resign-1@example.org>", "signed_by",
 	    "0123456789ABCDEF0123456789ABCDEF01234567", "days_left", "30",
-	    "late", "", "until", "2027-03-31", "role", "chair", "previous",
+	    "late", "", "late_subject", "", "until", "2027-03-31", "role", "chair", "previous",
 	    "Keith Packard <keithp@example.org>", "fingerprint",
 	    "89ABCDEF0123456789ABCDEF0123456789ABCDEF", "old_fingerprint",
 	    "0123456789ABCDEF0123456789ABCDEF01234567", NULL);
@@ -1582,6 +1582,10 @@ test_schedule_late_expiry(void)
 	                      "ended on 2027-12-31; the record is\n"
 	                      "being caught up. The term of Alice Senior"))
 		g_error("the late expiry does not say so first:\n%s", body);
+	const char *end_of_header = strstr(mail, "\r\n\r\n");
+	const char *marker = strstr(mail, "(announced late)");
+	if (marker == NULL || end_of_header == NULL || marker > end_of_header)
+		g_error("the late expiry's subject does not say so:\n%s", mail);
 
 	/* Recorded the day after the last day, it is news, not late. */
 	g_autoptr(Conf) on_time = schedule_conf(debian_ledger);
@@ -1594,7 +1598,8 @@ test_schedule_late_expiry(void)
 	    on_time, "announce/expire/alice@example.org/2027-12-31");
 	g_autofree char *on_time_body = queued_body(on_time_mail);
 	if (!g_str_has_prefix(on_time_body, "The term of Alice Senior") ||
-	    strstr(on_time_body, "late") != NULL)
+	    strstr(on_time_body, "late") != NULL ||
+	    strstr(on_time_mail, "(announced late)") != NULL)
 		g_error("an expiry recorded on time reads as late:\n%s",
 		        on_time_body);
 }
