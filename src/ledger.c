@@ -120,6 +120,27 @@ ledger_member_email(const char *member, char **email)
 	return TRUE;
 }
 
+char *
+ledger_member_name(const char *member)
+{
+	const char *lt = member ? strrchr(member, '<') : NULL;
+	if (lt == NULL)
+		return NULL;
+	g_autofree char *name = g_strstrip(g_strndup(member, lt - member));
+	gsize len = strlen(name);
+	if (len >= 2 && name[0] == '"' && name[len - 1] == '"') {
+		GString *plain = g_string_sized_new(len);
+		for (const char *p = name + 1; p < name + len - 1; p++) {
+			if (*p == '\\' && p + 1 < name + len - 1)
+				p++;
+			g_string_append_c(plain, *p);
+		}
+		g_free(name);
+		name = g_string_free(plain, FALSE);
+	}
+	return *name ? g_steal_pointer(&name) : NULL;
+}
+
 gboolean
 ledger_fingerprint_normalize(const char *text, char **out)
 {

@@ -61,6 +61,12 @@ void ledger_event_free(LedgerEvent *event);
 /* Splits "Name <email>" into a lower-cased address; FALSE if malformed. */
 gboolean ledger_member_email(const char *member, char **email);
 
+/* The name of "Name <email>" as a reader wants it: a quoted name
+ * ("\"Allbery, Russ\" <rra@debian.org>") without its quotes and
+ * backslashes; NULL when MEMBER has no name before its address.  Newly
+ * allocated. */
+char *ledger_member_name(const char *member);
+
 /* Normalises a fingerprint (spaces removed, upper case); FALSE unless it
  * is 40 or 64 hex digits. */
 gboolean ledger_fingerprint_normalize(const char *text, char **out);

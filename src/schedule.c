@@ -209,18 +209,8 @@ record_expiries(Schedule *s, gboolean *appended, GError **error)
 static char *
 member_name(const char *member, const char *email)
 {
-	const char *lt = member ? strchr(member, '<') : NULL;
-	if (lt == NULL || lt == member)
-		return g_strdup(email ? email : member);
-	g_autofree char *name = g_strndup(member, lt - member);
-	g_strstrip(name);
-	/* A quoted display name reads better without its quotes. */
-	gsize len = strlen(name);
-	if (len >= 2 && name[0] == '"' && name[len - 1] == '"') {
-		name[len - 1] = '\0';
-		return g_strdup(name + 1);
-	}
-	return g_steal_pointer(&name);
+	char *name = ledger_member_name(member);
+	return name ? name : g_strdup(email ? email : member);
 }
 
 /* "Name <email>" as an address header needs it: a name with a comma or

@@ -14,13 +14,8 @@
 char *
 status_display_name(const char *member, gboolean show_addresses)
 {
-	char *name = g_strdup(member ? member : "");
-	char *angle = strrchr(name, '<');
-	if (!show_addresses && angle && angle > name) {
-		*angle = '\0';
-		g_strchomp(name);
-	}
-	return name;
+	char *name = show_addresses ? NULL : ledger_member_name(member);
+	return name ? name : g_strdup(member ? member : "");
 }
 
 char *

@@ -114,8 +114,9 @@ void status_free(Status *status);
  * the key is known; "vacant" or "not recorded".  Newly allocated. */
 char *status_role_text(const StatusRole *role, gboolean show_addresses);
 
-/* "Name <email>" as shown when addresses are hidden: "Name" (a value
- * without a name part is kept whole).  Newly allocated. */
+/* "Name <email>" as shown when addresses are hidden: "Name", without
+ * the quotes of a quoted name (ledger_member_name); a value without a
+ * name part is kept whole.  Newly allocated. */
 char *status_display_name(const char *member, gboolean show_addresses);
 
 /* TEXT (an error message, say) as it may be published: every

@@ -8,6 +8,7 @@
 #include "committee.h"
 #include "ledger.h"
 #include "state_file.h"
+#include "status.h"
 #include "util.h"
 
 #define FPR_A "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
@@ -783,11 +784,43 @@ test_create(void)
 	remove_dir(state);
 }
 
+/* The name a reader sees, on the status page, in the calendar and in
+ * announcements: a quoted name without its quotes, the same everywhere
+ * (status.c once showed the quotes, schedule.c did not). */
+static void
+test_member_name(void)
+{
+	static const struct {
+		const char *member, *name, *shown;
+	} cases[] = {
+	    {"Russ Allbery <rra@debian.org>", "Russ Allbery", "Russ Allbery"},
+	    {"\"Allbery, Russ\" <rra@debian.org>", "Allbery, Russ",
+	     "Allbery, Russ"},
+	    {"\"Ian \\\"ijackson\\\" Jackson\" <ijackson@debian.org>",
+	     "Ian \"ijackson\" Jackson", "Ian \"ijackson\" Jackson"},
+	    {"Bdale Garbée  <bdale@gag.com>", "Bdale Garbée", "Bdale Garbée"},
+	    {"<keithp@debian.org>", NULL, "<keithp@debian.org>"},
+	    {"keithp@debian.org", NULL, "keithp@debian.org"},
+	    {"\"\" <x@example.org>", NULL, "\"\" <x@example.org>"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *name = ledger_member_name(cases[i].member);
+		g_autofree char *shown =
+		    status_display_name(cases[i].member, FALSE);
+		g_autofree char *whole =
+		    status_display_name(cases[i].member, TRUE);
+		g_assert_cmpstr(name, ==, cases[i].name);
+		g_assert_cmpstr(shown, ==, cases[i].shown);
+		g_assert_cmpstr(whole, ==, cases[i].member);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/ledger/parse-roundtrip", test_parse_roundtrip);
+	g_test_add_func("/ledger/member-name", test_member_name);
 	g_test_add_func("/ledger/parse-errors", test_parse_errors);
 	g_test_add_func("/ledger/replay-errors", test_replay_errors);
 	g_test_add_func("/ledger/replay-seniority", test_replay_seniority);
