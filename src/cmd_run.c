@@ -106,8 +106,11 @@
  * end. */
 #define POKE_EVERY (10 * G_USEC_PER_SEC)
 
-static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t reload_requested;
+/* Set by the signal handler and read by both threads: atomics, which
+ * are lock-free and so safe in a handler (a sig_atomic_t is safe only
+ * within the thread the signal interrupted). */
+static gint stop_signal;
+static gint reload_requested;
 /* Written by the signal handler and the reader: the main thread wakes. */
 static int wake_main[2] = {-1, -1};
 
@@ -177,10 +180,10 @@ on_signal(int signo)
 {
 	int saved = errno;
 	if (signo == SIGHUP) {
-		reload_requested = 1;
+		g_atomic_int_set(&reload_requested, 1);
 	} else {
-		stop_signal = signo;
-		util_stop_requested = 1;
+		g_atomic_int_set(&stop_signal, signo);
+		util_stop_request();
 	}
 	wake(wake_main[1]);
 	errno = saved;
@@ -354,7 +357,8 @@ reader_open(Reader *reader, Config *config, GError **error)
 static gboolean
 reader_quitting(Reader *reader)
 {
-	return stop_signal || g_atomic_int_get(&reader->quit);
+	return g_atomic_int_get(&stop_signal) ||
+	       g_atomic_int_get(&reader->quit);
 }
 
 /* Tells the main thread that there is news: mail was handled. */
@@ -704,7 +708,7 @@ reload(Daemon *daemon)
 {
 	g_autoptr(GError) error = NULL;
 	Daemon fresh;
-	reload_requested = 0;
+	g_atomic_int_set(&reload_requested, 0);
 	Conf *conf = cmd_load_conf(NAME);
 	if (conf == NULL) {
 		util_log_error("run-reload", "result", "kept the old configuration",
@@ -761,7 +765,7 @@ pass_once(Daemon *daemon, gboolean *ok)
 	/* What the fetch recorded is announced, and its replies sent, now;
 	 * so is the report of mail it set aside without a verdict (which is
 	 * not counted as handled). */
-	if (!stop_signal) {
+	if (!g_atomic_int_get(&stop_signal)) {
 		gboolean handled = g_atomic_int_get(&daemon->reader.handled) > 0;
 		Pass after = main_pass(
 		    daemon, TRUE, handled ? PASS_ALL : PASS_PUBLISH);
@@ -779,7 +783,7 @@ run_once(Daemon *daemon)
 {
 	gboolean ok = FALSE;
 	Pass pass = pass_once(daemon, &ok);
-	if (stop_signal)
+	if (g_atomic_int_get(&stop_signal))
 		return CMD_OK;
 	/* Mail still waiting after an earlier failure (its retry not due
 	 * yet, so not tried in this pass) is work not done either. */
@@ -809,11 +813,11 @@ run_daemon(Daemon *daemon)
 		return CMD_FAILED;
 	}
 	int backoff = 0;
-	while (!stop_signal) {
-		if (reload_requested)
+	while (!g_atomic_int_get(&stop_signal)) {
+		if (g_atomic_int_get(&reload_requested))
 			reload(daemon);
 		Pass pass = main_pass(daemon, FALSE, PASS_ALL);
-		if (stop_signal)
+		if (g_atomic_int_get(&stop_signal))
 			break;
 		wake_reader_for_retry(daemon);
 		int wait = seconds_to_wait(daemon, &pass);
@@ -828,12 +832,14 @@ run_daemon(Daemon *daemon)
 			util_log_warning("run-retry", "in", text, "step",
 			                 "schedule and outbox", NULL);
 		}
-		if (stop_signal || reload_requested)
+		if (g_atomic_int_get(&stop_signal) ||
+		    g_atomic_int_get(&reload_requested))
 			continue;
 		main_sleep(wait);
 	}
 	reader_join(&daemon->reader, TRUE);
-	util_log("run-stop", "reason", stop_signal ? "signal" : "done", NULL);
+	util_log("run-stop", "reason",
+	         g_atomic_int_get(&stop_signal) ? "signal" : "done", NULL);
 	return CMD_OK;
 }
 
@@ -862,7 +868,7 @@ run_dry(Conf *conf)
 	pass_once(&daemon, &ok);
 	daemon_clear(&daemon);
 	close_wake_pipe(wake_main);
-	if (stop_signal)
+	if (g_atomic_int_get(&stop_signal))
 		return CMD_OK;
 	printf("tenure run --dry-run: nothing was written and nothing sent; "
 	       "one pass now would\n");

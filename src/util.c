@@ -14,12 +14,20 @@
 #include <unistd.h>
 
 gboolean util_log_quiet = FALSE;
-volatile sig_atomic_t util_stop_requested = 0;
+/* Set in a signal handler, read by every thread: an atomic (lock-free,
+ * so safe in the handler). */
+static gint stop_requested;
+
+void
+util_stop_request(void)
+{
+	g_atomic_int_set(&stop_requested, 1);
+}
 
 gboolean
 util_stopping(void)
 {
-	if (util_stop_requested)
+	if (g_atomic_int_get(&stop_requested))
 		return TRUE;
 	sigset_t pending;
 	if (sigpending(&pending) < 0)

@@ -135,10 +135,11 @@ char *util_text_escape(const char *text, gboolean multiline);
 int util_text_width(const char *text);
 char *util_text_padded(const char *text, int width);
 
-/* Set by `tenure run` when SIGTERM or SIGINT arrives. */
-extern volatile sig_atomic_t util_stop_requested;
+/* Called by `tenure run`'s handler when SIGTERM or SIGINT arrives;
+ * async-signal-safe. */
+void util_stop_request(void);
 
-/* TRUE once SIGTERM or SIGINT came: handled (util_stop_requested) or
+/* TRUE once SIGTERM or SIGINT came: handled (util_stop_request) or
  * still pending while blocked, as `tenure run` keeps them during its
  * work.  Network waits look at it to end early (see sink_smtp.c,
  * source_imap.c, outbox.c). */

@@ -110,7 +110,7 @@ test_stop_kills_children(void)
 		netstop_child_register(stubborn);
 		netstop_start();
 		gint64 start = g_get_monotonic_time();
-		util_stop_requested = 1;
+		util_stop_request();
 		int status = 0;
 		g_assert_cmpint(waitpid(stubborn, &status, 0), ==, stubborn);
 		gint64 took = (g_get_monotonic_time() - start) / 1000;
@@ -137,7 +137,7 @@ test_stop_deadline(void)
 		netstop_child_register(stubborn);
 		netstop_start();
 		g_print("child %d\n", (int)stubborn);
-		util_stop_requested = 1;
+		util_stop_request();
 		g_usleep(60 * G_USEC_PER_SEC);
 		_exit(3);
 	}
