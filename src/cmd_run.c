@@ -106,10 +106,10 @@
  * end. */
 #define POKE_EVERY (10 * G_USEC_PER_SEC)
 
-/* Set by the signal handler and read by both threads: atomics, which
- * are lock-free and so safe in a handler (a sig_atomic_t is safe only
- * within the thread the signal interrupted). */
-static gint stop_signal;
+/* Set by the signal handler and read by both threads: an atomic, which
+ * is lock-free and so safe in a handler (a sig_atomic_t is safe only
+ * within the thread the signal interrupted).  A stop is
+ * util_stop_request's. */
 static gint reload_requested;
 /* Written by the signal handler and the reader: the main thread wakes. */
 static int wake_main[2] = {-1, -1};
@@ -179,12 +179,10 @@ static void
 on_signal(int signo)
 {
 	int saved = errno;
-	if (signo == SIGHUP) {
+	if (signo == SIGHUP)
 		g_atomic_int_set(&reload_requested, 1);
-	} else {
-		g_atomic_int_set(&stop_signal, signo);
+	else
 		util_stop_request();
-	}
 	wake(wake_main[1]);
 	errno = saved;
 }
@@ -357,8 +355,7 @@ reader_open(Reader *reader, Config *config, GError **error)
 static gboolean
 reader_quitting(Reader *reader)
 {
-	return g_atomic_int_get(&stop_signal) ||
-	       g_atomic_int_get(&reader->quit);
+	return util_stop_requested() || g_atomic_int_get(&reader->quit);
 }
 
 /* Tells the main thread that there is news: mail was handled. */
@@ -765,7 +762,7 @@ pass_once(Daemon *daemon, gboolean *ok)
 	/* What the fetch recorded is announced, and its replies sent, now;
 	 * so is the report of mail it set aside without a verdict (which is
 	 * not counted as handled). */
-	if (!g_atomic_int_get(&stop_signal)) {
+	if (!util_stop_requested()) {
 		gboolean handled = g_atomic_int_get(&daemon->reader.handled) > 0;
 		Pass after = main_pass(
 		    daemon, TRUE, handled ? PASS_ALL : PASS_PUBLISH);
@@ -783,7 +780,7 @@ run_once(Daemon *daemon)
 {
 	gboolean ok = FALSE;
 	Pass pass = pass_once(daemon, &ok);
-	if (g_atomic_int_get(&stop_signal))
+	if (util_stop_requested())
 		return CMD_OK;
 	/* Mail still waiting after an earlier failure (its retry not due
 	 * yet, so not tried in this pass) is work not done either. */
@@ -813,11 +810,11 @@ run_daemon(Daemon *daemon)
 		return CMD_FAILED;
 	}
 	int backoff = 0;
-	while (!g_atomic_int_get(&stop_signal)) {
+	while (!util_stop_requested()) {
 		if (g_atomic_int_get(&reload_requested))
 			reload(daemon);
 		Pass pass = main_pass(daemon, FALSE, PASS_ALL);
-		if (g_atomic_int_get(&stop_signal))
+		if (util_stop_requested())
 			break;
 		wake_reader_for_retry(daemon);
 		int wait = seconds_to_wait(daemon, &pass);
@@ -832,14 +829,13 @@ run_daemon(Daemon *daemon)
 			util_log_warning("run-retry", "in", text, "step",
 			                 "schedule and outbox", NULL);
 		}
-		if (g_atomic_int_get(&stop_signal) ||
-		    g_atomic_int_get(&reload_requested))
+		if (util_stop_requested() || g_atomic_int_get(&reload_requested))
 			continue;
 		main_sleep(wait);
 	}
 	reader_join(&daemon->reader, TRUE);
-	util_log("run-stop", "reason",
-	         g_atomic_int_get(&stop_signal) ? "signal" : "done", NULL);
+	util_log("run-stop", "reason", util_stop_requested() ? "signal" : "done",
+	         NULL);
 	return CMD_OK;
 }
 
@@ -868,7 +864,7 @@ run_dry(Conf *conf)
 	pass_once(&daemon, &ok);
 	daemon_clear(&daemon);
 	close_wake_pipe(wake_main);
-	if (g_atomic_int_get(&stop_signal))
+	if (util_stop_requested())
 		return CMD_OK;
 	printf("tenure run --dry-run: nothing was written and nothing sent; "
 	       "one pass now would\n");

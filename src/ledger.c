@@ -99,19 +99,31 @@ ledger_free(Ledger *ledger)
 	g_free(ledger);
 }
 
-gboolean
-ledger_member_email(const char *member, char **email)
+/* Splits "Name <email>" into its name (stripped, not empty) and what is
+ * inside the angle brackets; FALSE if it is not of that shape. */
+static gboolean
+member_split(const char *member, char **name, char **address)
 {
-	const char *lt = strrchr(member, '<');
-	const char *gt = strrchr(member, '>');
+	const char *lt = member ? strrchr(member, '<') : NULL;
+	const char *gt = member ? strrchr(member, '>') : NULL;
 	if (lt == NULL || gt == NULL || gt < lt || gt[1] != '\0' ||
 	    lt == member)
 		return FALSE;
-	g_autofree char *name = g_strndup(member, lt - member);
-	g_strstrip(name);
-	if (*name == '\0' || strpbrk(name, "<>\n"))
+	g_autofree char *n = g_strstrip(g_strndup(member, lt - member));
+	if (*n == '\0' || strpbrk(n, "<>\n"))
 		return FALSE;
-	g_autofree char *address = g_strndup(lt + 1, gt - lt - 1);
+	*name = g_steal_pointer(&n);
+	*address = g_strndup(lt + 1, gt - lt - 1);
+	return TRUE;
+}
+
+gboolean
+ledger_member_email(const char *member, char **email)
+{
+	g_autofree char *name = NULL;
+	g_autofree char *address = NULL;
+	if (!member_split(member, &name, &address))
+		return FALSE;
 	const char *at = strchr(address, '@');
 	if (at == NULL || at == address || at[1] == '\0' ||
 	    strchr(at + 1, '@') || strpbrk(address, " \t<>,;\n"))
@@ -123,22 +135,25 @@ ledger_member_email(const char *member, char **email)
 char *
 ledger_member_name(const char *member)
 {
-	const char *lt = member ? strrchr(member, '<') : NULL;
-	if (lt == NULL)
+	g_autofree char *name = NULL;
+	g_autofree char *address = NULL;
+	if (!member_split(member, &name, &address))
 		return NULL;
-	g_autofree char *name = g_strstrip(g_strndup(member, lt - member));
 	gsize len = strlen(name);
-	if (len >= 2 && name[0] == '"' && name[len - 1] == '"') {
-		GString *plain = g_string_sized_new(len);
-		for (const char *p = name + 1; p < name + len - 1; p++) {
-			if (*p == '\\' && p + 1 < name + len - 1)
-				p++;
-			g_string_append_c(plain, *p);
-		}
-		g_free(name);
-		name = g_string_free(plain, FALSE);
+	if (len < 2 || name[0] != '"' || name[len - 1] != '"')
+		return g_steal_pointer(&name);
+	/* A quoted name without its quotes and backslashes. */
+	GString *plain = g_string_sized_new(len);
+	for (const char *p = name + 1; p < name + len - 1; p++) {
+		if (*p == '\\' && p + 1 < name + len - 1)
+			p++;
+		g_string_append_c(plain, *p);
 	}
-	return *name ? g_steal_pointer(&name) : NULL;
+	if (plain->len == 0) {
+		g_string_free(plain, TRUE);
+		return NULL;
+	}
+	return g_string_free(plain, FALSE);
 }
 
 gboolean

@@ -63,8 +63,8 @@ gboolean ledger_member_email(const char *member, char **email);
 
 /* The name of "Name <email>" as a reader wants it: a quoted name
  * ("\"Allbery, Russ\" <rra@debian.org>") without its quotes and
- * backslashes; NULL when MEMBER has no name before its address.  Newly
- * allocated. */
+ * backslashes; NULL when MEMBER is not of that shape (as
+ * ledger_member_email sees it) or its name is "".  Newly allocated. */
 char *ledger_member_name(const char *member);
 
 /* Normalises a fingerprint (spaces removed, upper case); FALSE unless it

@@ -700,7 +700,8 @@ static const char *const placeholders[] = {
 	/* announcements and reminders (schedule.c) */
 	"member", "name", "email", "date", "rule", "term_end",
 	"eligible_from", "reason", "source", "signed_by", "days_left",
-	"late", "late_subject", "until", "role", "previous", "fingerprint", "old_fingerprint",
+	"late", "late_subject", "until", "role", "previous", "fingerprint",
+	"old_fingerprint",
 	/* replies to a refused command (intake.c) */
 	"to", "subject", "in_reply_to", "signer", "transcript",
 	NULL,

@@ -14,8 +14,12 @@
 char *
 status_display_name(const char *member, gboolean show_addresses)
 {
-	char *name = show_addresses ? NULL : ledger_member_name(member);
-	return name ? name : g_strdup(member ? member : "");
+	if (show_addresses || member == NULL)
+		return g_strdup(member ? member : "");
+	char *name = ledger_member_name(member);
+	if (name == NULL && !ledger_member_email(member, &name))
+		name = g_strdup(member);
+	return name;
 }
 
 char *

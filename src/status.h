@@ -115,8 +115,9 @@ void status_free(Status *status);
 char *status_role_text(const StatusRole *role, gboolean show_addresses);
 
 /* "Name <email>" as shown when addresses are hidden: "Name", without
- * the quotes of a quoted name (ledger_member_name); a value without a
- * name part is kept whole.  Newly allocated. */
+ * the quotes of a quoted name (ledger_member_name), or the address when
+ * the name is ""; a value of another shape is kept whole.  Newly
+ * allocated. */
 char *status_display_name(const char *member, gboolean show_addresses);
 
 /* TEXT (an error message, say) as it may be published: every

@@ -25,9 +25,15 @@ util_stop_request(void)
 }
 
 gboolean
+util_stop_requested(void)
+{
+	return g_atomic_int_get(&stop_requested);
+}
+
+gboolean
 util_stopping(void)
 {
-	if (g_atomic_int_get(&stop_requested))
+	if (util_stop_requested())
 		return TRUE;
 	sigset_t pending;
 	if (sigpending(&pending) < 0)

@@ -139,6 +139,9 @@ char *util_text_padded(const char *text, int width);
  * async-signal-safe. */
 void util_stop_request(void);
 
+/* TRUE once util_stop_request was called. */
+gboolean util_stop_requested(void);
+
 /* TRUE once SIGTERM or SIGINT came: handled (util_stop_request) or
  * still pending while blocked, as `tenure run` keeps them during its
  * work.  Network waits look at it to end early (see sink_smtp.c,
