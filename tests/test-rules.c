@@ -551,10 +551,12 @@ test_default_rule_before_rule_event(void)
 	g_assert_true(g_str_has_prefix(overdue, "2003-12-31 expire Ian\n"));
 }
 
-/* A deferral postpones an expiry only when made by the last day of
- * service; one dated later (before the secretary recorded the expiry)
- * comes too late and does not bring the member back.  Later deferrals
- * extend an earlier one. */
+/* Under debian no deferral exists (6.2.7 is the constitution's): the
+ * deferrals a ledger records anyway (a chair deferred A twice, as a
+ * real committee did before issue 27) move nothing, in the plan and in
+ * the term facts alike.  That a deferral after the last day of service
+ * comes too late, and that a later one extends an earlier one, is
+ * test_defer_one_at_a_time's, under a rule that may be deferred. */
 static void
 test_defer_after_expiry(void)
 {
@@ -579,18 +581,15 @@ test_defer_after_expiry(void)
 	g_assert_nonnull(events);
 	g_autofree char *expired = summarise(events, PLAN_EXPIRE);
 	g_assert_cmpstr(expired, ==,
-	                "2015-12-31 expire B\n2016-03-01 expire A\n");
+	                "2015-12-31 expire A\n2015-12-31 expire B\n");
 	g_autoptr(Committee) committee = committee_replay(ledger, NULL);
 	g_autoptr(GPtrArray) infos =
-	    term_status(committee, none, 8, D("2016-01-02"), NULL);
+	    term_status(committee, none, 8, D("2015-12-25"), NULL);
 	g_assert_nonnull(infos);
 	for (guint i = 0; i < infos->len; i++) {
 		const TermInfo *info = infos->pdata[i];
 		g_autofree char *end = S(info->term_end);
-		g_assert_cmpstr(end, ==,
-		                strcmp(info->person->email, "a@d.o") == 0
-		                    ? "2016-03-01"
-		                    : "2015-12-31");
+		g_assert_cmpstr(end, ==, "2015-12-31");
 	}
 }
 
@@ -690,7 +689,7 @@ test_rule_event_and_defer(void)
 	    "Event: appoint\nDate: 2003-01-01\nMember: Carol <carol@d.o>\n\n"
 	    "Event: rule\nDate: 2010-01-01\nRule: fixed-term\n"
 	    "Parameters: term=4y\n\n"
-	    "Event: defer\nDate: 2009-12-01\nMember: Bob <bob@d.o>\n"
+	    "Event: defer\nDate: 2010-01-01\nMember: Bob <bob@d.o>\n"
 	    "Until: 2010-03-31\n\n"
 	    "Event: expire\nDate: 2010-02-01\nMember: Carol <carol@d.o>\n");
 	g_autoptr(Rule) none = rule_of("none", "");
@@ -709,7 +708,7 @@ test_rule_event_and_defer(void)
 	g_autofree char *mismatch = summarise(events, PLAN_MISMATCH);
 	g_assert_cmpstr(mismatch, ==, "2010-02-01 mismatch Carol\n");
 	g_autofree char *deferred = summarise(events, PLAN_DEFER);
-	g_assert_cmpstr(deferred, ==, "2009-12-01 defer Bob\n");
+	g_assert_cmpstr(deferred, ==, "2010-01-01 defer Bob\n");
 }
 
 static void
@@ -914,6 +913,81 @@ test_defer_one_at_a_time(void)
 	}
 }
 
+/* Issue 27: a deferral moves only the expiry pending on its own date,
+ * one the rule in force then has decided: not one a rule decides later
+ * (senior-rolling's day, a rule adopted after it), nor, in a what-if
+ * plan (--rule from --from), one the planned rule decides afresh. */
+static void
+test_defer_only_pending(void)
+{
+	static const struct {
+		const char *what;
+		const char *ledger;
+		const char *rule;   /* --rule, or NULL for the ledger's */
+		const char *from;
+		const char *expired;
+	} cases[] = {
+	    {"dated before the rule that decides the expiry was in force",
+	     "Event: rule\nDate: 2010-01-01\nRule: fixed-term\n\n"
+	     "Event: appoint\nDate: 2008-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: defer\nDate: 2009-12-01\nMember: A <a@d.o>\n"
+	     "Until: 2012-03-31\n",
+	     NULL, "2009-01-01", "2011-12-31 expire A\n"},
+	    {"dated the day the rule took effect and decided it",
+	     "Event: rule\nDate: 2010-01-01\nRule: fixed-term\n\n"
+	     "Event: appoint\nDate: 2008-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: defer\nDate: 2010-01-01\nMember: A <a@d.o>\n"
+	     "Until: 2012-03-31\n",
+	     NULL, "2009-01-01", "2012-03-31 expire A\n"},
+	    {"senior-rolling: dated before the day the rule decides",
+	     "Event: rule\nDate: 2014-01-01\nRule: senior-rolling\n\n"
+	     "Event: appoint\nDate: 2000-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: appoint\nDate: 2001-01-01\nMember: B <b@d.o>\n\n"
+	     "Event: appoint\nDate: 2002-01-01\nMember: C <c@d.o>\n\n"
+	     "Event: defer\nDate: 2014-12-01\nMember: C <c@d.o>\n"
+	     "Until: 2015-03-31\n",
+	     NULL, "2014-01-01",
+	     "2014-01-01 expire A\n2014-01-01 expire B\n"
+	     "2015-01-01 expire C\n"},
+	    {"a what-if rule does not take over a deferral made before it",
+	     "Event: rule\nDate: 2000-01-01\nRule: fixed-term\n"
+	     "Parameters: term=10y\n\n"
+	     "Event: appoint\nDate: 2001-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: defer\nDate: 2009-06-01\nMember: A <a@d.o>\n"
+	     "Until: 2011-06-30\n",
+	     "rotation term=10y", "2010-01-01", "2010-12-31 expire A\n"},
+	    {"... which the ledger's own rule applies",
+	     "Event: rule\nDate: 2000-01-01\nRule: fixed-term\n"
+	     "Parameters: term=10y\n\n"
+	     "Event: appoint\nDate: 2001-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: defer\nDate: 2009-06-01\nMember: A <a@d.o>\n"
+	     "Until: 2011-06-30\n",
+	     NULL, "2010-01-01", "2011-06-30 expire A\n"},
+	};
+	g_autoptr(Rule) none = rule_of("none", "");
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_test_message("%s", cases[i].what);
+		g_autoptr(Ledger) ledger = ledger_from(cases[i].ledger);
+		g_autoptr(Rule) override = NULL;
+		if (cases[i].rule) {
+			g_auto(GStrv) words = g_strsplit(cases[i].rule, " ", 2);
+			override = rule_of(words[0], words[1]);
+		}
+		PlanOptions options = {
+		    .default_rule = none,
+		    .override = override,
+		    .max_members = 8,
+		    .from = D(cases[i].from),
+		    .until = D("2016-12-31"),
+		};
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
+		g_assert_no_error(error);
+		g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+		g_assert_cmpstr(expired, ==, cases[i].expired);
+	}
+}
+
 /* senior-rolling: a deferred most senior member holds the rule back;
  * when they leave, the next most senior goes the same day, as after an
  * ordinary resignation on that day. */
@@ -933,7 +1007,7 @@ test_senior_rolling_after_deferral(void)
 		const char *ended;
 	} cases[] = {
 	    {"deferred C leaves on 2015-03-31; D goes that day",
-	     "\nEvent: defer\nDate: 2014-12-01\nMember: C <c@d.o>\n"
+	     "\nEvent: defer\nDate: 2015-01-01\nMember: C <c@d.o>\n"
 	     "Until: 2015-03-31\n",
 	     "2014-01-01 A\n2014-01-01 B\n2015-03-31 C\n2015-03-31 D\n"},
 	    {"C resigns on 2014-12-31; D goes the next day, when only C "
@@ -1590,7 +1664,7 @@ main(int argc, char **argv)
 	                test_debian_resigns_first);
 	g_test_add_func("/rules/default-rule-only-without-rule-events",
 	                test_default_rule_before_rule_event);
-	g_test_add_func("/rules/defer-after-the-last-day-comes-too-late",
+	g_test_add_func("/rules/debian/recorded-deferrals-move-nothing",
 	                test_defer_after_expiry);
 	g_test_add_func("/rules/each-rule-on-a-small-committee",
 	                test_rules_table);
@@ -1599,6 +1673,8 @@ main(int argc, char **argv)
 	g_test_add_func("/rules/rule-event-defer-and-recorded-expiry",
 	                test_rule_event_and_defer);
 	g_test_add_func("/rules/defer/one-at-a-time", test_defer_one_at_a_time);
+	g_test_add_func("/rules/defer/only-an-expiry-pending-on-its-date",
+	                test_defer_only_pending);
 	g_test_add_func("/rules/senior-rolling/after-a-deferred-member",
 	                test_senior_rolling_after_deferral);
 	g_test_add_func("/rules/annual-expiry/ties-strictly-longer",

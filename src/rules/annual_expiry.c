@@ -148,6 +148,7 @@ const RuleClass rule_annual_expiry_class = {
     .summary = "on `day` each year, members with `max-service` or more "
                "leave unless two left in the year or served longer",
     .params = annual_expiry_params,
+    .deferrable = TRUE,
     .adopt = annual_expiry_adopt,
     .appointed = annual_expiry_appointed,
     .next_decision = annual_expiry_next_decision,

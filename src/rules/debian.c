@@ -107,6 +107,9 @@ const RuleClass rule_debian_class = {
     .summary = "constitution 6.2.7: on 1 January the two most senior, if "
                "over 42 months, leave on 31 December",
     .params = debian_params,
+    /* 6.2.7 is the constitution's: no resolution of the committee may
+     * delay it, so a defer has nothing to move. */
+    .deferrable = FALSE,
     .adopt = debian_adopt,
     .appointed = debian_appointed,
     .next_decision = debian_next_decision,

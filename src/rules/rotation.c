@@ -114,6 +114,7 @@ const RuleClass rule_rotation_class = {
     .name = "rotation",
     .summary = "terms of `term` years, then `cooldown` years off",
     .params = rotation_params,
+    .deferrable = TRUE,
     .adopt = rotation_adopt,
     .appointed = rotation_appointed,
     .next_decision = rotation_next_decision,

@@ -259,6 +259,12 @@ rule_name(const Rule *rule)
 	return rule->klass->name;
 }
 
+gboolean
+rule_deferrable(const Rule *rule)
+{
+	return rule->klass->deferrable;
+}
+
 char *
 rule_describe(const Rule *rule)
 {
@@ -295,9 +301,13 @@ rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
 	if (seat->pinned_end != DAY_NONE)
 		return FALSE;
 	seat->deferred = FALSE;
-	for (guint i = 0; i < seat->n_deferrals; i++) {
+	guint n_deferrals = board->rule && board->rule->klass->deferrable
+	                        ? seat->n_deferrals
+	                        : 0;
+	for (guint i = 0; i < n_deferrals; i++) {
 		const EngineDeferral *deferral = &seat->deferrals[i];
-		if (deferral->on <= expiry && deferral->until > expiry) {
+		if (deferral->on >= board->today && deferral->on <= expiry &&
+		    deferral->until > expiry) {
 			expiry = deferral->until;
 			seat->deferred = TRUE;
 		}

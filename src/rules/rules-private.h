@@ -121,6 +121,10 @@ typedef struct {
 	const char *name;
 	const char *summary;
 	const ParamSpec *params; /* terminated by a NULL name */
+	/* Whether a defer may move the rule's expiries: a limit the
+	 * committee sets itself, which it may delay (Ian, mail 003).  FALSE
+	 * for a limit nobody may delay (debian: the constitution's). */
+	gboolean deferrable;
 	/* Called when the rule takes effect on DAY, after every earlier
 	 * decision has been cleared. */
 	void (*adopt)(const Rule *rule, Board *board, Day day);
@@ -184,11 +188,14 @@ rule_seat_update(Seat *seat)
 }
 
 /* Sets SEAT's rule-driven last day to EXPIRY (decided on board->today),
- * then applies the seat's deferrals one at a time in date order: each
- * moves the expiry pending on its own date to its Until when that is
- * later, and only if that expiry has not yet taken effect (a deferral
- * dated after the last day of service comes too late).  Does nothing to
- * a seat whose ending is pinned.  Returns TRUE when the expiry was set. */
+ * then, when the rule in force is deferrable, applies the seat's
+ * deferrals one at a time in date order: each moves the expiry pending
+ * on its own date to its Until when that is later.  Pending means
+ * decided already and not yet taken effect: a deferral dated before the
+ * decision (before the rule in force decided it, or before that rule
+ * was in force at all) has nothing to move, and one dated after the
+ * last day of service comes too late.  Does nothing to a seat whose
+ * ending is pinned.  Returns TRUE when the expiry was set. */
 gboolean rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
                            Day reason_day);
 

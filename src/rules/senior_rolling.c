@@ -119,6 +119,7 @@ const RuleClass rule_senior_rolling_class = {
     .summary = "the most senior leaves while fewer than `min-turnover` "
                "terms ended in 12 months",
     .params = senior_rolling_params,
+    .deferrable = TRUE,
     .next_decision = senior_rolling_next_decision,
     .decide = senior_rolling_decide,
     .eligible_from = senior_rolling_eligible_from,
