@@ -322,7 +322,10 @@ engine_end_day(Engine *engine, Day day)
 			board->cap_ended = MAX(32, board->cap_ended * 2);
 			board->ended =
 			    g_renew(Day, board->ended, board->cap_ended);
+			board->ended_people = g_renew(
+			    guint, board->ended_people, board->cap_ended);
 		}
+		board->ended_people[board->n_ended] = seat->person;
 		board->ended[board->n_ended++] = day;
 		board->version++;
 		if (setup->fill_after > 0 &&
@@ -432,6 +435,7 @@ engine_run(const EngineSetup *setup, EngineResult *result)
 	}
 	g_free(engine.board.seats);
 	g_free(engine.board.ended);
+	g_free(engine.board.ended_people);
 	g_free(engine.fills);
 	g_array_unref(engine.sitting);
 	g_array_unref(engine.last_outcome);

@@ -1126,6 +1126,77 @@ test_annual_expiry_ties(void)
 	}
 }
 
+/* annual-expiry, issue 27 item 3: mail 004's "if two or more Committee
+ * Members have either left the Committee in the preceding twelve months,
+ * or served on the Committee for a longer continuous period".  The
+ * window is (D - 12 months, D]: a departure on 16 August itself counts
+ * that day; and it counts people other than the member: one who left
+ * twice counts once, a member's own departure not at all.  A (since
+ * 2004-01-01) and B (since 2004-02-01) both reach six years by
+ * 2010-08-16; B has A's longer service, so one other departure keeps B,
+ * two keep A too. */
+static void
+test_annual_expiry_counts_people(void)
+{
+	static const char base[] =
+	    "Event: rule\nDate: 2000-01-01\nRule: annual-expiry\n\n"
+	    "Event: appoint\nDate: 2004-01-01\nMember: A <a@d.o>\n\n"
+	    "Event: appoint\nDate: 2004-02-01\nMember: B <b@d.o>\n";
+	static const struct {
+		const char *what;
+		const char *extra;
+		const char *expired;
+	} cases[] = {
+	    {"nobody left: both go", "",
+	     "2010-08-16 expire A\n2010-08-16 expire B\n"},
+	    {"X's last day is 16 August itself: B stays a year",
+	     "\nEvent: appoint\nDate: 2008-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2010-08-16\nMember: X <x@d.o>\n",
+	     "2010-08-16 expire A\n2011-08-16 expire B\n"},
+	    {"X left on the previous 16 August: outside the window",
+	     "\nEvent: appoint\nDate: 2008-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2009-08-16\nMember: X <x@d.o>\n",
+	     "2010-08-16 expire A\n2010-08-16 expire B\n"},
+	    {"X and Y left in the window: A and B both stay",
+	     "\nEvent: appoint\nDate: 2008-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2009-10-01\nMember: X <x@d.o>\n\n"
+	     "Event: appoint\nDate: 2008-01-01\nMember: Y <y@d.o>\n\n"
+	     "Event: resign\nDate: 2010-08-16\nMember: Y <y@d.o>\n",
+	     "2011-08-16 expire A\n2011-08-16 expire B\n"},
+	    {"X left twice in the window: one person, A still goes",
+	     "\nEvent: appoint\nDate: 2008-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2009-10-01\nMember: X <x@d.o>\n\n"
+	     "Event: appoint\nDate: 2010-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2010-05-01\nMember: X <x@d.o>\n",
+	     "2010-08-16 expire A\n2011-08-16 expire B\n"},
+	    /* A left on 2009-12-31 and was back the next day: continuous
+	     * service, still due; A's own departure is no other's. */
+	    {"A's own departure does not extend A",
+	     "\nEvent: resign\nDate: 2009-12-31\nMember: A <a@d.o>\n\n"
+	     "Event: appoint\nDate: 2010-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: appoint\nDate: 2008-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2010-03-01\nMember: X <x@d.o>\n",
+	     "2010-08-16 expire A\n2011-08-16 expire B\n"},
+	};
+	g_autoptr(Rule) none = rule_of("none", "");
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_test_message("%s", cases[i].what);
+		g_autofree char *text = g_strconcat(base, cases[i].extra, NULL);
+		g_autoptr(Ledger) ledger = ledger_from(text);
+		PlanOptions options = {
+		    .default_rule = none,
+		    .max_members = 8,
+		    .from = D("2004-01-01"),
+		    .until = D("2011-12-31"),
+		};
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
+		g_assert_no_error(error);
+		g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+		g_assert_cmpstr(expired, ==, cases[i].expired);
+	}
+}
+
 /* --fill-after fills every vacancy the what-if rule creates, also
  * before the ledger's last appointment, and never exceeds the cap. */
 static void
@@ -1679,6 +1750,8 @@ main(int argc, char **argv)
 	                test_senior_rolling_after_deferral);
 	g_test_add_func("/rules/annual-expiry/ties-strictly-longer",
 	                test_annual_expiry_ties);
+	g_test_add_func("/rules/annual-expiry/counts-other-people-left",
+	                test_annual_expiry_counts_people);
 	g_test_add_func("/rules/plan/fill-every-vacancy",
 	                test_fill_every_vacancy);
 	g_test_add_func("/rules/plan/eligible-follows-planned-rule",

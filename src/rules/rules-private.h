@@ -68,6 +68,7 @@ typedef struct {
 	Seat *seats; /* sitting members, most senior first */
 	guint n_seats, cap_seats;
 	Day *ended; /* last days of ended terms, ascending */
+	guint *ended_people; /* the person of each, parallel to ended */
 	guint n_ended, cap_ended;
 	Day today;               /* the day being decided */
 	const struct Rule *rule; /* the rule in force, or NULL */
