@@ -1272,6 +1272,70 @@ test_fill_every_vacancy(void)
 	g_assert_null(detail_of(capped, PLAN_RESIGN, "Newcomer 1"));
 }
 
+/* --fill-after on the day of the ledger's last appointment (issue 27
+ * item 4).  A seat is vacant from the day after its member's last day,
+ * and an appointment fills only a seat vacant on its day: N, appointed
+ * on 2005-06-30, sat beside M, whose last day it was, so M's seat is
+ * filled by a placeholder; a last day of 2005-06-29 left a seat that
+ * N's appointment filled; and of two such seats, one appointment
+ * filled one. */
+static void
+test_fill_on_last_appointment_day(void)
+{
+	static const struct {
+		const char *what;
+		const char *extra;
+		const char *appointed;
+	} cases[] = {
+	    {"M's last day is N's appointment day: M's seat is filled",
+	     "Event: resign\nDate: 2005-06-30\nMember: M <m@d.o>\n",
+	     "2005-07-31 appoint Newcomer\n"},
+	    {"M's last day is the day before: N filled M's seat",
+	     "Event: resign\nDate: 2005-06-29\nMember: M <m@d.o>\n", ""},
+	    {"two seats vacant on N's day, one appointment: one is filled",
+	     "Event: resign\nDate: 2005-06-29\nMember: M <m@d.o>\n\n"
+	     "Event: resign\nDate: 2005-06-29\nMember: L <l@d.o>\n",
+	     "2005-07-30 appoint Newcomer\n"},
+	    {"a seat vacant before the last appointment day is the ledger's",
+	     "Event: resign\nDate: 2005-06-01\nMember: M <m@d.o>\n", ""},
+	    {"one after it is filled",
+	     "Event: resign\nDate: 2005-07-01\nMember: M <m@d.o>\n",
+	     "2005-08-01 appoint Newcomer\n"},
+	};
+	g_autoptr(Rule) none = rule_of("none", "");
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_test_message("%s", cases[i].what);
+		g_autofree char *text = g_strconcat(
+		    "Event: appoint\nDate: 2001-01-01\nMember: K <k@d.o>\n\n"
+		    "Event: appoint\nDate: 2001-01-01\nMember: L <l@d.o>\n\n"
+		    "Event: appoint\nDate: 2001-01-01\nMember: M <m@d.o>\n\n"
+		    "Event: appoint\nDate: 2005-06-30\nMember: N <n@d.o>\n\n",
+		    cases[i].extra, NULL);
+		g_autoptr(Ledger) ledger = ledger_from(text);
+		PlanOptions options = {
+		    .default_rule = none,
+		    .max_members = 8,
+		    .from = D("2005-01-01"),
+		    .until = D("2006-12-31"),
+		    .fill_after = 31,
+		};
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
+		g_assert_no_error(error);
+		g_autofree char *appointed = summarise(events, PLAN_APPOINT);
+		g_autofree char *placeholders = NULL;
+		/* Only the placeholders' rows: the recorded N's is on
+		 * 2005-06-30. */
+		GString *rows = g_string_new(NULL);
+		g_auto(GStrv) lines = g_strsplit(appointed, "\n", -1);
+		for (char **line = lines; *line; line++)
+			if (strstr(*line, "Newcomer"))
+				g_string_append_printf(rows, "%s\n", *line);
+		placeholders = g_string_free(rows, FALSE);
+		g_assert_cmpstr(placeholders, ==, cases[i].appointed);
+	}
+}
+
 /* eligible rows follow the rule planned (--rule), and none is printed
  * for someone appointed again by then. */
 static void
@@ -1754,6 +1818,8 @@ main(int argc, char **argv)
 	                test_annual_expiry_counts_people);
 	g_test_add_func("/rules/plan/fill-every-vacancy",
 	                test_fill_every_vacancy);
+	g_test_add_func("/rules/plan/fill-on-the-last-appointment-day",
+	                test_fill_on_last_appointment_day);
 	g_test_add_func("/rules/plan/eligible-follows-planned-rule",
 	                test_eligible_follows_planned_rule);
 	g_test_add_func("/rules/rotation/cooldown-at-month-end",

@@ -230,8 +230,9 @@ char *rule_explain_bar(const Rule *rule, BarKind bar, Day bar_day,
  * recorded before HISTORY_BEFORE is history and pinned; a recorded
  * expiry on or after RECOMPUTE_FROM is ignored and recomputed; any other
  * recorded ending is planned, and an earlier rule-driven expiry pre-empts
- * it.  With FILL_AFTER > 0 every vacancy from FILL_FROM on, and every
- * vacancy a rule-driven expiry leaves from FILL_COMPUTED_FROM on, is
+ * it.  With FILL_AFTER > 0 every vacancy from a last day of FILL_FROM
+ * on, every vacancy a rule-driven expiry leaves from FILL_COMPUTED_FROM
+ * on, and those of FILL_EVE beyond FILL_EVE_TAKEN are each
  * filled by a placeholder newcomer that many days later, while there is
  * room; a recorded appointment that finds the committee full while a
  * placeholder sits takes the least senior placeholder's seat (that
@@ -268,6 +269,12 @@ typedef struct {
 	int fill_after; /* days; 0 = no placeholders */
 	Day fill_from;
 	Day fill_computed_from;
+	/* A last day of FILL_EVE (the eve of the ledger's last appointment,
+	 * or DAY_NONE) leaves a seat vacant on the appointment's day: the
+	 * first FILL_EVE_TAKEN of them are the ones that day's appointments
+	 * filled, any more are filled by placeholders. */
+	Day fill_eve;
+	guint fill_eve_taken;
 	Day (*draw_resignation)(gpointer data, Day from);
 	gpointer draw_data;
 	/* Simulations: called for each stretch of days FROM to TO (both
