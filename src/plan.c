@@ -231,7 +231,7 @@ engine_appoint(Engine *engine, guint input, const EngineTerm *term,
 	board->version++;
 	if (setup->account)
 		board->seats[at].seasoned =
-		    rule_add_months(seat.service_start, 24) + 1;
+		    rule_add_months(seat.service_start, 24, DATE_TERM_END) + 1;
 	if (board->rule && board->rule->klass->appointed)
 		board->rule->klass->appointed(board->rule, board,
 		                              &board->seats[at], day);

@@ -118,16 +118,57 @@ test_fast_calendar(void)
 			        text, y1, m1, d1, y2, m2, d2);
 		}
 		for (gsize i = 0; i < G_N_ELEMENTS(offsets); i++) {
-			Day expected = date_add_months(day, offsets[i]);
-			Day got = rule_add_months(day, offsets[i]);
-			if (expected != got) {
+			for (DateFit fit = DATE_TERM_END; fit <= DATE_BAR;
+			     fit++) {
+				Day expected =
+				    date_shift_months(day, offsets[i], fit);
+				Day got = rule_add_months(day, offsets[i], fit);
+				if (expected == got)
+					continue;
 				g_autofree char *text = S(day);
 				g_autofree char *e = S(expected);
 				g_autofree char *g = S(got);
-				g_error("%s %+d months: expected %s, got %s",
-				        text, offsets[i], e, g);
+				g_error("%s %+d months (%s): expected %s, "
+				        "got %s",
+				        text, offsets[i],
+				        fit == DATE_BAR ? "bar" : "term end", e,
+				        g);
 			}
 		}
+		/* Every day near a month's end, for both fits. */
+		for (Day near = day; near < day + 7; near++) {
+			int y, m, d;
+			date_to_ymd(near, &y, &m, &d);
+			if (d < 28)
+				continue;
+			for (DateFit fit = DATE_TERM_END; fit <= DATE_BAR;
+			     fit++)
+				for (int months = -13; months <= 25; months++)
+					g_assert_cmpuint(
+					    rule_add_months(near, months, fit), ==,
+					    date_shift_months(near, months, fit));
+		}
+	}
+	/* A bar and a term's end part only where the day does not exist. */
+	static const struct {
+		const char *day;
+		int months;
+		const char *term_end, *bar;
+	} fits[] = {
+	    {"2016-02-29", 12, "2017-02-28", "2017-03-01"},
+	    {"2016-02-29", 48, "2020-02-29", "2020-02-29"},
+	    {"2015-10-31", 18, "2017-04-30", "2017-05-01"},
+	    {"2016-01-30", 1, "2016-02-29", "2016-03-01"},
+	    {"2016-03-31", -1, "2016-02-29", "2016-02-29"},
+	    {"2016-05-15", 12, "2017-05-15", "2017-05-15"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(fits); i++) {
+		g_autofree char *term_end = S(date_shift_months(
+		    D(fits[i].day), fits[i].months, DATE_TERM_END));
+		g_autofree char *bar = S(
+		    date_shift_months(D(fits[i].day), fits[i].months, DATE_BAR));
+		g_assert_cmpstr(term_end, ==, fits[i].term_end);
+		g_assert_cmpstr(bar, ==, fits[i].bar);
 	}
 	/* Every 29 February and month end, and the window arithmetic. */
 	static const struct {
@@ -141,11 +182,11 @@ test_fast_calendar(void)
 	    {"2014-08-17", 12, "2015-08-17"},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(windows); i++) {
-		g_autofree char *got =
-		    S(rule_window_exit(D(windows[i].day), windows[i].months));
+		g_autofree char *got = S(rule_add_months(
+		    D(windows[i].day), windows[i].months, DATE_BAR));
 		g_assert_cmpstr(got, ==, windows[i].exit);
 		/* The defining property: the first day D whose window of
-		 * MONTHS no longer reaches back to DAY - 1. */
+		 * MONTHS reaching back (clamped) no longer reaches DAY - 1. */
 		Day exit = D(windows[i].exit);
 		g_assert_cmpuint(date_add_months(exit, -windows[i].months), >=,
 		                 D(windows[i].day));
@@ -1370,8 +1411,8 @@ test_rotation_cooldown_month_end(void)
 		const char *eligible;
 	} cases[] = {
 	    {"2022-02-28", "2y", "2024-03-01"},
-	    {"2020-02-28", "1y", "2021-02-28"}, /* day after: 29 Feb */
-	    {"2021-01-30", "1m", "2021-02-28"}, /* day after: 31 Jan */
+	    {"2020-02-28", "1y", "2021-03-01"}, /* day after: 29 Feb */
+	    {"2021-01-30", "1m", "2021-03-01"}, /* day after: 31 Jan */
 	    {"2021-04-30", "6m", "2021-11-01"},
 	};
 	g_autoptr(Rule) none = rule_of("none", "");
@@ -1399,6 +1440,97 @@ test_rotation_cooldown_month_end(void)
 		                                D(before), &too_early));
 		g_assert_true(term_may_appoint(committee, none, 8, "a@d.o",
 		                               D(cases[i].eligible), &in_time));
+	}
+}
+
+/* Issue 27 item 2, a property: a bar never ends a day early.  For
+ * every rule with a bar and every last day of service L from 2015 to
+ * 2018 (29 February 2016 included), after six years' service, the
+ * person is eligible again exactly on the anniversary, the bar's
+ * length on, of L + 1, the first day they were not a member; where that
+ * day does not exist in its month (29 February, the 31st), on the 1st of
+ * the next month, never on the month's last day.  The anniversary is
+ * worked out here with GDate, apart from the rules' arithmetic. */
+static Day
+anniversary(Day day, int months)
+{
+	int y, m, d;
+	date_to_ymd(day, &y, &m, &d);
+	int index = y * 12 + (m - 1) + months;
+	y = index / 12;
+	m = index % 12 + 1;
+	if (g_date_valid_dmy(d, m, y))
+		return date_from_ymd(y, m, d);
+	return date_from_ymd(m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1, 1);
+}
+
+static void
+test_bar_never_a_day_early(void)
+{
+	static const struct {
+		const char *rule;
+		const char *params;
+		int months; /* the bar's length */
+	} bars[] = {
+	    {"rotation", "cooldown=2y", 24},
+	    {"rotation", "cooldown=18m", 18},
+	    {"rotation", "cooldown=1y", 12},
+	    {"rotation", "cooldown=1m", 1},
+	    {"debian", "", 12},
+	    {"annual-expiry", "", 12},
+	    {"annual-expiry", "cooldown=18m", 18},
+	    {"senior-rolling", "", 12},
+	};
+	guint checked = 0;
+	for (gsize b = 0; b < G_N_ELEMENTS(bars); b++) {
+		g_autoptr(Rule) rule = rule_of(bars[b].rule, bars[b].params);
+		for (Day last = D("2015-01-01"); last <= D("2018-12-31");
+		     last++) {
+			Day start = date_add_months(last + 1, -72);
+			History history = {
+			    .starts = &start,
+			    .ends = &last,
+			    .n_terms = 1,
+			};
+			BarKind bar = BAR_NONE;
+			Day bar_day = DAY_NONE;
+			Day from = rule->klass->eligible_from(rule, &history,
+			                                      last + 1, &bar,
+			                                      &bar_day);
+			Day expected = anniversary(last + 1, bars[b].months);
+			if (from != expected || bar == BAR_NONE) {
+				g_autofree char *l = S(last);
+				g_autofree char *f = S(from);
+				g_autofree char *e = S(expected);
+				g_error("%s %s: last day %s: eligible from %s, "
+				        "expected %s",
+				        bars[b].rule, bars[b].params, l, f, e);
+			}
+			checked++;
+		}
+	}
+	g_test_message("%u last days checked", checked);
+	/* The issue's two examples. */
+	g_autoptr(Rule) rotation = rule_of("rotation", "cooldown=2y");
+	g_autoptr(Rule) rotation18 = rule_of("rotation", "cooldown=18m");
+	g_autoptr(Rule) annual18 = rule_of("annual-expiry", "cooldown=18m");
+	const struct {
+		const Rule *rule;
+		const char *last, *eligible;
+	} examples[] = {
+	    {rotation, "2016-02-28", "2018-03-01"},
+	    {rotation18, "2015-10-30", "2017-05-01"},
+	    {annual18, "2015-10-30", "2017-05-01"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(examples); i++) {
+		const Rule *rule = examples[i].rule;
+		Day last = D(examples[i].last), start = D("2010-01-01");
+		History history = {.starts = &start, .ends = &last, .n_terms = 1};
+		BarKind bar;
+		Day bar_day;
+		g_autofree char *from = S(rule->klass->eligible_from(
+		    rule, &history, last + 1, &bar, &bar_day));
+		g_assert_cmpstr(from, ==, examples[i].eligible);
 	}
 }
 
@@ -1822,6 +1954,8 @@ main(int argc, char **argv)
 	                test_fill_on_last_appointment_day);
 	g_test_add_func("/rules/plan/eligible-follows-planned-rule",
 	                test_eligible_follows_planned_rule);
+	g_test_add_func("/rules/bar-never-ends-a-day-early",
+	                test_bar_never_a_day_early);
 	g_test_add_func("/rules/rotation/cooldown-at-month-end",
 	                test_rotation_cooldown_month_end);
 	g_test_add_func("/rules/plan/bad-rule-event", test_bad_rule_event);

@@ -50,7 +50,8 @@ undecided(const Seat *seat)
 static void
 annual_expiry_appointed(const Rule *rule, Board *board, Seat *seat, Day day)
 {
-	seat->due = rule_add_months(seat->service_start, rule->max_service);
+	seat->due = rule_add_months(seat->service_start, rule->max_service,
+	                            DATE_BAR);
 }
 
 static void
@@ -103,7 +104,7 @@ annual_expiry_decide(const Rule *rule, Board *board)
 	 * count is taken on the state of the day, before this decision:
 	 * members it expires today still serve today, so deciding one does
 	 * not change the others' counts. */
-	Day lo = rule_add_months(today, -12);
+	Day lo = rule_add_months(today, -12, DATE_BAR);
 	guint n_window = 0;
 	while (n_window < board->n_ended &&
 	       board->ended[board->n_ended - n_window - 1] > lo)
@@ -147,7 +148,7 @@ annual_expiry_eligible_from(const Rule *rule, const History *history, Day day,
 	if (rule->cooldown == 0 || history->n_terms == 0)
 		return day;
 	Day last = history->ends[history->n_terms - 1];
-	Day from = rule_window_exit(last + 1, rule->cooldown);
+	Day from = rule_add_months(last + 1, rule->cooldown, DATE_BAR);
 	if (from <= day)
 		return day;
 	*bar = BAR_RECENT_MEMBER;

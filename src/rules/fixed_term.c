@@ -21,7 +21,7 @@ static const ParamSpec fixed_term_params[] = {
 static Day
 term_last_day(const Rule *rule, Day start)
 {
-	return rule_add_months(start, rule->term) - 1;
+	return rule_add_months(start, rule->term, DATE_TERM_END) - 1;
 }
 
 static void

@@ -205,14 +205,17 @@ gboolean rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
 guint rule_board_ended_between(const Board *board, Day lo, Day hi);
 
 /* date.h's calendar, fast enough for the engine's inner loop (same
- * results as date_to_ymd, date_from_ymd and date_add_months). */
+ * results as date_to_ymd, date_from_ymd and date_shift_months).
+ * rule_add_months is the one date function every rule uses: a term's
+ * end with DATE_TERM_END, a bar with DATE_BAR (rotation's cooldown,
+ * 6.2.5's and annual-expiry's 12 months, the day service reaches a
+ * length, the day a departure leaves a window of 12 months), and a
+ * window reaching back from a day with negative MONTHS.  A bar of
+ * MONTHS from E is the first day D whose window of MONTHS reaching back
+ * no longer reaches E: rule_add_months(D, -MONTHS, ...) >= E. */
 void rule_day_to_ymd(Day day, int *year, int *month, int *mday);
 Day rule_day_from_ymd(int year, int month, int mday);
-Day rule_add_months(Day day, int months);
-
-/* The first day D with date_add_months(D, -MONTHS) >= DAY: the day a
- * window of MONTHS reaching back from D no longer contains DAY - 1. */
-Day rule_window_exit(Day day, int months);
+Day rule_add_months(Day day, int months, DateFit fit);
 
 /* The first day on or after AFTER that falls on month*100+mday MD (29
  * February is 28 February in other years). */
