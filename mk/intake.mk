@@ -51,6 +51,9 @@ check_PROGRAMS += tests/test-decide
 tests_test_decide_LDADD = $(TEST_LDADD) -lm
 TESTS += tests/test-decide tests/t-intake2.sh tests/t-authority.sh tests/t-key-change.sh
 dist_check_SCRIPTS += tests/t-intake2.sh tests/t-authority.sh tests/t-key-change.sh
+# What a deferral may and may not do (issue 27 item 1).
+TESTS += tests/t-defer.sh
+dist_check_SCRIPTS += tests/t-defer.sh
 
 # What bounds gpg's work: signatures refused before gpg runs (issue 15,
 # item 5), crafted by tests/craft-packets.py.
