@@ -46,6 +46,12 @@ check_PROGRAMS += tests/test-relay
 tests_test_relay_LDADD = $(TEST_LDADD)
 TESTS += tests/test-relay
 
+# tests/test-mbox-from: when a mail arrived, by the date that ends the
+# mbox "From " line (src/source_mbox.c), as a table of real writers' lines.
+check_PROGRAMS += tests/test-mbox-from
+tests_test_mbox_from_LDADD = $(TEST_LDADD)
+TESTS += tests/test-mbox-from
+
 # tests/test-decide: the decisions on commands (src/decide.c), as a table.
 check_PROGRAMS += tests/test-decide
 tests_test_decide_LDADD = $(TEST_LDADD) -lm
