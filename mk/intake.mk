@@ -46,6 +46,11 @@ check_PROGRAMS += tests/test-relay
 tests_test_relay_LDADD = $(TEST_LDADD)
 TESTS += tests/test-relay
 
+# tests/t-signature-record.sh: "already applied" is the Signature field,
+# compared whole; a deferral's Reason is never read as a record.
+TESTS += tests/t-signature-record.sh
+dist_check_SCRIPTS += tests/t-signature-record.sh
+
 # tests/test-mbox-from: when a mail arrived, by the date that ends the
 # mbox "From " line (src/source_mbox.c), as a table of real writers' lines.
 check_PROGRAMS += tests/test-mbox-from
