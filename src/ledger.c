@@ -350,6 +350,24 @@ ledger_event_comment_text(const LedgerEvent *event)
 	return at >= 0 ? g_strndup(comment, at) : g_strdup(comment);
 }
 
+LedgerEvent *
+ledger_event_current_form(const LedgerEvent *event)
+{
+	LedgerEvent *copy = ledger_event_copy(event);
+	g_autofree char *record = NULL;
+	if (event->signature || ledger_event_signature(event, &record) == NULL)
+		return copy;
+	copy->signature = g_steal_pointer(&record);
+	g_free(copy->comment);
+	if (event->kind == EVENT_DEFER) {
+		copy->comment = ledger_event_comment_text(event);
+	} else {
+		const char *also = strstr(event->comment, "; also signed in ");
+		copy->comment = also ? g_strdup(also + 2) : NULL;
+	}
+	return copy;
+}
+
 #define FAIL(line, ...)                                                     \
 	do {                                                                \
 		g_autofree char *msg_ = g_strdup_printf(__VA_ARGS__);       \

@@ -85,6 +85,12 @@ gboolean ledger_signature_valid(const char *text);
  * into EVENT or is a new string kept in *OWNED (freed by the caller). */
 const char *ledger_event_signature(const LedgerEvent *event, char **owned);
 
+/* A copy of EVENT as tenure writes it now: an older ledger's record
+ * moved from Comment into Signature, and Comment left as it would be
+ * written today (a deferral's reason; "also signed in ..."; nothing).
+ * For comparing a ledger with one rebuilt from the archive (audit). */
+LedgerEvent *ledger_event_current_form(const LedgerEvent *event);
+
 /* EVENT's Comment as a reader wants it: a deferral's reason without the
  * signature record an older ledger keeps after it.  Newly allocated
  * ("" when there is no Comment). */

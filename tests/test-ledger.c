@@ -855,6 +855,18 @@ test_event_signature(void)
 			g_autofree char *text = ledger_event_comment_text(event);
 			g_assert_cmpstr(text, ==, cases[i].text);
 		}
+		/* Today's form: the record in Signature, Comment without it. */
+		g_autoptr(LedgerEvent) current = ledger_event_current_form(event);
+		g_assert_cmpstr(current->signature, ==,
+		                cases[i].signature ? cases[i].signature : cases[i].record);
+		if (cases[i].signature || cases[i].record == NULL)
+			g_assert_cmpstr(current->comment, ==, cases[i].comment);
+		else if (cases[i].kind == EVENT_DEFER)
+			g_assert_cmpstr(current->comment, ==, cases[i].text);
+		else if (strstr(cases[i].comment, "; also signed in "))
+			g_assert_true(g_str_has_prefix(current->comment, "also signed in <x"));
+		else
+			g_assert_null(current->comment);
 	}
 }
 
