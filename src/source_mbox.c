@@ -3,10 +3,11 @@
  * Messages start at a "From " line at the top of the file or after a
  * blank line; the blank line before the next one belongs to the mbox, and
  * one level of ">From " quoting is undone (mboxrd).  The arrival time is
- * the date that ends the "From " line (source_mbox_from_line_time).  An archive given to `tenure import` is
- * read whole; the configured source remembers the offset it has handled
- * in STATE_DIR/mbox-offset, so each run reads only what was appended
- * (a torn record is an error, see state_file.h).
+ * the date that ends the "From " line (source_mbox_from_line_time).  An
+ * archive given to `tenure import` is read whole; the configured source
+ * remembers the offset it has handled in STATE_DIR/mbox-offset, so each
+ * run reads only what was appended (a torn record is an error, see
+ * state_file.h).
  * A message that cannot be handled (see source.h) is logged and left
  * behind; the offset moves past it.  A message that cannot be decided
  * now is recorded in STATE_DIR/retry ("mbox OFFSET") and holds the
