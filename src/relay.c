@@ -208,11 +208,30 @@ server_kind(GArray *tokens, guint at)
 static char *
 bare_address(const char *comment)
 {
-	g_autofree char *text = g_strstrip(g_strdup(comment));
-	const char *at = strrchr(text, '@');
-	const char *address = at ? at + 1 : text;
+	if (strpbrk(comment, " \t") != NULL)
+		return NULL;
+	const char *at = strrchr(comment, '@');
+	const char *address = at ? at + 1 : comment;
 	return g_hostname_is_ip_address(address) ? g_ascii_strdown(address, -1)
 	                                         : NULL;
+}
+
+/* The address COMMENT gives the way a server writes what it saw, or
+ * NULL: "[ADDRESS]..." (Exim, Sendmail, Dovecot), "NAME [ADDRESS]..."
+ * (Postfix, Sendmail, Google), or a bare address (qmail, Microsoft). */
+static char *
+seen_address(const char *comment)
+{
+	char *bare = bare_address(comment);
+	if (bare)
+		return bare;
+	g_auto(GStrv) words = g_strsplit(comment, " ", 3);
+	if (words[0] == NULL)
+		return NULL;
+	char *address = ip_literal(words[0]);
+	if (address == NULL && words[1])
+		address = ip_literal(words[1]);
+	return address;
 }
 
 /* The hosts the "from" clause of RECEIVED names as the receiving server
@@ -232,51 +251,45 @@ from_hosts(const char *received)
 	while (by < tokens->len && g_array_index(tokens, Token, by).comment)
 		by++;
 	ServerKind server = server_kind(tokens, by);
-	gboolean forged = FALSE;
-	for (guint i = 2; i < by; i++)
-		if (strstr(g_array_index(tokens, Token, i).text, "may be forged"))
-			forged = TRUE;
 
 	/* Exim writes the name it verified outside, or the address in
 	 * brackets when it verified none; the HELO goes inside as
-	 * "helo=". */
+	 * "helo=".  Everyone else writes the sender's HELO outside: it
+	 * never counts. */
 	if (server == SERVER_EXIM) {
 		char *address = ip_literal(outside);
 		if (address)
 			g_ptr_array_add(hosts, address);
-		else if (!forged)
+		else
 			add_host(hosts, outside);
 	}
-	/* Everyone else writes the sender's HELO outside: it never counts. */
-	for (guint i = 2; i < by; i++) {
-		const char *comment = g_array_index(tokens, Token, i).text;
-		char *bare = bare_address(comment);
-		if (bare) {
-			g_ptr_array_add(hosts, bare);
-			continue;
-		}
-		/* Postfix names the client only once it has looked the
-		 * address up and the name up again ("unknown" otherwise);
-		 * Sendmail adds "(may be forged)" when the second look
-		 * fails.  Exactly "NAME [ADDRESS]" then names a verified
-		 * host.  Other servers' names (Google's, Microsoft's, an
-		 * LMTP server's, qmail's) are in doubt: the address alone
-		 * counts. */
-		g_auto(GStrv) parts = g_strsplit(comment, " ", -1);
-		if (i == 2 && !forged && g_strv_length(parts) == 2 &&
-		    (server == SERVER_POSTFIX || server == SERVER_SENDMAIL) &&
-		    parts[0][0] != '[' && strchr(parts[0], '@') == NULL) {
-			g_autofree char *address = ip_literal(parts[1]);
-			if (address)
-				add_host(hosts, parts[0]);
-		}
-		g_auto(GStrv) words = g_strsplit_set(comment, " ()", -1);
-		for (char **word = words; *word; word++) {
-			char *address = ip_literal(*word);
-			if (address)
-				g_ptr_array_add(hosts, address);
-		}
+	/* What the server saw is in the last comment that gives an
+	 * address: a sender's HELO can only put text before it, and what
+	 * servers add after it (TLS, authentication) gives none. */
+	const char *comment = NULL;
+	g_autofree char *address = NULL;
+	for (guint i = by; i > 2 && address == NULL; i--) {
+		comment = g_array_index(tokens, Token, i - 1).text;
+		address = seen_address(comment);
 	}
+	if (address == NULL)
+		return hosts;
+	/* Postfix names the client only once it has looked the address
+	 * up and the name up again ("unknown" otherwise); Sendmail adds
+	 * "(may be forged)" when the second look fails.  Exactly "NAME
+	 * [ADDRESS]" from them names a verified host.  Other servers'
+	 * names (Google's, an LMTP server's, qmail's) are in doubt: the
+	 * address alone counts. */
+	g_auto(GStrv) words = g_strsplit(comment, " ", -1);
+	if ((server == SERVER_POSTFIX || server == SERVER_SENDMAIL) &&
+	    g_strv_length(words) == 2 && words[0][0] != '[' &&
+	    strchr(words[0], '@') == NULL &&
+	    strstr(comment, "may be forged") == NULL) {
+		g_autofree char *literal = ip_literal(words[1]);
+		if (literal)
+			add_host(hosts, words[0]);
+	}
+	g_ptr_array_add(hosts, g_steal_pointer(&address));
 	return hosts;
 }
 

@@ -25,8 +25,12 @@
  *              from HELO ([ADDRESS]), from HELO (NAME. [ADDRESS]),
  *              from HELO (ADDRESS)                        ADDRESS
  * The server is told by its "by" clause, before anything the sender
- * supplied there (envelope-from, id, for).  An address may be written
- * "[192.0.2.1]", "[IPv6:2001:db8::1]" or with Exim's ":PORT".
+ * supplied there (envelope-from, id, for).  What it saw is read from
+ * the last comment before "by" that gives an address: a HELO can only
+ * add text before it, and what servers add after it (TLS, SASL) gives
+ * none.  An address may be written "[192.0.2.1]", "[IPv6:2001:db8::1]",
+ * with Exim's ":PORT", or bare in a comment of its own (qmail,
+ * Microsoft).
  *
  * Pure: a parsed message and the setting in, an answer out.
  */

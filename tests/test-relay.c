@@ -77,6 +77,21 @@ static const RelayCase cases[] = {
      "\tby mx.example.org (Postfix) with ESMTP id 1;\n"
      "\tThu, 03 Dec 2026 10:00:00 +0000\n",
      "bendel.debian.org", FALSE, "203.0.113.9"},
+    {"Postfix: with TLS and no client certificate, the looked-up name counts",
+     "Received: from bendel.debian.org (bendel.debian.org [82.195.75.100])\n"
+     "\t(using TLSv1.3 with cipher TLS_AES_256_GCM_SHA384 (256/256 bits)\n"
+     "\t key-exchange X25519 server-signature RSA-PSS (2048 bits) "
+     "server-digest SHA256)\n"
+     "\t(No client certificate requested)\n"
+     "\tby mx.example.org (Postfix) with ESMTPS id 4B2;\n"
+     "\tThu, 03 Dec 2026 10:00:00 +0000 (UTC)\n",
+     "bendel.debian.org", TRUE, NULL},
+    {"a HELO that writes a comment of its own does not count",
+     "Received: from x (bendel.debian.org [82.195.75.100]) "
+     "(unknown [203.0.113.9])\n"
+     "\tby mx.example.org (Postfix) with ESMTP id 1;\n"
+     "\tThu, 03 Dec 2026 10:00:00 +0000\n",
+     "bendel.debian.org; 82.195.75.100", FALSE, "203.0.113.9"},
     {"Sendmail: the looked-up name counts",
      "Received: from bendel.debian.org (bendel.debian.org [82.195.75.100])\n"
      "\tby mx.example.org (8.17.1/8.17.1/Debian-2) with ESMTP id 3B1A0x;\n"
@@ -124,6 +139,14 @@ static const RelayCase cases[] = {
      "Received: from unknown (HELO bendel.debian.org) (203.0.113.9)\n"
      "  by mx.example.org with SMTP; 3 Dec 2026 10:00:00 -0000\n",
      "bendel.debian.org", FALSE, "203.0.113.9"},
+    {"qmail: an address literal given as HELO does not count",
+     "Received: from unknown (HELO [82.195.75.100]) (203.0.113.9)\n"
+     "  by mx.example.org with SMTP; 3 Dec 2026 10:00:00 -0000\n",
+     "82.195.75.100", FALSE, "203.0.113.9"},
+    {"qmail: an address given as HELO does not count",
+     "Received: from unknown (HELO x@82.195.75.100) (203.0.113.9)\n"
+     "  by mx.example.org with SMTP; 3 Dec 2026 10:00:00 -0000\n",
+     "82.195.75.100", FALSE, "203.0.113.9"},
     {"qmail: a reverse name it did not verify does not count",
      "Received: from bendel.debian.org (HELO bendel.debian.org) "
      "(203.0.113.9)\n"
