@@ -367,6 +367,25 @@ read_as_utf8(const char *charset)
 	return FALSE;
 }
 
+/* TRUE when the ASCII characters of A and of B are the same, in the
+ * same order. */
+static gboolean
+same_ascii(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a & 0x80)
+			a++;
+		while (*b & 0x80)
+			b++;
+		if (*a != *b)
+			return FALSE;
+		if (*a == '\0')
+			return TRUE;
+		a++;
+		b++;
+	}
+}
+
 gboolean
 signed_part_decode(GMimeObject *part, char **text, char **reason)
 {
@@ -401,6 +420,19 @@ signed_part_decode(GMimeObject *part, char **text, char **reason)
 		                          "but its byte %" G_GSIZE_FORMAT " is not "
 		                          "text in that charset",
 		                          charset, read + 1);
+		return FALSE;
+	}
+	/* The charset may give only what ASCII does not: in some
+	 * (ARMSCII-8, ISIRI-3342) bytes above 127 read as ASCII
+	 * punctuation or control characters, and a command line the
+	 * signer never saw must not come of it. */
+	if (!same_ascii(*text, utf8)) {
+		g_free(utf8);
+		g_clear_pointer(text, g_free);
+		*reason = g_strdup_printf("the signed text is labelled charset=%s, in "
+		                          "which bytes above 127 read as ASCII "
+		                          "characters; send the command as UTF-8",
+		                          charset);
 		return FALSE;
 	}
 	g_free(*text);

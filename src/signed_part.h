@@ -85,7 +85,9 @@ gboolean signed_part_command_text(GMimeObject *content, GMimeObject **part,
  * ASCII does not read as ASCII (signed_part_find refused those
  * already) is left as it is, to be read as UTF-8.  FALSE with *REASON
  * (and *TEXT freed, NULL) when the bytes are not text in that charset
- * (an undefined byte). */
+ * (an undefined byte), or when bytes above 127 read as ASCII characters
+ * in it (ARMSCII-8, ISIRI-3342): the ASCII of the text must be the
+ * ASCII bytes signed. */
 gboolean signed_part_decode(GMimeObject *part, char **text, char **reason);
 
 /* What a signature over CONTENT is recorded by: the SHA-256 (hex) of

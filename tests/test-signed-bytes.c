@@ -370,6 +370,10 @@ test_signed_charset_decoded(void)
 	    {NULL, "Member: S=C3=A9bastien", "Member: S\xc3\xa9" "bastien"},
 	    {"x-unknown-to-everyone", "Member: S=E9bastien", "Member: S\xe9" "bastien"},
 	    {"iso-8859-1", "Member: plain", "Member: plain"},
+	    /* Bytes above 127 that read as ASCII: ')' in ARMSCII-8, a
+	     * control character in ISIRI-3342. */
+	    {"ARMSCII-8", "Member: x=A4", NULL},
+	    {"ISIRI-3342", "Member: x=8A", NULL},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autofree char *label =
@@ -392,7 +396,8 @@ test_signed_charset_decoded(void)
 		if (cases[i].text == NULL) {
 			g_assert_false(decoded);
 			g_assert_null(text);
-			g_assert_nonnull(strstr(reason, "is not text in that charset"));
+			g_assert_true(strstr(reason, "is not text in that charset") ||
+			              strstr(reason, "read as ASCII characters"));
 			continue;
 		}
 		g_assert_true(decoded);
