@@ -392,8 +392,10 @@ signed_part_decode(GMimeObject *part, char **text, char **reason)
 	const char *charset =
 		part ? g_mime_object_get_content_type_parameter(part, "charset")
 		     : NULL;
-	if (*text == NULL || charset == NULL || read_as_utf8(charset) ||
-	    !signed_part_charset_ascii(charset))
+	/* An empty label is none: iconv would take "" for the locale's
+	 * charset, which is no part of the mail. */
+	if (*text == NULL || charset == NULL || *charset == '\0' ||
+	    read_as_utf8(charset) || !signed_part_charset_ascii(charset))
 		return TRUE;
 	gboolean ascii = TRUE;
 	for (const char *p = *text; ascii && *p; p++)

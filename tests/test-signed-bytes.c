@@ -368,6 +368,7 @@ test_signed_charset_decoded(void)
 	    {"utf-8", "Member: S=E9bastien", "Member: S\xe9" "bastien"},
 	    {"us-ascii", "Member: S=C3=A9bastien", "Member: S\xc3\xa9" "bastien"},
 	    {NULL, "Member: S=C3=A9bastien", "Member: S\xc3\xa9" "bastien"},
+	    {"\"\"", "Member: S=C3=A9bastien", "Member: S\xc3\xa9" "bastien"},
 	    {"x-unknown-to-everyone", "Member: S=E9bastien", "Member: S\xe9" "bastien"},
 	    {"iso-8859-1", "Member: plain", "Member: plain"},
 	    /* Bytes above 127 that read as ASCII: ')' in ARMSCII-8, a
