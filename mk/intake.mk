@@ -46,6 +46,22 @@ check_PROGRAMS += tests/test-relay
 tests_test_relay_LDADD = $(TEST_LDADD)
 TESTS += tests/test-relay
 
+# tests/t-charset.sh: a PGP/MIME command is read in its signed charset
+# (mutt's ISO-8859-1, directly, through mlmmj and Mailman's shape).
+TESTS += tests/t-charset.sh
+dist_check_SCRIPTS += tests/t-charset.sh tests/lib-mlmmj.sh
+
+# tests/t-signature-record.sh: "already applied" is the Signature field,
+# compared whole; a deferral's Reason is never read as a record.
+TESTS += tests/t-signature-record.sh
+dist_check_SCRIPTS += tests/t-signature-record.sh
+
+# tests/test-mbox-from: when a mail arrived, by the date that ends the
+# mbox "From " line (src/source_mbox.c), as a table of real writers' lines.
+check_PROGRAMS += tests/test-mbox-from
+tests_test_mbox_from_LDADD = $(TEST_LDADD)
+TESTS += tests/test-mbox-from
+
 # tests/test-decide: the decisions on commands (src/decide.c), as a table.
 check_PROGRAMS += tests/test-decide
 tests_test_decide_LDADD = $(TEST_LDADD) -lm

@@ -121,7 +121,7 @@ event_new(const DecideInput *in, EventKind kind, Day date, const char *member)
 	LedgerEvent *event = ledger_event_new(kind, date, member);
 	event->source = g_strdup(in->message_id);
 	event->signed_by = g_strdup(in->signer);
-	event->comment = g_strdup(in->signature_record);
+	event->signature = g_strdup(in->signature_record);
 	return event;
 }
 
@@ -573,9 +573,7 @@ decide_remove(const DecideInput *in, Decision *out)
 	out->event->signed_by = g_strdup_printf("%s %s", removal->chair,
 	                                        removal->leader);
 	const char *other = chair ? removal->leader_message : removal->chair_message;
-	g_free(out->event->comment);
-	out->event->comment = g_strdup_printf("%s; also signed in %s",
-	                                      in->signature_record,
+	out->event->comment = g_strdup_printf("also signed in %s",
 	                                      other ? other : "-");
 	/* The removal is made: nothing is left for either role to sign. */
 	out->drop_removal = TRUE;
@@ -683,9 +681,9 @@ decide_defer(const DecideInput *in, Decision *out)
 		                                   date_format(pending, p)));
 	out->event = event_new(in, EVENT_DEFER, day, person->member);
 	out->event->until = c->until;
-	g_free(out->event->comment);
-	out->event->comment = g_strdup_printf("%s (%s)", c->reason,
-	                                      in->signature_record);
+	/* The chair's text, in Comment alone: it is never read as a
+	 * record (ledger_event_signature). */
+	out->event->comment = g_strdup(c->reason);
 	/* Keeping a member past the day a newcomer recorded ahead starts
 	 * must not make the committee too large. */
 	if (!within_cap(in, out->event, out))
@@ -759,9 +757,7 @@ binding_event(const DecideInput *in, Decision *out, EventKind kind, Day day,
 	g_free(out->event->signed_by);
 	out->event->signed_by = by_key ? g_strdup_printf("%s %s", other->signed_by, fpr)
 	                               : g_strdup_printf("%s %s", in->signer, fpr);
-	g_free(out->event->comment);
-	out->event->comment = g_strdup_printf("%s; also signed in %s",
-	                                      in->signature_record,
+	out->event->comment = g_strdup_printf("also signed in %s",
 	                                      other->message_id ? other->message_id
 	                                                        : "-");
 	out->drop_bindings = TRUE;

@@ -1129,11 +1129,13 @@ plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 		while (committee->people->pdata[index] != person)
 			index++;
 		char u[11];
+		/* The reason, without the signature record an older
+		 * ledger keeps after it. */
+		g_autofree char *reason = ledger_event_comment_text(event);
 		add_event(&planner, event->date, PLAN_DEFER, index, FALSE,
-		          g_strdup_printf(
-		              "until %s%s%s", date_format(event->until, u),
-		              event->comment ? ": " : "",
-		              event->comment ? event->comment : ""));
+		          g_strdup_printf("until %s%s%s",
+		                          date_format(event->until, u),
+		                          *reason ? ": " : "", reason));
 	}
 
 	g_array_sort(planner.events, sortable_cmp);

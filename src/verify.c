@@ -430,8 +430,12 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	                           ? g_mime_multipart_get_part(GMIME_MULTIPART(part), 0)
 	                           : part;
 	GMimeObject *text_part = NULL;
+	/* In PGP/MIME the charset label is signed with the text, and
+	 * the text is read in it; a clearsigned part's label is not. */
 	if (!signed_part_command_text(content, &text_part, &s->text,
-	                              &s->refusal))
+	                              &s->refusal) ||
+	    (kind == SIGNED_PGP_MIME &&
+	     !signed_part_decode(text_part, &s->text, &s->refusal)))
 		s->text = NULL;
 	/* A refused content is recorded by all of it: two refused mails
 	 * signed in the same second must not share one record because a

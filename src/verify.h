@@ -54,9 +54,10 @@ typedef enum {
 } VerifyMode;
 
 typedef struct {
-	char *text;          /* the command part's bytes as signed, to be
-	                        read as UTF-8 (never converted from another
-	                        charset: see signed_part.h) */
+	char *text;          /* the command part's bytes as signed, as
+	                        UTF-8: for PGP/MIME made so from the signed
+	                        charset label, a clearsigned part's read as
+	                        UTF-8 (see signed_part.h) */
 	char *fingerprint;   /* the primary key's fingerprint */
 	char *signing_key;   /* the (sub)key that made the signature */
 	gint64 created;      /* signature creation time, Unix seconds */

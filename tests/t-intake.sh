@@ -101,7 +101,7 @@ expect_event "a valid PGP/MIME resignation is recorded" "^Event: resign
 ^Member: Alice Member <alice@example.org>
 ^Source: <alice-resign@example.org>
 ^Signed-By: $ALICE
-^Comment: signature $ALICE .* sha256:"
+^Signature: $ALICE .* sha256:"
 test_begin "the message that changed the ledger is archived verbatim"
 archived=$(grep -l '^Message-ID: <alice-resign@' "$W"/state/archive/*.eml 2>/dev/null | head -n 1)
 if [ -n "$archived" ] && cmp -s "$archived" "$W/m/alice-resign.eml"; then
