@@ -97,3 +97,7 @@ dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbo
 pkglibexec_PROGRAMS = tenure-gpg
 tenure_gpg_SOURCES = src/tenure_gpg.c src/child_bounds.c src/child_bounds.h
 tenure_gpg_LDADD =
+
+# The committee keyring by primary fingerprint (issue 24 item 1).
+TESTS += tests/t-keyring-primary.sh
+dist_check_SCRIPTS += tests/t-keyring-primary.sh

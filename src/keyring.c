@@ -478,10 +478,13 @@ keyring_free(Keyring *keyring)
  * a second gpg run to look the signing key up doubles it.  Only the
  * committee's keys (members, former members, role holders, the
  * secretary, the bot) can authorise anything, so verification reads
- * HOME/committee.gpg, which holds exactly those keyblocks, copied from
- * the configured keyring files as they are (gpg still checks every
- * self-signature, revocation and expiry in them; nothing here judges a
- * key).  Their metadata is listed once per derivation and kept.
+ * HOME/committee.gpg, which holds exactly those keys, each once, chosen
+ * by primary fingerprint and copied packet by packet from the configured
+ * keyring files (a key in two files merged; a subkey that is someone's
+ * primary key left out: see committee_keyring).  gpg still checks every
+ * self-signature, back-signature, revocation and expiry in them;
+ * nothing here judges a signature.  Their metadata is listed once per
+ * derivation and kept.
  *
  * It is derived again whenever a keyring file, the set of wanted keys,
  * or a file of tenure's in the home changed, so a key revoked or
@@ -582,23 +585,159 @@ user_id_email(const guchar *body, gsize len)
 	return NULL;
 }
 
+/* One part of a committee key: its primary key packet, a user ID, a user
+ * attribute or a subkey, each with the signatures (and anything else)
+ * that follow it in a keyblock. */
+typedef struct {
+	char *subkey;         /* a subkey's fingerprint; NULL for another part */
+	GByteArray *packets;  /* the part's packets, each as first read */
+	GHashTable *seen;     /* GBytes: what each of them is (packet_identity) */
+} KeyPart;
+
+/* A committee key: every keyblock of the keyring files with its primary
+ * fingerprint, merged into one, so that a revocation or a new
+ * signature found in any file counts, and gpg sees the key once. */
+typedef struct {
+	GPtrArray *parts;     /* KeyPart: the primary key's first */
+	GHashTable *by_head;  /* GBytes: a part's first packet's identity ->
+	                         its KeyPart (borrowed) */
+} CommitteeKey;
+
+static void
+key_part_free(KeyPart *part)
+{
+	g_free(part->subkey);
+	g_byte_array_unref(part->packets);
+	g_hash_table_unref(part->seen);
+	g_free(part);
+}
+
+static void
+committee_key_free(CommitteeKey *key)
+{
+	g_ptr_array_unref(key->parts);
+	g_hash_table_unref(key->by_head);
+	g_free(key);
+}
+
 typedef struct {
 	GHashTable *fingerprints; /* wanted primary keys or subkeys */
 	GHashTable *emails;       /* wanted addresses on a user ID */
-	GByteArray *out;          /* the chosen keyblocks */
+	gboolean choosing;        /* FALSE: the first reading of the files
+	                             (counting, listing); TRUE: choosing */
 	guint keys;               /* keyblocks seen */
 	GHashTable *anywhere;     /* every fingerprint seen */
+	GHashTable *primaries;    /* every primary key's fingerprint seen */
+	GHashTable *chosen;       /* primary fingerprint -> CommitteeKey */
+	GPtrArray *order;         /* the chosen keys' fingerprints, as first
+	                             seen (borrowed from CHOSEN) */
 } Selection;
 
+/* What PACKET of DATA is, for telling the same packet in two files: its
+ * tag and body (the whole packet for a body in partial lengths). */
+static GBytes *
+packet_identity(const guchar *data, const OpenpgpPacket *packet)
+{
+	const guchar *what = packet->body ? packet->body : data + packet->start;
+	gsize len = packet->body ? packet->body_len : packet->end - packet->start;
+	GByteArray *identity = g_byte_array_sized_new(len + 1);
+	guint8 tag = (guint8)packet->tag;
+	g_byte_array_append(identity, &tag, 1);
+	g_byte_array_append(identity, what, len);
+	return g_byte_array_free_to_bytes(identity);
+}
+
+/* Adds the keyblock PACKETS (of DATA; the first its primary key, whose
+ * fingerprint is PRIMARY) to the committee key of that fingerprint:
+ * a part not there yet is added after the others, a packet not in its
+ * part yet after the part's others. */
+static void
+merge_keyblock(Selection *sel, const char *primary, const guchar *data,
+               GArray *packets)
+{
+	CommitteeKey *key = g_hash_table_lookup(sel->chosen, primary);
+	if (key == NULL) {
+		key = g_new0(CommitteeKey, 1);
+		key->parts = g_ptr_array_new_with_free_func(
+			(GDestroyNotify)key_part_free);
+		key->by_head = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+		                                     (GDestroyNotify)g_bytes_unref,
+		                                     NULL);
+		char *fpr = g_strdup(primary);
+		g_hash_table_insert(sel->chosen, fpr, key);
+		g_ptr_array_add(sel->order, fpr);
+	}
+	KeyPart *part = NULL;
+	for (guint i = 0; i < packets->len; i++) {
+		const OpenpgpPacket *packet = &g_array_index(packets, OpenpgpPacket, i);
+		g_autoptr(GBytes) identity = packet_identity(data, packet);
+		if (i == 0 || packet->tag == OPENPGP_TAG_USER_ID ||
+		    packet->tag == OPENPGP_TAG_USER_ATTRIBUTE ||
+		    packet->tag == OPENPGP_TAG_PUBLIC_SUBKEY) {
+			part = g_hash_table_lookup(key->by_head, identity);
+			if (part == NULL) {
+				part = g_new0(KeyPart, 1);
+				part->packets = g_byte_array_new();
+				part->seen = g_hash_table_new_full(
+					g_bytes_hash, g_bytes_equal,
+					(GDestroyNotify)g_bytes_unref, NULL);
+				if (packet->tag == OPENPGP_TAG_PUBLIC_SUBKEY && packet->body)
+					part->subkey = openpgp_fingerprint(packet->body,
+					                                   packet->body_len);
+				g_hash_table_insert(key->by_head, g_bytes_ref(identity),
+				                    part);
+				g_ptr_array_add(key->parts, part);
+			}
+		}
+		if (g_hash_table_contains(part->seen, identity))
+			continue;
+		g_hash_table_add(part->seen, g_steal_pointer(&identity));
+		g_byte_array_append(part->packets, data + packet->start,
+		                    packet->end - packet->start);
+	}
+}
+
+/* The committee keyring: the chosen keys in the order first seen.  A
+ * subkey that carries a primary key of the keyring files (anyone may
+ * bind someone else's public key to their own as a subkey, for
+ * encryption or authentication, with no signature of its owner) is left
+ * out: a primary key counts only as itself.  A signing subkey gpg
+ * accepts only with its own back-signature (a signature of the subkey's
+ * over its primary key), which no one else can make. */
+static GByteArray *
+committee_keyring(Selection *sel)
+{
+	GByteArray *out = g_byte_array_new();
+	for (guint i = 0; i < sel->order->len; i++) {
+		const CommitteeKey *key = g_hash_table_lookup(sel->chosen,
+		                                              sel->order->pdata[i]);
+		for (guint j = 0; j < key->parts->len; j++) {
+			const KeyPart *part = key->parts->pdata[j];
+			if (part->subkey &&
+			    g_hash_table_contains(sel->primaries, part->subkey))
+				continue;
+			g_byte_array_append(out, part->packets->data,
+			                    part->packets->len);
+		}
+	}
+	return out;
+}
+
 /* Walks one run of OpenPGP packets, DATA, as keyblocks (each a public
- * key packet and what follows it up to the next), adding to SEL->out
- * those with a wanted key or address, without trust packets (gpg's own
- * bookkeeping).  FALSE with *REASON when DATA is not whole. */
+ * key packet and what follows it up to the next), without trust packets
+ * (gpg's own bookkeeping).  Reading (SEL->choosing FALSE), counts them
+ * and notes every fingerprint, and the primary keys' apart.  Choosing,
+ * merges into SEL->chosen each keyblock whose primary key is wanted,
+ * which holds a wanted subkey that is no primary key of the files, or
+ * which carries a wanted address: a keyblock is never chosen for
+ * carrying someone else's primary key.  FALSE with *REASON when DATA is
+ * not whole. */
 static gboolean
 select_keyblocks(const guchar *data, gsize len, Selection *sel,
                  char **reason)
 {
-	g_autoptr(GByteArray) block = g_byte_array_new();
+	g_autoptr(GArray) block = g_array_new(FALSE, FALSE, sizeof(OpenpgpPacket));
+	g_autofree char *primary = NULL;
 	gboolean wanted = FALSE;
 	gsize offset = 0;
 	OpenpgpPacket packet;
@@ -607,13 +746,15 @@ select_keyblocks(const guchar *data, gsize len, Selection *sel,
 		if (!more && *reason != NULL)
 			return FALSE;
 		if (!more || packet.tag == OPENPGP_TAG_PUBLIC_KEY) {
-			if (wanted)
-				g_byte_array_append(sel->out, block->data, block->len);
-			g_byte_array_set_size(block, 0);
+			if (wanted && primary)
+				merge_keyblock(sel, primary, data, block);
+			g_array_set_size(block, 0);
+			g_clear_pointer(&primary, g_free);
 			wanted = FALSE;
 			if (!more)
 				return TRUE;
-			sel->keys++;
+			if (!sel->choosing)
+				sel->keys++;
 		}
 		if (packet.tag == OPENPGP_TAG_TRUST)
 			continue;
@@ -624,19 +765,30 @@ select_keyblocks(const guchar *data, gsize len, Selection *sel,
 			                          packet.start);
 			return FALSE;
 		}
-		g_byte_array_append(block, data + packet.start,
-		                    packet.end - packet.start);
+		/* A marker packet before a key belongs to no key. */
+		if (packet.tag != OPENPGP_TAG_MARKER || block->len > 0)
+			g_array_append_val(block, packet);
 		if (packet.body == NULL)
 			continue;
 		if (packet.tag == OPENPGP_TAG_PUBLIC_KEY ||
 		    packet.tag == OPENPGP_TAG_PUBLIC_SUBKEY) {
 			g_autofree char *fpr = openpgp_fingerprint(packet.body,
 			                                           packet.body_len);
-			if (fpr && g_hash_table_contains(sel->fingerprints, fpr))
-				wanted = TRUE;
-			if (fpr)
+			if (fpr == NULL)
+				continue;
+			gboolean is_primary = packet.tag == OPENPGP_TAG_PUBLIC_KEY;
+			if (!sel->choosing) {
+				if (is_primary)
+					g_hash_table_add(sel->primaries, g_strdup(fpr));
 				g_hash_table_add(sel->anywhere, g_steal_pointer(&fpr));
-		} else if (packet.tag == OPENPGP_TAG_USER_ID) {
+				continue;
+			}
+			if (g_hash_table_contains(sel->fingerprints, fpr) &&
+			    (is_primary || !g_hash_table_contains(sel->primaries, fpr)))
+				wanted = TRUE;
+			if (is_primary)
+				primary = g_steal_pointer(&fpr);
+		} else if (sel->choosing && packet.tag == OPENPGP_TAG_USER_ID) {
 			g_autofree char *email = user_id_email(packet.body,
 			                                       packet.body_len);
 			if (email && g_hash_table_contains(sel->emails, email))
@@ -787,12 +939,17 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 	g_file_get_contents(keyring->counts_path, &counts, NULL, NULL);
 	g_autoptr(GString) new_counts = g_string_new(NULL);
 	gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+	/* Read twice: which keys are primary keys anywhere must be known
+	 * before any keyblock is chosen. */
+	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)g_bytes_unref);
 	gsize i = 0;
 	for (char **k = conf->keyrings; k && *k; k++, i++) {
-		g_autoptr(GBytes) bytes = NULL;
+		GBytes *bytes = NULL;
 		if (!check_keyring(*k, error) ||
 		    !read_stable(*k, &keyring->sources[i], &bytes, error))
 			return FALSE;
+		g_ptr_array_add(files, bytes);
 		gsize len = 0;
 		const guchar *data = g_bytes_get_data(bytes, &len);
 		guint before = sel->keys;
@@ -817,6 +974,19 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 		}
 		g_string_append_printf(new_counts, "%u %s\n", keys, *k);
 	}
+	sel->choosing = TRUE;
+	for (i = 0; i < files->len; i++) {
+		gsize len = 0;
+		const guchar *data = g_bytes_get_data(files->pdata[i], &len);
+		g_autofree char *reason = NULL;
+		gboolean keybox = len >= 12 && memcmp(data + 8, "KBXf", 4) == 0;
+		/* Read whole a moment ago. */
+		if (!(keybox ? select_keybox(data, len, sel, &reason)
+		             : select_keyblocks(data, len, sel, &reason)))
+			return temporary(error, "[keys] keyring: %s: %s",
+			                 conf->keyrings[i], reason);
+	}
+	g_autoptr(GByteArray) chosen = committee_keyring(sel);
 	char *committee[] = {keyring->committee_path, NULL};
 	g_autofree char *conf_text = gpg_conf_text(committee, TRUE, error);
 	gboolean written = FALSE;
@@ -827,8 +997,8 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 	if (written && keyring->wanted_digest != NULL)
 		util_log("keyring", "file", keyring->conf_path, "problem",
 		         "changed or removed under tenure; written again", NULL);
-	if (!write_if_changed(keyring->committee_path, (const char *)sel->out->data,
-	                      sel->out->len, &written, error) ||
+	if (!write_if_changed(keyring->committee_path, (const char *)chosen->data,
+	                      chosen->len, &written, error) ||
 	    !write_if_changed(keyring->counts_path, new_counts->str,
 	                      new_counts->len, &written, error))
 		return FALSE;
@@ -861,11 +1031,17 @@ keyring_prepare(Keyring *keyring, const char *const *fingerprints,
 	if (keyring->wanted_digest && strcmp(digest, keyring->wanted_digest) == 0 &&
 	    unchanged(keyring))
 		return TRUE;
-	g_autoptr(GByteArray) out = g_byte_array_new();
 	g_autoptr(GHashTable) anywhere = g_hash_table_new_full(g_str_hash,
 	                                                       g_str_equal,
 	                                                       g_free, NULL);
-	Selection sel = {fprs, addresses, out, 0, anywhere};
+	g_autoptr(GHashTable) primaries = g_hash_table_new_full(g_str_hash,
+	                                                        g_str_equal,
+	                                                        g_free, NULL);
+	g_autoptr(GHashTable) chosen = g_hash_table_new_full(
+		g_str_hash, g_str_equal, g_free, (GDestroyNotify)committee_key_free);
+	g_autoptr(GPtrArray) order = g_ptr_array_new();
+	Selection sel = {fprs, addresses, FALSE, 0, anywhere, primaries, chosen,
+	                 order};
 	if (derive(keyring, &sel, digest, error))
 		return TRUE;
 	/* Whatever was made before is no longer known to be right. */
@@ -873,24 +1049,43 @@ keyring_prepare(Keyring *keyring, const char *const *fingerprints,
 	return FALSE;
 }
 
+static gboolean
+is_primary_of(gpgme_key_t key, const char *fpr)
+{
+	return key->subkeys && key->subkeys->fpr &&
+	       g_ascii_strcasecmp(key->subkeys->fpr, fpr) == 0;
+}
+
 /* The one key of CTX's keyrings that FPR names exactly, listed by gpg
  * (gpgme_get_key would make a fresh context per call, and GPGME runs
- * `gpg --version` for each). */
+ * `gpg --version` for each).  Of several, the one whose primary key FPR
+ * is: someone else's key may carry it as a subkey (see
+ * committee_keyring). */
 static gboolean
 list_one(gpgme_ctx_t ctx, const char *fpr, gpgme_key_t *key)
 {
-	gpgme_key_t extra = NULL;
+	gpgme_key_t next = NULL;
+	guint found = 0, primaries = 0;
 	*key = NULL;
 	if (gpgme_op_keylist_start(ctx, fpr, 0) != GPG_ERR_NO_ERROR)
 		return FALSE;
-	if (gpgme_op_keylist_next(ctx, key) != GPG_ERR_NO_ERROR)
-		*key = NULL;
-	else if (gpgme_op_keylist_next(ctx, &extra) == GPG_ERR_NO_ERROR) {
-		gpgme_key_unref(extra);
+	while (gpgme_op_keylist_next(ctx, &next) == GPG_ERR_NO_ERROR) {
+		found++;
+		gboolean primary = is_primary_of(next, fpr);
+		primaries += primary;
+		if (*key == NULL || (primary && !is_primary_of(*key, fpr))) {
+			if (*key)
+				gpgme_key_unref(*key);
+			*key = next;
+		} else {
+			gpgme_key_unref(next);
+		}
+	}
+	gpgme_op_keylist_end(ctx);
+	if (*key && found > 1 && primaries != 1) {
 		gpgme_key_unref(*key);
 		*key = NULL;
 	}
-	gpgme_op_keylist_end(ctx);
 	return *key != NULL;
 }
 

@@ -33,10 +33,12 @@ Keyring *keyring_open(const Conf *conf, GError **error);
 void keyring_free(Keyring *keyring);
 
 /* Makes the keyring verification reads (HOME/committee.gpg, see
- * keyring.c) hold exactly the keyblocks of the configured keyring files
- * that carry one of FINGERPRINTS (primary keys or subkeys) or a user ID
- * on one of EMAILS (both NULL-terminated, either may be NULL), and lists
- * their keys for keyring_lookup.  Cheap when nothing changed since the
+ * keyring.c) hold exactly the keys of the configured keyring files whose
+ * primary key is one of FINGERPRINTS, that hold one of them as a subkey
+ * that is no key's primary key, or that carry a user ID on one of EMAILS
+ * (both NULL-terminated, either may be NULL), each once: the keyblocks
+ * of one primary key in several files merged, a subkey that is some
+ * key's primary key left out.  Lists their keys for keyring_lookup.  Cheap when nothing changed since the
  * last call (a stat of each file); derives it again otherwise, and
  * rewrites a gpg.conf changed or removed under tenure.  FALSE with
  * TENURE_ERROR_TEMPORARY when a keyring file looks half-written (a cut
