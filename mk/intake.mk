@@ -101,3 +101,7 @@ tenure_gpg_LDADD =
 # The committee keyring by primary fingerprint (issue 24 item 1).
 TESTS += tests/t-keyring-primary.sh
 dist_check_SCRIPTS += tests/t-keyring-primary.sh
+
+# tenure never touches the administrator's keys (issue 26 item 2).
+TESTS += tests/t-bot-key-typo.sh
+dist_check_SCRIPTS += tests/t-bot-key-typo.sh

@@ -320,52 +320,132 @@ keyring_user_id(const Conf *conf, const char *fpr)
 	return g_steal_pointer(&user_id);
 }
 
-/* The home's own pubring.kbx holds the bot key and nothing else: any
- * other key there would count as if a keyring held it.  Earlier tenure
- * versions imported every keyring into it, so a first start after an
- * upgrade removes them all here, in one gpg run. */
+/* The keys of HOME's own keyring, as gpg lists them without tenure's
+ * gpg.conf: *SECRET the primary fingerprints of those with a secret
+ * part (a secret key file of gpg-agent's for the key or a subkey), in
+ * the order listed, *SECRETS their fingerprints and their subkeys',
+ * *PUBLIC the primary fingerprints of the others.  All empty, and no gpg
+ * run (which would create the keyring), when HOME has no pubring.kbx.
+ * No gpg-agent is asked (gpg --list-secret-keys would start one): the
+ * agent's files are looked at, as the agent itself does. */
+static gboolean
+home_keys(const char *home, GPtrArray **secret, GHashTable **secrets,
+          GPtrArray **public, GError **error)
+{
+	*secret = g_ptr_array_new_with_free_func(g_free);
+	*secrets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	*public = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *pubring = g_build_filename(home, "pubring.kbx", NULL);
+	if (!g_file_test(pubring, G_FILE_TEST_EXISTS))
+		return TRUE;
+	g_autofree char *listing = NULL;
+	static const char *const list[] = {"--with-keygrip", "--list-keys",
+	                                   NULL};
+	if (!home_gpg(home, list, &listing, error))
+		return FALSE;
+	/* One key: its primary fingerprint first, then its subkeys'. */
+	g_autoptr(GPtrArray) key = g_ptr_array_new_with_free_func(g_free);
+	gboolean has_secret = FALSE;
+	g_auto(GStrv) lines = g_strsplit(listing, "\n", -1);
+	for (char **line = lines;; line++) {
+		if (*line == NULL || g_str_has_prefix(*line, "pub:")) {
+			if (key->len > 0) {
+				GPtrArray *into = has_secret ? *secret : *public;
+				g_ptr_array_add(into, g_strdup(key->pdata[0]));
+				for (guint i = 0; has_secret && i < key->len; i++)
+					g_hash_table_add(*secrets, g_strdup(key->pdata[i]));
+			}
+			g_ptr_array_set_size(key, 0);
+			has_secret = FALSE;
+			if (*line == NULL)
+				break;
+			continue;
+		}
+		g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
+		if (g_strv_length(fields) < 10 || *fields[9] == '\0')
+			continue;
+		if (strcmp(fields[0], "fpr") == 0) {
+			g_ptr_array_add(key, g_ascii_strup(fields[9], -1));
+		} else if (strcmp(fields[0], "grp") == 0 &&
+		           strspn(fields[9], "0123456789ABCDEFabcdef") ==
+		               strlen(fields[9])) {
+			g_autofree char *file = g_strdup_printf(
+				"%s/private-keys-v1.d/%s.key", home, fields[9]);
+			if (g_file_test(file, G_FILE_TEST_EXISTS))
+				has_secret = TRUE;
+		}
+	}
+	return TRUE;
+}
+
+/* FALSE with ERROR when CONF's [keys] bot-key names none of the secret
+ * keys of HOME, which holds others: a slip of the administrator's (one
+ * character of the fingerprint mistyped), which must stop tenure before
+ * it mistakes the real bot key for a stray one.  A home with no secret
+ * key at all is not this: the key may simply not be there yet. */
+static gboolean
+check_bot_key_typo(const char *home, const Conf *conf,
+                   GPtrArray *primaries, GHashTable *secrets,
+                   GError **error)
+{
+	if (conf->bot_key == NULL || *conf->bot_key == '\0' ||
+	    primaries->len == 0)
+		return TRUE;
+	g_autofree char *wanted = g_ascii_strup(conf->bot_key, -1);
+	if (g_hash_table_contains(secrets, wanted))
+		return TRUE;
+	g_ptr_array_add(primaries, NULL);
+	g_autofree char *found = g_strjoinv(", ", (char **)primaries->pdata);
+	g_ptr_array_remove_index(primaries, primaries->len - 1);
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+	            "[keys] bot-key %s is not in %s, which holds the secret "
+	            "key%s %s: mistyped?",
+	            conf->bot_key, home, primaries->len > 1 ? "s" : "", found);
+	return FALSE;
+}
+
+/* The home's own pubring.kbx holds the bot key: any other key there
+ * would count as if a keyring held it.  Earlier tenure versions
+ * imported every keyring into it, and left the stamp
+ * HOME/tenure-keyrings, so a first start after an upgrade removes them
+ * all here, in one gpg run, then the stamp.  Only then: a home without
+ * the stamp was filled by someone else (the administrator), and nothing
+ * in it is tenure's to remove; and never a key with a secret part,
+ * whatever [keys] bot-key says.  A bot-key that names none of the
+ * home's secret keys stops tenure (check_bot_key_typo). */
 static gboolean
 prune_home(const char *home, const Conf *conf, GError **error)
 {
-	g_autofree char *pubring = g_build_filename(home, "pubring.kbx", NULL);
 	g_autofree char *stamp = g_build_filename(home, "tenure-keyrings", NULL);
-	if (g_file_test(stamp, G_FILE_TEST_EXISTS) && unlink(stamp) < 0) {
+	gboolean filled = g_file_test(stamp, G_FILE_TEST_EXISTS);
+	g_autoptr(GPtrArray) secret = NULL;
+	g_autoptr(GHashTable) secrets = NULL;
+	g_autoptr(GPtrArray) public = NULL;
+	if (!home_keys(home, &secret, &secrets, &public, error) ||
+	    !check_bot_key_typo(home, conf, secret, secrets, error))
+		return FALSE;
+	/* The keys an earlier version imported: without a secret part. */
+	g_autoptr(GPtrArray) stray = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(stray, g_strdup("--delete-keys"));
+	for (guint i = 0; filled && i < public->len; i++)
+		if (!conf->bot_key ||
+		    g_ascii_strcasecmp(public->pdata[i], conf->bot_key) != 0)
+			g_ptr_array_add(stray, g_strdup(public->pdata[i]));
+	if (stray->len > 1) {
+		g_autofree char *count = g_strdup_printf("%u", stray->len - 1);
+		util_log("keyring-cleanup", "home", home, "removing", count, NULL);
+		g_ptr_array_add(stray, NULL);
+		g_autofree char *ignored = NULL;
+		if (!home_gpg(home, (const char *const *)stray->pdata, &ignored,
+		              error))
+			return FALSE;
+	}
+	if (filled && unlink(stamp) < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", stamp,
 		            g_strerror(errno));
 		return FALSE;
 	}
-	if (!g_file_test(pubring, G_FILE_TEST_EXISTS))
-		return TRUE;
-	g_autofree char *listing = NULL;
-	static const char *const list[] = {"--list-keys", NULL};
-	if (!home_gpg(home, list, &listing, error))
-		return FALSE;
-	g_autoptr(GPtrArray) stray = g_ptr_array_new_with_free_func(g_free);
-	g_ptr_array_add(stray, g_strdup("--delete-keys"));
-	g_auto(GStrv) lines = g_strsplit(listing, "\n", -1);
-	gboolean primary = FALSE;
-	for (char **line = lines; *line; line++) {
-		/* The first fpr after a pub line is the primary key's. */
-		if (g_str_has_prefix(*line, "pub:")) {
-			primary = TRUE;
-			continue;
-		}
-		if (!primary || !g_str_has_prefix(*line, "fpr:"))
-			continue;
-		primary = FALSE;
-		g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
-		if (g_strv_length(fields) < 10 || *fields[9] == '\0' ||
-		    (conf->bot_key && g_ascii_strcasecmp(fields[9], conf->bot_key) == 0))
-			continue;
-		g_ptr_array_add(stray, g_strdup(fields[9]));
-	}
-	if (stray->len == 1)
-		return TRUE;
-	g_autofree char *count = g_strdup_printf("%u", stray->len - 1);
-	util_log("keyring-cleanup", "home", home, "removing", count, NULL);
-	g_ptr_array_add(stray, NULL);
-	g_autofree char *ignored = NULL;
-	return home_gpg(home, (const char *const *)stray->pdata, &ignored, error);
+	return TRUE;
 }
 
 /* Writes FILE with TEXT unless it holds TEXT already; *WRITTEN says
@@ -1297,9 +1377,15 @@ keyring_check_bot_key(const Conf *conf, GError **error)
 	gboolean agent_was_running = agent_running(home);
 	gpgme_ctx_t ctx = NULL;
 	gpgme_key_t key = NULL;
+	g_autoptr(GPtrArray) secret = NULL;
+	g_autoptr(GHashTable) secrets = NULL;
+	g_autoptr(GPtrArray) public = NULL;
 	gboolean ok = FALSE;
 	gpgme_check_version(NULL);
+	/* A typo names the key the home does hold, as run does. */
 	if (!gpgrun_setup(conf, error) ||
+	    !home_keys(home, &secret, &secrets, &public, error) ||
+	    !check_bot_key_typo(home, conf, secret, secrets, error) ||
 	    gpgme_failed(gpgme_new(&ctx), "gpgme: context", error) ||
 	    gpgme_failed(gpgme_ctx_set_engine_info(ctx, GPGME_PROTOCOL_OpenPGP,
 	                                           gpgrun_engine(), home),

@@ -26,9 +26,13 @@ typedef struct Keyring Keyring;
 
 /* Creates CONF's GNUPGHOME (mode 0700), writes its gpg.conf (no key
  * fetching, the keyring files read in place), points GPGME's default
- * engine (and so GMime's contexts) at it, and removes from its
- * pubring.kbx every key but [keys] bot-key.  Fails when a keyring file
- * cannot be read or is not a binary keyring gpg can read in place. */
+ * engine (and so GMime's contexts) at it, and, when an earlier version
+ * imported the keyrings into its pubring.kbx, removes them (never
+ * [keys] bot-key, never a key with a secret part).  Fails when a
+ * keyring file cannot be read or is not a binary keyring gpg can read
+ * in place, and when [keys] bot-key names none of the secret keys the
+ * home holds ("... is not in HOME, which holds the secret key ...:
+ * mistyped?"). */
 Keyring *keyring_open(const Conf *conf, GError **error);
 void keyring_free(Keyring *keyring);
 
@@ -110,7 +114,8 @@ GPtrArray *keyring_holders(const Conf *conf, const char *email,
                            GError **error);
 
 /* TRUE when CONF's [keys] bot-key (if set) can sign tenure's mail: the
- * GnuPG home holds its secret key, the key may sign and is neither
+ * GnuPG home holds its secret key (when it holds others, the error is
+ * keyring_open's "mistyped?"), the key may sign and is neither
  * revoked nor expired, and a test signature succeeds without asking for
  * a passphrase (the service signs unattended).  FALSE with ERROR saying
  * which of these fails, as "[keys] bot-key FPR: ...".  A gpg-agent the
