@@ -105,3 +105,7 @@ dist_check_SCRIPTS += tests/t-keyring-primary.sh
 # tenure never touches the administrator's keys (issue 26 item 2).
 TESTS += tests/t-bot-key-typo.sh
 dist_check_SCRIPTS += tests/t-bot-key-typo.sh
+
+# A recorded member's key missing from the keyrings (issue 24 item 4).
+TESTS += tests/t-keyring-missing.sh
+dist_check_SCRIPTS += tests/t-keyring-missing.sh
