@@ -681,6 +681,8 @@ typedef struct {
 	GPtrArray *parts;     /* KeyPart: the primary key's first */
 	GHashTable *by_head;  /* GBytes: a part's first packet's identity ->
 	                         its KeyPart (borrowed) */
+	gboolean by_primary;  /* chosen for its primary key, not only for a
+	                         subkey or an address */
 } CommitteeKey;
 
 static void
@@ -732,8 +734,8 @@ packet_identity(const guchar *data, const OpenpgpPacket *packet)
  * a part not there yet is added after the others, a packet not in its
  * part yet after the part's others. */
 static void
-merge_keyblock(Selection *sel, const char *primary, const guchar *data,
-               GArray *packets)
+merge_keyblock(Selection *sel, const char *primary, gboolean by_primary,
+               const guchar *data, GArray *packets)
 {
 	CommitteeKey *key = g_hash_table_lookup(sel->chosen, primary);
 	if (key == NULL) {
@@ -747,6 +749,7 @@ merge_keyblock(Selection *sel, const char *primary, const guchar *data,
 		g_hash_table_insert(sel->chosen, fpr, key);
 		g_ptr_array_add(sel->order, fpr);
 	}
+	key->by_primary |= by_primary;
 	KeyPart *part = NULL;
 	for (guint i = 0; i < packets->len; i++) {
 		const OpenpgpPacket *packet = &g_array_index(packets, OpenpgpPacket, i);
@@ -781,12 +784,26 @@ merge_keyblock(Selection *sel, const char *primary, const guchar *data,
  * subkey that carries a primary key of the keyring files (anyone may
  * bind someone else's public key to their own as a subkey, for
  * encryption or authentication, with no signature of its owner) is left
- * out: a primary key counts only as itself.  A signing subkey gpg
- * accepts only with its own back-signature (a signature of the subkey's
- * over its primary key), which no one else can make. */
+ * out: a primary key counts only as itself.  So is, in a key chosen
+ * only for an address or a subkey, a subkey that a key chosen for its
+ * primary key holds: a key that carries a member's address (anyone's
+ * may) must not bring a second copy of the member's signing subkey,
+ * which gpgv could find first.  A signing subkey gpg accepts only with
+ * its own back-signature (a signature of the subkey's over its primary
+ * key), which no one else can make. */
 static GByteArray *
 committee_keyring(Selection *sel)
 {
+	g_autoptr(GHashTable) owned = g_hash_table_new(g_str_hash, g_str_equal);
+	for (guint i = 0; i < sel->order->len; i++) {
+		const CommitteeKey *key = g_hash_table_lookup(sel->chosen,
+		                                              sel->order->pdata[i]);
+		for (guint j = 0; key->by_primary && j < key->parts->len; j++) {
+			const KeyPart *part = key->parts->pdata[j];
+			if (part->subkey)
+				g_hash_table_add(owned, part->subkey);
+		}
+	}
 	GByteArray *out = g_byte_array_new();
 	for (guint i = 0; i < sel->order->len; i++) {
 		const CommitteeKey *key = g_hash_table_lookup(sel->chosen,
@@ -794,7 +811,9 @@ committee_keyring(Selection *sel)
 		for (guint j = 0; j < key->parts->len; j++) {
 			const KeyPart *part = key->parts->pdata[j];
 			if (part->subkey &&
-			    g_hash_table_contains(sel->primaries, part->subkey))
+			    (g_hash_table_contains(sel->primaries, part->subkey) ||
+			     (!key->by_primary &&
+			      g_hash_table_contains(owned, part->subkey))))
 				continue;
 			g_byte_array_append(out, part->packets->data,
 			                    part->packets->len);
@@ -818,7 +837,7 @@ select_keyblocks(const guchar *data, gsize len, Selection *sel,
 {
 	g_autoptr(GArray) block = g_array_new(FALSE, FALSE, sizeof(OpenpgpPacket));
 	g_autofree char *primary = NULL;
-	gboolean wanted = FALSE;
+	gboolean wanted = FALSE, by_primary = FALSE;
 	gsize offset = 0;
 	OpenpgpPacket packet;
 	for (;;) {
@@ -827,10 +846,10 @@ select_keyblocks(const guchar *data, gsize len, Selection *sel,
 			return FALSE;
 		if (!more || packet.tag == OPENPGP_TAG_PUBLIC_KEY) {
 			if (wanted && primary)
-				merge_keyblock(sel, primary, data, block);
+				merge_keyblock(sel, primary, by_primary, data, block);
 			g_array_set_size(block, 0);
 			g_clear_pointer(&primary, g_free);
-			wanted = FALSE;
+			wanted = by_primary = FALSE;
 			if (!more)
 				return TRUE;
 			if (!sel->choosing)
@@ -866,8 +885,10 @@ select_keyblocks(const guchar *data, gsize len, Selection *sel,
 			if (g_hash_table_contains(sel->fingerprints, fpr) &&
 			    (is_primary || !g_hash_table_contains(sel->primaries, fpr)))
 				wanted = TRUE;
-			if (is_primary)
+			if (is_primary) {
+				by_primary = wanted;
 				primary = g_steal_pointer(&fpr);
+			}
 		} else if (sel->choosing && packet.tag == OPENPGP_TAG_USER_ID) {
 			g_autofree char *email = user_id_email(packet.body,
 			                                       packet.body_len);

@@ -6,7 +6,10 @@
 # Alice's is needed for that); Bob's key sits in two keyring files; so
 # does Carol's, revoked in one of them.  In both orders of the files,
 # Alice's and Bob's signed resignations are applied at once and Carol's
-# is refused as revoked: nothing waits, nothing is "unknown key".
+# is refused as revoked: nothing waits, nothing is "unknown key".  A
+# second key of Mallory's, carrying the address of a member the ledger
+# records without a key, also carries Erin's signing subkey: Erin's
+# command signed with it is applied.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
 . "$top_srcdir/tests/lib-committee.sh"
@@ -24,6 +27,9 @@ MALLORY=$(gpg_fpr mallory@example.org)
 ALICE=$(gpg_new_key "Alice Member" alice@example.org)
 BOB=$(gpg_new_key "Bob Member" bob@example.org)
 CAROL=$(gpg_new_key "Carol Member" carol@example.org)
+# Erin signs with a subkey of her key.
+ERIN=$(gpg_new_key "Erin Member" erin@example.org)
+ERIN_SIGNING=$(gpg_add_signing_subkey erin@example.org)
 
 # gpg adds an existing key as a subkey by its keygrip, dated now: faking
 # now to the key's own creation time gives the subkey Alice's
@@ -53,8 +59,36 @@ mg --with-colons --list-keys "$MALLORY" 2>/dev/null |
 test_expect_equal "$ALICE" "$(cat "$W/mallory-subkeys")"
 mg --export "$MALLORY" >"$W/mallory.gpg" 2>/dev/null
 
+# Nina is a member the ledger records without a key, so keys carrying
+# her address are read too (that she may learn how to have one
+# recorded).  Anyone can put her address on a key: Mallory's second key
+# carries it, and Erin's signing subkey, bound as a signing subkey of
+# his own without the back-signature only Erin's subkey could make
+# (gpg makes one, having Erin's secret key here: it is taken out).
+mg "$(gpg_faked '40 days ago')" --quick-gen-key "Nina Member <nina@example.org>" \
+	ed25519 sign never 2>/dev/null
+MALLORY2=$(mg --with-colons --list-keys nina@example.org 2>/dev/null |
+	awk -F: '$1 == "fpr" { print $10; exit }')
+erin_sub=$(gw --with-colons --with-keygrip --list-keys "$ERIN" 2>/dev/null |
+	awk -F: -v fpr="$ERIN_SIGNING" '$1 == "sub" { t = $6 } $1 == "fpr" { f = $10 }
+		$1 == "grp" && f == fpr { print t, $10; exit }')
+printf 'addkey\n13\n%s\nQ\n0\nsave\n' "${erin_sub#* }" |
+	mg --expert --command-fd 0 --faked-system-time="${erin_sub%% *}!" \
+		--edit-key "$MALLORY2" >/dev/null 2>&1
+mg --export "$MALLORY2" >"$W/mallory2-backsig.gpg" 2>/dev/null
+/usr/bin/python3 "$top_srcdir/tests/craft-packets.py" strip-backsigs \
+	"$W/mallory2-backsig.gpg" >"$W/mallory2.gpg"
+test_begin "Mallory's second key carries Erin's signing subkey, without its back-signature (the set-up)"
+gpg --homedir "$MALLORY_HOME" --no-options --with-colons --import-options show-only \
+	--import "$W/mallory2.gpg" 2>/dev/null |
+	awk -F: '$1 == "sub" { c = $12 } $1 == "fpr" && c != "" { print c, $10; c = "" }' \
+	>"$W/mallory2-subkeys"
+backsigs=$(gpg --list-packets "$W/mallory2.gpg" 2>/dev/null | grep -c 'subpkt 32')
+test_expect_equal "s $ERIN_SIGNING 0" "$(cat "$W/mallory2-subkeys") $backsigs"
+cat "$W/mallory2.gpg" >>"$W/mallory.gpg"
+
 gpg_export_keyring "$W/members.gpg" alice@example.org bob@example.org \
-	carol@example.org
+	carol@example.org erin@example.org
 gpg_export_keyring "$W/moved.gpg" bob@example.org
 # Carol signs before her key is revoked (gpg signs with no revoked key).
 for name in mallory-first mallory-last; do
@@ -65,7 +99,7 @@ gpg_export_keyring "$W/revoked.gpg" carol@example.org
 # Written long ago: not a keyring caught being rewritten.
 touch -d '1 hour ago' "$W"/*.gpg
 
-MEMBERS="Alice Member <alice@example.org> $ALICE|Bob Member <bob@example.org> $BOB|Carol Member <carol@example.org> $CAROL"
+MEMBERS="Alice Member <alice@example.org> $ALICE|Bob Member <bob@example.org> $BOB|Carol Member <carol@example.org> $CAROL|Erin Member <erin@example.org> $ERIN|Nina Member <nina@example.org>"
 
 # round NAME KEYRINGS: a committee of its own (ledger, state, GnuPG home)
 # reading KEYRINGS, and a resignation from each member.
@@ -93,6 +127,12 @@ Member: Alice Member"
 	fi
 
 	before=$(events)
+	import_mail "$(signed_mail "$ERIN_SIGNING!" erin@example.org "erin-$name" "Tenure: resign")"
+	expect_event --applied "$name: Erin's resignation, signed with her subkey, is applied, whatever a key with a member's address carries" \
+		"Event: resign
+Member: Erin Member"
+
+	before=$(events)
 	import_mail "$(signed_mail "$BOB" bob@example.org "bob-$name" "Tenure: resign")"
 	expect_event --applied "$name: Bob's resignation is applied, his key in two keyring files" \
 		"Event: resign
@@ -108,7 +148,7 @@ Member: Bob Member"
 round mallory-first "mallory.gpg; members.gpg; moved.gpg; revoked.gpg"
 round mallory-last "revoked.gpg; moved.gpg; members.gpg; mallory.gpg"
 
-test_begin "Mallory's key never enters a committee keyring"
+test_begin "Mallory's first key never enters a committee keyring"
 for g in "$W"/g-*/committee.gpg; do
 	gpg --no-options --with-colons --import-options show-only --import "$g" 2>/dev/null
 done | awk -F: '$1 == "pub" { pub = 1; next } pub && $1 == "fpr" { print $10 } { pub = 0 }' |
