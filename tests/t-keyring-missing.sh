@@ -19,13 +19,15 @@ ALICE=$(gpg_new_key "Alice Member" alice@example.org)
 BOB=$(gpg_new_key "Bob Member" bob@example.org)
 CAROL=$(gpg_new_key "Carol Chair" carol@example.org)
 DAVE=$(gpg_new_key "Dave Stranger" dave@example.org)
+# Leo leads (the configuration says so), and no keyring holds his key.
+LEO=$(gpg_new_key "Leo Leader" leo@example.org)
 gpg_export_keyring "$W/all.gpg" alice@example.org bob@example.org \
 	carol@example.org
 gpg_export_keyring "$W/no-alice.gpg" bob@example.org carol@example.org
 committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Bob Member <bob@example.org> $BOB" \
 	"Carol Chair <carol@example.org> $CAROL"
-committee_conf roles.chair="$CAROL"
+committee_conf roles.chair="$CAROL" roles.leader="$LEO"
 
 # keyring FILE: the configured keyring becomes FILE, written an hour ago
 # (not a file caught being rewritten: that waits already).
@@ -107,8 +109,16 @@ fi
 keyring no-alice.gpg
 resign b "$ALICE" alice b
 resign d "$DAVE" dave d
+resign l "$LEO" leo l
 once
 expect_waiting "a keyring without the member's key: the mail waits" "$b"
+test_begin "a role holder's key in no keyring: the mail waits, the log names the role and the key"
+if in_new "$l" && ! grep -q "^refused id=$l " "$W/log" &&
+	grep "^deferred id=$l " "$W/log" | grep -F "$LEO" | grep -qF "the leader"; then
+	test_pass
+else
+	test_fail "$(cat "$W/log")"
+fi
 test_begin "a stranger's key in no keyring is still an unknown key"
 if grep "^refused id=$d " "$W/log" | grep -q "reason=\"unknown key\""; then
 	test_pass
