@@ -427,10 +427,21 @@ prune_home(const char *home, const Conf *conf, GError **error)
 	/* The keys an earlier version imported: without a secret part. */
 	g_autoptr(GPtrArray) stray = g_ptr_array_new_with_free_func(g_free);
 	g_ptr_array_add(stray, g_strdup("--delete-keys"));
-	for (guint i = 0; filled && i < public->len; i++)
+	for (guint i = 0; i < public->len; i++)
 		if (!conf->bot_key ||
 		    g_ascii_strcasecmp(public->pdata[i], conf->bot_key) != 0)
 			g_ptr_array_add(stray, g_strdup(public->pdata[i]));
+	/* Someone else's: left alone, but gpg verifies with them as if a
+	 * keyring file held them, which the administrator should know. */
+	if (!filled && stray->len > 1) {
+		g_autofree char *count = g_strdup_printf("%u", stray->len - 1);
+		util_log_warning("keyring", "home", home, "other-keys", count,
+		                 "problem", "public keys besides the bot key, "
+		                 "which verification reads as if a keyring file "
+		                 "held them; tenure leaves them alone: remove "
+		                 "them with gpg --delete-keys", NULL);
+		return TRUE;
+	}
 	if (stray->len > 1) {
 		g_autofree char *count = g_strdup_printf("%u", stray->len - 1);
 		util_log("keyring-cleanup", "home", home, "removing", count, NULL);

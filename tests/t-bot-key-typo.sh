@@ -98,6 +98,12 @@ if grep -q keyring-cleanup log; then
 else
 	test_expect_equal_file keys.before "$(home_keys >keys.after; echo keys.after)"
 fi
+test_begin "... and the log says that its public key besides the bot key counts"
+if grep -q "^keyring home=$W/g other-keys=1 " log; then
+	test_pass
+else
+	test_fail "$(cat log)"
+fi
 
 test_begin "keys an earlier version imported go; keys with a secret part stay"
 echo "old stamp" >g/tenure-keyrings
