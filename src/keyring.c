@@ -46,6 +46,7 @@ struct Keyring {
 	FileId committee_id, conf_id;
 	GPtrArray *keys;       /* gpgme_key_t of committee.gpg and pubring.kbx */
 	GHashTable *anywhere;  /* every key and subkey fingerprint in the files */
+	GHashTable *primaries; /* every primary key's fingerprint in them */
 	gboolean whole;        /* verification reads the files whole for now */
 };
 
@@ -553,6 +554,8 @@ keyring_free(Keyring *keyring)
 		g_ptr_array_unref(keyring->keys);
 	if (keyring->anywhere)
 		g_hash_table_unref(keyring->anywhere);
+	if (keyring->primaries)
+		g_hash_table_unref(keyring->primaries);
 	g_free(keyring->home);
 	g_free(keyring->committee_path);
 	g_free(keyring->conf_path);
@@ -692,8 +695,8 @@ typedef struct {
 	GPtrArray *parts;     /* KeyPart: the primary key's first */
 	GHashTable *by_head;  /* GBytes: a part's first packet's identity ->
 	                         its KeyPart (borrowed) */
-	gboolean by_primary;  /* chosen for its primary key, not only for a
-	                         subkey or an address */
+	gboolean by_primary;  /* chosen for its primary key, not only for an
+	                         address */
 } CommitteeKey;
 
 static void
@@ -792,12 +795,13 @@ merge_keyblock(Selection *sel, const char *primary, gboolean by_primary,
 }
 
 /* The committee keyring: the chosen keys in the order first seen.  A
- * subkey that carries a primary key of the keyring files (anyone may
- * bind someone else's public key to their own as a subkey, for
- * encryption or authentication, with no signature of its owner) is left
- * out: a primary key counts only as itself.  So is, in a key chosen
- * only for an address or a subkey, a subkey that a key chosen for its
- * primary key holds: a key that carries a member's address (anyone's
+ * subkey that carries a primary key of the keyring files or a wanted
+ * key (anyone may bind someone else's public key to their own as a
+ * subkey, for encryption or authentication, with no signature of its
+ * owner) is left out: a primary key counts only as itself, and a key
+ * dropped from the files is not held by someone else's carrying it.  So is, in a key chosen
+ * only for an address, a subkey that a key chosen for its primary key
+ * holds: a key that carries a member's address (anyone's
  * may) must not bring a second copy of the member's signing subkey,
  * which gpgv could find first.  A signing subkey gpg accepts only with
  * its own back-signature (a signature of the subkey's over its primary
@@ -823,6 +827,7 @@ committee_keyring(Selection *sel)
 			const KeyPart *part = key->parts->pdata[j];
 			if (part->subkey &&
 			    (g_hash_table_contains(sel->primaries, part->subkey) ||
+			     g_hash_table_contains(sel->fingerprints, part->subkey) ||
 			     (!key->by_primary &&
 			      g_hash_table_contains(owned, part->subkey))))
 				continue;
@@ -837,11 +842,9 @@ committee_keyring(Selection *sel)
  * key packet and what follows it up to the next), without trust packets
  * (gpg's own bookkeeping).  Reading (SEL->choosing FALSE), counts them
  * and notes every fingerprint, and the primary keys' apart.  Choosing,
- * merges into SEL->chosen each keyblock whose primary key is wanted,
- * which holds a wanted subkey that is no primary key of the files, or
- * which carries a wanted address: a keyblock is never chosen for
- * carrying someone else's primary key.  FALSE with *REASON when DATA is
- * not whole. */
+ * merges into SEL->chosen each keyblock whose primary key is wanted or
+ * which carries a wanted address: never one for a subkey it carries.
+ * FALSE with *REASON when DATA is not whole. */
 static gboolean
 select_keyblocks(const guchar *data, gsize len, Selection *sel,
                  char **reason)
@@ -893,11 +896,11 @@ select_keyblocks(const guchar *data, gsize len, Selection *sel,
 				g_hash_table_add(sel->anywhere, g_steal_pointer(&fpr));
 				continue;
 			}
-			if (g_hash_table_contains(sel->fingerprints, fpr) &&
-			    (is_primary || !g_hash_table_contains(sel->primaries, fpr)))
-				wanted = TRUE;
+			/* By its primary key only: a subkey carrying a wanted
+			 * key is anyone's to make (see committee_keyring). */
 			if (is_primary) {
-				by_primary = wanted;
+				wanted = by_primary =
+				    g_hash_table_contains(sel->fingerprints, fpr);
 				primary = g_steal_pointer(&fpr);
 			}
 		} else if (sel->choosing && packet.tag == OPENPGP_TAG_USER_ID) {
@@ -1123,6 +1126,9 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 	if (keyring->anywhere)
 		g_hash_table_unref(keyring->anywhere);
 	keyring->anywhere = g_hash_table_ref(sel->anywhere);
+	if (keyring->primaries)
+		g_hash_table_unref(keyring->primaries);
+	keyring->primaries = g_hash_table_ref(sel->primaries);
 	return TRUE;
 }
 
@@ -1225,22 +1231,35 @@ keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key)
 	return *key != NULL;
 }
 
-gboolean
-keyring_holds_anywhere(Keyring *keyring, const char *fpr)
+/* Whether SET holds FPR, or a fingerprint ending in it (a key ID). */
+static gboolean
+holds(GHashTable *set, const char *fpr)
 {
-	if (keyring->anywhere == NULL || fpr == NULL)
+	if (set == NULL || fpr == NULL)
 		return FALSE;
 	gsize len = strlen(fpr);
 	if (len == 40)
-		return g_hash_table_contains(keyring->anywhere, fpr);
+		return g_hash_table_contains(set, fpr);
 	/* A key ID: the end of a fingerprint. */
 	GHashTableIter iter;
 	gpointer key;
-	g_hash_table_iter_init(&iter, keyring->anywhere);
+	g_hash_table_iter_init(&iter, set);
 	while (g_hash_table_iter_next(&iter, &key, NULL))
 		if (len >= 8 && g_str_has_suffix(key, fpr))
 			return TRUE;
 	return FALSE;
+}
+
+gboolean
+keyring_holds_anywhere(Keyring *keyring, const char *fpr)
+{
+	return holds(keyring->anywhere, fpr);
+}
+
+gboolean
+keyring_holds_primary(Keyring *keyring, const char *fpr)
+{
+	return holds(keyring->primaries, fpr);
 }
 
 gboolean

@@ -38,11 +38,12 @@ void keyring_free(Keyring *keyring);
 
 /* Makes the keyring verification reads (HOME/committee.gpg, see
  * keyring.c) hold exactly the keys of the configured keyring files whose
- * primary key is one of FINGERPRINTS, that hold one of them as a subkey
- * that is no key's primary key, or that carry a user ID on one of EMAILS
- * (both NULL-terminated, either may be NULL), each once: the keyblocks
- * of one primary key in several files merged, a subkey that is some
- * key's primary key left out.  Lists their keys for keyring_lookup.  Cheap when nothing changed since the
+ * primary key is one of FINGERPRINTS, or that carry a user ID on one of
+ * EMAILS (both NULL-terminated, either may be NULL), each once: the
+ * keyblocks of one primary key in several files merged, a subkey that
+ * is some key's primary key left out, and so is, in a key chosen for an
+ * address, a subkey of a key chosen by fingerprint.  Lists their keys
+ * for keyring_lookup.  Cheap when nothing changed since the
  * last call (a stat of each file); derives it again otherwise, and
  * rewrites a gpg.conf changed or removed under tenure.  FALSE with
  * TENURE_ERROR_TEMPORARY when a keyring file looks half-written (a cut
@@ -60,6 +61,10 @@ gboolean keyring_unchanged(Keyring *keyring);
  * them, hold a key or subkey whose fingerprint is FPR or ends in it (a
  * key ID). */
 gboolean keyring_holds_anywhere(Keyring *keyring, const char *fpr);
+
+/* Likewise, for a primary key only: someone else's key may carry a key
+ * as a subkey of its own, which does not make it held. */
+gboolean keyring_holds_primary(Keyring *keyring, const char *fpr);
 
 /* With WHOLE, verification (GPGME's default engine, so GMime's
  * contexts) and keyring_lookup read the configured keyring files whole,

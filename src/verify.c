@@ -559,6 +559,24 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	if (check_signature(verifier, part, kind, arrival, mode, result, reason,
 	                    &missing, &undecided))
 		return TRUE;
+	/* The key the ledger records for someone serving, in no keyring
+	 * (as a primary key: someone else's key may carry it as a subkey):
+	 * a keyring caught empty, an update that dropped the key.  That is
+	 * tenure's problem, not the signer's: no verdict now; the mail
+	 * waits, and is set aside and reported, naming them, if it lasts
+	 * (retry.h). */
+	const char *key = NULL;
+	const char *holder = missing && *reason
+	                         ? serving_holder(verifier, missing, &key)
+	                         : NULL;
+	if (holder != NULL && !keyring_holds_primary(verifier->keyring, key)) {
+		g_clear_pointer(reason, g_free);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY,
+		            "no configured keyring holds the key %s, which the "
+		            "ledger records for %s (a keyring emptied, or an "
+		            "update that dropped the key?)", key, holder);
+		return FALSE;
+	}
 	/* A key of the keyrings that is not the committee's signed: slow
 	 * (gpg reads every keyring file), but such a signer is told why
 	 * the command does not count, as before the committee keyring. */
@@ -578,25 +596,6 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		}
 		if (ok)
 			return TRUE;
-	}
-	/* The key the ledger records for someone serving, in no keyring:
-	 * a keyring caught empty, an update that dropped the key.  That is
-	 * tenure's problem, not the signer's: no verdict now; the mail
-	 * waits, and is set aside and reported, naming them, if it lasts
-	 * (retry.h). */
-	const char *key = NULL;
-	const char *holder = missing && *reason &&
-	                             !keyring_holds_anywhere(verifier->keyring,
-	                                                     missing)
-	                         ? serving_holder(verifier, missing, &key)
-	                         : NULL;
-	if (holder != NULL) {
-		g_clear_pointer(reason, g_free);
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY,
-		            "no configured keyring holds the key %s, which the "
-		            "ledger records for %s (a keyring emptied, or an "
-		            "update that dropped the key?)", key, holder);
-		return FALSE;
 	}
 	if (undecided != NULL) {
 		g_clear_pointer(reason, g_free);

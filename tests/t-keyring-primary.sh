@@ -148,6 +148,26 @@ Member: Bob Member"
 round mallory-first "mallory.gpg; members.gpg; moved.gpg; revoked.gpg"
 round mallory-last "revoked.gpg; moved.gpg; members.gpg; mallory.gpg"
 
+# Alice's own key dropped from the keyrings: Mallory's key, carrying it
+# as a subkey, does not hold it for her.  Her recorded key in no keyring
+# is tenure's problem (t-keyring-missing.sh): the mail waits.
+IFS='|'
+# shellcheck disable=SC2086
+committee_ledger --file "$W/ledger-dropped" $MEMBERS
+unset IFS
+committee_conf committee.ledger=ledger-dropped committee.state-dir=state-dropped \
+	keys.gnupg-home=g-dropped keys.keyring="mallory.gpg; moved.gpg"
+test_cleanup "gpgconf --homedir '$W/g-dropped' --kill all"
+before=$(events)
+import_mail "$(signed_mail "$ALICE" alice@example.org alice-dropped "Tenure: resign")"
+test_begin "Alice's key in no keyring but as Mallory's subkey: her mail waits, her key named"
+if [ "$(events)" = "$before" ] && ! grep -q '^refused ' "$W/log" &&
+	grep '^deferred ' "$W/log" | grep -q "no configured keyring holds the key $ALICE"; then
+	test_pass
+else
+	test_fail "$(cat "$W/log")"
+fi
+
 test_begin "Mallory's first key never enters a committee keyring"
 for g in "$W"/g-*/committee.gpg; do
 	gpg --no-options --with-colons --import-options show-only --import "$g" 2>/dev/null
