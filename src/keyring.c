@@ -299,26 +299,38 @@ keyring_user_id(const Conf *conf, const char *fpr)
 	    !list_in_keyrings(conf, fprs, FALSE, &listing, NULL))
 		return NULL;
 	/* The first user ID neither revoked nor invalid (validity r, i) of
-	 * the one key listed: its primary user ID comes first. */
-	guint keys = 0;
-	char *found = NULL;
+	 * the one key listed (its primary user ID comes first), or of the
+	 * one whose primary key FPR is: someone else's key may carry it as
+	 * a subkey. */
+	guint keys = 0, primaries = 0;
+	gboolean fpr_next = FALSE, own = FALSE;
+	g_autofree char *first = NULL, *own_uid = NULL;
 	g_auto(GStrv) lines = g_strsplit(listing ? listing : "", "\n", -1);
 	for (char **line = lines; *line; line++) {
 		g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
 		if (g_strv_length(fields) < 10)
 			continue;
-		if (strcmp(fields[0], "pub") == 0)
+		if (strcmp(fields[0], "pub") == 0) {
 			keys++;
-		else if (strcmp(fields[0], "uid") == 0 && keys == 1 &&
-		         found == NULL && strcmp(fields[1], "r") != 0 &&
-		         strcmp(fields[1], "i") != 0 && *fields[9])
-			found = colon_unescape(fields[9]);
+			fpr_next = TRUE;
+			own = FALSE;
+		} else if (strcmp(fields[0], "fpr") == 0 && fpr_next) {
+			fpr_next = FALSE;
+			own = g_ascii_strcasecmp(fields[9], fpr) == 0;
+			primaries += own;
+		} else if (strcmp(fields[0], "uid") == 0 &&
+		           strcmp(fields[1], "r") != 0 &&
+		           strcmp(fields[1], "i") != 0 && *fields[9]) {
+			if (keys == 1 && first == NULL)
+				first = colon_unescape(fields[9]);
+			if (own && own_uid == NULL)
+				own_uid = colon_unescape(fields[9]);
+		}
 	}
-	g_autofree char *user_id = found;
-	if (keys != 1 || user_id == NULL ||
-	    !util_text_clean(user_id, -1, NULL))
+	char *user_id = primaries == 1 ? own_uid : keys == 1 ? first : NULL;
+	if (user_id == NULL || !util_text_clean(user_id, -1, NULL))
 		return NULL;
-	return g_steal_pointer(&user_id);
+	return g_strdup(user_id);
 }
 
 /* The keys of HOME's own keyring, as gpg lists them without tenure's

@@ -168,6 +168,26 @@ else
 	test_fail "$(cat "$W/log")"
 fi
 
+# Alice leads a committee whose ledger does not name her: status names
+# her from her key's user ID, not from Mallory's key that carries it.
+committee_ledger --file "$W/ledger-leader" "Bob Member <bob@example.org> $BOB"
+committee_conf committee.ledger=ledger-leader committee.state-dir=state-leader \
+	keys.gnupg-home=g-leader keys.keyring="mallory.gpg; members.gpg" \
+	roles.leader="$ALICE"
+test_cleanup "gpgconf --homedir '$W/g-leader' --kill all"
+mkdir -p "$W/state-leader"
+"$TENURE" --config "$CONF" status --format=json >"$W/status.json" 2>"$W/status.err"
+test_begin "status names a leader from her own key's user ID, whatever key carries hers"
+if /usr/bin/python3 -c 'import json, sys
+doc = json.load(open(sys.argv[1]))
+leader = doc["roles"]["leader"]
+sys.exit(0 if leader["holder"]["name"] == "Alice Member" and
+         leader["source"] == "keyring" else 1)' "$W/status.json"; then
+	test_pass
+else
+	test_fail "$(cat "$W/status.json" "$W/status.err")"
+fi
+
 test_begin "Mallory's first key never enters a committee keyring"
 for g in "$W"/g-*/committee.gpg; do
 	gpg --no-options --with-colons --import-options show-only --import "$g" 2>/dev/null
