@@ -731,8 +731,6 @@ committee_key_free(CommitteeKey *key)
 typedef struct {
 	GHashTable *fingerprints; /* wanted primary keys or subkeys */
 	GHashTable *emails;       /* wanted addresses on a user ID */
-	gboolean choosing;        /* FALSE: the first reading of the files
-	                             (counting, listing); TRUE: choosing */
 	guint keys;               /* keyblocks seen */
 	GHashTable *anywhere;     /* every fingerprint seen */
 	GHashTable *primaries;    /* every primary key's fingerprint seen */
@@ -852,11 +850,11 @@ committee_keyring(Selection *sel)
 
 /* Walks one run of OpenPGP packets, DATA, as keyblocks (each a public
  * key packet and what follows it up to the next), without trust packets
- * (gpg's own bookkeeping).  Reading (SEL->choosing FALSE), counts them
- * and notes every fingerprint, and the primary keys' apart.  Choosing,
- * merges into SEL->chosen each keyblock whose primary key is wanted or
- * which carries a wanted address: never one for a subkey it carries.
- * FALSE with *REASON when DATA is not whole. */
+ * (gpg's own bookkeeping): counts them, notes every fingerprint, and
+ * the primary keys' apart, and merges into SEL->chosen each keyblock
+ * whose primary key is wanted or which carries a wanted address: never
+ * one for a subkey it carries (see committee_keyring).  FALSE with
+ * *REASON when DATA is not whole. */
 static gboolean
 select_keyblocks(const guchar *data, gsize len, Selection *sel,
                  char **reason)
@@ -878,8 +876,7 @@ select_keyblocks(const guchar *data, gsize len, Selection *sel,
 			wanted = by_primary = FALSE;
 			if (!more)
 				return TRUE;
-			if (!sel->choosing)
-				sel->keys++;
+			sel->keys++;
 		}
 		if (packet.tag == OPENPGP_TAG_TRUST)
 			continue;
@@ -901,21 +898,14 @@ select_keyblocks(const guchar *data, gsize len, Selection *sel,
 			                                           packet.body_len);
 			if (fpr == NULL)
 				continue;
-			gboolean is_primary = packet.tag == OPENPGP_TAG_PUBLIC_KEY;
-			if (!sel->choosing) {
-				if (is_primary)
-					g_hash_table_add(sel->primaries, g_strdup(fpr));
-				g_hash_table_add(sel->anywhere, g_steal_pointer(&fpr));
-				continue;
-			}
-			/* By its primary key only: a subkey carrying a wanted
-			 * key is anyone's to make (see committee_keyring). */
-			if (is_primary) {
+			if (packet.tag == OPENPGP_TAG_PUBLIC_KEY) {
 				wanted = by_primary =
 				    g_hash_table_contains(sel->fingerprints, fpr);
-				primary = g_steal_pointer(&fpr);
+				primary = g_strdup(fpr);
+				g_hash_table_add(sel->primaries, g_strdup(fpr));
 			}
-		} else if (sel->choosing && packet.tag == OPENPGP_TAG_USER_ID) {
+			g_hash_table_add(sel->anywhere, g_steal_pointer(&fpr));
+		} else if (packet.tag == OPENPGP_TAG_USER_ID) {
 			g_autofree char *email = user_id_email(packet.body,
 			                                       packet.body_len);
 			if (email && g_hash_table_contains(sel->emails, email))
@@ -1066,17 +1056,12 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 	g_file_get_contents(keyring->counts_path, &counts, NULL, NULL);
 	g_autoptr(GString) new_counts = g_string_new(NULL);
 	gint64 now = g_get_real_time() / G_USEC_PER_SEC;
-	/* Read twice: which keys are primary keys anywhere must be known
-	 * before any keyblock is chosen. */
-	g_autoptr(GPtrArray) files = g_ptr_array_new_with_free_func(
-		(GDestroyNotify)g_bytes_unref);
 	gsize i = 0;
 	for (char **k = conf->keyrings; k && *k; k++, i++) {
-		GBytes *bytes = NULL;
+		g_autoptr(GBytes) bytes = NULL;
 		if (!check_keyring(*k, error) ||
 		    !read_stable(*k, &keyring->sources[i], &bytes, error))
 			return FALSE;
-		g_ptr_array_add(files, bytes);
 		gsize len = 0;
 		const guchar *data = g_bytes_get_data(bytes, &len);
 		guint before = sel->keys;
@@ -1101,18 +1086,7 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 		}
 		g_string_append_printf(new_counts, "%u %s\n", keys, *k);
 	}
-	sel->choosing = TRUE;
-	for (i = 0; i < files->len; i++) {
-		gsize len = 0;
-		const guchar *data = g_bytes_get_data(files->pdata[i], &len);
-		g_autofree char *reason = NULL;
-		gboolean keybox = len >= 12 && memcmp(data + 8, "KBXf", 4) == 0;
-		/* Read whole a moment ago. */
-		if (!(keybox ? select_keybox(data, len, sel, &reason)
-		             : select_keyblocks(data, len, sel, &reason)))
-			return temporary(error, "[keys] keyring: %s: %s",
-			                 conf->keyrings[i], reason);
-	}
+	/* Now that every primary key of the files is known. */
 	g_autoptr(GByteArray) chosen = committee_keyring(sel);
 	char *committee[] = {keyring->committee_path, NULL};
 	g_autofree char *conf_text = gpg_conf_text(committee, TRUE, error);
@@ -1170,8 +1144,7 @@ keyring_prepare(Keyring *keyring, const char *const *fingerprints,
 	g_autoptr(GHashTable) chosen = g_hash_table_new_full(
 		g_str_hash, g_str_equal, g_free, (GDestroyNotify)committee_key_free);
 	g_autoptr(GPtrArray) order = g_ptr_array_new();
-	Selection sel = {fprs, addresses, FALSE, 0, anywhere, primaries, chosen,
-	                 order};
+	Selection sel = {fprs, addresses, 0, anywhere, primaries, chosen, order};
 	if (derive(keyring, &sel, digest, error))
 		return TRUE;
 	/* Whatever was made before is no longer known to be right. */
