@@ -729,7 +729,7 @@ committee_key_free(CommitteeKey *key)
 }
 
 typedef struct {
-	GHashTable *fingerprints; /* wanted primary keys or subkeys */
+	GHashTable *fingerprints; /* wanted primary keys */
 	GHashTable *emails;       /* wanted addresses on a user ID */
 	guint keys;               /* keyblocks seen */
 	GHashTable *anywhere;     /* every fingerprint seen */
@@ -809,13 +809,13 @@ merge_keyblock(Selection *sel, const char *primary, gboolean by_primary,
  * key (anyone may bind someone else's public key to their own as a
  * subkey, for encryption or authentication, with no signature of its
  * owner) is left out: a primary key counts only as itself, and a key
- * dropped from the files is not held by someone else's carrying it.  So is, in a key chosen
- * only for an address, a subkey that a key chosen for its primary key
- * holds: a key that carries a member's address (anyone's
- * may) must not bring a second copy of the member's signing subkey,
- * which gpgv could find first.  A signing subkey gpg accepts only with
- * its own back-signature (a signature of the subkey's over its primary
- * key), which no one else can make. */
+ * dropped from the files is not held by someone else's carrying it.
+ * So is, in a key chosen only for an address, a subkey that a key
+ * chosen for its primary key holds: a key that carries a member's
+ * address (anyone's may) must not bring a second copy of the member's
+ * signing subkey, which gpgv could find first.  A signing subkey gpg
+ * accepts only with its own back-signature (a signature of the
+ * subkey's over its primary key), which no one else can make. */
 static GByteArray *
 committee_keyring(Selection *sel)
 {
