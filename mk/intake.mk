@@ -116,3 +116,15 @@ dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbo
 pkglibexec_PROGRAMS = tenure-gpg
 tenure_gpg_SOURCES = src/tenure_gpg.c src/child_bounds.c src/child_bounds.h
 tenure_gpg_LDADD =
+
+# The committee keyring by primary fingerprint (issue 24 item 1).
+TESTS += tests/t-keyring-primary.sh
+dist_check_SCRIPTS += tests/t-keyring-primary.sh
+
+# tenure never touches the administrator's keys (issue 26 item 2).
+TESTS += tests/t-bot-key-typo.sh
+dist_check_SCRIPTS += tests/t-bot-key-typo.sh
+
+# A recorded member's key missing from the keyrings (issue 24 item 4).
+TESTS += tests/t-keyring-missing.sh
+dist_check_SCRIPTS += tests/t-keyring-missing.sh
