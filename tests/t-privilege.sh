@@ -248,6 +248,8 @@ runuser -u "$SVC" -- gpg --homedir "$VAR/gnupg" \
 runuser -u "$SVC" -- gpgconf --homedir "$VAR/gnupg" --kill gpg-agent >>"$TEST_DIR/out" 2>&1
 BOT=$(runuser -u "$SVC" -- gpg --homedir "$VAR/gnupg" --with-colons --list-keys 2>/dev/null |
 	awk -F: '$1 == "fpr" { print $10; exit }')
+# gpgconf --kill only asks the agent to go: it may still be exiting.
+wait_for 10 '[ -z "$(live_processes)" ]'
 if [ -n "$BOT" ] && [ -z "$(live_processes)" ]; then
 	test_pass
 else
@@ -255,6 +257,8 @@ else
 		"$(cat "$TEST_DIR/out")"
 fi
 
+# tenure waits for the agent it stopped to be gone before it exits: so
+# this looks once, right after it.
 test_begin "tenure run --once started by root and signing with the bot key leaves no process behind"
 sed -i "s/^gnupg-home = .*/&\nbot-key = $BOT/" "$CASE/etc/tenure.conf"
 deliver "$VAR/list" "$TEST_DIR/resign"
