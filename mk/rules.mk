@@ -49,3 +49,8 @@ tests_test_rules_LDADD += -lm
 # outbox, undecided mail, the clock, servers, errors or Message-IDs.
 TESTS += tests/t-publish-private.sh
 dist_check_SCRIPTS += tests/t-publish-private.sh
+
+# t-page-links.sh: the page links its calendar and JSON, and no anchor
+# it lacks.
+TESTS += tests/t-page-links.sh
+dist_check_SCRIPTS += tests/t-page-links.sh

@@ -156,7 +156,12 @@ publish_run(const Conf *conf, Day today, gboolean *wrote, GError **error)
 		            : "is not published",
 		        why));
 	}
-	g_autofree char *html = status_html_render(status, FALSE);
+	/* No link to a calendar that is not published. */
+	g_autofree char *html = status_html_render_published(
+	    status,
+	    ics || g_file_test(ics_path, G_FILE_TEST_IS_REGULAR) ? PUBLISH_ICS
+	                                                         : NULL,
+	    PUBLISH_JSON);
 	g_autofree char *json = status_json_render(status, FALSE);
 	if (!write_file(conf->publish_dir, PUBLISH_HTML, html, error) ||
 	    (ics && !write_file(conf->publish_dir, PUBLISH_ICS, ics, error)) ||
