@@ -171,7 +171,10 @@ else
 	test_pass
 fi
 # Whatever agent is left goes, without being asked: it may be stopped.
+# The next check starts its own agent only once none is left: one still
+# exiting would answer its "getinfo pid", and then be gone.
 gpg_home_kill "$W/g"
+wait_for 10 '! pgrep -f -- "gpg-agent --homedir $W/g" >/dev/null'
 
 # 5. A stop while signing waits on a stopped agent.
 committee_conf keys.gpg-timeout=60 keys.bot-key="$BOT"
@@ -188,7 +191,8 @@ pid=$!
 test_cleanup "kill -KILL $pid"
 test_begin "SIGTERM while signing waits on a stopped gpg-agent: tenure ends within 5 s"
 if ! wait_for 30 'pgrep -f -- "$W/g .*(--sign|--list-secret-keys)" >/dev/null'; then
-	test_fail "no signing started" "$(cat "$W/daemon2.log")"
+	test_fail "no signing started (gpg-agent '$agent': $(ps -o stat=,args= -p "${agent:-0}"))" \
+		"$(cat "$W/daemon2.log")"
 	kill -KILL $pid
 else
 	sleep 0.5
