@@ -159,11 +159,14 @@ check_dirs(const Conf *conf, GPtrArray *problems)
 }
 
 /* The user the service runs as, whose files the state must be: this
- * process's user, unless it is root still (the state is root's, or it
- * was restored as root).  Then the group of the configuration file
- * says it: the package installs it root:tenure, mode 0640, for the
- * units' User=tenure.  FALSE when nothing names another user than root
- * (root's own committee). */
+ * process's user when the state directory is its own (root's
+ * check-config has become its owner by now), unless it is root still
+ * (the state is root's, or it was restored as root).  Then the group of
+ * the configuration file says it: the package installs it root:tenure,
+ * mode 0640, for the units' User=tenure.  FALSE when nothing names
+ * another user than root (root's own committee), or another user runs
+ * check-config (a member of group tenure: the state is not theirs to
+ * own, and check_writable says what they cannot write). */
 static gboolean
 service_user(const Conf *conf, uid_t *uid, gid_t *gid, char **name)
 {
@@ -171,7 +174,8 @@ service_user(const Conf *conf, uid_t *uid, gid_t *gid, char **name)
 	char buffer[4096];
 	struct stat st;
 	if (geteuid() != 0) {
-		if (getpwuid_r(geteuid(), &entry, buffer, sizeof buffer, &pw) != 0 ||
+		if (stat(conf->state_dir, &st) < 0 || st.st_uid != geteuid() ||
+		    getpwuid_r(geteuid(), &entry, buffer, sizeof buffer, &pw) != 0 ||
 		    pw == NULL)
 			return FALSE;
 	} else {
