@@ -253,11 +253,11 @@ check_state_owner(const Conf *conf, GPtrArray *problems)
 		    g_strconcat(conf->state_dir, "/", NULL);
 		uid_t first_owner = 0;
 		/* A ledger in the state directory was counted with it. */
-		guint count = paths[i][1] && (i == 0 || !g_str_has_prefix(
-		                                            paths[i][1], inside))
-		                  ? count_foreign(paths[i][1], uid, &first,
-		                                  &first_owner)
-		                  : 0;
+		if (paths[i][1] == NULL ||
+		    (i > 0 && g_str_has_prefix(paths[i][1], inside)))
+			continue;
+		guint count =
+		    count_foreign(paths[i][1], uid, &first, &first_owner);
 		if (count == 0)
 			continue;
 		g_autofree char *owner = user_name(first_owner);

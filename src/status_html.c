@@ -526,19 +526,21 @@ render(const Status *status, gboolean addresses, const char *calendar,
 	                     "<meta name=\"viewport\" content=\"width=device-width, "
 	                     "initial-scale=1\">\n<title>");
 	append_escaped(out, status->name);
-	g_string_append_printf(out, ": status on %s</title>\n<style>%s</style>\n",
-	                       d, style);
+	g_string_append_printf(
+	    out, ": status on %s</title>\n<style>%s</style>\n", d, style);
 	/* Feed readers and calendar clients find the other forms here. */
 	if (calendar)
-		g_string_append_printf(out,
-		                       "<link rel=\"alternate\" type=\"text/calendar\" "
-		                       "href=\"%s\" title=\"Calendar\">\n",
-		                       calendar);
+		g_string_append_printf(
+		    out,
+		    "<link rel=\"alternate\" type=\"text/calendar\" "
+		    "href=\"%s\" title=\"Calendar\">\n",
+		    calendar);
 	if (json)
-		g_string_append_printf(out,
-		                       "<link rel=\"alternate\" type=\"application/json\" "
-		                       "href=\"%s\" title=\"JSON\">\n",
-		                       json);
+		g_string_append_printf(
+		    out,
+		    "<link rel=\"alternate\" type=\"application/json\" "
+		    "href=\"%s\" title=\"JSON\">\n",
+		    json);
 	g_string_append(out, "</head>\n<body>\n<header>\n<h1>");
 	append_escaped(out, status->name);
 	g_string_append(out, "</h1>\n<p>Status on ");
