@@ -13,6 +13,7 @@ src_libtenure_a_SOURCES += \
 	src/verify_context.c src/verify_context.h \
 	src/gpgrun.c src/gpgrun.h \
 	src/child_bounds.c src/child_bounds.h \
+	src/agent_proc.c src/agent_proc.h \
 	src/verify.c src/verify.h \
 	src/command.c src/command.h \
 	src/seen.c src/seen.h \
@@ -114,7 +115,8 @@ dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbo
 # (src/gpgrun.h); installed in /usr/libexec/tenure, found in the build
 # tree by the tests (TENURE_LIBEXECDIR).
 pkglibexec_PROGRAMS = tenure-gpg
-tenure_gpg_SOURCES = src/tenure_gpg.c src/child_bounds.c src/child_bounds.h
+tenure_gpg_SOURCES = src/tenure_gpg.c src/child_bounds.c src/child_bounds.h \
+	src/agent_proc.c src/agent_proc.h
 tenure_gpg_LDADD =
 
 # The committee keyring by primary fingerprint (issue 24 item 1).

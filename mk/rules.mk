@@ -44,3 +44,13 @@ EXTRA_DIST += tests/data/ctte-2014.ledger bench/simulate.sh
 # simulate.c draws resignations with log1p.
 tenure_LDADD += -lm
 tests_test_rules_LDADD += -lm
+
+# t-publish-private.sh: [publish] writes the committee only, never the
+# outbox, undecided mail, the clock, servers, errors or Message-IDs.
+TESTS += tests/t-publish-private.sh
+dist_check_SCRIPTS += tests/t-publish-private.sh
+
+# t-page-links.sh: the page links its calendar and JSON, and no anchor
+# it lacks.
+TESTS += tests/t-page-links.sh
+dist_check_SCRIPTS += tests/t-page-links.sh
