@@ -254,6 +254,102 @@ plan_upcoming(Status *status, const Conf *conf, const Ledger *ledger)
 		}
 }
 
+/* LEDGER with the expiries PLAN computes from FROM to UNTIL added as
+ * recorded, as tenure will record them on their days: the committee as
+ * it will stand.  Newly allocated. */
+static Ledger *
+ledger_projected(const Ledger *ledger, const GPtrArray *plan, Day from,
+                 Day until)
+{
+	Ledger *projected = g_new0(Ledger, 1);
+	projected->path = g_strdup(ledger->path);
+	projected->events =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)ledger_event_free);
+	for (guint i = 0; i < ledger->events->len; i++)
+		g_ptr_array_add(projected->events,
+		                ledger_event_copy(ledger->events->pdata[i]));
+	for (guint i = 0; i < plan->len; i++) {
+		const PlanEvent *event = plan->pdata[i];
+		if (event->kind != PLAN_EXPIRE || !event->computed ||
+		    event->overdue || event->date < from || event->date > until)
+			continue;
+		LedgerEvent *expire =
+		    ledger_event_new(EVENT_EXPIRE, event->date, event->member);
+		expire->source = g_strdup("projection");
+		g_ptr_array_add(projected->events, expire);
+	}
+	return projected;
+}
+
+/* The ledger as it will stand at the end of UNTIL: LEDGER with the
+ * rule's expiries from FROM on recorded.  NULL with ERROR when the
+ * plan cannot be made. */
+static Ledger *
+ledger_until(const Ledger *ledger, const Status *status, int max_members,
+             Day from, Day until, GError **error)
+{
+	PlanOptions options = {
+	    .default_rule = status->rule,
+	    .max_members = max_members,
+	    .from = from,
+	    .until = until,
+	};
+	g_autoptr(GPtrArray) plan = plan_run(ledger, &options, error);
+	return plan ? ledger_projected(ledger, plan, from, until - 1) : NULL;
+}
+
+/* Whether somebody holds ROLE on DAY: by a role event, or by the key
+ * the configuration names. */
+static gboolean
+role_held(const Committee *committee, CommitteeRole role, Day day)
+{
+	return committee_role_on(committee, role, day) != NULL ||
+	       committee_role_key_on(committee, role, day) != NULL;
+}
+
+/* Looks STATUS_AHEAD_DAYS ahead of ON: the first day the committee falls
+ * below min-members (when it is not below already), and the day a role
+ * falls vacant because its holder's term ends, each a warning. */
+static void
+warn_ahead(Status *status, const Conf *conf, const Ledger *ledger)
+{
+	Day horizon = status->on + STATUS_AHEAD_DAYS;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) ahead = ledger_until(ledger, status, conf->max_members,
+	                                       status->on, horizon, &error);
+	g_autoptr(Committee) committee =
+	    ahead ? committee_replay(ahead, &error) : NULL;
+	/* A plan that cannot be made is warned about already. */
+	if (committee == NULL)
+		return;
+	committee_bootstrap_roles(committee, conf->chair, conf->leader);
+	gboolean few = (int)status->members < status->min_members;
+	gboolean held[ROLE_COUNT];
+	for (int role = 0; role < ROLE_COUNT; role++)
+		held[role] = role_held(committee, role, status->on);
+	char d[11];
+	for (Day day = status->on + 1; day <= horizon; day++) {
+		g_autoptr(GPtrArray) members = committee_members_on(committee, day);
+		if (!few && (int)members->len < status->min_members) {
+			few = TRUE;
+			warn(status, "few-members-ahead",
+			     g_strdup_printf("the committee falls to %u members on "
+			                     "%s, fewer than %d",
+			                     members->len, date_format(day, d),
+			                     status->min_members));
+		}
+		for (int role = 0; role < ROLE_COUNT; role++) {
+			if (!held[role] || role_held(committee, role, day))
+				continue;
+			held[role] = FALSE;
+			warn(status, "vacant-ahead",
+			     g_strdup_printf("the %s falls vacant on %s",
+			                     committee_role_name(role),
+			                     date_format(day, d)));
+		}
+	}
+}
+
 /* The one list of warnings: every format shows it. */
 static void
 compute_warnings(Status *status)
@@ -336,8 +432,20 @@ status_build(const Conf *conf, const Ledger *ledger, Day on,
 	status->undecided =
 	    g_ptr_array_new_with_free_func((GDestroyNotify)retry_entry_free);
 	status->rule = rule_new(conf->rule_name, conf->rule_params, error);
-	if (status->rule == NULL ||
-	    (status->committee = committee_replay(ledger, error)) == NULL ||
+	if (status->rule == NULL)
+		return NULL;
+	/* A day ahead is shown as the committee will stand then: the
+	 * expiries the rule sets before it are recorded by then, not
+	 * overdue (those due before today still are). */
+	Day today = date_today();
+	if (on > today) {
+		g_autoptr(GError) plan_error = NULL;
+		status->projected = ledger_until(ledger, status, conf->max_members,
+		                                 today, on, &plan_error);
+		if (status->projected)
+			ledger = status->projected;
+	}
+	if ((status->committee = committee_replay(ledger, error)) == NULL ||
 	    (status->infos = term_status(status->committee, status->rule,
 	                                 conf->max_members, on, error)) == NULL)
 		return NULL;
@@ -353,6 +461,7 @@ status_build(const Conf *conf, const Ledger *ledger, Day on,
 	    !read_mail_state(status, conf->state_dir, error))
 		return NULL;
 	compute_warnings(status);
+	warn_ahead(status, conf, ledger);
 	plan_upcoming(status, conf, ledger);
 	return g_steal_pointer(&status);
 }
@@ -365,6 +474,7 @@ status_free(Status *status)
 	g_free(status->name);
 	g_clear_pointer(&status->infos, g_ptr_array_unref);
 	g_clear_pointer(&status->committee, committee_free);
+	g_clear_pointer(&status->projected, ledger_free);
 	g_clear_pointer(&status->rule, rule_free);
 	g_free(status->rule_text);
 	for (int role = 0; role < ROLE_COUNT; role++) {

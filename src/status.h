@@ -26,6 +26,9 @@
 
 /* How far ahead the upcoming events reach. */
 #define STATUS_UPCOMING_MONTHS 36
+/* How far ahead the warnings look: the committee falling below
+ * min-members, a role falling vacant. */
+#define STATUS_AHEAD_DAYS 90
 
 /* Who holds a role on the date. */
 typedef struct {
@@ -39,7 +42,8 @@ typedef struct {
 } StatusRole;
 
 /* Something a reader of any format should not miss.  CODE is one of
- * "few-members", "many-members", "overdue", "mail-held", "mail-dead",
+ * "few-members", "many-members", "overdue", "few-members-ahead" and
+ * "vacant-ahead" (within STATUS_AHEAD_DAYS), "mail-held", "mail-dead",
  * "mail-undecided", "mail-set-aside", "clock", "plan", and "calendar"
  * (added by publish.c: the published calendar is not updated); TEXT is a
  * sentence that names people without their addresses, so it may be
@@ -68,7 +72,11 @@ typedef struct {
 	Day on;
 	Rule *rule;           /* the configured rule (for a ledger without
 	                         rule events) */
-	Committee *committee;
+	Committee *committee; /* replayed from the ledger given, or for a
+	                         day after today from PROJECTED */
+	Ledger *projected;    /* the ledger with the rule's expiries from
+	                         today to ON recorded; NULL for today or a
+	                         day before */
 	GPtrArray *infos;     /* TermInfo* of term_status for ON */
 	char *rule_text;      /* the rule in force on ON, as shown */
 	StatusRole roles[ROLE_COUNT];

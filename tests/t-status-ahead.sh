@@ -1,0 +1,93 @@
+#!/bin/sh
+# t-status-ahead.sh: status looks ahead.  The warnings name the day,
+# within 90 days, on which the committee falls below min-members or the
+# chair falls vacant (and not when a handover is recorded, nor beyond
+# the horizon); `status --date` on a day after today shows the committee
+# as it will stand, with the rule's expiries up to then recorded rather
+# than "overdue".
+
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+[ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
+cd "$TEST_DIR" || exit 1
+
+# Alice's four years end on 2027-01-14; she chairs; four members.
+cat >ledger <<'END'
+Event: rule
+Date: 2015-01-01
+Rule: fixed-term
+Parameters: term=4y
+
+Event: appoint
+Date: 2023-01-15
+Member: Alice Member <alice@example.org>
+
+Event: appoint
+Date: 2024-03-01
+Member: Bob Member <bob@example.org>
+
+Event: appoint
+Date: 2024-06-01
+Member: Carol Member <carol@example.org>
+
+Event: appoint
+Date: 2025-02-01
+Member: Dave Member <dave@example.org>
+
+Event: role
+Date: 2023-01-15
+Role: chair
+Member: Alice Member <alice@example.org>
+END
+
+test_begin "41 days ahead: the day the committee falls to 3, and the day the chair falls vacant"
+test_expect_equal "warning: the committee falls to 3 members on 2027-01-15, fewer than 4
+warning: the chair falls vacant on 2027-01-15" \
+	"$("$TENURE" --now 2026-12-04 status --ledger ledger | grep '^warning:')"
+
+test_begin "the JSON carries them with their codes, valid under the schema"
+"$TENURE" --now 2026-12-04 status --ledger ledger --format=json >s.json
+if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+	test_expect_equal "few-members-ahead vacant-ahead valid" \
+		"$(/usr/bin/python3 -c '
+import json, sys, jsonschema
+d = json.load(open("s.json"))
+jsonschema.validate(d, json.load(open(sys.argv[1])))
+print(*[w["code"] for w in d["warnings"]], "valid")' "$top_srcdir/doc/tenure.schema.json")"
+else
+	test_expect_equal "few-members-ahead vacant-ahead" \
+		"$(/usr/bin/python3 -c 'import json; print(*[w["code"] for w in json.load(open("s.json"))["warnings"]])')"
+fi
+
+test_begin "more than 90 days ahead: no warning yet"
+test_expect_equal "" "$("$TENURE" --now 2026-10-01 status --ledger ledger | grep '^warning:')"
+
+test_begin "a handover recorded before the end: the chair does not fall vacant"
+cp ledger handed.ledger
+printf '\nEvent: role\nDate: 2027-01-10\nRole: chair\nMember: Bob Member <bob@example.org>\n' >>handed.ledger
+test_expect_equal "warning: the committee falls to 3 members on 2027-01-15, fewer than 4" \
+	"$("$TENURE" --now 2026-12-04 status --ledger handed.ledger | grep '^warning:')"
+
+test_begin "an appointment recorded for the day after: the committee never falls to 3"
+cp ledger filled.ledger
+printf '\nEvent: appoint\nDate: 2027-01-15\nMember: Erin Member <erin@example.org>\n' >>filled.ledger
+test_expect_equal "warning: the chair falls vacant on 2027-01-15" \
+	"$("$TENURE" --now 2026-12-04 status --ledger filled.ledger | grep '^warning:')"
+
+test_begin "status --date after the end: the member is former, not serving and overdue"
+"$TENURE" --now 2026-12-04 status --ledger ledger --date 2027-07-01 --format=tsv >ahead.tsv
+test_expect_equal "former Alice Member <alice@example.org> 2027-01-14
+3 members, 0 overdue" \
+	"$(awk -F '\t' '$3 ~ /^Alice/ { print $1, $3, $5 }' ahead.tsv)
+$(grep -c '^member' ahead.tsv) members, $(grep -c 'overdue' ahead.tsv) overdue" \
+	"$(cat ahead.tsv)"
+
+test_begin "status --date after the end: the chair is vacant then"
+test_expect_equal "Chair: vacant; leader: not recorded" \
+	"$("$TENURE" --now 2026-12-04 status --ledger ledger --date 2027-07-01 | sed -n 2p)"
+
+test_begin "an expiry due before today is still overdue on a later --date"
+test_expect_equal "1" \
+	"$("$TENURE" --now 2027-02-01 status --ledger ledger --date 2027-07-01 --format=tsv | grep -c '^warning.*the ledger does not record it yet$')"
+
+test_done
