@@ -86,6 +86,7 @@
 
 #include "clock.h"
 #include "cmd.h"
+#include "contact.h"
 #include "date.h"
 #include "dryrun.h"
 #include "intake.h"
@@ -408,6 +409,19 @@ handle_message(const SourceMessage *message, gpointer user_data,
 	return ok;
 }
 
+/* Records how the fetch went for tenure status (contact.h); a dry run
+ * writes nothing. */
+static void
+reader_note_contact(Reader *reader, const GError *failure)
+{
+	const Conf *conf = reader->config->conf;
+	g_autoptr(GError) error = NULL;
+	if (reader->dry_run == NULL &&
+	    !contact_record(conf->state_dir, conf->source_url, date_now_unix(),
+	                    failure ? failure->message : NULL, &error))
+		util_log_warning("source-contact", "error", error->message, NULL);
+}
+
 /* One fetch; FALSE when it failed (reported). */
 static gboolean
 reader_fetch(Reader *reader)
@@ -424,7 +438,10 @@ reader_fetch(Reader *reader)
 	                           &error);
 	if (g_atomic_int_get(&reader->handled) != before)
 		reader_poke(reader);
-	if (ok || g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+	if (!ok && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+		return TRUE;
+	reader_note_contact(reader, ok ? NULL : error);
+	if (ok)
 		return TRUE;
 	report(reader->once, "fetch", error);
 	return FALSE;

@@ -97,6 +97,31 @@ print_tsv(const Status *status)
 	}
 }
 
+/* "2026-12-04 18:00:00 UTC" for T, newly allocated. */
+static char *
+utc_text(gint64 t)
+{
+	g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc(t);
+	return when ? g_date_time_format(when, "%Y-%m-%d %H:%M:%S UTC")
+	            : g_strdup("?");
+}
+
+/* The source's last contact, in the words of the server when it fails
+ * (contact.h): for the operator. */
+static void
+print_contact(const Contact *contact)
+{
+	if (contact == NULL)
+		return;
+	g_autofree char *ok =
+	    contact->last_ok ? utc_text(contact->last_ok) : g_strdup("never");
+	printf("\nSource: %s: last read %s\n", contact->url, ok);
+	if (contact->failing_since) {
+		g_autofree char *since = utc_text(contact->failing_since);
+		printf("  failing since %s: %s\n", since, contact->error);
+	}
+}
+
 static void
 print_text(const Status *status)
 {
@@ -193,6 +218,7 @@ print_text(const Status *status)
 		}
 	}
 	print_undecided(status->undecided);
+	print_contact(status->contact);
 }
 
 gboolean

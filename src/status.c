@@ -171,6 +171,10 @@ read_mail_state(Status *status, const char *state_dir, GError **error)
 		g_ptr_array_add(status->dead, letter);
 	}
 	status->resends = outbox_resends(state_dir, &status->resent);
+	/* A torn record only informs: the next fetch replaces it. */
+	g_autoptr(GError) contact_error = NULL;
+	if (!contact_read(state_dir, &status->contact, &contact_error))
+		status->contact = NULL;
 	status->clock_doubt =
 	    clock_doubt_recorded(state_dir, &status->clock_doubt_since);
 	g_autoptr(Retry) retry = retry_open(state_dir, error);
@@ -377,6 +381,17 @@ compute_warnings(Status *status)
 		                     "rule; the ledger does not record it yet",
 		                     name, date_format(info->term_end, d)));
 	}
+	if (status->contact && status->contact->failing_since) {
+		g_autoptr(GDateTime) since =
+		    g_date_time_new_from_unix_utc(status->contact->failing_since);
+		g_autofree char *when =
+		    since ? g_date_time_format(since, "%Y-%m-%d %H:%M UTC")
+		          : g_strdup("?");
+		warn(status, "source-failing",
+		     g_strdup_printf("the list's mail could not be read since "
+		                     "%s; see Source below and the log",
+		                     when));
+	}
 	if (status->held->len > 0)
 		warn(status, "mail-held",
 		     g_strdup_printf("%u message(s) could not be sent yet and "
@@ -486,6 +501,7 @@ status_free(Status *status)
 	g_clear_pointer(&status->held, g_ptr_array_unref);
 	g_clear_pointer(&status->dead, g_ptr_array_unref);
 	g_clear_pointer(&status->undecided, g_ptr_array_unref);
+	g_clear_pointer(&status->contact, contact_free);
 	g_free(status->clock_doubt);
 	g_free(status);
 }

@@ -18,6 +18,7 @@
 
 #include "committee.h"
 #include "conf.h"
+#include "contact.h"
 #include "date.h"
 #include "ledger.h"
 #include "plan.h"
@@ -43,7 +44,8 @@ typedef struct {
 
 /* Something a reader of any format should not miss.  CODE is one of
  * "few-members", "many-members", "overdue", "few-members-ahead" and
- * "vacant-ahead" (within STATUS_AHEAD_DAYS), "mail-held", "mail-dead",
+ * "vacant-ahead" (within STATUS_AHEAD_DAYS), "source-failing",
+ * "mail-held", "mail-dead",
  * "mail-undecided", "mail-set-aside", "clock", "plan", and "calendar"
  * (added by publish.c: the published calendar is not updated); TEXT is a
  * sentence that names people without their addresses, so it may be
@@ -99,6 +101,9 @@ typedef struct {
 	guint resends;        /* resends after an attempt without an answer
 	                         (RFC 1047), of RESENT messages */
 	guint resent;
+	/* When the source was last read, and since when it fails
+	 * (contact.h); NULL when nothing was recorded. */
+	Contact *contact;
 	/* tenure doubts its clock (clock.h): why, and since when (0: its
 	 * record cannot be read); NULL when it does not */
 	char *clock_doubt;

@@ -279,6 +279,35 @@ add_clock_doubt(JsonBuilder *b, const Status *status)
 	json_builder_end_object(b);
 }
 
+/* RFC 3339 for T (Unix time), or NULL for 0. */
+static char *
+json_time(gint64 t)
+{
+	g_autoptr(GDateTime) when = t ? g_date_time_new_from_unix_utc(t) : NULL;
+	return when ? g_date_time_format(when, "%Y-%m-%dT%H:%M:%SZ") : NULL;
+}
+
+/* When the source was last read, and since when it fails (contact.h),
+ * or null: the operator's. */
+static void
+add_source(JsonBuilder *b, const Status *status)
+{
+	json_builder_set_member_name(b, "source");
+	const Contact *contact = status->contact;
+	if (contact == NULL) {
+		json_builder_add_null_value(b);
+		return;
+	}
+	g_autofree char *last_ok = json_time(contact->last_ok);
+	g_autofree char *since = json_time(contact->failing_since);
+	json_builder_begin_object(b);
+	add_string(b, "url", contact->url);
+	add_string(b, "last_read", last_ok);
+	add_string(b, "failing_since", since);
+	add_string(b, "error", contact->error);
+	json_builder_end_object(b);
+}
+
 char *
 status_json_render(const Status *status, gboolean show_addresses)
 {
@@ -321,6 +350,7 @@ status_json_render(const Status *status, gboolean show_addresses)
 	add_outbox(b, status);
 	add_undecided(b, status);
 	add_clock_doubt(b, status);
+	add_source(b, status);
 	json_builder_end_object(b);
 	return finish(b);
 }
