@@ -220,7 +220,7 @@ upcoming_kind(PlanKind kind)
 {
 	return kind == PLAN_EXPIRE || kind == PLAN_RESIGN ||
 	       kind == PLAN_REMOVE || kind == PLAN_SCHEDULED ||
-	       kind == PLAN_ELIGIBLE;
+	       kind == PLAN_ELIGIBLE || kind == PLAN_HANDOVER;
 }
 
 static void

@@ -90,4 +90,31 @@ test_begin "an expiry due before today is still overdue on a later --date"
 test_expect_equal "1" \
 	"$("$TENURE" --now 2027-02-01 status --ledger ledger --date 2027-07-01 --format=tsv | grep -c '^warning.*the ledger does not record it yet$')"
 
+# A handover and a resignation recorded ahead (Effective: in the future).
+cp ledger future.ledger
+printf '\nEvent: role\nDate: 2027-01-10\nRole: chair\nMember: Bob Member <bob@example.org>\n' >>future.ledger
+printf '\nEvent: resign\nDate: 2027-03-31\nMember: Carol Member <carol@example.org>\n' >>future.ledger
+
+test_begin "Upcoming has the recorded handover and the resignation ahead"
+"$TENURE" --now 2026-12-04 status --ledger future.ledger --format=json >future.json
+test_expect_equal "2027-01-10 handover Bob Member becomes chair (recorded)
+2027-01-14 expire Alice Member
+2027-03-31 resign Carol Member recorded" \
+	"$(/usr/bin/python3 -c '
+import json
+for e in json.load(open("future.json"))["upcoming"][:3]:
+    print(e["date"], e["kind"], e["person"]["name"], e["detail"] if e["kind"] != "expire" else "")' | sed 's/ $//')"
+
+test_begin "plan shows the handover"
+test_expect_equal "2027-01-10 handover Bob Member <bob@example.org> becomes chair (recorded)" \
+	"$("$TENURE" --now 2026-12-04 plan --ledger future.ledger --until 2027-06-01 --format=tsv |
+		awk -F '\t' '$2 == "handover" { print $1, $2, $3, $4 }')"
+
+test_begin "the calendar has the handover and the resignation"
+"$TENURE" --now 2026-12-04 plan --ledger future.ledger --until 2027-06-01 --format=ics >future.ics
+test_expect_equal "SUMMARY:Bob Member: becomes chair (recorded)
+SUMMARY:Alice Member: term expires
+SUMMARY:Carol Member: last day (resigned)" \
+	"$(grep '^SUMMARY' future.ics | tr -d '\r')"
+
 test_done
