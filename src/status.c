@@ -146,7 +146,8 @@ dead_free(StatusDead *dead)
  * "ID\tREASON" lines (outbox.h), and the mail without a verdict
  * (retry.h). */
 static gboolean
-read_mail_state(Status *status, const char *state_dir, GError **error)
+read_mail_state(Status *status, const char *state_dir,
+                int recommendation_days, int confirm_days, GError **error)
 {
 	status->mail_state = TRUE;
 	status->queued = outbox_count_queued(state_dir);
@@ -171,6 +172,12 @@ read_mail_state(Status *status, const char *state_dir, GError **error)
 		g_ptr_array_add(status->dead, letter);
 	}
 	status->resends = outbox_resends(state_dir, &status->resent);
+	g_autoptr(Pending) pending = pending_load(state_dir, error);
+	if (pending == NULL)
+		return FALSE;
+	g_ptr_array_unref(status->pending);
+	status->pending = pending_steps(pending, recommendation_days,
+	                                confirm_days);
 	/* A torn record only informs: the next fetch replaces it. */
 	g_autoptr(GError) contact_error = NULL;
 	if (!contact_read(state_dir, &status->contact, &contact_error))
@@ -446,6 +453,7 @@ status_build(const Conf *conf, const Ledger *ledger, Day on,
 	status->dead = g_ptr_array_new_with_free_func((GDestroyNotify)dead_free);
 	status->undecided =
 	    g_ptr_array_new_with_free_func((GDestroyNotify)retry_entry_free);
+	status->pending = g_ptr_array_new();
 	status->rule = rule_new(conf->rule_name, conf->rule_params, error);
 	if (status->rule == NULL)
 		return NULL;
@@ -473,7 +481,8 @@ status_build(const Conf *conf, const Ledger *ledger, Day on,
 		role_holder(&status->roles[role], conf, status->committee, role,
 		            on);
 	if (read_mail && g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR) &&
-	    !read_mail_state(status, conf->state_dir, error))
+	    !read_mail_state(status, conf->state_dir, conf->recommendation_days,
+	                     conf->confirm_days, error))
 		return NULL;
 	compute_warnings(status);
 	warn_ahead(status, conf, ledger);
@@ -501,6 +510,7 @@ status_free(Status *status)
 	g_clear_pointer(&status->held, g_ptr_array_unref);
 	g_clear_pointer(&status->dead, g_ptr_array_unref);
 	g_clear_pointer(&status->undecided, g_ptr_array_unref);
+	g_clear_pointer(&status->pending, g_ptr_array_unref);
 	g_clear_pointer(&status->contact, contact_free);
 	g_free(status->clock_doubt);
 	g_free(status);

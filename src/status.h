@@ -21,6 +21,7 @@
 #include "contact.h"
 #include "date.h"
 #include "ledger.h"
+#include "pending.h"
 #include "plan.h"
 #include "retry.h"
 #include "rules/rule.h"
@@ -101,6 +102,10 @@ typedef struct {
 	guint resends;        /* resends after an attempt without an answer
 	                         (RFC 1047), of RESENT messages */
 	guint resent;
+	/* The steps that wait for a second signature (pending.h):
+	 * PendingStep*, each with the day it lapses; empty when the state
+	 * was not read. */
+	GPtrArray *pending;
 	/* When the source was last read, and since when it fails
 	 * (contact.h); NULL when nothing was recorded. */
 	Contact *contact;
