@@ -7,9 +7,13 @@
 # than "overdue".
 
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$top_srcdir/tests/lib-gpg.sh"
+. "$top_srcdir/tests/lib-committee.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
-cd "$TEST_DIR" || exit 1
+command -v gpg >/dev/null || test_skip_all "gpg is not installed"
+committee_init
+cd "$W" || exit 1
 
 # Alice's four years end on 2027-01-14; she chairs; four members.
 cat >ledger <<'END'
@@ -116,5 +120,14 @@ test_expect_equal "SUMMARY:Bob Member: becomes chair (recorded)
 SUMMARY:Alice Member: term expires
 SUMMARY:Carol Member: last day (resigned)" \
 	"$(grep '^SUMMARY' future.ics | tr -d '\r')"
+
+test_begin "the published page and JSON carry both warnings: they are the committee's"
+mkdir -p www
+: >keyring.gpg
+committee_conf publish.dir=www rule.name=fixed-term rule.term=4
+"$TENURE" --config "$CONF" --now 2026-12-04T10:00:00Z run --once >/dev/null 2>publish.log
+test_expect_equal "few-members-ahead vacant-ahead; 2" \
+	"$(/usr/bin/python3 -c 'import json; print(*[w["code"] for w in json.load(open("www/status.json"))["warnings"]])'); $(grep -c 'falls' www/index.html)" \
+	"$(cat publish.log)"
 
 test_done
