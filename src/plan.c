@@ -664,6 +664,8 @@ plan_kind_name(PlanKind kind)
 		return "scheduled";
 	case PLAN_MISMATCH:
 		return "mismatch";
+	case PLAN_HANDOVER:
+		return "handover";
 	}
 	return "unknown";
 }
@@ -685,6 +687,7 @@ kind_rank(PlanKind kind)
 {
 	switch (kind) {
 	case PLAN_APPOINT:
+	case PLAN_HANDOVER:
 		return 0;
 	case PLAN_DEFER:
 		return 1;
@@ -741,19 +744,28 @@ member_name(const Planner *planner, guint person)
 	                       number, number);
 }
 
+/* Adds an event of MEMBER (taken). */
 static PlanEvent *
-add_event(Planner *planner, Day date, PlanKind kind, guint person,
-          gboolean computed, char *detail)
+add_member_event(Planner *planner, Day date, PlanKind kind, char *member,
+                 gboolean computed, char *detail)
 {
 	PlanEvent *event = g_new0(PlanEvent, 1);
 	event->date = date;
 	event->kind = kind;
-	event->member = member_name(planner, person);
+	event->member = member;
 	event->detail = detail;
 	event->computed = computed;
 	Sortable entry = {event, planner->events->len};
 	g_array_append_val(planner->events, entry);
 	return event;
+}
+
+static PlanEvent *
+add_event(Planner *planner, Day date, PlanKind kind, guint person,
+          gboolean computed, char *detail)
+{
+	return add_member_event(planner, date, kind,
+	                        member_name(planner, person), computed, detail);
 }
 
 static gboolean
@@ -1136,6 +1148,16 @@ plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 		          g_strdup_printf("until %s%s%s",
 		                          date_format(event->until, u),
 		                          *reason ? ": " : "", reason));
+	}
+
+	/* A recorded handover: who holds the role from its day. */
+	for (guint i = 0; i < ledger->events->len; i++) {
+		const LedgerEvent *event = ledger->events->pdata[i];
+		if (event->kind == EVENT_ROLE && in_range(&planner, event->date))
+			add_member_event(&planner, event->date, PLAN_HANDOVER,
+			                 g_strdup(event->member), FALSE,
+			                 g_strdup_printf("becomes %s (recorded)",
+			                                 event->role));
 	}
 
 	g_array_sort(planner.events, sortable_cmp);

@@ -60,13 +60,15 @@ render_calendar(const Conf *conf, const Ledger *ledger, const Status *status,
 }
 
 /* The warnings about the committee, which a reader of the page is
- * owed: too few or too many members, a term the ledger does not record
- * yet, a plan that cannot be made (and the calendar's, added below).
+ * owed: too few or too many members, now or within 90 days, a role
+ * falling vacant, a term the ledger does not record yet, a plan that
+ * cannot be made (and the calendar's, added below).
  * Every other warning is about this host (its outbox, the mail it
  * could not decide, its clock) and stays in the local `tenure status`;
  * a new warning is local until it is added here. */
-static const char *const public_warnings[] = {"few-members", "many-members",
-                                              "overdue", "plan"};
+static const char *const public_warnings[] = {
+	"few-members", "many-members", "few-members-ahead", "vacant-ahead",
+	"overdue",     "plan"};
 
 static gboolean
 is_public_warning(const char *code)

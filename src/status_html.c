@@ -511,6 +511,39 @@ render_warnings(GString *out, const Status *status)
 	g_string_append(out, "</ul>\n</section>\n");
 }
 
+/* The steps waiting for a second signature, each with the day it
+ * lapses (read only with the state: never on the published page). */
+static void
+render_pending(GString *out, const Status *status, gboolean addresses)
+{
+	if (status->pending->len == 0)
+		return;
+	g_string_append(out,
+	                "<section aria-labelledby=\"pending\">\n"
+	                "<h2 id=\"pending\">Waiting for a second signature</h2>\n"
+	                "<ul>\n");
+	for (guint i = 0; i < status->pending->len; i++) {
+		const PendingStep *step = status->pending->pdata[i];
+		g_autofree char *who = status_display_name(step->member, addresses);
+		g_string_append(out, "<li>");
+		if (step->role)
+			g_string_append_printf(out, "handover of the %s to ",
+			                       step->role);
+		else
+			g_string_append_printf(out, "%s of ",
+			                       pending_step_kind_name(step->kind));
+		append_escaped(out, who);
+		if (step->lapses != DAY_NONE) {
+			g_string_append(out, ": lapses on ");
+			append_date(out, step->lapses);
+		} else {
+			g_string_append(out, ": waits for the other signature");
+		}
+		g_string_append(out, "</li>\n");
+	}
+	g_string_append(out, "</ul>\n</section>\n");
+}
+
 /* The page; CALENDAR and JSON (file names beside it, each NULL when
  * there is none) are linked from its head and its footer. */
 static char *
@@ -561,6 +594,7 @@ render(const Status *status, gboolean addresses, const char *calendar,
 	render_warnings(out, status);
 	render_members(out, status, addresses);
 	render_upcoming(out, status, addresses);
+	render_pending(out, status, addresses);
 	render_timeline(out, status, addresses);
 	render_former(out, status, addresses);
 	g_string_append(out, "</main>\n<footer>");
