@@ -87,9 +87,11 @@ write_all(int fd, const char *path, const char *data, gsize len, GError **error)
 
 static gboolean
 maildir_send(Sink *base, const char *envelope_from,
-             const char *const *recipients, GBytes *message, GError **error)
+             const char *const *recipients, GBytes *message,
+             GPtrArray *refused, GError **error)
 {
 	MaildirSink *sink = (MaildirSink *)base;
+	(void)refused; /* a Maildir refuses no recipient */
 	gboolean ok = FALSE;
 	int fd = -1;
 	char host[256] = "localhost";

@@ -14,9 +14,12 @@
  * with errormsg=... when it failed, and refused=... when some recipients
  * were refused and the others took the mail.
  *
- * Only a 5xx reply to RCPT TO (every recipient refused) or to DATA and
- * the message itself is a refusal of this message (TENURE_ERROR_INVALID:
- * dead letter).  A refusal at connection level, which would refuse any
+ * Each reply to RCPT TO that refuses a recipient is handed to the
+ * outbox with its address (SinkRefusal, sink.h), so that it keeps an
+ * outcome per recipient.  Only a 5xx reply to every RCPT TO, or to DATA
+ * and the message itself, is a refusal of this message
+ * (TENURE_ERROR_INVALID: dead letter); recipients refused with a 4xx
+ * among them make it temporary.  A refusal at connection level, which would refuse any
  * message (a 554 greeting, a 5xx to EHLO, STARTTLS, AUTH or MAIL FROM,
  * such as "530 authentication required"), and everything else that
  * fails, is temporary (TENURE_ERROR_NETWORK: the outbox keeps the mail
@@ -79,6 +82,9 @@ typedef struct {
 	                         any): which step a reply answers */
 	char failed_command[8]; /* the step the last 4xx/5xx reply answered */
 	GString *failed_reply;  /* that reply */
+	char *rcpt;             /* the address of the last RCPT TO sent */
+	GPtrArray *rcpt_refused; /* SinkRefusal *: this mail's recipients the
+	                            server refused */
 	gint64 stop_seen;       /* monotonic time a stop was first seen; 0 */
 	gboolean data_out;      /* the whole message went to the server */
 	gboolean cut;           /* this session was ended by a stop */
@@ -152,6 +158,14 @@ reply_date(const char *line)
 	return when ? g_date_time_to_unix(when) : 0;
 }
 
+/* 530 and 535 say "authenticate first" wherever they come: never a
+ * refusal of the message or a recipient. */
+static gboolean
+reply_is_permanent(long status)
+{
+	return status >= 500 && status <= 599 && status != 530 && status != 535;
+}
+
 /* Keeps the last line the server sent, and the last refusal with the
  * step it answered, so errors quote its words ("530 5.7.0
  * Authentication required" at MAIL) rather than only curl's summary.
@@ -168,6 +182,14 @@ debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
 			n++;
 		memcpy(sink->last_command, data, n);
 		sink->last_command[n] = '\0';
+		if (g_ascii_strcasecmp(sink->last_command, "RCPT") == 0) {
+			const char *open = memchr(data, '<', size);
+			const char *close =
+			    open ? memchr(open, '>', size - (open - data)) : NULL;
+			g_free(sink->rcpt);
+			sink->rcpt = close ? g_strndup(open + 1, close - open - 1)
+			                   : NULL;
+		}
 		return 0;
 	}
 	if (type != CURLINFO_HEADER_IN ||
@@ -193,6 +215,17 @@ debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
 			g_string_assign(sink->failed_reply, *line);
 			memcpy(sink->failed_command, sink->last_command,
 			       sizeof sink->failed_command);
+			/* The last line of a reply ("550 ...", not "550-")
+			 * refusing a recipient: that recipient's outcome. */
+			gboolean last = strlen(*line) < 4 || (*line)[3] == ' ';
+			if (last && sink->rcpt &&
+			    g_ascii_strcasecmp(sink->last_command, "RCPT") == 0)
+				g_ptr_array_add(
+				    sink->rcpt_refused,
+				    sink_refusal_new(
+				        sink->rcpt, *line,
+				        reply_is_permanent(
+				            g_ascii_strtoll(*line, NULL, 10))));
 		}
 	}
 	return 0;
@@ -242,6 +275,8 @@ smtp_open(const Conf *conf, const char *url, GError **error)
 	sink->refusals = g_string_new(NULL);
 	sink->fd = -1;
 	sink->failed_reply = g_string_new(NULL);
+	sink->rcpt_refused =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)sink_refusal_free);
 
 	CURLU *parsed = curl_url();
 	char *host = NULL, *port = NULL;
@@ -371,17 +406,35 @@ smtp_setup(SmtpSink *sink, const char *from, struct curl_slist *rcpt,
  * dead letters.  530 and 535 say "authenticate first" wherever they
  * come. */
 static gboolean
-refusal_is_permanent(const char *last_command, long status)
+refusal_is_permanent(const SmtpSink *sink, long status)
 {
-	if (status < 500 || status > 599 || status == 530 || status == 535)
+	if (!reply_is_permanent(status))
 		return FALSE;
-	return g_ascii_strcasecmp(last_command, "RCPT") == 0 ||
-	       g_ascii_strcasecmp(last_command, "DATA") == 0;
+	if (g_ascii_strcasecmp(sink->failed_command, "RCPT") == 0) {
+		/* Every recipient refused: for good only if each was. */
+		for (guint i = 0; i < sink->rcpt_refused->len; i++) {
+			const SinkRefusal *r = sink->rcpt_refused->pdata[i];
+			if (!r->permanent)
+				return FALSE;
+		}
+		return TRUE;
+	}
+	return g_ascii_strcasecmp(sink->failed_command, "DATA") == 0;
+}
+
+/* Hands this mail's refused recipients to REFUSED (may be NULL). */
+static void
+pass_refusals(SmtpSink *sink, GPtrArray *refused)
+{
+	for (guint i = 0; refused && i < sink->rcpt_refused->len; i++)
+		g_ptr_array_add(refused,
+		                g_steal_pointer(&sink->rcpt_refused->pdata[i]));
+	g_ptr_array_set_size(sink->rcpt_refused, 0);
 }
 
 static gboolean
 smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
-          GBytes *message, GError **error)
+          GBytes *message, GPtrArray *refused, GError **error)
 {
 	SmtpSink *sink = (SmtpSink *)base;
 	struct curl_slist *rcpt = NULL;
@@ -400,6 +453,8 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 	sink->last_command[0] = '\0';
 	sink->failed_command[0] = '\0';
 	g_string_truncate(sink->failed_reply, 0);
+	g_clear_pointer(&sink->rcpt, g_free);
+	g_ptr_array_set_size(sink->rcpt_refused, 0);
 	sink->stop_seen = 0;
 	sink->cut = FALSE;
 	sink->data_out = FALSE;
@@ -419,6 +474,7 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 		         "smtpstatus", status_text,
 		         sink->refusals->len ? "refused" : NULL,
 		         sink->refusals->str, NULL);
+		pass_refusals(sink, refused);
 		return TRUE;
 	}
 	const char *why =
@@ -463,11 +519,12 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 		return FALSE;
 	}
 	g_set_error(error, TENURE_ERROR,
-	            refusal_is_permanent(sink->failed_command, status)
+	            refusal_is_permanent(sink, status)
 	                ? TENURE_ERROR_INVALID
 	                : TENURE_ERROR_NETWORK,
 	            "smtp %s (tls=%s): %s", sink->host, sink->tls,
 	            message_text);
+	pass_refusals(sink, refused);
 	return FALSE;
 }
 
@@ -488,6 +545,8 @@ smtp_close(Sink *base)
 	g_string_free(sink->last_reply, TRUE);
 	g_string_free(sink->refusals, TRUE);
 	g_string_free(sink->failed_reply, TRUE);
+	g_free(sink->rcpt);
+	g_ptr_array_unref(sink->rcpt_refused);
 	g_free(sink);
 }
 
