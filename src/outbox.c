@@ -520,15 +520,39 @@ outbox_note_sent(const char *state_dir, const char *message_id, gint64 sent,
 	return record_sent(state_dir, &entry, sent, error);
 }
 
+/* Writes the dead letter NAME of ENTRY, for REASON, and reports it: once,
+ * since one already there (a crash came between the letter and the
+ * removal of the queue entry, and the resend met the same refusal) is
+ * kept as it is and not reported again. */
 static gboolean
-move_dead(const char *state_dir, const Entry *entry, const char *reason,
-          GError **error)
+write_dead(const char *state_dir, const char *name, const Entry *entry,
+           const char *recipient, const char *reason, guint *n_dead,
+           GError **error)
 {
 	gsize len = 0;
 	g_autofree char *text = entry_serialize(entry, reason, &len);
-	g_autofree char *dead = outbox_path(state_dir, "dead", entry->name);
+	g_autofree char *dead = outbox_path(state_dir, "dead", name);
+	g_autoptr(GError) local = NULL;
+	if (!state_file_write_new(dead, text, len, &local)) {
+		if (g_error_matches(local, G_IO_ERROR, G_IO_ERROR_EXISTS))
+			return TRUE;
+		g_propagate_error(error, g_steal_pointer(&local));
+		return FALSE;
+	}
+	util_log_error("dead-letter", "message-id", entry->message_id,
+	               recipient ? "recipient" : NULL, recipient, "reason",
+	               reason, NULL);
+	(*n_dead)++;
+	return TRUE;
+}
+
+static gboolean
+move_dead(const char *state_dir, const Entry *entry, const char *reason,
+          guint *n_dead, GError **error)
+{
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
-	return state_file_write(dead, text, len, error) &&
+	return write_dead(state_dir, entry->name, entry, NULL, reason, n_dead,
+	                  error) &&
 	       remove_file(queued, error);
 }
 
@@ -591,13 +615,30 @@ bury_unreadable(const char *state_dir, const char *name, const GError *why,
 	g_autofree char *dead = outbox_path(state_dir, "dead", name);
 	util_log_error("outbox-unreadable", "file", queued, "error", why->message,
 	         NULL);
-	if (rename(queued, dead) < 0) {
+	/* Linked, not renamed: a dead letter of the same Message-ID stays
+	 * as it is, and this file goes beside it under a name of its
+	 * contents (the same bytes twice are one letter). */
+	int rc = link(queued, dead);
+	if (rc < 0 && errno == EEXIST) {
+		g_autofree char *text = NULL;
+		gsize len = 0;
+		if (!g_file_get_contents(queued, &text, &len, NULL))
+			text = g_strdup("");
+		g_autofree char *key = g_strdup_printf("%s\n%s", name, text);
+		g_autofree char *other = entry_name(key);
+		g_free(dead);
+		dead = outbox_path(state_dir, "dead", other);
+		rc = link(queued, dead);
+		if (rc < 0 && errno == EEXIST)
+			rc = 0;
+	}
+	if (rc < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: cannot move to %s: %s", queued, dead,
 		            g_strerror(errno));
 		return FALSE;
 	}
-	return util_fsync_dir(dead, error) && util_fsync_dir(queued, error);
+	return util_fsync_dir(dead, error) && remove_file(queued, error);
 }
 
 /* Loads every queue entry, oldest first.  Unreadable ones are moved to
@@ -695,23 +736,14 @@ bury_recipient(const char *state_dir, const Entry *entry,
 	g_autofree char *key =
 	    g_strconcat(entry->message_id, "\n", refusal->address, NULL);
 	g_autofree char *name = entry_name(key);
-	if (known_in(state_dir, "dead", name))
-		return TRUE;
 	g_autofree char *reason = g_strdup_printf(
 	    "recipient %s refused: %s", refusal->address, refusal->reply);
 	char *only[] = {refusal->address, NULL};
 	Entry letter = *entry;
 	letter.recipients = only;
 	letter.delivered = NULL;
-	gsize len = 0;
-	g_autofree char *text = entry_serialize(&letter, reason, &len);
-	g_autofree char *dead = outbox_path(state_dir, "dead", name);
-	if (!state_file_write(dead, text, len, error))
-		return FALSE;
-	util_log_error("dead-letter", "message-id", entry->message_id,
-	               "recipient", refusal->address, "reason", reason, NULL);
-	(*n_dead)++;
-	return TRUE;
+	return write_dead(state_dir, name, &letter, refusal->address, reason,
+	                  n_dead, error);
 }
 
 /* Settles ENTRY after the sink took it for some recipients, or refused
@@ -755,12 +787,7 @@ settle_recipients(const char *state_dir, Memory *memory, Entry *entry,
 			                       i ? ";" : ":", refusal->address,
 			                       refusal->reply);
 		}
-		if (!move_dead(state_dir, entry, reason->str, error))
-			return FALSE;
-		util_log_error("dead-letter", "message-id", entry->message_id,
-		               "reason", reason->str, NULL);
-		(*n_dead)++;
-		return TRUE;
+		return move_dead(state_dir, entry, reason->str, n_dead, error);
 	}
 	/* The dead letters first: a crash before the queue entry is
 	 * rewritten resends to the same recipients, and finds them. */
@@ -880,12 +907,8 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 	}
 	if (failure->domain == TENURE_ERROR &&
 	    failure->code == TENURE_ERROR_INVALID) {
-		if (!move_dead(state_dir, entry, failure->message, error))
-			return FALSE;
-		util_log_error("dead-letter", "message-id", entry->message_id,
-		         "reason", failure->message, NULL);
-		(*n_dead)++;
-		return TRUE;
+		return move_dead(state_dir, entry, failure->message, n_dead,
+		                 error);
 	}
 	gboolean unknown = g_error_matches(failure, G_IO_ERROR,
 	                                   G_IO_ERROR_CONNECTION_CLOSED);
@@ -897,12 +920,7 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 		    "no answer after the data %u times: the server may have "
 		    "it %u times (same Message-ID); not sent again: %s",
 		    entry->unknown, entry->unknown, failure->message);
-		if (!move_dead(state_dir, entry, reason, error))
-			return FALSE;
-		util_log_error("dead-letter", "message-id", entry->message_id,
-		               "reason", reason, NULL);
-		(*n_dead)++;
-		return TRUE;
+		return move_dead(state_dir, entry, reason, n_dead, error);
 	}
 	if (!defer_entry(state_dir, entry, now, failure->message, unknown,
 	                 error))

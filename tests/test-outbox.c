@@ -265,6 +265,32 @@ test_maildir_sink(void)
 }
 
 static void
+test_maildir_sink_reopened_keeps_every_mail(void)
+{
+	/* A reload opens a new sink: five mails, each through a sink of
+	 * its own, within a second or so, are five files in new/, none
+	 * replacing another, and nothing is left in tmp/. */
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *out = fresh_dir("out");
+	g_autofree char *url = g_strdup_printf("maildir:%s/Maildir", out);
+	g_autoptr(Conf) conf = test_conf(state, url);
+	for (int i = 0; i < 5; i++) {
+		g_autofree char *id = g_strdup_printf("<r%d@example.org>", i);
+		add_sample(state, id);
+		Sink *sink = open_sink(conf);
+		flush_expect(state, sink, 1000, 1, 0, 0);
+		sink_close(sink);
+	}
+	g_autofree char *md = g_strdup_printf("%s/Maildir", out);
+	g_autoptr(GPtrArray) files = maildir_files(md);
+	g_assert_cmpuint(files->len, ==, 5);
+	g_autofree char *tmp = g_strdup_printf("%s/Maildir/tmp", out);
+	g_autoptr(GDir) dir = g_dir_open(tmp, 0, NULL);
+	g_assert_nonnull(dir);
+	g_assert_null(g_dir_read_name(dir));
+}
+
+static void
 test_smtp_plain(void)
 {
 	Server *server = server_start("plain", NULL);
@@ -970,6 +996,8 @@ main(int argc, char **argv)
 	g_test_add_func("/outbox/add-is-idempotent", test_add_idempotent);
 	g_test_add_func("/outbox/add-refuses-bad-envelope",
 	                test_add_refuses_bad_envelope);
+	g_test_add_func("/outbox/maildir-sink-reopened-keeps-every-mail",
+	                test_maildir_sink_reopened_keeps_every_mail);
 	g_test_add_func("/outbox/maildir-sink-delivers-once",
 	                test_maildir_sink);
 	g_test_add_func("/outbox/crash-after-sent-record-sends-once",
