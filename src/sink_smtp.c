@@ -29,6 +29,11 @@
  * never came within the time) is neither: the server may have taken the
  * message (G_IO_ERROR_CONNECTION_CLOSED, see sink.h).
  *
+ * A session kept between mails that the server closed while it sat idle
+ * (a 421 to the first command, or no answer to it at all) is opened
+ * again at once, a single time, before the mail counts as failed: an
+ * idle timeout is not an outage (closed_while_idle).
+ *
  * Time: connecting may take 15 s, a stall in the session 30 s, a whole
  * mail 60 s: every wait ends well inside systemd's stop timeout.  A stop
  * (SIGTERM, SIGINT: util_stopping) ends the session within a second
@@ -432,6 +437,24 @@ pass_refusals(SmtpSink *sink, GPtrArray *refused)
 	g_ptr_array_set_size(sink->rcpt_refused, 0);
 }
 
+/* TRUE when this mail began on a session the server had closed while it
+ * sat idle between mails (Exim and Postfix do so after about five
+ * minutes): a kept connection whose first command got a 421, or no
+ * answer at all (an EOF, a reset).  Nothing of the mail went out, and a
+ * new session, opened at once, is all it takes. */
+static gboolean
+closed_while_idle(SmtpSink *sink, CURLcode rc, long status)
+{
+	long connects = 0;
+	curl_easy_getinfo(sink->curl, CURLINFO_NUM_CONNECTS, &connects);
+	if (rc == CURLE_OK || connects > 0 || sink->data_out || sink->cut ||
+	    util_stopping())
+		return FALSE;
+	if (status == 421)
+		return g_ascii_strcasecmp(sink->failed_command, "MAIL") == 0;
+	return status == 0 && sink->last_reply->len == 0;
+}
+
 static gboolean
 smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
           GBytes *message, GPtrArray *refused, GError **error)
@@ -444,25 +467,37 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 	}
 	g_autofree char *from = g_strdup_printf("<%s>", envelope_from);
 	Reader reader = {.sink = sink};
-	if (sink->fd >= 0)
-		netstop_grace(sink->fd, FALSE);
 	reader.data = g_bytes_get_data(message, &reader.len);
-	sink->errbuf[0] = '\0';
-	g_string_truncate(sink->last_reply, 0);
-	g_string_truncate(sink->refusals, 0);
-	sink->last_command[0] = '\0';
-	sink->failed_command[0] = '\0';
-	g_string_truncate(sink->failed_reply, 0);
-	g_clear_pointer(&sink->rcpt, g_free);
-	g_ptr_array_set_size(sink->rcpt_refused, 0);
-	sink->stop_seen = 0;
-	sink->cut = FALSE;
-	sink->data_out = FALSE;
-	smtp_setup(sink, from, rcpt, &reader);
-
-	CURLcode rc = curl_easy_perform(sink->curl);
+	CURLcode rc = CURLE_OK;
 	long status = 0;
-	curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+	for (int attempt = 0;; attempt++) {
+		if (sink->fd >= 0)
+			netstop_grace(sink->fd, FALSE);
+		reader.offset = 0;
+		sink->errbuf[0] = '\0';
+		g_string_truncate(sink->last_reply, 0);
+		g_string_truncate(sink->refusals, 0);
+		sink->last_command[0] = '\0';
+		sink->failed_command[0] = '\0';
+		g_string_truncate(sink->failed_reply, 0);
+		g_clear_pointer(&sink->rcpt, g_free);
+		g_ptr_array_set_size(sink->rcpt_refused, 0);
+		sink->stop_seen = 0;
+		sink->cut = FALSE;
+		sink->data_out = FALSE;
+		smtp_setup(sink, from, rcpt, &reader);
+		if (attempt > 0)
+			curl_easy_setopt(sink->curl, CURLOPT_FRESH_CONNECT, 1L);
+		rc = curl_easy_perform(sink->curl);
+		status = 0;
+		curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+		if (attempt > 0 || !closed_while_idle(sink, rc, status))
+			break;
+		util_log("smtp-reopen", "host", sink->host, "reason",
+		         status == 421 ? sink->last_reply->str
+		                       : "no answer to the first command",
+		         NULL);
+	}
 	curl_slist_free_all(rcpt);
 
 	g_autofree char *status_text = g_strdup_printf("%ld", status);

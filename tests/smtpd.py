@@ -34,7 +34,9 @@
       FILE.idle holds "SECONDS [ANSWER]", a session idle that long is
       closed, as Exim and Postfix close one after about five minutes:
       with ANSWER first (say "421 4.4.2 idle timeout") or without a word
-      (EOF).  The log file gets one line per SMTP event (EHLO,
+      (EOF); ANSWER "drop" keeps the socket open and resets it at the
+      next command, unanswered, as a firewall that forgot the session
+      does.  The log file gets one line per SMTP event (EHLO,
       AUTH-OK/AUTH-FAIL, MAIL, RCPT, DATA, IDLE-CLOSE) with "tls" or
       "clear" for whether the session was encrypted at that point.
 """
@@ -251,9 +253,18 @@ class IdleClosing(SMTP):
 
     def _timeout_cb(self):
         self.idle_handler.log(self.session, "IDLE-CLOSE")
+        if self.idle_answer == "drop":
+            self.idle_dropped = True
+            return
         if self.idle_answer:
             self.transport.write(self.idle_answer.encode() + b"\r\n")
         self.transport.close()
+
+    def data_received(self, data):
+        if getattr(self, "idle_dropped", False):
+            self.transport.abort()
+            return
+        super().data_received(data)
 
 
 class Refusal(asyncio.Protocol):

@@ -655,6 +655,44 @@ test_smtp_unknown_outcomes_bounded(void)
 	server_stop(server);
 }
 
+/* The server closes a session idle for a second, as IDLE says (".idle"
+ * of tests/smtpd.py): the next mail, two seconds later, goes at once in
+ * a new session, not after a failure and its backoff. */
+static void
+idle_close_reopened(const char *idle_answer)
+{
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
+	g_autofree char *idle = g_strconcat(server->control, ".idle", NULL);
+	g_autofree char *line = g_strdup_printf("1 %s\n", idle_answer);
+	g_assert_true(g_file_set_contents(idle, line, -1, NULL));
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<i1@example.org>");
+	flush_expect(state, sink, 1000, 1, 0, 0);
+	g_usleep(2 * G_USEC_PER_SEC);
+	add_sample(state, "<i2@example.org>");
+	flush_expect(state, sink, 1002, 1, 0, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 2);
+	g_autofree char *log = read_text(server->log);
+	g_assert_nonnull(strstr(log, "IDLE-CLOSE"));
+	server_stop(server);
+}
+
+static void
+test_smtp_idle_close_421(void)
+{
+	idle_close_reopened("421 4.4.2 localhost idle timeout, closing");
+}
+
+static void
+test_smtp_idle_close_eof(void)
+{
+	idle_close_reopened("drop");
+}
+
 static void
 test_smtp_wrong_password_is_retried(void)
 {
@@ -1029,6 +1067,10 @@ main(int argc, char **argv)
 	                test_smtp_outcome_per_recipient);
 	g_test_add_func("/smtp/unknown-outcomes-bounded",
 	                test_smtp_unknown_outcomes_bounded);
+	g_test_add_func("/smtp/idle-session-closed-with-421-reopened",
+	                test_smtp_idle_close_421);
+	g_test_add_func("/smtp/idle-session-gone-at-next-command-reopened",
+	                test_smtp_idle_close_eof);
 	g_test_add_func("/smtp/wrong-password-is-retried-not-dead",
 	                test_smtp_wrong_password_is_retried);
 	g_test_add_func("/smtp/down-backoff-doubles-to-an-hour",
