@@ -539,9 +539,12 @@ write_dead(const char *state_dir, const char *name, const Entry *entry,
 		g_propagate_error(error, g_steal_pointer(&local));
 		return FALSE;
 	}
-	util_log_error("dead-letter", "message-id", entry->message_id,
-	               recipient ? "recipient" : NULL, recipient, "reason",
-	               reason, NULL);
+	if (recipient)
+		util_log_error("dead-letter", "message-id", entry->message_id,
+		               "recipient", recipient, "reason", reason, NULL);
+	else
+		util_log_error("dead-letter", "message-id", entry->message_id,
+		               "reason", reason, NULL);
 	(*n_dead)++;
 	return TRUE;
 }
