@@ -97,3 +97,5 @@ dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbo
 pkglibexec_PROGRAMS = tenure-gpg
 tenure_gpg_SOURCES = src/tenure_gpg.c src/child_bounds.c src/child_bounds.h
 tenure_gpg_LDADD =
+TESTS += tests/t-maildir-names.sh
+dist_check_SCRIPTS += tests/t-maildir-names.sh

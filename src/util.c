@@ -1,4 +1,5 @@
 /* util.c: see util.h. */
+#define _GNU_SOURCE /* renameat2 */
 #include "config.h"
 
 #include "util.h"
@@ -150,6 +151,23 @@ util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
 		return FALSE;
 	}
 	return util_fsync_dir(path, error);
+}
+
+int
+util_rename_noreplace(const char *from, const char *to)
+{
+	int rc = renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+	if (rc == 0 || (errno != EINVAL && errno != ENOSYS))
+		return rc;
+	if (link(from, to) < 0)
+		return -1;
+	if (unlink(from) < 0) {
+		int saved = errno;
+		unlink(to);
+		errno = saved;
+		return -1;
+	}
+	return 0;
 }
 
 gboolean

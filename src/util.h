@@ -51,6 +51,11 @@ gboolean util_write_atomic_mode(const char *path, const char *data,
 gboolean util_write_new(const char *path, const char *data, gssize len,
                         GError **error);
 
+/* rename(FROM, TO) that never replaces a file at TO: -1 with errno
+ * EEXIST instead (RENAME_NOREPLACE; on a file system without it, link()
+ * and unlink(), which only a regular file can take). */
+int util_rename_noreplace(const char *from, const char *to);
+
 /* What marks the name of a temp file of util_write_atomic. */
 #define UTIL_TEMP_MARK ".tn-"
 
