@@ -503,8 +503,15 @@ record_sent(const char *state_dir, const Entry *entry, gint64 now,
 	                          entry->message_id, now);
 	g_autofree char *sent = outbox_path(state_dir, "sent", entry->name);
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
-	return util_write_atomic(sent, record, -1, error) &&
-	       remove_file(queued, error);
+	/* A record already there (a crash after it and before the queue
+	 * entry went) is the same message's, and stays as it is. */
+	g_autoptr(GError) local = NULL;
+	if (!util_write_new(sent, record, -1, &local) &&
+	    !g_error_matches(local, G_IO_ERROR, G_IO_ERROR_EXISTS)) {
+		g_propagate_error(error, g_steal_pointer(&local));
+		return FALSE;
+	}
+	return remove_file(queued, error);
 }
 
 gboolean
