@@ -694,6 +694,14 @@ test_smtp_idle_close_eof(void)
 }
 
 static void
+test_smtp_idle_close_fin(void)
+{
+	/* Closed without a word: libcurl sees the end of the kept session
+	 * before it reuses it, and opens a new one itself. */
+	idle_close_reopened("");
+}
+
+static void
 test_smtp_wrong_password_is_retried(void)
 {
 	/* A rejected login is the operator's to fix; the mail waits. */
@@ -1071,6 +1079,8 @@ main(int argc, char **argv)
 	                test_smtp_idle_close_421);
 	g_test_add_func("/smtp/idle-session-gone-at-next-command-reopened",
 	                test_smtp_idle_close_eof);
+	g_test_add_func("/smtp/idle-session-closed-without-a-word-reopened",
+	                test_smtp_idle_close_fin);
 	g_test_add_func("/smtp/wrong-password-is-retried-not-dead",
 	                test_smtp_wrong_password_is_retried);
 	g_test_add_func("/smtp/down-backoff-doubles-to-an-hour",
