@@ -188,12 +188,11 @@ debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
 		memcpy(sink->last_command, data, n);
 		sink->last_command[n] = '\0';
 		if (g_ascii_strcasecmp(sink->last_command, "RCPT") == 0) {
-			const char *open = memchr(data, '<', size);
-			const char *close =
-			    open ? memchr(open, '>', size - (open - data)) : NULL;
+			const char *lt = memchr(data, '<', size);
+			const char *gt =
+			    lt ? memchr(lt, '>', size - (lt - data)) : NULL;
 			g_free(sink->rcpt);
-			sink->rcpt = close ? g_strndup(open + 1, close - open - 1)
-			                   : NULL;
+			sink->rcpt = gt ? g_strndup(lt + 1, gt - lt - 1) : NULL;
 		}
 		return 0;
 	}
@@ -447,8 +446,10 @@ closed_while_idle(SmtpSink *sink, CURLcode rc, long status)
 {
 	long connects = 0;
 	curl_easy_getinfo(sink->curl, CURLINFO_NUM_CONNECTS, &connects);
-	if (rc == CURLE_OK || connects > 0 || sink->data_out || sink->cut ||
-	    util_stopping())
+	/* A session that stalls is not one that ended: it has had its
+	 * time already. */
+	if (rc == CURLE_OK || rc == CURLE_OPERATION_TIMEDOUT || connects > 0 ||
+	    sink->data_out || sink->cut || util_stopping())
 		return FALSE;
 	if (status == 421)
 		return g_ascii_strcasecmp(sink->failed_command, "MAIL") == 0;
