@@ -629,6 +629,42 @@ test_smtp_outcome_per_recipient(void)
 }
 
 static void
+test_smtp_every_recipient_refused_one_for_now(void)
+{
+	/* No recipient takes the mail: the list says 451 (once), the
+	 * member 550.  Not one dead letter for the whole mail: the
+	 * member's copy is dead, the list's waits and goes at the retry. */
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
+	g_autofree char *once = g_strconcat(server->control, ".rcpt-once", NULL);
+	g_assert_true(g_file_set_contents(
+	    once, "ctte@example.org 451 4.3.0 try later\n", -1, NULL));
+	g_autofree char *always = g_strconcat(server->control, ".rcpt", NULL);
+	g_assert_true(g_file_set_contents(
+	    always, "gone@example.org 550 5.1.1 no such user\n", -1, NULL));
+	Sink *sink = open_sink(conf);
+	g_autoptr(GBytes) message = sample_message("<e1@example.org>");
+	const char *both[] = {"gone@example.org", "ctte@example.org", NULL};
+	g_autoptr(GError) error = NULL;
+	g_assert_true(outbox_add(state, "<e1@example.org>",
+	                         "ctte-bot@example.org", both, message,
+	                         &error));
+	g_assert_no_error(error);
+	flush_expect(state, sink, 1000, 0, 1, 1);
+	flush_expect(state, sink, 1060, 1, 0, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 1);
+	g_autofree char *to = envelope_to_of(files->pdata[0]);
+	g_assert_cmpstr(to, ==, "ctte@example.org");
+	g_autoptr(GPtrArray) dead = outbox_dead_letters(state);
+	g_assert_cmpuint(dead->len, ==, 1);
+	g_assert_nonnull(strstr(dead->pdata[0], "recipient gone@example.org"));
+	server_stop(server);
+}
+
+static void
 test_smtp_unknown_outcomes_bounded(void)
 {
 	/* A server that takes the data and drops every session before its
@@ -1073,6 +1109,8 @@ main(int argc, char **argv)
 	                test_smtp_one_recipient_refused);
 	g_test_add_func("/smtp/outcome-per-recipient",
 	                test_smtp_outcome_per_recipient);
+	g_test_add_func("/smtp/every-recipient-refused-one-for-now",
+	                test_smtp_every_recipient_refused_one_for_now);
 	g_test_add_func("/smtp/unknown-outcomes-bounded",
 	                test_smtp_unknown_outcomes_bounded);
 	g_test_add_func("/smtp/idle-session-closed-with-421-reopened",
