@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +43,14 @@ typedef struct {
 	char *control;
 } Server;
 
+/* A failed assertion ends this process without server_stop: the server
+ * ends with it, rather than listen on for good. */
+static void
+end_with_parent(gpointer user_data)
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
 /* A server started by tests/lib-smtp.sh's smtp_serve, as the shell
  * scenarios start theirs: its Maildir, log and control file in a fresh
  * directory, the certificates made once in CERTS. */
@@ -66,7 +75,8 @@ server_start(const char *mode, const char *auth)
 	g_autoptr(GError) error = NULL;
 	gboolean ok = g_spawn_async_with_pipes(
 	    NULL, (char **)argv, env,
-	    G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+	    G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
+	    end_with_parent, NULL,
 	    &server->pid, NULL, &out, NULL, &error);
 	g_assert_no_error(error);
 	g_assert_true(ok);
