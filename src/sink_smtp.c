@@ -19,10 +19,10 @@
  * outcome per recipient.  Only a 5xx reply to every RCPT TO, or to DATA
  * and the message itself, is a refusal of this message
  * (TENURE_ERROR_INVALID: dead letter); recipients refused with a 4xx
- * among them make it temporary.  A refusal at connection level, which would refuse any
- * message (a 554 greeting, a 5xx to EHLO, STARTTLS, AUTH or MAIL FROM,
- * such as "530 authentication required"), and everything else that
- * fails, is temporary (TENURE_ERROR_NETWORK: the outbox keeps the mail
+ * among them make it temporary.  A refusal at connection level, which
+ * would refuse any message (a 554 greeting, a 5xx to EHLO, STARTTLS,
+ * AUTH or MAIL FROM, such as "530 authentication required"), and
+ * everything else that fails, is temporary (TENURE_ERROR_NETWORK: the outbox keeps the mail
  * and retries it), with the server's words in the error for `tenure
  * status`.  A session that ends after the whole message went out and
  * before the server answered it (the connection dropped, or the answer
