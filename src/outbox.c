@@ -350,7 +350,8 @@ entry_load(const char *state_dir, const char *path, char **dead_reason,
 	entry->resends = (guint)resends;
 	gint64 unknown = 0;
 	const char *unknown_text = deb822_get(stanza, "Unknown-Outcomes");
-	if (unknown_text && (!parse_int64(unknown_text, &unknown) || unknown < 0)) {
+	if (unknown_text &&
+	    (!parse_int64(unknown_text, &unknown) || unknown < 0)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
 		            "%s:%u: Unknown-Outcomes: \"%s\" is not a count",
 		            path, stanza->line, unknown_text);
@@ -790,7 +791,8 @@ settle_recipients(const char *state_dir, Memory *memory, Entry *entry,
 		}
 	}
 	if (!any_waiting && !any_delivered) {
-		g_autoptr(GString) reason = g_string_new("every recipient refused");
+		g_autoptr(GString) reason =
+		    g_string_new("every recipient refused");
 		for (guint i = 0; i < refused->len; i++) {
 			const SinkRefusal *refusal = refused->pdata[i];
 			g_string_append_printf(reason, "%s %s: %s",

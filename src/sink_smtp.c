@@ -22,9 +22,9 @@
  * among them make it temporary.  A refusal at connection level, which
  * would refuse any message (a 554 greeting, a 5xx to EHLO, STARTTLS,
  * AUTH or MAIL FROM, such as "530 authentication required"), and
- * everything else that fails, is temporary (TENURE_ERROR_NETWORK: the outbox keeps the mail
- * and retries it), with the server's words in the error for `tenure
- * status`.  A session that ends after the whole message went out and
+ * everything else that fails, is temporary (TENURE_ERROR_NETWORK: the
+ * outbox keeps the mail and retries it), with the server's words in the
+ * error for `tenure status`.  A session that ends after the whole message went out and
  * before the server answered it (the connection dropped, or the answer
  * never came within the time) is neither: the server may have taken the
  * message (G_IO_ERROR_CONNECTION_CLOSED, see sink.h).

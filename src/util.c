@@ -146,8 +146,8 @@ util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
 	if (rename(temp, path) < 0) {
 		int saved = errno;
 		unlink(temp);
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: rename: %s",
-		            path, g_strerror(saved));
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: rename: %s", path, g_strerror(saved));
 		return FALSE;
 	}
 	return util_fsync_dir(path, error);
