@@ -11,8 +11,9 @@
  *   @TEXT   count only calls on a path containing TEXT: for rename the
  *           new name (link and renameat2, which make a name without
  *           replacing one, count as rename too), for write and fsync
- *           the file the descriptor is open on (writes and fsyncs count only on regular files and
- *           directories, never on pipes, sockets or terminals)
+ *           the file the descriptor is open on (writes and fsyncs count
+ *           only on regular files and directories, never on pipes,
+ *           sockets or terminals)
  *   N       the Nth counted call (from 1) of this process; N+ means that
  *           call and every later one
  *   ACTION  an errno name (EIO, ENOSPC, EDQUOT, EROFS, EPERM): the call
