@@ -24,10 +24,11 @@
  * AUTH or MAIL FROM, such as "530 authentication required"), and
  * everything else that fails, is temporary (TENURE_ERROR_NETWORK: the
  * outbox keeps the mail and retries it), with the server's words in the
- * error for `tenure status`.  A session that ends after the whole message went out and
- * before the server answered it (the connection dropped, or the answer
- * never came within the time) is neither: the server may have taken the
- * message (G_IO_ERROR_CONNECTION_CLOSED, see sink.h).
+ * error for `tenure status`.  A session that ends after the whole
+ * message went out and before the server answered it (the connection
+ * dropped, or the answer never came within the time) is neither: the
+ * server may have taken the message (G_IO_ERROR_CONNECTION_CLOSED, see
+ * sink.h).
  *
  * A session kept between mails that the server closed while it sat idle
  * (a 421 to the first command, or no answer to it at all) is opened
