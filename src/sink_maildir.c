@@ -2,12 +2,13 @@
  * for the embedded default configuration and for dry runs.
  *
  * Delivery is the Maildir protocol: write PATH/tmp/NAME with O_EXCL,
- * fsync, link() into PATH/new, fsync new/, remove the tmp/ name.  NAME
- * is built as the convention builds it, "SECONDS.MusecPpidQn.HOST", with
- * a counter n of the process that no reload (a new sink) starts again;
- * and neither step can replace a file: a name that is taken, in tmp/ or
- * new/, is given up for the next one.  The message is stored with
- * LF line endings, as local delivery agents store it, and with the
+ * fsync, move into PATH/new without replacing (util_rename_noreplace:
+ * RENAME_NOREPLACE, or link() where the file system lacks it), fsync
+ * new/.  NAME is built as the convention builds it,
+ * "SECONDS.MusecPpidQn.HOST", with a counter n of the process that no
+ * reload (a new sink) starts again; and neither step can replace a
+ * file: a name that is taken, in tmp/ or new/, is given up for the next
+ * one.  The message is stored with LF line endings, as local delivery agents store it, and with the
  * envelope in Return-Path and X-Envelope-To so a dry run shows whom the
  * mail would have gone to.
  */
@@ -155,17 +156,19 @@ maildir_send(Sink *base, const char *envelope_from,
 		goto out;
 	}
 	fd = -1;
-	/* link() fails rather than replace a file in new/: a name taken
+	/* The move fails rather than replace a file in new/: a name taken
 	 * there (by another writer, or a clock set back) gives way to the
 	 * next one. */
 	for (int i = 0;; i++) {
 		g_free(dest);
 		dest = g_build_filename(sink->path, "new", name, NULL);
-		if (link(tmp, dest) == 0)
+		if (util_rename_noreplace(tmp, dest) == 0) {
+			g_clear_pointer(&tmp, g_free);
 			break;
+		}
 		if (errno != EEXIST || i + 1 >= NAME_TRIES) {
 			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-			            "%s: cannot link to %s: %s", tmp, dest,
+			            "%s: cannot move to %s: %s", tmp, dest,
 			            g_strerror(errno));
 			goto out;
 		}
@@ -180,7 +183,7 @@ maildir_send(Sink *base, const char *envelope_from,
 out:
 	if (fd >= 0)
 		close(fd);
-	/* Delivered or not, the tmp/ name goes (new/ holds its own link). */
+	/* Not delivered: nothing is left in tmp/. */
 	if (tmp)
 		unlink(tmp);
 	return ok;
