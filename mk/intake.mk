@@ -130,3 +130,7 @@ dist_check_SCRIPTS += tests/t-bot-key-typo.sh
 # A recorded member's key missing from the keyrings (issue 24 item 4).
 TESTS += tests/t-keyring-missing.sh
 dist_check_SCRIPTS += tests/t-keyring-missing.sh
+
+# A Maildir delivery never replaces another (issue 25 item 9).
+TESTS += tests/t-maildir-names.sh
+dist_check_SCRIPTS += tests/t-maildir-names.sh

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <gio/gio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,8 +44,16 @@ archive_store(const char *state_dir, GBytes *raw, gint64 arrival,
 	g_autofree char *path = g_build_filename(dir, name, NULL);
 	gsize len = 0;
 	const char *data = g_bytes_get_data(raw, &len);
-	if (!util_write_atomic(path, data, len, error))
-		return FALSE;
+	/* Created, never replacing: the same name can only be the same
+	 * bytes (its digest is in it), archived already. */
+	g_autoptr(GError) local = NULL;
+	if (!util_write_new(path, data, len, &local)) {
+		if (!g_error_matches(local, G_IO_ERROR, G_IO_ERROR_EXISTS)) {
+			g_propagate_error(error, g_steal_pointer(&local));
+			return FALSE;
+		}
+		g_clear_pointer(&path, g_free);
+	}
 	if (path_out)
 		*path_out = g_steal_pointer(&path);
 	return TRUE;

@@ -247,7 +247,9 @@ print_text(const Status *status)
 		       "twice, with the same Message-ID\n",
 		       status->resends, status->resent);
 	if (status->dead->len > 0) {
-		printf("\nDead letters (refused by the mail server, not retried):\n");
+		printf("\nDead letters (not retried: refused by the mail "
+		       "server, for every recipient or one, or sent three "
+		       "times without an answer):\n");
 		for (guint i = 0; i < status->dead->len; i++) {
 			const StatusDead *dead = status->dead->pdata[i];
 			printf("  %s\t%s\n", dead->message_id, dead->reason);

@@ -7,11 +7,26 @@
  *   queue/NAME  waiting: an envelope stanza, an empty line, the message
  *   sent/NAME   the record that NAME was delivered (Message-Id, Sent,
  *               and Resends when it was sent again, see below)
- *   dead/NAME   a permanent refusal: the queue entry plus Dead-Reason
+ *   dead/NAME   a permanent refusal: the queue entry plus Dead-Reason;
+ *               a recipient's own dead letter is named by the Message-ID
+ *               and that address, with only that address in Recipients
  *
  * The envelope stanza is deb822: Message-Id, Envelope-From, Recipients
  * (comma-separated), Queued, Attempts, Next-Attempt (Unix seconds),
- * Last-Error, and Sending and Resends (below).  Every file is written
+ * Last-Error, Sending, Resends and Unknown-Outcomes (below), and
+ * Delivered-To.  Fields are only ever added, and an entry without the
+ * newer ones reads as before, so a queue written by an earlier release
+ * is sent as it was meant, and one written now is read by it.
+ *
+ * Every recipient gets a final outcome.  Recipients is who still waits
+ * for the mail; Delivered-To, who took it already.  When the server
+ * takes the mail for some recipients and refuses others (sink.h's
+ * SinkRefusal), those that took it move to Delivered-To, one refused for
+ * good (5xx) becomes a dead letter of its own (reported once, when it is
+ * made), and one refused for now (4xx) stays in Recipients, alone, for a
+ * retry with the same Message-ID and the message's backoff; the server
+ * did answer, so the rest of the queue is not held.  The mail is sent
+ * when nobody waits.  Every file is written
  * whole with util_write_atomic, so a crash leaves either the old or the
  * new version; queue and dead files start with the line that tells them
  * whole from torn (state_file.h), and a queued mail found cut short is
@@ -52,7 +67,11 @@
  * duplicate, which receivers drop by its Message-ID.  Every attempt made
  * while an earlier one's outcome was unknown is logged ("resending")
  * and counted in Resends, which the sent record keeps and `tenure
- * status` adds up (outbox_resends).  Any failed write
+ * status` adds up (outbox_resends).  Such unknown outcomes are counted
+ * too (Unknown-Outcomes), and after MAX_UNKNOWN of them the mail is a
+ * dead letter ("the server may have it N times"): a server that drops
+ * every session after the data would otherwise get a copy an hour for
+ * ever.  Any failed write
  * holds the whole outbox, with the same backoff as a failing server,
  * rather than let the daemon's next pass try again within a second.
  */
@@ -73,6 +92,9 @@
 #include "util.h"
 
 #define NAME_LEN      32
+/* Attempts whose answer never came after the data, before a mail is
+ * set aside (each may have been delivered). */
+#define MAX_UNKNOWN   3
 /* What becomes of a queued mail found cut short (see state_file.h). */
 #define TORN_REMEDY   "not sent; kept in outbox/dead, listed by tenure status"
 
@@ -87,6 +109,8 @@ typedef struct {
 	char *last_error;
 	gint64 sending; /* when an attempt began whose end is unknown; 0: none */
 	guint resends;  /* attempts made while an earlier one's end was unknown */
+	guint unknown;  /* attempts the server never answered after the data */
+	char **delivered; /* recipients that took it already; NULL: none */
 	GBytes *message;
 } Entry;
 
@@ -136,6 +160,7 @@ entry_free(Entry *entry)
 	g_free(entry->message_id);
 	g_free(entry->envelope_from);
 	g_strfreev(entry->recipients);
+	g_strfreev(entry->delivered);
 	g_free(entry->last_error);
 	if (entry->message)
 		g_bytes_unref(entry->message);
@@ -207,6 +232,12 @@ entry_serialize(const Entry *entry, const char *dead_reason, gsize *len)
 	                   : NULL;
 	g_autofree char *resends =
 	    entry->resends ? g_strdup_printf("%u", entry->resends) : NULL;
+	g_autofree char *unknown =
+	    entry->unknown ? g_strdup_printf("%u", entry->unknown) : NULL;
+	g_autofree char *delivered =
+	    entry->delivered && entry->delivered[0]
+	        ? g_strjoinv(", ", entry->delivered)
+	        : NULL;
 	deb822_add(stanza, "Message-Id", entry->message_id);
 	deb822_add(stanza, "Envelope-From", entry->envelope_from);
 	deb822_add(stanza, "Recipients", recipients);
@@ -216,6 +247,8 @@ entry_serialize(const Entry *entry, const char *dead_reason, gsize *len)
 	deb822_add(stanza, "Last-Error", last_error);
 	deb822_add(stanza, "Sending", sending);
 	deb822_add(stanza, "Resends", resends);
+	deb822_add(stanza, "Unknown-Outcomes", unknown);
+	deb822_add(stanza, "Delivered-To", delivered);
 	deb822_add(stanza, "Dead-Reason", reason);
 	GString *out = g_string_new(NULL);
 	deb822_write(stanza, out);
@@ -315,6 +348,22 @@ entry_load(const char *state_dir, const char *path, char **dead_reason,
 		return NULL;
 	}
 	entry->resends = (guint)resends;
+	gint64 unknown = 0;
+	const char *unknown_text = deb822_get(stanza, "Unknown-Outcomes");
+	if (unknown_text &&
+	    (!parse_int64(unknown_text, &unknown) || unknown < 0)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s:%u: Unknown-Outcomes: \"%s\" is not a count",
+		            path, stanza->line, unknown_text);
+		return NULL;
+	}
+	entry->unknown = (guint)unknown;
+	const char *delivered = deb822_get(stanza, "Delivered-To");
+	if (delivered && *delivered) {
+		entry->delivered = g_strsplit(delivered, ",", -1);
+		for (char **d = entry->delivered; *d; d++)
+			g_strstrip(*d);
+	}
 	if (dead_reason)
 		*dead_reason = g_strdup(deb822_get(stanza, "Dead-Reason"));
 	entry->message = g_bytes_new(split + 2, len - header_len - 1);
@@ -455,8 +504,15 @@ record_sent(const char *state_dir, const Entry *entry, gint64 now,
 	                          entry->message_id, now);
 	g_autofree char *sent = outbox_path(state_dir, "sent", entry->name);
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
-	return util_write_atomic(sent, record, -1, error) &&
-	       remove_file(queued, error);
+	/* A record already there (a crash after it and before the queue
+	 * entry went) is the same message's, and stays as it is. */
+	g_autoptr(GError) local = NULL;
+	if (!util_write_new(sent, record, -1, &local) &&
+	    !g_error_matches(local, G_IO_ERROR, G_IO_ERROR_EXISTS)) {
+		g_propagate_error(error, g_steal_pointer(&local));
+		return FALSE;
+	}
+	return remove_file(queued, error);
 }
 
 gboolean
@@ -472,15 +528,42 @@ outbox_note_sent(const char *state_dir, const char *message_id, gint64 sent,
 	return record_sent(state_dir, &entry, sent, error);
 }
 
+/* Writes the dead letter NAME of ENTRY, for REASON, and reports it: once,
+ * since one already there (a crash came between the letter and the
+ * removal of the queue entry, and the resend met the same refusal) is
+ * kept as it is and not reported again. */
 static gboolean
-move_dead(const char *state_dir, const Entry *entry, const char *reason,
-          GError **error)
+write_dead(const char *state_dir, const char *name, const Entry *entry,
+           const char *recipient, const char *reason, guint *n_dead,
+           GError **error)
 {
 	gsize len = 0;
 	g_autofree char *text = entry_serialize(entry, reason, &len);
-	g_autofree char *dead = outbox_path(state_dir, "dead", entry->name);
+	g_autofree char *dead = outbox_path(state_dir, "dead", name);
+	g_autoptr(GError) local = NULL;
+	if (!state_file_write_new(dead, text, len, &local)) {
+		if (g_error_matches(local, G_IO_ERROR, G_IO_ERROR_EXISTS))
+			return TRUE;
+		g_propagate_error(error, g_steal_pointer(&local));
+		return FALSE;
+	}
+	if (recipient)
+		util_log_error("dead-letter", "message-id", entry->message_id,
+		               "recipient", recipient, "reason", reason, NULL);
+	else
+		util_log_error("dead-letter", "message-id", entry->message_id,
+		               "reason", reason, NULL);
+	(*n_dead)++;
+	return TRUE;
+}
+
+static gboolean
+move_dead(const char *state_dir, const Entry *entry, const char *reason,
+          guint *n_dead, GError **error)
+{
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
-	return state_file_write(dead, text, len, error) &&
+	return write_dead(state_dir, entry->name, entry, NULL, reason, n_dead,
+	                  error) &&
 	       remove_file(queued, error);
 }
 
@@ -543,13 +626,30 @@ bury_unreadable(const char *state_dir, const char *name, const GError *why,
 	g_autofree char *dead = outbox_path(state_dir, "dead", name);
 	util_log_error("outbox-unreadable", "file", queued, "error", why->message,
 	         NULL);
-	if (rename(queued, dead) < 0) {
+	/* Linked, not renamed: a dead letter of the same Message-ID stays
+	 * as it is, and this file goes beside it under a name of its
+	 * contents (the same bytes twice are one letter). */
+	int rc = link(queued, dead);
+	if (rc < 0 && errno == EEXIST) {
+		g_autofree char *text = NULL;
+		gsize len = 0;
+		if (!g_file_get_contents(queued, &text, &len, NULL))
+			text = g_strdup("");
+		g_autofree char *key = g_strdup_printf("%s\n%s", name, text);
+		g_autofree char *other = entry_name(key);
+		g_free(dead);
+		dead = outbox_path(state_dir, "dead", other);
+		rc = link(queued, dead);
+		if (rc < 0 && errno == EEXIST)
+			rc = 0;
+	}
+	if (rc < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: cannot move to %s: %s", queued, dead,
 		            g_strerror(errno));
 		return FALSE;
 	}
-	return util_fsync_dir(dead, error) && util_fsync_dir(queued, error);
+	return util_fsync_dir(dead, error) && remove_file(queued, error);
 }
 
 /* Loads every queue entry, oldest first.  Unreadable ones are moved to
@@ -614,6 +714,137 @@ record_delivered(const char *state_dir, Memory *memory, const Entry *entry,
 	return TRUE;
 }
 
+/* The refusal of ADDRESS among REFUSED (SinkRefusal *), or NULL. */
+static const SinkRefusal *
+refusal_of(const GPtrArray *refused, const char *address)
+{
+	for (guint i = 0; i < refused->len; i++) {
+		const SinkRefusal *refusal = refused->pdata[i];
+		if (g_ascii_strcasecmp(refusal->address, address) == 0)
+			return refusal;
+	}
+	return NULL;
+}
+
+/* TRUE when REFUSED names every recipient of ENTRY. */
+static gboolean
+refused_all(const Entry *entry, const GPtrArray *refused)
+{
+	for (char **r = entry->recipients; *r; r++)
+		if (refusal_of(refused, *r) == NULL)
+			return FALSE;
+	return TRUE;
+}
+
+/* Makes ENTRY's copy for the recipient of REFUSAL a dead letter of its
+ * own, dead/NAME with NAME from the Message-ID and the address, and
+ * reports it.  A dead letter already there (a resend after a crash met
+ * the same refusal) is neither replaced nor reported again. */
+static gboolean
+bury_recipient(const char *state_dir, const Entry *entry,
+               const SinkRefusal *refusal, guint *n_dead, GError **error)
+{
+	g_autofree char *key =
+	    g_strconcat(entry->message_id, "\n", refusal->address, NULL);
+	g_autofree char *name = entry_name(key);
+	g_autofree char *reason = g_strdup_printf(
+	    "recipient %s refused: %s", refusal->address, refusal->reply);
+	char *only[] = {refusal->address, NULL};
+	Entry letter = *entry;
+	letter.recipients = only;
+	letter.delivered = NULL;
+	return write_dead(state_dir, name, &letter, refusal->address, reason,
+	                  n_dead, error);
+}
+
+/* Settles ENTRY after the sink took it for some recipients, or refused
+ * each one, at NOW (REFUSED: SinkRefusal *).  A recipient that took it
+ * is done; one refused for good (5xx) becomes a dead letter of its own;
+ * one refused for now (4xx) stays queued, alone, for a retry with the
+ * same Message-ID and backoff.  The mail is sent once no recipient is
+ * left; refused for good by every recipient and delivered to none, it is
+ * one dead letter, as before. */
+static gboolean
+settle_recipients(const char *state_dir, Memory *memory, Entry *entry,
+                  gint64 now, const GPtrArray *refused, guint *n_sent,
+                  guint *n_deferred, guint *n_dead, GError **error)
+{
+	g_autoptr(GStrvBuilder) waiting = g_strv_builder_new();
+	g_autoptr(GStrvBuilder) delivered = g_strv_builder_new();
+	g_autoptr(GStrvBuilder) taken = g_strv_builder_new();
+	g_autoptr(GString) why = g_string_new(NULL);
+	gboolean any_waiting = FALSE, any_delivered = entry->delivered != NULL;
+	if (entry->delivered)
+		g_strv_builder_addv(delivered, (const char **)entry->delivered);
+	for (char **r = entry->recipients; *r; r++) {
+		const SinkRefusal *refusal = refusal_of(refused, *r);
+		if (refusal == NULL) {
+			g_strv_builder_add(delivered, *r);
+			g_strv_builder_add(taken, *r);
+			any_delivered = TRUE;
+		} else if (!refusal->permanent) {
+			g_strv_builder_add(waiting, *r);
+			g_string_append_printf(why, "%srecipient %s: %s",
+			                       why->len ? "; " : "", *r,
+			                       refusal->reply);
+			any_waiting = TRUE;
+		}
+	}
+	if (!any_waiting && !any_delivered) {
+		g_autoptr(GString) reason =
+		    g_string_new("every recipient refused");
+		for (guint i = 0; i < refused->len; i++) {
+			const SinkRefusal *refusal = refused->pdata[i];
+			g_string_append_printf(reason, "%s %s: %s",
+			                       i ? ";" : ":", refusal->address,
+			                       refusal->reply);
+		}
+		return move_dead(state_dir, entry, reason->str, n_dead, error);
+	}
+	/* The dead letters first: a crash before the queue entry is
+	 * rewritten resends to the same recipients, and finds them. */
+	for (char **r = entry->recipients; *r; r++) {
+		const SinkRefusal *refusal = refusal_of(refused, *r);
+		if (refusal && refusal->permanent &&
+		    !bury_recipient(state_dir, entry, refusal, n_dead, error))
+			return FALSE;
+	}
+	g_auto(GStrv) took = g_strv_builder_end(taken);
+	if (took[0]) {
+		g_autofree char *to = g_strjoinv(",", took);
+		util_log("sent", "message-id", entry->message_id, "recipients",
+		         to, NULL);
+	}
+	g_strfreev(entry->delivered);
+	entry->delivered = g_strv_builder_end(delivered);
+	if (!any_waiting) {
+		(*n_sent)++;
+		if (record_sent(state_dir, entry, now, error))
+			return TRUE;
+		g_hash_table_insert(memory->unrecorded, g_strdup(entry->name),
+		                    g_memdup2(&now, sizeof now));
+		g_prefix_error(error, "%s was sent but not recorded: ",
+		               entry->message_id);
+		return FALSE;
+	}
+	/* Only the recipients refused for now are left, and only they get
+	 * the retry.  The server answered, so the rest of the queue goes on. */
+	g_strfreev(entry->recipients);
+	entry->recipients = g_strv_builder_end(waiting);
+	if (!defer_entry(state_dir, entry, now, why->str, FALSE, error))
+		return FALSE;
+	g_autofree char *attempts = g_strdup_printf("%u", entry->attempts);
+	g_autofree char *retry =
+	    g_strdup_printf("%" G_GINT64_FORMAT, entry->next_attempt - now);
+	g_autofree char *to = g_strjoinv(",", entry->recipients);
+	util_log_warning("deferred", "message-id", entry->message_id,
+	                 "recipients", to, "attempts", attempts, "retry-in",
+	                 retry, "outcome", "not sent", "reason", why->str,
+	                 NULL);
+	(*n_deferred)++;
+	return TRUE;
+}
+
 /* Tries one ENTRY that is due: FALSE only when the outbox could not be
  * written (*WRITE_FAILED) or read. */
 static gboolean
@@ -656,9 +887,19 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 	if (!mark_sending(state_dir, entry, now, error))
 		return FALSE;
 	g_autoptr(GError) failure = NULL;
-	if (sink_send(sink, entry->envelope_from,
-	              (const char *const *)entry->recipients, entry->message,
-	              &failure)) {
+	g_autoptr(GPtrArray) refused =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)sink_refusal_free);
+	gboolean taken = sink_send(sink, entry->envelope_from,
+	                           (const char *const *)entry->recipients,
+	                           entry->message, refused, &failure);
+	/* An outcome per recipient: some took it and some did not, or each
+	 * was refused (some maybe only for now). */
+	if (refused->len > 0 &&
+	    (taken || (failure->domain == TENURE_ERROR &&
+	               refused_all(entry, refused))))
+		return settle_recipients(state_dir, memory, entry, now, refused,
+		                         n_sent, n_deferred, n_dead, error);
+	if (taken) {
 		util_log("sent", "message-id", entry->message_id, NULL);
 		(*n_sent)++;
 		if (record_sent(state_dir, entry, now, error))
@@ -678,15 +919,21 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 	}
 	if (failure->domain == TENURE_ERROR &&
 	    failure->code == TENURE_ERROR_INVALID) {
-		if (!move_dead(state_dir, entry, failure->message, error))
-			return FALSE;
-		util_log_error("dead-letter", "message-id", entry->message_id,
-		         "reason", failure->message, NULL);
-		(*n_dead)++;
-		return TRUE;
+		return move_dead(state_dir, entry, failure->message, n_dead,
+		                 error);
 	}
 	gboolean unknown = g_error_matches(failure, G_IO_ERROR,
 	                                   G_IO_ERROR_CONNECTION_CLOSED);
+	/* A server that drops every session after the data would get one
+	 * more copy at each retry, for ever: after MAX_UNKNOWN such
+	 * attempts the mail is set aside. */
+	if (unknown && ++entry->unknown >= MAX_UNKNOWN) {
+		g_autofree char *reason = g_strdup_printf(
+		    "no answer after the data %u times: the server may have "
+		    "it %u times (same Message-ID); not sent again: %s",
+		    entry->unknown, entry->unknown, failure->message);
+		return move_dead(state_dir, entry, reason, n_dead, error);
+	}
 	if (!defer_entry(state_dir, entry, now, failure->message, unknown,
 	                 error))
 		return FALSE;

@@ -4,7 +4,12 @@
  * returning; adding a Message-ID that is queued, sent or dead already is
  * a no-op, so an event announced twice is sent once.  outbox_flush tries
  * the due messages in order: on success one is recorded as sent and
- * removed; a permanent failure moves it to outbox/dead; a temporary one
+ * removed; a permanent failure moves it to outbox/dead; a recipient
+ * refused while others took the mail gets an outcome of its own (a 5xx,
+ * a dead letter for that recipient; a 4xx, a retry to that recipient
+ * alone), and the mail is sent once every recipient has one; a mail whose
+ * data three sessions took without an answer is a dead letter too (the
+ * server may have it three times); a temporary one
  * sets its next attempt with exponential backoff (1 min doubling to 1 h;
  * never further ahead than that from now, whatever tenure's clock did)
  * and holds the rest of the queue until then, so a server that is down

@@ -31,12 +31,32 @@ sink_open(const Conf *conf, const char *url, GError **error)
 	return driver->open(conf, url, error);
 }
 
+SinkRefusal *
+sink_refusal_new(const char *address, const char *reply, gboolean permanent)
+{
+	SinkRefusal *refusal = g_new0(SinkRefusal, 1);
+	refusal->address = g_strdup(address);
+	refusal->reply = g_strdup(reply);
+	refusal->permanent = permanent;
+	return refusal;
+}
+
+void
+sink_refusal_free(SinkRefusal *refusal)
+{
+	if (refusal == NULL)
+		return;
+	g_free(refusal->address);
+	g_free(refusal->reply);
+	g_free(refusal);
+}
+
 gboolean
 sink_send(Sink *sink, const char *envelope_from, const char *const *recipients,
-          GBytes *message, GError **error)
+          GBytes *message, GPtrArray *refused, GError **error)
 {
 	return sink->driver->send(sink, envelope_from, recipients, message,
-	                          error);
+	                          refused, error);
 }
 
 gboolean

@@ -9,7 +9,13 @@
  * G_IO_ERROR_CONNECTION_CLOSED when the whole message went out and its
  * answer never came (the connection dropped or stalled after the data):
  * the server may have taken it, and sending it again may deliver it
- * twice, with the same Message-ID (RFC 1047).  Drivers: sink_smtp.c
+ * twice, with the same Message-ID (RFC 1047).
+ *
+ * REFUSED (may be NULL) gets a SinkRefusal for each recipient the server
+ * refused, whether it took the message for the others (send() is TRUE)
+ * or refused every recipient (FALSE): the outbox keeps an outcome per
+ * recipient, so a 4xx recipient is tried again alone and a 5xx one
+ * becomes a dead letter of its own.  Drivers: sink_smtp.c
  * (smtp://, smtps://) and sink_maildir.c (maildir:PATH).
  *
  * delivered() tells whether a message with MESSAGE_ID is already there,
@@ -27,12 +33,23 @@
 
 typedef struct Sink Sink;
 
+/* One recipient the server refused, for one message. */
+typedef struct {
+	char *address;
+	char *reply;        /* the server's words ("451 4.2.0 mailbox busy") */
+	gboolean permanent; /* a 5xx: that recipient never takes it */
+} SinkRefusal;
+
+SinkRefusal *sink_refusal_new(const char *address, const char *reply,
+                              gboolean permanent);
+void sink_refusal_free(SinkRefusal *refusal);
+
 typedef struct {
 	const char *scheme;
 	Sink *(*open)(const Conf *conf, const char *url, GError **error);
 	gboolean (*send)(Sink *sink, const char *envelope_from,
 	                 const char *const *recipients, GBytes *message,
-	                 GError **error);
+	                 GPtrArray *refused, GError **error);
 	gboolean (*delivered)(Sink *sink, const char *message_id);
 	void (*close)(Sink *sink);
 } SinkDriver;
@@ -44,7 +61,7 @@ struct Sink {
 Sink *sink_open(const Conf *conf, const char *url, GError **error);
 gboolean sink_send(Sink *sink, const char *envelope_from,
                    const char *const *recipients, GBytes *message,
-                   GError **error);
+                   GPtrArray *refused, GError **error);
 gboolean sink_delivered(Sink *sink, const char *message_id);
 void sink_close(Sink *sink);
 

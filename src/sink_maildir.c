@@ -2,8 +2,13 @@
  * for the embedded default configuration and for dry runs.
  *
  * Delivery is the Maildir protocol: write PATH/tmp/NAME with O_EXCL,
- * fsync, rename into PATH/new, fsync new/.  The message is stored with
- * LF line endings, as local delivery agents store it, and with the
+ * fsync, move into PATH/new without replacing (util_rename_noreplace:
+ * RENAME_NOREPLACE, or link() where the file system lacks it), fsync
+ * new/.  NAME is built as the convention builds it,
+ * "SECONDS.MusecPpidQn.HOST", with a counter n of the process that no
+ * reload (a new sink) starts again; and neither step can replace a
+ * file: a name that is taken, in tmp/ or new/, is given up for the next
+ * one.  The message is stored with LF line endings, as local delivery agents store it, and with the
  * envelope in Return-Path and X-Envelope-To so a dry run shows whom the
  * mail would have gone to.
  */
@@ -22,8 +27,14 @@
 typedef struct {
 	Sink base;
 	char *path;
-	guint counter;
 } MaildirSink;
+
+/* The Q part of every name this process makes: one counter for all the
+ * sinks a process opens, so a reload does not hand out a name again. */
+static gint counter;
+
+/* How many taken names a delivery tries past before it fails. */
+#define NAME_TRIES 16
 
 static Sink *
 maildir_open(const Conf *conf, const char *url, GError **error)
@@ -44,6 +55,18 @@ maildir_open(const Conf *conf, const char *url, GError **error)
 	sink->base.driver = &sink_maildir_driver;
 	sink->path = g_strdup(path);
 	return &sink->base;
+}
+
+/* A new name for a message, "SECONDS.MusecPpidQn.HOST". */
+static char *
+unique_name(const char *host)
+{
+	gint64 now = g_get_real_time();
+	return g_strdup_printf("%" G_GINT64_FORMAT ".M%06" G_GINT64_FORMAT
+	                       "P%dQ%d.%s",
+	                       now / G_USEC_PER_SEC, now % G_USEC_PER_SEC,
+	                       (int)getpid(), g_atomic_int_add(&counter, 1) + 1,
+	                       host);
 }
 
 static GString *
@@ -87,28 +110,41 @@ write_all(int fd, const char *path, const char *data, gsize len, GError **error)
 
 static gboolean
 maildir_send(Sink *base, const char *envelope_from,
-             const char *const *recipients, GBytes *message, GError **error)
+             const char *const *recipients, GBytes *message,
+             GPtrArray *refused, GError **error)
 {
 	MaildirSink *sink = (MaildirSink *)base;
+	(void)refused; /* a Maildir refuses no recipient */
 	gboolean ok = FALSE;
 	int fd = -1;
 	char host[256] = "localhost";
 	gethostname(host, sizeof host - 1);
 	g_strdelimit(host, "/:", '_');
-	g_autofree char *name =
-	    g_strdup_printf("%" G_GINT64_FORMAT ".P%dQ%u.%s",
-	                    g_get_real_time() / G_USEC_PER_SEC, (int)getpid(),
-	                    ++sink->counter, host);
-	g_autofree char *tmp = g_build_filename(sink->path, "tmp", name, NULL);
-	g_autofree char *dest = g_build_filename(sink->path, "new", name, NULL);
+	g_autofree char *name = NULL;
+	g_autofree char *tmp = NULL;
+	g_autofree char *dest = NULL;
 	g_autoptr(GString) text =
 	    maildir_text(envelope_from, recipients, message);
 	g_autofree char *to = g_strjoinv(",", (char **)recipients);
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	for (int i = 0; fd < 0 && i < NAME_TRIES; i++) {
+		g_free(name);
+		g_free(tmp);
+		name = unique_name(host);
+		tmp = g_build_filename(sink->path, "tmp", name, NULL);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: %s", tmp, g_strerror(errno));
+			g_clear_pointer(&tmp, g_free);
+			goto out;
+		}
+	}
 	if (fd < 0) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", tmp,
-		            g_strerror(errno));
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s/tmp: %d names in a row taken", sink->path,
+		            NAME_TRIES);
+		g_clear_pointer(&tmp, g_free);
 		goto out;
 	}
 	if (!write_all(fd, tmp, text->str, text->len, error))
@@ -120,11 +156,24 @@ maildir_send(Sink *base, const char *envelope_from,
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, dest) < 0) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-		            "%s: cannot rename to %s: %s", tmp, dest,
-		            g_strerror(errno));
-		goto out;
+	/* The move fails rather than replace a file in new/: a name taken
+	 * there (by another writer, or a clock set back) gives way to the
+	 * next one. */
+	for (int i = 0;; i++) {
+		g_free(dest);
+		dest = g_build_filename(sink->path, "new", name, NULL);
+		if (util_rename_noreplace(tmp, dest) == 0) {
+			g_clear_pointer(&tmp, g_free);
+			break;
+		}
+		if (errno != EEXIST || i + 1 >= NAME_TRIES) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: cannot move to %s: %s", tmp, dest,
+			            g_strerror(errno));
+			goto out;
+		}
+		g_free(name);
+		name = unique_name(host);
 	}
 	if (!util_fsync_dir(dest, error))
 		goto out;
@@ -134,7 +183,8 @@ maildir_send(Sink *base, const char *envelope_from,
 out:
 	if (fd >= 0)
 		close(fd);
-	if (!ok)
+	/* Not delivered: nothing is left in tmp/. */
+	if (tmp)
 		unlink(tmp);
 	return ok;
 }

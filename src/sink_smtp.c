@@ -14,17 +14,26 @@
  * with errormsg=... when it failed, and refused=... when some recipients
  * were refused and the others took the mail.
  *
- * Only a 5xx reply to RCPT TO (every recipient refused) or to DATA and
- * the message itself is a refusal of this message (TENURE_ERROR_INVALID:
- * dead letter).  A refusal at connection level, which would refuse any
- * message (a 554 greeting, a 5xx to EHLO, STARTTLS, AUTH or MAIL FROM,
- * such as "530 authentication required"), and everything else that
- * fails, is temporary (TENURE_ERROR_NETWORK: the outbox keeps the mail
- * and retries it), with the server's words in the error for `tenure
- * status`.  A session that ends after the whole message went out and
- * before the server answered it (the connection dropped, or the answer
- * never came within the time) is neither: the server may have taken the
- * message (G_IO_ERROR_CONNECTION_CLOSED, see sink.h).
+ * Each reply to RCPT TO that refuses a recipient is handed to the
+ * outbox with its address (SinkRefusal, sink.h), so that it keeps an
+ * outcome per recipient.  Only a 5xx reply to every RCPT TO, or to DATA
+ * and the message itself, is a refusal of this message
+ * (TENURE_ERROR_INVALID: dead letter); recipients refused with a 4xx
+ * among them make it temporary.  A refusal at connection level, which
+ * would refuse any message (a 554 greeting, a 5xx to EHLO, STARTTLS,
+ * AUTH or MAIL FROM, such as "530 authentication required"), and
+ * everything else that fails, is temporary (TENURE_ERROR_NETWORK: the
+ * outbox keeps the mail and retries it), with the server's words in the
+ * error for `tenure status`.  A session that ends after the whole
+ * message went out and before the server answered it (the connection
+ * dropped, or the answer never came within the time) is neither: the
+ * server may have taken the message (G_IO_ERROR_CONNECTION_CLOSED, see
+ * sink.h).
+ *
+ * A session kept between mails that the server closed while it sat idle
+ * (a 421 to the first command, or no answer to it at all) is opened
+ * again at once, a single time, before the mail counts as failed: an
+ * idle timeout is not an outage (closed_while_idle).
  *
  * Time: connecting may take 15 s, a stall in the session 30 s, a whole
  * mail 60 s: every wait ends well inside systemd's stop timeout.  A stop
@@ -79,6 +88,9 @@ typedef struct {
 	                         any): which step a reply answers */
 	char failed_command[8]; /* the step the last 4xx/5xx reply answered */
 	GString *failed_reply;  /* that reply */
+	char *rcpt;             /* the address of the last RCPT TO sent */
+	GPtrArray *rcpt_refused; /* SinkRefusal *: this mail's recipients the
+	                            server refused */
 	gint64 stop_seen;       /* monotonic time a stop was first seen; 0 */
 	gboolean data_out;      /* the whole message went to the server */
 	gboolean cut;           /* this session was ended by a stop */
@@ -152,6 +164,14 @@ reply_date(const char *line)
 	return when ? g_date_time_to_unix(when) : 0;
 }
 
+/* 530 and 535 say "authenticate first" wherever they come: never a
+ * refusal of the message or a recipient. */
+static gboolean
+reply_is_permanent(long status)
+{
+	return status >= 500 && status <= 599 && status != 530 && status != 535;
+}
+
 /* Keeps the last line the server sent, and the last refusal with the
  * step it answered, so errors quote its words ("530 5.7.0
  * Authentication required" at MAIL) rather than only curl's summary.
@@ -168,6 +188,13 @@ debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
 			n++;
 		memcpy(sink->last_command, data, n);
 		sink->last_command[n] = '\0';
+		if (g_ascii_strcasecmp(sink->last_command, "RCPT") == 0) {
+			const char *lt = memchr(data, '<', size);
+			const char *gt =
+			    lt ? memchr(lt, '>', size - (lt - data)) : NULL;
+			g_free(sink->rcpt);
+			sink->rcpt = gt ? g_strndup(lt + 1, gt - lt - 1) : NULL;
+		}
 		return 0;
 	}
 	if (type != CURLINFO_HEADER_IN ||
@@ -193,6 +220,17 @@ debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
 			g_string_assign(sink->failed_reply, *line);
 			memcpy(sink->failed_command, sink->last_command,
 			       sizeof sink->failed_command);
+			/* The last line of a reply ("550 ...", not "550-")
+			 * refusing a recipient: that recipient's outcome. */
+			gboolean last = strlen(*line) < 4 || (*line)[3] == ' ';
+			if (last && sink->rcpt &&
+			    g_ascii_strcasecmp(sink->last_command, "RCPT") == 0)
+				g_ptr_array_add(
+				    sink->rcpt_refused,
+				    sink_refusal_new(
+				        sink->rcpt, *line,
+				        reply_is_permanent(
+				            g_ascii_strtoll(*line, NULL, 10))));
 		}
 	}
 	return 0;
@@ -242,6 +280,8 @@ smtp_open(const Conf *conf, const char *url, GError **error)
 	sink->refusals = g_string_new(NULL);
 	sink->fd = -1;
 	sink->failed_reply = g_string_new(NULL);
+	sink->rcpt_refused =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)sink_refusal_free);
 
 	CURLU *parsed = curl_url();
 	char *host = NULL, *port = NULL;
@@ -371,17 +411,55 @@ smtp_setup(SmtpSink *sink, const char *from, struct curl_slist *rcpt,
  * dead letters.  530 and 535 say "authenticate first" wherever they
  * come. */
 static gboolean
-refusal_is_permanent(const char *last_command, long status)
+refusal_is_permanent(const SmtpSink *sink, long status)
 {
-	if (status < 500 || status > 599 || status == 530 || status == 535)
+	if (!reply_is_permanent(status))
 		return FALSE;
-	return g_ascii_strcasecmp(last_command, "RCPT") == 0 ||
-	       g_ascii_strcasecmp(last_command, "DATA") == 0;
+	if (g_ascii_strcasecmp(sink->failed_command, "RCPT") == 0) {
+		/* Every recipient refused: for good only if each was. */
+		for (guint i = 0; i < sink->rcpt_refused->len; i++) {
+			const SinkRefusal *r = sink->rcpt_refused->pdata[i];
+			if (!r->permanent)
+				return FALSE;
+		}
+		return TRUE;
+	}
+	return g_ascii_strcasecmp(sink->failed_command, "DATA") == 0;
+}
+
+/* Hands this mail's refused recipients to REFUSED (may be NULL). */
+static void
+pass_refusals(SmtpSink *sink, GPtrArray *refused)
+{
+	for (guint i = 0; refused && i < sink->rcpt_refused->len; i++)
+		g_ptr_array_add(refused,
+		                g_steal_pointer(&sink->rcpt_refused->pdata[i]));
+	g_ptr_array_set_size(sink->rcpt_refused, 0);
+}
+
+/* TRUE when this mail began on a session the server had closed while it
+ * sat idle between mails (Exim and Postfix do so after about five
+ * minutes): a kept connection whose first command got a 421, or no
+ * answer at all (an EOF, a reset).  Nothing of the mail went out, and a
+ * new session, opened at once, is all it takes. */
+static gboolean
+closed_while_idle(SmtpSink *sink, CURLcode rc, long status)
+{
+	long connects = 0;
+	curl_easy_getinfo(sink->curl, CURLINFO_NUM_CONNECTS, &connects);
+	/* A session that stalls is not one that ended: it has had its
+	 * time already. */
+	if (rc == CURLE_OK || rc == CURLE_OPERATION_TIMEDOUT || connects > 0 ||
+	    sink->data_out || sink->cut || util_stopping())
+		return FALSE;
+	if (status == 421)
+		return g_ascii_strcasecmp(sink->failed_command, "MAIL") == 0;
+	return status == 0 && sink->last_reply->len == 0;
 }
 
 static gboolean
 smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
-          GBytes *message, GError **error)
+          GBytes *message, GPtrArray *refused, GError **error)
 {
 	SmtpSink *sink = (SmtpSink *)base;
 	struct curl_slist *rcpt = NULL;
@@ -391,23 +469,37 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 	}
 	g_autofree char *from = g_strdup_printf("<%s>", envelope_from);
 	Reader reader = {.sink = sink};
-	if (sink->fd >= 0)
-		netstop_grace(sink->fd, FALSE);
 	reader.data = g_bytes_get_data(message, &reader.len);
-	sink->errbuf[0] = '\0';
-	g_string_truncate(sink->last_reply, 0);
-	g_string_truncate(sink->refusals, 0);
-	sink->last_command[0] = '\0';
-	sink->failed_command[0] = '\0';
-	g_string_truncate(sink->failed_reply, 0);
-	sink->stop_seen = 0;
-	sink->cut = FALSE;
-	sink->data_out = FALSE;
-	smtp_setup(sink, from, rcpt, &reader);
-
-	CURLcode rc = curl_easy_perform(sink->curl);
+	CURLcode rc = CURLE_OK;
 	long status = 0;
-	curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+	for (int attempt = 0;; attempt++) {
+		if (sink->fd >= 0)
+			netstop_grace(sink->fd, FALSE);
+		reader.offset = 0;
+		sink->errbuf[0] = '\0';
+		g_string_truncate(sink->last_reply, 0);
+		g_string_truncate(sink->refusals, 0);
+		sink->last_command[0] = '\0';
+		sink->failed_command[0] = '\0';
+		g_string_truncate(sink->failed_reply, 0);
+		g_clear_pointer(&sink->rcpt, g_free);
+		g_ptr_array_set_size(sink->rcpt_refused, 0);
+		sink->stop_seen = 0;
+		sink->cut = FALSE;
+		sink->data_out = FALSE;
+		smtp_setup(sink, from, rcpt, &reader);
+		if (attempt > 0)
+			curl_easy_setopt(sink->curl, CURLOPT_FRESH_CONNECT, 1L);
+		rc = curl_easy_perform(sink->curl);
+		status = 0;
+		curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+		if (attempt > 0 || !closed_while_idle(sink, rc, status))
+			break;
+		util_log("smtp-reopen", "host", sink->host, "reason",
+		         status == 421 ? sink->last_reply->str
+		                       : "no answer to the first command",
+		         NULL);
+	}
 	curl_slist_free_all(rcpt);
 
 	g_autofree char *status_text = g_strdup_printf("%ld", status);
@@ -419,6 +511,7 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 		         "smtpstatus", status_text,
 		         sink->refusals->len ? "refused" : NULL,
 		         sink->refusals->str, NULL);
+		pass_refusals(sink, refused);
 		return TRUE;
 	}
 	const char *why =
@@ -463,11 +556,12 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 		return FALSE;
 	}
 	g_set_error(error, TENURE_ERROR,
-	            refusal_is_permanent(sink->failed_command, status)
+	            refusal_is_permanent(sink, status)
 	                ? TENURE_ERROR_INVALID
 	                : TENURE_ERROR_NETWORK,
 	            "smtp %s (tls=%s): %s", sink->host, sink->tls,
 	            message_text);
+	pass_refusals(sink, refused);
 	return FALSE;
 }
 
@@ -488,6 +582,8 @@ smtp_close(Sink *base)
 	g_string_free(sink->last_reply, TRUE);
 	g_string_free(sink->refusals, TRUE);
 	g_string_free(sink->failed_reply, TRUE);
+	g_free(sink->rcpt);
+	g_ptr_array_unref(sink->rcpt_refused);
 	g_free(sink);
 }
 

@@ -112,6 +112,34 @@ delivery_time(const char *name, const char *path)
 /* Moves NAME from SUBDIR to DIR/.tenure-failed/new/ under its own name
  * (which fits wherever it fitted before), where it is read no more and
  * an administrator's mail reader shows it. */
+/* How many other names a move tries when its target is taken. */
+#define MOVE_TRIES 16
+
+/* Moves PATH to DIR/NAME without replacing a file there: a name that is
+ * taken gives way to "BASE.N" and NAME's info part (":2,S"), N from 1.
+ * 0, or -1 with errno as rename() sets it; *TARGET (may be NULL) gets
+ * the path it went to. */
+static int
+move_noreplace(const char *path, const char *dir, const char *name,
+               char **target)
+{
+	const char *info = strchr(name, ':');
+	g_autofree char *base =
+	    info ? g_strndup(name, info - name) : g_strdup(name);
+	g_autofree char *to = g_build_filename(dir, name, NULL);
+	int rc = util_rename_noreplace(path, to);
+	for (int n = 1; rc < 0 && errno == EEXIST && n < MOVE_TRIES; n++) {
+		g_autofree char *other =
+		    g_strdup_printf("%s.%d%s", base, n, info ? info : "");
+		g_free(to);
+		to = g_build_filename(dir, other, NULL);
+		rc = util_rename_noreplace(path, to);
+	}
+	if (rc == 0 && target)
+		*target = g_steal_pointer(&to);
+	return rc;
+}
+
 static gboolean
 move_to_failed(MaildirSource *source, const char *subdir, const char *name,
                GError **error)
@@ -124,9 +152,12 @@ move_to_failed(MaildirSource *source, const char *subdir, const char *name,
 			return FALSE;
 	}
 	g_autofree char *path = g_build_filename(source->dir, subdir, name, NULL);
-	g_autofree char *target = g_build_filename(source->dir, MAILDIR_FAILED,
-	                                           "new", name, NULL);
-	if (rename(path, target) < 0 && errno != ENOENT) {
+	g_autofree char *failed_new =
+	    g_build_filename(source->dir, MAILDIR_FAILED, "new", NULL);
+	g_autofree char *target = NULL;
+	if (move_noreplace(path, failed_new, name, &target) < 0) {
+		if (errno == ENOENT)
+			return TRUE;
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: cannot move to %s/: %s", path, MAILDIR_FAILED,
 		            g_strerror(errno));
@@ -207,15 +238,15 @@ mark_seen(MaildirSource *source, const MaildirEntry *entry, GError **error)
 	g_autofree char *name = strchr(entry->name, ':')
 	                            ? g_strdup(entry->name)
 	                            : g_strconcat(entry->name, ":2,", NULL);
-	g_autofree char *target = g_build_filename(source->dir, "cur", name, NULL);
+	g_autofree char *cur = g_build_filename(source->dir, "cur", NULL);
+	g_autofree char *target = NULL;
 	g_autofree char *path = entry_path(source, entry);
-	int rc = rename(path, target);
+	/* Never over a message in cur/ of the same name. */
+	int rc = move_noreplace(path, cur, name, &target);
 	if (rc < 0 && errno == ENAMETOOLONG) {
-		g_free(target);
-		target = g_build_filename(source->dir, "cur", entry->name, NULL);
 		util_log("maildir-plain-name", "id", entry->name, "reason",
 		         "name too long for the \":2,\" suffix", NULL);
-		rc = rename(path, target);
+		rc = move_noreplace(path, cur, entry->name, &target);
 	}
 	if (rc < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,

@@ -32,15 +32,33 @@ state_file_seal_line(const char *body, gsize len)
 	                       len, digest);
 }
 
-gboolean
-state_file_write(const char *path, const char *body, gssize len, GError **error)
+/* The first line and BODY, as one text. */
+static GString *
+sealed_text(const char *body, gssize len)
 {
 	gsize size = len < 0 ? strlen(body) : (gsize)len;
 	g_autofree char *line = state_file_seal_line(body, size);
 	GString *text = g_string_sized_new(strlen(line) + size);
 	g_string_append(text, line);
 	g_string_append_len(text, body, size);
+	return text;
+}
+
+gboolean
+state_file_write(const char *path, const char *body, gssize len, GError **error)
+{
+	GString *text = sealed_text(body, len);
 	gboolean ok = util_write_atomic(path, text->str, text->len, error);
+	g_string_free(text, TRUE);
+	return ok;
+}
+
+gboolean
+state_file_write_new(const char *path, const char *body, gssize len,
+                     GError **error)
+{
+	GString *text = sealed_text(body, len);
+	gboolean ok = util_write_new(path, text->str, text->len, error);
 	g_string_free(text, TRUE);
 	return ok;
 }

@@ -50,6 +50,12 @@ char *state_file_seal_line(const char *body, gsize len);
 gboolean state_file_write(const char *path, const char *body, gssize len,
                           GError **error);
 
+/* The same for a file that must not replace another (a dead letter):
+ * created with util_write_new, FALSE with G_IO_ERROR_EXISTS when PATH is
+ * there already. */
+gboolean state_file_write_new(const char *path, const char *body, gssize len,
+                              GError **error);
+
 /* Reads the state file PATH of STATE_DIR.  A missing file: TRUE with
  * *BODY NULL.  A whole file: TRUE with its body (after the first line)
  * in *BODY, NUL-terminated, its length in *LEN and the line of the file

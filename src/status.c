@@ -406,8 +406,10 @@ compute_warnings(Status *status)
 		                     status->held->len));
 	if (status->dead->len > 0)
 		warn(status, "mail-dead",
-		     g_strdup_printf("%u message(s) refused by the mail server "
-		                     "for good (dead letters)",
+		     g_strdup_printf("%u message(s) set aside for good (dead "
+		                     "letters): refused by the mail server, for "
+		                     "every recipient or one, or sent three "
+		                     "times without an answer",
 		                     status->dead->len));
 	if (status->waiting > 0)
 		warn(status, "mail-undecided",

@@ -1,10 +1,12 @@
 /* util.c: see util.h. */
+#define _GNU_SOURCE /* renameat2 */
 #include "config.h"
 
 #include "util.h"
 #include "state_file.h"
 
 #include <errno.h>
+#include <gio/gio.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -72,9 +74,11 @@ util_write_atomic(const char *path, const char *data, gssize len,
 	return util_write_atomic_mode(path, data, len, 0600, error);
 }
 
-gboolean
-util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
-                       GError **error)
+/* Writes DATA to a new temp file beside PATH, synced: its name in
+ * *TEMP.  On failure nothing is left behind. */
+static gboolean
+write_temp(const char *path, const char *data, gssize len, int mode,
+           char **temp_out, GError **error)
 {
 	if (len < 0)
 		len = strlen(data);
@@ -122,14 +126,67 @@ util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
 		failed = "close";
 		saved = errno;
 	}
-	if (failed == NULL && rename(temp, path) < 0) {
-		failed = "rename";
-		saved = errno;
-	}
 	if (failed) {
 		unlink(temp);
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s: %s",
 		            path, failed, g_strerror(saved));
+		return FALSE;
+	}
+	*temp_out = g_steal_pointer(&temp);
+	return TRUE;
+}
+
+gboolean
+util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
+                       GError **error)
+{
+	g_autofree char *temp = NULL;
+	if (!write_temp(path, data, len, mode, &temp, error))
+		return FALSE;
+	if (rename(temp, path) < 0) {
+		int saved = errno;
+		unlink(temp);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: rename: %s", path, g_strerror(saved));
+		return FALSE;
+	}
+	return util_fsync_dir(path, error);
+}
+
+int
+util_rename_noreplace(const char *from, const char *to)
+{
+	int rc = renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
+	if (rc == 0 || (errno != EINVAL && errno != ENOSYS))
+		return rc;
+	if (link(from, to) < 0)
+		return -1;
+	if (unlink(from) < 0) {
+		int saved = errno;
+		unlink(to);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+gboolean
+util_write_new(const char *path, const char *data, gssize len, GError **error)
+{
+	g_autofree char *temp = NULL;
+	if (!write_temp(path, data, len, 0600, &temp, error))
+		return FALSE;
+	int rc = link(temp, path);
+	int saved = errno;
+	unlink(temp);
+	if (rc < 0 && saved == EEXIST) {
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+		            "%s: already there; not replaced", path);
+		return FALSE;
+	}
+	if (rc < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: link: %s",
+		            path, g_strerror(saved));
 		return FALSE;
 	}
 	return util_fsync_dir(path, error);

@@ -44,6 +44,18 @@ gboolean util_write_atomic(const char *path, const char *data, gssize len,
 gboolean util_write_atomic_mode(const char *path, const char *data,
                                 gssize len, int mode, GError **error);
 
+/* Creates PATH whole, never replacing a file: written to a temp file as
+ * util_write_atomic writes it, then linked into place (link() fails
+ * rather than replace).  A PATH that exists already is left as it is:
+ * FALSE with G_IO_ERROR_EXISTS. */
+gboolean util_write_new(const char *path, const char *data, gssize len,
+                        GError **error);
+
+/* rename(FROM, TO) that never replaces a file at TO: -1 with errno
+ * EEXIST instead (RENAME_NOREPLACE; on a file system without it, link()
+ * and unlink(), which only a regular file can take). */
+int util_rename_noreplace(const char *from, const char *to);
+
 /* What marks the name of a temp file of util_write_atomic. */
 #define UTIL_TEMP_MARK ".tn-"
 

@@ -9,9 +9,11 @@
  *           when the dynamic loader runs the constructors (before main:
  *           init:1:stop holds tenure at its first moments)
  *   @TEXT   count only calls on a path containing TEXT: for rename the
- *           new name, for write and fsync the file the descriptor is
- *           open on (writes and fsyncs count only on regular files and
- *           directories, never on pipes, sockets or terminals)
+ *           new name (link and renameat2, which make a name without
+ *           replacing one, count as rename too), for write and fsync
+ *           the file the descriptor is open on (writes and fsyncs count
+ *           only on regular files and directories, never on pipes,
+ *           sockets or terminals)
  *   N       the Nth counted call (from 1) of this process; N+ means that
  *           call and every later one
  *   ACTION  an errno name (EIO, ENOSPC, EDQUOT, EROFS, EPERM): the call
@@ -280,6 +282,26 @@ renameat(int from_dir, const char *from, int to_dir, const char *to)
 	if (fault("rename", to) < 0)
 		return -1;
 	return real_renameat(from_dir, from, to_dir, to);
+}
+
+int
+renameat2(int from_dir, const char *from, int to_dir, const char *to,
+          unsigned int flags)
+{
+	REAL(int, renameat2, int, const char *, int, const char *,
+	     unsigned int);
+	if (fault("rename", to) < 0)
+		return -1;
+	return real_renameat2(from_dir, from, to_dir, to, flags);
+}
+
+int
+link(const char *from, const char *to)
+{
+	REAL(int, link, const char *, const char *);
+	if (fault("rename", to) < 0)
+		return -1;
+	return real_link(from, to);
 }
 
 int

@@ -11,6 +11,16 @@
 #   smtp_answer "451 ..."   answer DATA with this from now on
 #   smtp_answer ""          accept mail again
 #   smtp_count              how many messages the server accepted
+#   smtp_refuse_rcpt ADDRESS ANSWER
+#                           answer RCPT TO:<ADDRESS> with ANSWER ("550 5.1.1
+#                           no such user") from now on
+#   smtp_refuse_rcpt_once ADDRESS ANSWER
+#                           the same, for the next RCPT TO:<ADDRESS> only
+#                           (a 4xx that the retry gets past)
+#   smtp_idle SECONDS [ANSWER]
+#                           close sessions idle for SECONDS from now on,
+#                           with ANSWER ("421 4.4.2 idle timeout") or
+#                           without a word; smtp_idle "" stops it
 #   smtp_serve MODE [ARGS]  the server in the foreground (exec), printing its
 #                           port on stdout once it listens: for a program
 #                           that starts servers itself (tests/test-outbox.c
@@ -82,5 +92,21 @@ smtp_count() {
 		find "$SMTP_MAILDIR/new" -type f | wc -l
 	else
 		echo 0
+	fi
+}
+
+smtp_refuse_rcpt() {
+	printf '%s %s\n' "$1" "$2" >>"$SMTP_CONTROL.rcpt"
+}
+
+smtp_refuse_rcpt_once() {
+	printf '%s %s\n' "$1" "$2" >>"$SMTP_CONTROL.rcpt-once"
+}
+
+smtp_idle() {
+	if [ -n "$1" ]; then
+		printf '%s\n' "$*" >"$SMTP_CONTROL.idle"
+	else
+		rm -f "$SMTP_CONTROL.idle"
 	fi
 }

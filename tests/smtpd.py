@@ -17,7 +17,9 @@
       When the control file exists and is not empty, its first line (for
       example "451 4.3.0 try again later" or "554 5.7.1 refused") is the
       answer to DATA instead.  Lines "ADDRESS ANSWER" in FILE.rcpt
-      refuse that recipient with that answer.  The first line of
+      refuse that recipient with that answer; lines "ADDRESS ANSWER" in
+      FILE.rcpt-once do so once each, the line crossed off when used (a
+      4xx that a retry gets past).  The first line of
       FILE.mail answers MAIL FROM (say "530 5.7.0 Authentication
       required"); the first line of FILE.greeting replaces the greeting
       (say "554 5.3.2 no service"), after which every command but QUIT
@@ -28,9 +30,15 @@
       the client cannot know that it was delivered).  When FILE.date holds
       a number of seconds, the greeting gives the date as Exim does, that
       far from the server's clock ("220 localhost ESMTP tenure-test Thu,
-      03 Dec 2026 12:00:00 +0000"; 0 for the clock itself).  The log file gets one line per SMTP event
-      (EHLO, AUTH-OK/AUTH-FAIL, MAIL, RCPT, DATA) with "tls" or "clear"
-      for whether the session was encrypted at that point.
+      03 Dec 2026 12:00:00 +0000"; 0 for the clock itself).  When
+      FILE.idle holds "SECONDS [ANSWER]", a session idle that long is
+      closed, as Exim and Postfix close one after about five minutes:
+      with ANSWER first (say "421 4.4.2 idle timeout") or without a word
+      (EOF); ANSWER "drop" keeps the socket open and resets it at the
+      next command, unanswered, as a firewall that forgot the session
+      does.  The log file gets one line per SMTP event (EHLO,
+      AUTH-OK/AUTH-FAIL, MAIL, RCPT, DATA, IDLE-CLOSE) with "tls" or
+      "clear" for whether the session was encrypted at that point.
 """
 
 import argparse
@@ -182,8 +190,31 @@ class Handler:
                     rejected, _, answer = line.strip().partition(" ")
                     if rejected == address and answer:
                         return answer
+        answer = self.rcpt_once(address)
+        if answer:
+            return answer
         envelope.rcpt_tos.append(address)
         return "250 OK"
+
+    def rcpt_once(self, address):
+        """The answer of the first line of FILE.rcpt-once for ADDRESS,
+        crossed off the file; None when it has none."""
+        if not self.control:
+            return None
+        path = self.control + ".rcpt-once"
+        try:
+            with open(path) as f:
+                lines = f.readlines()
+        except FileNotFoundError:
+            return None
+        for i, line in enumerate(lines):
+            refused, _, answer = line.strip().partition(" ")
+            if refused == address and answer:
+                with open(path + ".tmp", "w") as f:
+                    f.writelines(lines[:i] + lines[i + 1:])
+                os.rename(path + ".tmp", path)
+                return answer
+        return None
 
     async def handle_DATA(self, server, session, envelope):
         self.log(session, "DATA")
@@ -209,6 +240,31 @@ class Handler:
             self.log(session, "DROP")
             server.transport.abort()
         return "250 OK delivered"
+
+
+class IdleClosing(SMTP):
+    """A session that the server closes once it was idle for a while,
+    with a last word (421) or without one."""
+
+    def __init__(self, handler, idle, answer, **kwargs):
+        super().__init__(handler, timeout=idle, **kwargs)
+        self.idle_answer = answer
+        self.idle_handler = handler
+
+    def _timeout_cb(self):
+        self.idle_handler.log(self.session, "IDLE-CLOSE")
+        if self.idle_answer == "drop":
+            self.idle_dropped = True
+            return
+        if self.idle_answer:
+            self.transport.write(self.idle_answer.encode() + b"\r\n")
+        self.transport.close()
+
+    def data_received(self, data):
+        if getattr(self, "idle_dropped", False):
+            self.transport.abort()
+            return
+        super().data_received(data)
 
 
 class Refusal(asyncio.Protocol):
@@ -271,6 +327,10 @@ def serve(args):
         if authenticator:
             kwargs.update(authenticator=authenticator, auth_required=True,
                           auth_require_tls=True)
+        idle = handler.answer_from(".idle")
+        if idle:
+            seconds, _, answer = idle.partition(" ")
+            return IdleClosing(handler, float(seconds), answer, **kwargs)
         return SMTP(handler, **kwargs)
 
     server = loop.run_until_complete(loop.create_server(

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,6 +43,14 @@ typedef struct {
 	char *control;
 } Server;
 
+/* A failed assertion ends this process without server_stop: the server
+ * ends with it, rather than listen on for good. */
+static void
+end_with_parent(gpointer user_data)
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
 /* A server started by tests/lib-smtp.sh's smtp_serve, as the shell
  * scenarios start theirs: its Maildir, log and control file in a fresh
  * directory, the certificates made once in CERTS. */
@@ -66,7 +75,8 @@ server_start(const char *mode, const char *auth)
 	g_autoptr(GError) error = NULL;
 	gboolean ok = g_spawn_async_with_pipes(
 	    NULL, (char **)argv, env,
-	    G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+	    G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDERR_TO_DEV_NULL,
+	    end_with_parent, NULL,
 	    &server->pid, NULL, &out, NULL, &error);
 	g_assert_no_error(error);
 	g_assert_true(ok);
@@ -265,6 +275,32 @@ test_maildir_sink(void)
 }
 
 static void
+test_maildir_sink_reopened_keeps_every_mail(void)
+{
+	/* A reload opens a new sink: five mails, each through a sink of
+	 * its own, within a second or so, are five files in new/, none
+	 * replacing another, and nothing is left in tmp/. */
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *out = fresh_dir("out");
+	g_autofree char *url = g_strdup_printf("maildir:%s/Maildir", out);
+	g_autoptr(Conf) conf = test_conf(state, url);
+	for (int i = 0; i < 5; i++) {
+		g_autofree char *id = g_strdup_printf("<r%d@example.org>", i);
+		add_sample(state, id);
+		Sink *sink = open_sink(conf);
+		flush_expect(state, sink, 1000, 1, 0, 0);
+		sink_close(sink);
+	}
+	g_autofree char *md = g_strdup_printf("%s/Maildir", out);
+	g_autoptr(GPtrArray) files = maildir_files(md);
+	g_assert_cmpuint(files->len, ==, 5);
+	g_autofree char *tmp = g_strdup_printf("%s/Maildir/tmp", out);
+	g_autoptr(GDir) dir = g_dir_open(tmp, 0, NULL);
+	g_assert_nonnull(dir);
+	g_assert_null(g_dir_read_name(dir));
+}
+
+static void
 test_smtp_plain(void)
 {
 	Server *server = server_start("plain", NULL);
@@ -348,7 +384,7 @@ send_error(Sink *sink)
 	g_autoptr(GBytes) message = sample_message("<direct@example.org>");
 	GError *error = NULL;
 	g_assert_false(sink_send(sink, "ctte-bot@example.org", list_only,
-	                         message, &error));
+	                         message, NULL, &error));
 	g_assert_nonnull(error);
 	return error;
 }
@@ -475,7 +511,8 @@ static void
 test_smtp_one_recipient_refused(void)
 {
 	/* The list takes the mail, the member's old address is refused:
-	 * the mail is sent (to the list), not a dead letter. */
+	 * the mail is sent (to the list), and only the member's copy is a
+	 * dead letter. */
 	Server *server = server_start("plain", NULL);
 	g_autofree char *state = NULL;
 	g_autoptr(Conf) conf = plain_conf(server, &state);
@@ -490,7 +527,7 @@ test_smtp_one_recipient_refused(void)
 	                         "ctte-bot@example.org", both, message,
 	                         &error));
 	g_assert_no_error(error);
-	flush_expect(state, sink, 1000, 1, 0, 0);
+	flush_expect(state, sink, 1000, 1, 0, 1);
 
 	/* Every recipient refused: permanent, a dead letter. */
 	const char *gone[] = {"gone@example.org", NULL};
@@ -506,6 +543,208 @@ test_smtp_one_recipient_refused(void)
 	    g_str_has_prefix(text, "X-Envelope-From: ctte-bot@example.org\r\n"
 	                           "X-Envelope-To: ctte@example.org\r\n"));
 	server_stop(server);
+}
+
+/* The Message-ID header of the mail in PATH, or "". */
+static char *
+message_id_of(const char *path)
+{
+	g_autofree char *text = read_text(path);
+	const char *at = strstr(text, "\r\nMessage-ID: ");
+	if (at == NULL)
+		return g_strdup("");
+	at += strlen("\r\nMessage-ID: ");
+	return g_strndup(at, strcspn(at, "\r\n"));
+}
+
+static gint
+name_cmp(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The X-Envelope-To line of the mail in PATH, or "". */
+static char *
+envelope_to_of(const char *path)
+{
+	g_autofree char *text = read_text(path);
+	const char *at = strstr(text, "X-Envelope-To: ");
+	if (at == NULL)
+		return g_strdup("");
+	at += strlen("X-Envelope-To: ");
+	return g_strndup(at, strcspn(at, "\r\n"));
+}
+
+static void
+test_smtp_outcome_per_recipient(void)
+{
+	/* Two members: Alice's server says 451 once, Bob's 550 for good.
+	 * The list takes the mail at once; Alice gets her one copy at the
+	 * retry, with the same Message-ID, and only she; Bob's copy is a
+	 * dead letter of its own, counted once. */
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
+	g_autofree char *once = g_strconcat(server->control, ".rcpt-once", NULL);
+	g_assert_true(g_file_set_contents(
+	    once, "alice@example.org 451 4.2.0 mailbox busy\n", -1, NULL));
+	g_autofree char *always = g_strconcat(server->control, ".rcpt", NULL);
+	g_assert_true(g_file_set_contents(
+	    always, "bob@example.org 550 5.1.1 no such user\n", -1, NULL));
+	Sink *sink = open_sink(conf);
+	g_autoptr(GBytes) message = sample_message("<p1@example.org>");
+	const char *three[] = {"ctte@example.org", "alice@example.org",
+	                       "bob@example.org", NULL};
+	g_autoptr(GError) error = NULL;
+	g_assert_true(outbox_add(state, "<p1@example.org>",
+	                         "ctte-bot@example.org", three, message,
+	                         &error));
+	g_assert_no_error(error);
+
+	/* Not sent yet: Alice has no final outcome. */
+	flush_expect(state, sink, 1000, 0, 1, 1);
+	g_assert_cmpuint(outbox_count_queued(state), ==, 1);
+	g_assert_cmpint(outbox_next_due(state, 1000), ==, 60);
+	g_autoptr(GPtrArray) dead = outbox_dead_letters(state);
+	g_assert_cmpuint(dead->len, ==, 1);
+	g_assert_cmpstr(dead->pdata[0], ==,
+	                "<p1@example.org>\trecipient bob@example.org refused: "
+	                "550 5.1.1 no such user");
+	g_autoptr(GPtrArray) failing = outbox_failing(state);
+	g_assert_cmpuint(failing->len, ==, 1);
+	g_assert_nonnull(strstr(failing->pdata[0],
+	                        "recipient alice@example.org: 451 4.2.0"));
+
+	/* The retry goes to Alice alone; Bob's letter is not made again. */
+	flush_expect(state, sink, 1060, 1, 0, 0);
+	flush_expect(state, sink, 5000, 0, 0, 0);
+	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
+	g_autoptr(GPtrArray) dead_after = outbox_dead_letters(state);
+	g_assert_cmpuint(dead_after->len, ==, 1);
+	sink_close(sink);
+
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 2);
+	g_autoptr(GPtrArray) envelopes =
+	    g_ptr_array_new_with_free_func(g_free);
+	for (guint i = 0; i < files->len; i++) {
+		g_autofree char *id = message_id_of(files->pdata[i]);
+		g_assert_cmpstr(id, ==, "<p1@example.org>");
+		g_ptr_array_add(envelopes, envelope_to_of(files->pdata[i]));
+	}
+	g_ptr_array_sort(envelopes, name_cmp);
+	g_assert_cmpstr(envelopes->pdata[0], ==, "alice@example.org");
+	g_assert_cmpstr(envelopes->pdata[1], ==, "ctte@example.org");
+	server_stop(server);
+}
+
+static void
+test_smtp_every_recipient_refused_one_for_now(void)
+{
+	/* No recipient takes the mail: the list says 451 (once), the
+	 * member 550.  Not one dead letter for the whole mail: the
+	 * member's copy is dead, the list's waits and goes at the retry. */
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
+	g_autofree char *once = g_strconcat(server->control, ".rcpt-once", NULL);
+	g_assert_true(g_file_set_contents(
+	    once, "ctte@example.org 451 4.3.0 try later\n", -1, NULL));
+	g_autofree char *always = g_strconcat(server->control, ".rcpt", NULL);
+	g_assert_true(g_file_set_contents(
+	    always, "gone@example.org 550 5.1.1 no such user\n", -1, NULL));
+	Sink *sink = open_sink(conf);
+	g_autoptr(GBytes) message = sample_message("<e1@example.org>");
+	const char *both[] = {"gone@example.org", "ctte@example.org", NULL};
+	g_autoptr(GError) error = NULL;
+	g_assert_true(outbox_add(state, "<e1@example.org>",
+	                         "ctte-bot@example.org", both, message,
+	                         &error));
+	g_assert_no_error(error);
+	flush_expect(state, sink, 1000, 0, 1, 1);
+	flush_expect(state, sink, 1060, 1, 0, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 1);
+	g_autofree char *to = envelope_to_of(files->pdata[0]);
+	g_assert_cmpstr(to, ==, "ctte@example.org");
+	g_autoptr(GPtrArray) dead = outbox_dead_letters(state);
+	g_assert_cmpuint(dead->len, ==, 1);
+	g_assert_nonnull(strstr(dead->pdata[0], "recipient gone@example.org"));
+	server_stop(server);
+}
+
+static void
+test_smtp_unknown_outcomes_bounded(void)
+{
+	/* A server that takes the data and drops every session before its
+	 * answer: three copies may be there; the mail is then set aside,
+	 * counted once, and not sent again. */
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
+	g_autofree char *drop = g_strconcat(server->control, ".drop", NULL);
+	g_assert_true(g_file_set_contents(drop, "", -1, NULL));
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<u1@example.org>");
+	flush_expect(state, sink, 1000, 0, 1, 0);
+	flush_expect(state, sink, 1060, 0, 1, 0);
+	flush_expect(state, sink, 1180, 0, 0, 1);
+	flush_expect(state, sink, 5000, 0, 0, 0);
+	sink_close(sink);
+	g_assert_cmpuint(outbox_count_queued(state), ==, 0);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 3);
+	g_autoptr(GPtrArray) dead = outbox_dead_letters(state);
+	g_assert_cmpuint(dead->len, ==, 1);
+	g_assert_nonnull(strstr(dead->pdata[0], "the server may have it 3 times"));
+	server_stop(server);
+}
+
+/* The server closes a session idle for a second, as IDLE says (".idle"
+ * of tests/smtpd.py): the next mail, two seconds later, goes at once in
+ * a new session, not after a failure and its backoff. */
+static void
+idle_close_reopened(const char *idle_answer)
+{
+	Server *server = server_start("plain", NULL);
+	g_autofree char *state = NULL;
+	g_autoptr(Conf) conf = plain_conf(server, &state);
+	g_autofree char *idle = g_strconcat(server->control, ".idle", NULL);
+	g_autofree char *line = g_strdup_printf("1 %s\n", idle_answer);
+	g_assert_true(g_file_set_contents(idle, line, -1, NULL));
+	Sink *sink = open_sink(conf);
+	add_sample(state, "<i1@example.org>");
+	flush_expect(state, sink, 1000, 1, 0, 0);
+	g_usleep(2 * G_USEC_PER_SEC);
+	add_sample(state, "<i2@example.org>");
+	flush_expect(state, sink, 1002, 1, 0, 0);
+	sink_close(sink);
+	g_autoptr(GPtrArray) files = maildir_files(server->maildir);
+	g_assert_cmpuint(files->len, ==, 2);
+	g_autofree char *log = read_text(server->log);
+	g_assert_nonnull(strstr(log, "IDLE-CLOSE"));
+	server_stop(server);
+}
+
+static void
+test_smtp_idle_close_421(void)
+{
+	idle_close_reopened("421 4.4.2 localhost idle timeout, closing");
+}
+
+static void
+test_smtp_idle_close_eof(void)
+{
+	idle_close_reopened("drop");
+}
+
+static void
+test_smtp_idle_close_fin(void)
+{
+	/* Closed without a word: libcurl sees the end of the kept session
+	 * before it reuses it, and opens a new one itself. */
+	idle_close_reopened("");
 }
 
 static void
@@ -849,6 +1088,8 @@ main(int argc, char **argv)
 	g_test_add_func("/outbox/add-is-idempotent", test_add_idempotent);
 	g_test_add_func("/outbox/add-refuses-bad-envelope",
 	                test_add_refuses_bad_envelope);
+	g_test_add_func("/outbox/maildir-sink-reopened-keeps-every-mail",
+	                test_maildir_sink_reopened_keeps_every_mail);
 	g_test_add_func("/outbox/maildir-sink-delivers-once",
 	                test_maildir_sink);
 	g_test_add_func("/outbox/crash-after-sent-record-sends-once",
@@ -876,6 +1117,18 @@ main(int argc, char **argv)
 	                test_smtp_failure_holds_the_queue);
 	g_test_add_func("/smtp/one-refused-recipient-does-not-stop-the-rest",
 	                test_smtp_one_recipient_refused);
+	g_test_add_func("/smtp/outcome-per-recipient",
+	                test_smtp_outcome_per_recipient);
+	g_test_add_func("/smtp/every-recipient-refused-one-for-now",
+	                test_smtp_every_recipient_refused_one_for_now);
+	g_test_add_func("/smtp/unknown-outcomes-bounded",
+	                test_smtp_unknown_outcomes_bounded);
+	g_test_add_func("/smtp/idle-session-closed-with-421-reopened",
+	                test_smtp_idle_close_421);
+	g_test_add_func("/smtp/idle-session-gone-at-next-command-reopened",
+	                test_smtp_idle_close_eof);
+	g_test_add_func("/smtp/idle-session-closed-without-a-word-reopened",
+	                test_smtp_idle_close_fin);
 	g_test_add_func("/smtp/wrong-password-is-retried-not-dead",
 	                test_smtp_wrong_password_is_retried);
 	g_test_add_func("/smtp/down-backoff-doubles-to-an-hour",

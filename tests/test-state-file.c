@@ -5,6 +5,7 @@
 
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <gio/gio.h>
 #include <string.h>
 
 #include "imap_cursor.h"
@@ -281,6 +282,29 @@ test_modules_refuse_torn(void)
 	remove_tree(state);
 }
 
+/* A file that must not replace another (a dead letter) is created or
+ * refused: what is there stays, and no temp file is left. */
+static void
+test_write_new_never_replaces(void)
+{
+	g_autofree char *state = sealed_state();
+	g_autofree char *path = g_build_filename(state, "letter", NULL);
+	g_autoptr(GError) error = NULL;
+	g_assert_true(state_file_write_new(path, body, -1, &error));
+	g_assert_no_error(error);
+	g_autofree char *first = read_text(path);
+	g_assert_false(state_file_write_new(path, "other\n", -1, &error));
+	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_EXISTS);
+	g_autofree char *after = read_text(path);
+	g_assert_cmpstr(after, ==, first);
+	g_autoptr(GDir) d = g_dir_open(state, 0, NULL);
+	guint n = 0;
+	while (g_dir_read_name(d) != NULL)
+		n++;
+	g_assert_cmpuint(n, ==, 2); /* state-format and letter */
+	remove_tree(state);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -288,6 +312,8 @@ main(int argc, char **argv)
 	util_log_quiet = TRUE;
 	g_test_add_func("/state-file/whole-or-refused", test_whole_or_refused);
 	g_test_add_func("/state-file/upgrade-once", test_upgrade);
+	g_test_add_func("/state-file/write-new-never-replaces",
+	                test_write_new_never_replaces);
 	g_test_add_func("/state-file/modules-refuse-torn",
 	                test_modules_refuse_torn);
 	return g_test_run();
