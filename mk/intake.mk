@@ -91,6 +91,11 @@ TESTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbox-dates.sh
 dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbox-dates.sh \
 	tests/lib-fakegpg.sh tests/faked.sh
 
+# A stop is not a poison mail (issue 25, item 8): only gpgv's deadline
+# counts a verification as unfinished.
+TESTS += tests/t-gpgstop.sh
+dist_check_SCRIPTS += tests/t-gpgstop.sh
+
 # tenure-gpg: the helper every gpg run goes through, under a deadline
 # (src/gpgrun.h); installed in /usr/libexec/tenure, found in the build
 # tree by the tests (TENURE_LIBEXECDIR).

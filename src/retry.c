@@ -284,6 +284,17 @@ retry_next_due(Retry *retry)
 	return earliest;
 }
 
+/* The unfinished runs of the verify group NAME, as they count. */
+static guint
+unfinished_runs(GKeyFile *file, const char *name)
+{
+	guint deadlines =
+	    (guint)g_key_file_get_uint64(file, name, "deadlines", NULL);
+	guint killed = (guint)g_key_file_get_uint64(file, name, "killed", NULL);
+	return deadlines + (killed > RETRY_FREE_KILLS ? killed - RETRY_FREE_KILLS
+	                                              : 0);
+}
+
 gboolean
 retry_verify_begin(Retry *retry, const char *digest, const char *id,
                    guint *unfinished, GError **error)
@@ -292,15 +303,25 @@ retry_verify_begin(Retry *retry, const char *digest, const char *id,
 	if (!refresh(retry, error))
 		return FALSE;
 	g_autofree char *name = group(VERIFY, digest);
-	*unfinished =
-	    (guint)g_key_file_get_uint64(retry->file, name, "starts", NULL);
-	g_key_file_set_uint64(retry->file, name, "starts", *unfinished + 1);
+	/* A start still running was ended by nothing tenure saw: it was
+	 * killed.  A record of an older tenure counted such starts (and
+	 * deadlines, which it could not tell apart) as "starts". */
+	guint64 killed = g_key_file_get_uint64(retry->file, name, "killed", NULL);
+	if (g_key_file_get_boolean(retry->file, name, "running", NULL))
+		killed++;
+	killed += g_key_file_get_uint64(retry->file, name, "starts", NULL);
+	g_key_file_remove_key(retry->file, name, "starts", NULL);
+	if (killed > 0)
+		g_key_file_set_uint64(retry->file, name, "killed", killed);
+	*unfinished = unfinished_runs(retry->file, name);
+	g_key_file_set_boolean(retry->file, name, "running", TRUE);
 	set_text(retry->file, name, "id", id);
 	return save(retry, error);
 }
 
 gboolean
-retry_verify_end(Retry *retry, const char *digest, GError **error)
+retry_verify_end(Retry *retry, const char *digest, RetryVerifyEnd how,
+                 GError **error)
 {
 	LOCK_FILE();
 	if (!refresh(retry, error))
@@ -308,7 +329,21 @@ retry_verify_end(Retry *retry, const char *digest, GError **error)
 	g_autofree char *name = group(VERIFY, digest);
 	if (!g_key_file_has_group(retry->file, name))
 		return TRUE;
-	g_key_file_remove_group(retry->file, name, NULL);
+	if (how == RETRY_VERIFY_DEADLINE) {
+		guint64 deadlines =
+		    g_key_file_get_uint64(retry->file, name, "deadlines", NULL);
+		g_key_file_set_uint64(retry->file, name, "deadlines",
+		                      deadlines + 1);
+	}
+	/* A stop ends this start and nothing else: what earlier runs
+	 * counted stays. */
+	if (how == RETRY_VERIFY_FINISHED ||
+	    (how == RETRY_VERIFY_STOPPED &&
+	     !g_key_file_has_key(retry->file, name, "deadlines", NULL) &&
+	     !g_key_file_has_key(retry->file, name, "killed", NULL)))
+		g_key_file_remove_group(retry->file, name, NULL);
+	else
+		g_key_file_set_boolean(retry->file, name, "running", FALSE);
 	return save(retry, error);
 }
 
