@@ -96,6 +96,12 @@ dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbo
 TESTS += tests/t-gpgstop.sh
 dist_check_SCRIPTS += tests/t-gpgstop.sh
 
+# Cannot decide now means the system failed (issue 24, item 3): what
+# gpgv never gives a verdict on is refused at once; set-aside records
+# stay bounded.
+TESTS += tests/t-undecidable.sh
+dist_check_SCRIPTS += tests/t-undecidable.sh
+
 # tenure-gpg: the helper every gpg run goes through, under a deadline
 # (src/gpgrun.h); installed in /usr/libexec/tenure, found in the build
 # tree by the tests (TENURE_LIBEXECDIR).

@@ -34,6 +34,8 @@
  *   running=true  deadlines=1  killed=0  id=...
  *   [set-aside maildir 1796329969.1.host] set aside, to be reported
  *   when=1796416369  id=...  reason=...  reported=false
+ *   [set-aside-total]                    every message set aside
+ *   total=12
  *
  * Several Retry objects may share the file (the source's and the
  * intake's): each change reads the file again when it changed on disk,
@@ -52,6 +54,10 @@
  * tenure was killed during it beyond the first RETRY_FREE_KILLS. */
 #define RETRY_MAX_UNFINISHED 2
 #define RETRY_FREE_KILLS 2
+
+/* The reported set-aside records kept, the latest, for `tenure
+ * status`: the rest are counted only. */
+#define RETRY_SET_ASIDE_KEPT 5
 
 typedef struct Retry Retry;
 
@@ -126,9 +132,15 @@ void retry_entry_free(RetryEntry *entry);
 GPtrArray *retry_list(Retry *retry);
 
 /* Queues, for each message set aside and not yet reported, one mail to
- * [sink] from (template "set-aside") and marks it reported.  FALSE when
- * the outbox or the file cannot be written (tried again next time). */
+ * [sink] from (template "set-aside") and marks it reported; of the
+ * reported records only the latest RETRY_SET_ASIDE_KEPT stay.  FALSE
+ * when the outbox or the file cannot be written (tried again next
+ * time). */
 gboolean retry_report(Retry *retry, const Conf *conf, GError **error);
+
+/* How many messages were ever set aside (retry_list shows the latest
+ * RETRY_SET_ASIDE_KEPT reported ones, and those not reported yet). */
+guint retry_set_aside_total(Retry *retry);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Retry, retry_free)
 
