@@ -103,9 +103,9 @@ TESTS += tests/t-undecidable.sh
 dist_check_SCRIPTS += tests/t-undecidable.sh
 
 # A waiting mail is never forgotten (issue 25, item 4): the IMAP cursor
-# holds before it whatever becomes of STATE_DIR/retry.
-TESTS += tests/t-imap-waiting.sh
-dist_check_SCRIPTS += tests/t-imap-waiting.sh
+# and the mbox offset hold before it whatever becomes of STATE_DIR/retry.
+TESTS += tests/t-imap-waiting.sh tests/t-mbox-waiting.sh
+dist_check_SCRIPTS += tests/t-imap-waiting.sh tests/t-mbox-waiting.sh
 
 # tenure-gpg: the helper every gpg run goes through, under a deadline
 # (src/gpgrun.h); installed in /usr/libexec/tenure, found in the build
