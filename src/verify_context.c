@@ -408,6 +408,47 @@ bytes_equal(GByteArray *a, GByteArray *b)
 	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
 }
 
+/* gpgv ran as ARGS and IO say (in HOME) and ended without a word: it
+ * is asked again, and if it says the same nothing while it still
+ * answers an empty input, the silence is about this signature (packets.h
+ * lets only what gpgv should read through), a refusal (GMime's "not
+ * supported"); otherwise it is the system's, no verdict.  Sets ERR
+ * either way. */
+static void
+judge_silence(const char *const *args, const GpgrunIo *io, const char *home,
+              GError **err)
+{
+	GpgrunIo again = *io;
+	g_autoptr(GByteArray) again_output = again.output = g_byte_array_new();
+	g_autoptr(GByteArray) again_status = again.status = g_byte_array_new();
+	if (!run_gpgv(args, &again, err))
+		return;
+	if (has_status_line(again_status) ||
+	    !bytes_equal(again_output, io->output)) {
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+		            "Could not verify signature: gpgv ended without a "
+		            "status line, then answered otherwise");
+		return;
+	}
+	g_autoptr(GBytes) nothing = g_bytes_new(NULL, 0);
+	GpgrunIo probe = {.program = io->program, .name = io->name,
+	                  .input = nothing};
+	g_autoptr(GByteArray) probe_output = probe.output = g_byte_array_new();
+	g_autoptr(GByteArray) probe_status = probe.status = g_byte_array_new();
+	const char *const probe_args[] = {"--homedir", home, "--status-fd", "3",
+	                                  "--", "-", NULL};
+	if (!run_gpgv(probe_args, &probe, err))
+		return;
+	if (!has_status_line(probe_status))
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+		            "Could not verify signature: gpgv ends without a "
+		            "status line, even on an empty input");
+	else
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_NOT_SUPPORTED,
+		            "gpgv can never check it: it ends without a status "
+		            "line, twice");
+}
+
 static GMimeSignatureList *
 verify(GMimeCryptoContext *ctx, GMimeVerifyFlags flags, GMimeStream *istream,
        GMimeStream *sigstream, GMimeStream *ostream, GError **err)
@@ -451,46 +492,8 @@ verify(GMimeCryptoContext *ctx, GMimeVerifyFlags flags, GMimeStream *istream,
 	g_autoptr(GByteArray) status = io.status;
 	if (!run_gpgv((const char *const *)args->pdata, &io, err))
 		return NULL;
-	/* A gpgv that ends without a word: asked again, and if it says the
-	 * same nothing while it still answers an empty input, the silence
-	 * is about this signature (packets.h lets only what gpgv should
-	 * read through), not the system. */
 	if (!has_status_line(status)) {
-		GpgrunIo again = io;
-		again.output = g_byte_array_new();
-		again.status = g_byte_array_new();
-		g_autoptr(GByteArray) again_output = again.output;
-		g_autoptr(GByteArray) again_status = again.status;
-		GpgrunIo probe = io;
-		g_autoptr(GBytes) nothing = g_bytes_new(NULL, 0);
-		probe.input = nothing;
-		probe.extra = NULL;
-		probe.output = g_byte_array_new();
-		probe.status = g_byte_array_new();
-		g_autoptr(GByteArray) probe_output = probe.output;
-		g_autoptr(GByteArray) probe_status = probe.status;
-		const char *const probe_args[] = {"--homedir", home, "--status-fd",
-		                                  "3", "--", "-", NULL};
-		if (!run_gpgv((const char *const *)args->pdata, &again, err))
-			return NULL;
-		if (has_status_line(again_status) ||
-		    !bytes_equal(again_output, output)) {
-			g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
-			            "Could not verify signature: gpgv ended without "
-			            "a status line, then answered otherwise");
-			return NULL;
-		}
-		if (!run_gpgv(probe_args, &probe, err))
-			return NULL;
-		if (!has_status_line(probe_status)) {
-			g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
-			            "Could not verify signature: gpgv ends without "
-			            "a status line, even on an empty input");
-			return NULL;
-		}
-		g_set_error(err, GMIME_ERROR, GMIME_ERROR_NOT_SUPPORTED,
-		            "gpgv can never check it: it ends without a status "
-		            "line, twice");
+		judge_silence((const char *const *)args->pdata, &io, home, err);
 		return NULL;
 	}
 	g_autoptr(GPtrArray) sigs = signatures_of_status(status, err);
