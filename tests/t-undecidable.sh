@@ -157,6 +157,17 @@ if [ "$(grep -c '^\[set-aside ' "$retry")" = 5 ] &&
 else
 	test_fail "$(cat "$retry")" "$(cat "$W/status.out")"
 fi
+test_begin "... and so does status --format=json"
+"$FAKED" +27h "$TENURE" --config "$CONF" status --format=json >"$W/status.json"
+if /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+aside = [u for u in d["undecided"] if u["state"] == "set-aside"]
+sys.exit(not (d["set_aside_total"] == 8 and len(aside) == 5))' "$W/status.json"; then
+	test_pass
+else
+	test_fail "$(cat "$W/status.json")"
+fi
 fault pass
 
 test_done
