@@ -111,6 +111,22 @@ TESTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbox-dates.sh
 dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbox-dates.sh \
 	tests/lib-fakegpg.sh tests/faked.sh
 
+# A stop is not a poison mail (issue 25, item 8): only gpgv's deadline
+# counts a verification as unfinished.
+TESTS += tests/t-gpgstop.sh
+dist_check_SCRIPTS += tests/t-gpgstop.sh
+
+# Cannot decide now means the system failed (issue 24, item 3): what
+# gpgv never gives a verdict on is refused at once; set-aside records
+# stay bounded.
+TESTS += tests/t-undecidable.sh
+dist_check_SCRIPTS += tests/t-undecidable.sh
+
+# A waiting mail is never forgotten (issue 25, item 4): the IMAP cursor
+# and the mbox offset hold before it whatever becomes of STATE_DIR/retry.
+TESTS += tests/t-imap-waiting.sh tests/t-mbox-waiting.sh
+dist_check_SCRIPTS += tests/t-imap-waiting.sh tests/t-mbox-waiting.sh
+
 # tenure-gpg: the helper every gpg run goes through, under a deadline
 # (src/gpgrun.h); installed in /usr/libexec/tenure, found in the build
 # tree by the tests (TENURE_LIBEXECDIR).

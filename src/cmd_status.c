@@ -51,15 +51,24 @@ time_text(gint64 t)
 /* Mail that got no verdict (retry.h): waiting for its next try, or
  * set aside and reported. */
 static void
-print_undecided(const GPtrArray *undecided)
+print_undecided(const GPtrArray *undecided, guint set_aside)
 {
+	guint listed = 0;
+	for (guint i = 0; i < undecided->len; i++)
+		listed += !((const RetryEntry *)undecided->pdata[i])->waiting;
 	for (guint i = 0; i < undecided->len; i++) {
 		const RetryEntry *entry = undecided->pdata[i];
 		const RetryEntry *before = i ? undecided->pdata[i - 1] : NULL;
-		if (before == NULL || before->waiting != entry->waiting)
-			printf(entry->waiting
-			           ? "\nMail without a verdict yet (tried again):\n"
-			           : "\nMail set aside without a verdict:\n");
+		if (before == NULL || before->waiting != entry->waiting) {
+			if (entry->waiting)
+				printf("\nMail without a verdict yet (tried again):\n");
+			else if (set_aside > listed)
+				printf("\nMail set aside without a verdict: %u, "
+				       "the latest %u:\n",
+				       set_aside, listed);
+			else
+				printf("\nMail set aside without a verdict:\n");
+		}
 		g_autofree char *when = time_text(entry->when);
 		if (entry->waiting)
 			printf("  %s: %u attempt(s), next %s: %s\n", entry->id,
@@ -256,7 +265,7 @@ print_text(const Status *status)
 		}
 	}
 	print_pending(status->pending);
-	print_undecided(status->undecided);
+	print_undecided(status->undecided, status->set_aside);
 	print_contact(status->contact);
 }
 

@@ -818,12 +818,12 @@ may_carry_command(GBytes *raw)
 	return FALSE;
 }
 
-/* verify_signed, with its start counted in the state before gpg runs
- * and the count dropped once gpg finished (retry.h): a mail whose
- * verification never finished (gpg hung and killed at its deadline, or
- * the whole process killed) is set aside, TENURE_ERROR_MESSAGE, at the
- * next start after RETRY_MAX_UNFINISHED, and reported, so that no mail
- * can stop the secretary pass after pass. */
+/* verify_signed, with its start counted in the state before gpgv runs
+ * and its end recorded after (retry.h): a mail whose verification met
+ * gpgv's deadline, or tenure's end by a kill, too often is set aside,
+ * TENURE_ERROR_MESSAGE, at its next start, and reported, so that no mail
+ * can stop the secretary pass after pass.  An orderly stop that cut the
+ * verification short counts nothing. */
 static gboolean
 verify_counted(Intake *intake, const Mail *mail, GMimeObject *part,
                SignedKind kind, Signed **sig, char **reason, GError **error)
@@ -843,8 +843,8 @@ verify_counted(Intake *intake, const Mail *mail, GMimeObject *part,
 		return FALSE;
 	if (unfinished >= RETRY_MAX_UNFINISHED) {
 		g_autofree char *why = g_strdup_printf(
-		    "its verification was started %u times and never finished "
-		    "(gpgv killed at its deadline, or tenure stopped meanwhile)",
+		    "its verification never finished %u times (gpgv killed at "
+		    "its deadline, or tenure killed meanwhile)",
 		    unfinished);
 		g_autofree char *key = g_strdup_printf("verify %s", mail->content);
 		/* The count stays: a source that hands the mail over again
@@ -861,10 +861,14 @@ verify_counted(Intake *intake, const Mail *mail, GMimeObject *part,
 	                            mail->source->arrival,
 	                            intake->audit ? VERIFY_AUDIT : VERIFY_INTAKE,
 	                            sig, reason, error);
+	/* gpgv killed by tenure's stop is "stopped with tenure"
+	 * (gpgrun.c), killed at its deadline otherwise. */
+	RetryVerifyEnd how = RETRY_VERIFY_FINISHED;
 	if (gpgrun_since(mark, NULL) == GPGRUN_UNFINISHED)
-		return ok;
+		how = util_stopping() ? RETRY_VERIFY_STOPPED
+		                      : RETRY_VERIFY_DEADLINE;
 	g_autoptr(GError) local = NULL;
-	if (!retry_verify_end(intake->retry, mail->content, &local)) {
+	if (!retry_verify_end(intake->retry, mail->content, how, &local)) {
 		g_clear_pointer(sig, signed_free);
 		g_clear_pointer(reason, g_free);
 		g_clear_error(error);

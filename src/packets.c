@@ -6,11 +6,33 @@
 #include "openpgp.h"
 #include "packets.h"
 
+/* The version, class and algorithms of a signature packet's BODY (LEN
+ * > 0 octets): RFC 4880, 5.2.2 (version 3: a hashed length of 5, the
+ * class, four octets of time, eight of key ID, then the algorithms) and
+ * 5.2.3 (version 4: the class and the algorithms follow the version). */
+static void
+signature_fields(const guchar *body, gsize len, PacketsSummary *summary)
+{
+	summary->version = body[0];
+	gsize at = body[0] == 3 ? 2 : body[0] == 4 ? 1 : 0;
+	gsize algos = body[0] == 3 ? 15 : 2;
+	if (at == 0)
+		return;
+	if (len > at)
+		summary->sig_class = body[at];
+	if (len > algos + 1) {
+		summary->pubkey_algo = body[algos];
+		summary->hash_algo = body[algos + 1];
+	}
+}
+
 gboolean
 packets_walk(const guchar *data, gsize len, PacketsSummary *summary,
              char **reason)
 {
-	*summary = (PacketsSummary){.other_tag = -1, .version = -1};
+	*summary = (PacketsSummary){.other_tag = -1, .version = -1,
+	                            .sig_class = -1, .pubkey_algo = -1,
+	                            .hash_algo = -1};
 	gsize pos = 0;
 	OpenpgpPacket packet;
 	g_autofree char *framing = NULL;
@@ -24,7 +46,8 @@ packets_walk(const guchar *data, gsize len, PacketsSummary *summary,
 		if (packet.tag == OPENPGP_TAG_SIGNATURE) {
 			summary->signatures++;
 			if (summary->version < 0 && packet.body && packet.body_len > 0)
-				summary->version = packet.body[0];
+				signature_fields(packet.body, packet.body_len,
+				                 summary);
 		} else if (packet.tag == OPENPGP_TAG_COMPRESSED) {
 			summary->compressed++;
 		} else if (summary->other_tag < 0) {
@@ -206,6 +229,71 @@ packets_dearmor(const char *text, gsize len, const char *label, char **reason)
 	return packets;
 }
 
+/* The signature class, public key and hash algorithms of SUMMARY's
+ * signature are ones gpgv gives a verdict on. */
+static gboolean
+signature_checkable(const PacketsSummary *summary, char **reason)
+{
+	/* 0x00 and 0x01: a signature over a binary or a text document.
+	 * A key signature, a revocation or a timestamp covers no mail. */
+	if (summary->sig_class != 0x00 && summary->sig_class != 0x01) {
+		const char *what =
+		    summary->sig_class == 0x20   ? " (a key revocation)"
+		    : summary->sig_class == 0x28 ? " (a subkey revocation)"
+		    : summary->sig_class == 0x30 ? " (a certification revocation)"
+		    : summary->sig_class >= 0x10 && summary->sig_class <= 0x13
+		        ? " (a certification)"
+		    : summary->sig_class == 0x18 || summary->sig_class == 0x19
+		        ? " (a subkey binding)"
+		        : "";
+		*reason = summary->sig_class < 0
+		              ? g_strdup("signature packet too short")
+		              : g_strdup_printf("signature of class 0x%02x%s, not "
+		                                "over the mail's text",
+		                                (unsigned)summary->sig_class, what);
+		return FALSE;
+	}
+	/* RSA (1, and 3: sign only), DSA (17), ECDSA (19), EdDSA (22): the
+	 * signing algorithms of the GnuPG in Debian (2.2).  Elgamal, the
+	 * encryption-only ones and numbers it does not know give no
+	 * verdict. */
+	switch (summary->pubkey_algo) {
+	case 1:
+	case 3:
+	case 17:
+	case 19:
+	case 22:
+		break;
+	default:
+		*reason = summary->pubkey_algo < 0
+		              ? g_strdup("signature packet too short")
+		              : g_strdup_printf("signature by public key algorithm "
+		                                "%d, which gpgv cannot check",
+		                                summary->pubkey_algo);
+		return FALSE;
+	}
+	/* MD5 (1), SHA-1 (2), RIPEMD-160 (3), SHA-256, -384, -512 and -224
+	 * (8 to 11): the hashes gpgv knows (the weak ones are refused after
+	 * it, verify.c).  With another, gpgv ends without a status line. */
+	switch (summary->hash_algo) {
+	case 1:
+	case 2:
+	case 3:
+	case 8:
+	case 9:
+	case 10:
+	case 11:
+		return TRUE;
+	default:
+		*reason = summary->hash_algo < 0
+		              ? g_strdup("signature packet too short")
+		              : g_strdup_printf("signature with hash algorithm %d, "
+		                                "which gpgv cannot check",
+		                                summary->hash_algo);
+		return FALSE;
+	}
+}
+
 gboolean
 packets_check_signature(const char *signature, gsize len, char **reason)
 {
@@ -255,7 +343,7 @@ packets_check_signature(const char *signature, gsize len, char **reason)
 		                    summary.version);
 		return FALSE;
 	}
-	return TRUE;
+	return signature_checkable(&summary, reason);
 }
 
 const char *

@@ -39,6 +39,9 @@ typedef struct {
 	guint compressed; /* compressed data packets (tag 8) */
 	int other_tag;    /* the first tag that is neither, or -1 */
 	int version;      /* the first signature packet's version, or -1 */
+	int sig_class;    /* its signature class, public key and hash */
+	int pubkey_algo;  /* algorithms (RFC 4880, 5.2.3 and 9), or -1 */
+	int hash_algo;    /* where the packet is too short to hold them */
 	gboolean partial; /* a packet used partial body lengths */
 } PacketsSummary;
 
@@ -62,8 +65,12 @@ GBytes *packets_dearmor(const char *text, gsize len, const char *label,
  * signature part or a clearsigned block's signature holds it) may go to
  * gpg: at most PACKETS_MAX_SIGNATURE_BYTES, well-formed, and nothing
  * but PACKETS_MAX_SIGNATURES signature packet(s) of version 3 or 4 (no
- * compressed data, no other packet, no partial lengths).  FALSE with
- * *REASON otherwise. */
+ * compressed data, no other packet, no partial lengths), over a document
+ * (class 0x00 or 0x01), with a public key and a hash algorithm gpgv
+ * knows.  FALSE with *REASON otherwise.  gpgv gives no verdict on the
+ * rest (a key revocation: ERRSIG 52; an unknown algorithm: ERRSIG 4, or
+ * no status line at all), which is a property of the mail, never a
+ * reason to try again (issue 24, item 3). */
 gboolean packets_check_signature(const char *signature, gsize len,
                                  char **reason);
 

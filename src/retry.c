@@ -19,6 +19,8 @@
 #define WAIT      "wait "
 #define VERIFY    "verify "
 #define SET_ASIDE "set-aside "
+/* The count of every message ever set aside (retry_set_aside_total). */
+#define COUNT     "set-aside-total"
 
 /* The reader thread's source and intake and the main thread's report
  * share the file: one change at a time in the process, so that neither
@@ -176,6 +178,17 @@ retry_is_waiting(Retry *retry, const char *key)
 	return g_key_file_has_group(retry->file, name);
 }
 
+/* The set-aside records FILE holds (before this one). */
+static guint64
+count_set_aside(GKeyFile *file)
+{
+	guint64 count = 0;
+	g_auto(GStrv) groups = g_key_file_get_groups(file, NULL);
+	for (char **g = groups; *g; g++)
+		count += g_str_has_prefix(*g, SET_ASIDE);
+	return count;
+}
+
 gboolean
 retry_set_aside(Retry *retry, const char *key, const char *id,
                 const char *reason, gint64 now, GError **error)
@@ -189,6 +202,9 @@ retry_set_aside(Retry *retry, const char *key, const char *id,
 	 * for a second report. */
 	if (g_key_file_has_group(retry->file, name))
 		return TRUE;
+	guint64 total = g_key_file_get_uint64(retry->file, COUNT, "total", NULL);
+	g_key_file_set_uint64(retry->file, COUNT, "total",
+	                      MAX(total, count_set_aside(retry->file)) + 1);
 	g_key_file_set_int64(retry->file, name, "when", now);
 	set_text(retry->file, name, "id", id);
 	set_text(retry->file, name, "reason", reason);
@@ -284,6 +300,17 @@ retry_next_due(Retry *retry)
 	return earliest;
 }
 
+/* The unfinished runs of the verify group NAME, as they count. */
+static guint
+unfinished_runs(GKeyFile *file, const char *name)
+{
+	guint deadlines =
+	    (guint)g_key_file_get_uint64(file, name, "deadlines", NULL);
+	guint killed = (guint)g_key_file_get_uint64(file, name, "killed", NULL);
+	return deadlines + (killed > RETRY_FREE_KILLS ? killed - RETRY_FREE_KILLS
+	                                              : 0);
+}
+
 gboolean
 retry_verify_begin(Retry *retry, const char *digest, const char *id,
                    guint *unfinished, GError **error)
@@ -292,15 +319,25 @@ retry_verify_begin(Retry *retry, const char *digest, const char *id,
 	if (!refresh(retry, error))
 		return FALSE;
 	g_autofree char *name = group(VERIFY, digest);
-	*unfinished =
-	    (guint)g_key_file_get_uint64(retry->file, name, "starts", NULL);
-	g_key_file_set_uint64(retry->file, name, "starts", *unfinished + 1);
+	/* A start still running was ended by nothing tenure saw: it was
+	 * killed.  A record of an older tenure counted such starts (and
+	 * deadlines, which it could not tell apart) as "starts". */
+	guint64 killed = g_key_file_get_uint64(retry->file, name, "killed", NULL);
+	if (g_key_file_get_boolean(retry->file, name, "running", NULL))
+		killed++;
+	killed += g_key_file_get_uint64(retry->file, name, "starts", NULL);
+	g_key_file_remove_key(retry->file, name, "starts", NULL);
+	if (killed > 0)
+		g_key_file_set_uint64(retry->file, name, "killed", killed);
+	*unfinished = unfinished_runs(retry->file, name);
+	g_key_file_set_boolean(retry->file, name, "running", TRUE);
 	set_text(retry->file, name, "id", id);
 	return save(retry, error);
 }
 
 gboolean
-retry_verify_end(Retry *retry, const char *digest, GError **error)
+retry_verify_end(Retry *retry, const char *digest, RetryVerifyEnd how,
+                 GError **error)
 {
 	LOCK_FILE();
 	if (!refresh(retry, error))
@@ -308,7 +345,21 @@ retry_verify_end(Retry *retry, const char *digest, GError **error)
 	g_autofree char *name = group(VERIFY, digest);
 	if (!g_key_file_has_group(retry->file, name))
 		return TRUE;
-	g_key_file_remove_group(retry->file, name, NULL);
+	if (how == RETRY_VERIFY_DEADLINE) {
+		guint64 deadlines =
+		    g_key_file_get_uint64(retry->file, name, "deadlines", NULL);
+		g_key_file_set_uint64(retry->file, name, "deadlines",
+		                      deadlines + 1);
+	}
+	/* A stop ends this start and nothing else: what earlier runs
+	 * counted stays. */
+	if (how == RETRY_VERIFY_FINISHED ||
+	    (how == RETRY_VERIFY_STOPPED &&
+	     !g_key_file_has_key(retry->file, name, "deadlines", NULL) &&
+	     !g_key_file_has_key(retry->file, name, "killed", NULL)))
+		g_key_file_remove_group(retry->file, name, NULL);
+	else
+		g_key_file_set_boolean(retry->file, name, "running", FALSE);
 	return save(retry, error);
 }
 
@@ -389,6 +440,48 @@ report_one(Retry *retry, const Conf *conf, const char *name, GError **error)
 	return save(retry, error);
 }
 
+static gint
+by_when_newest_first(gconstpointer a, gconstpointer b, gpointer file)
+{
+	gint64 x = g_key_file_get_int64(file, *(char *const *)a, "when", NULL);
+	gint64 y = g_key_file_get_int64(file, *(char *const *)b, "when", NULL);
+	return x > y ? -1 : x < y;
+}
+
+/* A reported record has done its work: only the latest
+ * RETRY_SET_ASIDE_KEPT stay, for `tenure status`, with the count of all
+ * (issue 24, item 3: an outsider's mail must not grow the state). */
+static gboolean
+prune_reported(Retry *retry, GError **error)
+{
+	g_autoptr(GPtrArray) reported = g_ptr_array_new_with_free_func(g_free);
+	g_auto(GStrv) groups = g_key_file_get_groups(retry->file, NULL);
+	for (char **g = groups; *g; g++)
+		if (g_str_has_prefix(*g, SET_ASIDE) &&
+		    g_key_file_get_boolean(retry->file, *g, "reported", NULL))
+			g_ptr_array_add(reported, g_strdup(*g));
+	if (reported->len <= RETRY_SET_ASIDE_KEPT)
+		return TRUE;
+	guint64 total =
+	    g_key_file_get_uint64(retry->file, COUNT, "total", NULL);
+	g_key_file_set_uint64(retry->file, COUNT, "total",
+	                      MAX(total, count_set_aside(retry->file)));
+	g_ptr_array_sort_with_data(reported, by_when_newest_first, retry->file);
+	for (guint i = RETRY_SET_ASIDE_KEPT; i < reported->len; i++)
+		g_key_file_remove_group(retry->file, reported->pdata[i], NULL);
+	return save(retry, error);
+}
+
+guint
+retry_set_aside_total(Retry *retry)
+{
+	LOCK_FILE();
+	if (!refresh(retry, NULL))
+		return 0;
+	guint64 total = g_key_file_get_uint64(retry->file, COUNT, "total", NULL);
+	return (guint)MAX(total, count_set_aside(retry->file));
+}
+
 gboolean
 retry_report(Retry *retry, const Conf *conf, GError **error)
 {
@@ -405,5 +498,5 @@ retry_report(Retry *retry, const Conf *conf, GError **error)
 		if (!report_one(retry, conf, *g, error))
 			return FALSE;
 	}
-	return TRUE;
+	return prune_reported(retry, error);
 }

@@ -11,12 +11,18 @@
  * and, unlike those, reported: `tenure status` lists it, and a mail
  * tells the address tenure sends as ([sink] from) once.
  *
- * The same file keeps the verification starts that never finished
- * (issue 15, item 5): the intake counts a start before gpg runs, and
- * drops the count when gpg finished, whatever it said.  A mail that
- * kills or hangs gpg (or the whole process: a pass killed by
- * TimeoutStartSec) is set aside, and reported, at its third start:
- * never a loop on one mail.
+ * The same file keeps the verifications that never finished (issue 15,
+ * item 5; issue 25, item 8): the intake counts a start before gpgv
+ * runs.  A verification that gpgv finished, whatever it said, or that
+ * an orderly stop (SIGTERM) cut short, drops the record; one that met
+ * tenure's own gpgv deadline ([keys] gpg-timeout) counts one unfinished
+ * run; a start found still running at the next start (tenure was
+ * killed: a SIGKILL, a crash, a machine gone) is an end tenure cannot
+ * know about, and counts only from the third such time.  A gpg bomb
+ * always meets the deadline first (it is shorter than any service
+ * timeout), so a mail is set aside, and reported, once its unfinished
+ * runs reach RETRY_MAX_UNFINISHED: never a loop on one mail, and never
+ * a member's command set aside because tenure was stopped twice.
  *
  * The file is a GKeyFile sealed like every state file (state_file.h),
  * one group per record, KEY a source's name for a message ("maildir
@@ -24,10 +30,12 @@
  *
  *   [wait maildir 1796329969.1.host]     a message waiting for a retry
  *   first=1796329969  next=1796330089  tries=1  id=...  reason=...
- *   [verify 3f2a...]                     verification starts unfinished
- *   starts=1  id=...
+ *   [verify 3f2a...]                     verifications unfinished
+ *   running=true  deadlines=1  killed=0  id=...
  *   [set-aside maildir 1796329969.1.host] set aside, to be reported
  *   when=1796416369  id=...  reason=...  reported=false
+ *   [set-aside-total]                    every message set aside
+ *   total=12
  *
  * Several Retry objects may share the file (the source's and the
  * intake's): each change reads the file again when it changed on disk,
@@ -41,9 +49,15 @@
 
 #include "conf.h"
 
-/* A verification started this many times without finishing sets its
- * mail aside. */
+/* A verification that did not finish this many times sets its mail
+ * aside: each time it met gpgv's deadline counts one, and each time
+ * tenure was killed during it beyond the first RETRY_FREE_KILLS. */
 #define RETRY_MAX_UNFINISHED 2
+#define RETRY_FREE_KILLS 2
+
+/* The reported set-aside records kept, the latest, for `tenure
+ * status`: the rest are counted only. */
+#define RETRY_SET_ASIDE_KEPT 5
 
 typedef struct Retry Retry;
 
@@ -84,14 +98,23 @@ gboolean retry_set_aside(Retry *retry, const char *key, const char *id,
                          const char *reason, gint64 now, GError **error);
 
 /* A verification of the mail whose signed part has DIGEST (ID: the
- * source's name for it) starts: *UNFINISHED says how many earlier
- * starts never finished, and this one is counted, durably, before gpg
- * runs. */
+ * source's name for it) starts: *UNFINISHED says how many earlier runs
+ * count as never finished (see RETRY_MAX_UNFINISHED), and this start is
+ * recorded, durably, before gpgv runs. */
 gboolean retry_verify_begin(Retry *retry, const char *digest, const char *id,
                             guint *unfinished, GError **error);
 
-/* That verification finished (its count goes). */
-gboolean retry_verify_end(Retry *retry, const char *digest, GError **error);
+/* How a verification begun ended. */
+typedef enum {
+	RETRY_VERIFY_FINISHED, /* gpgv finished, whatever it said: the
+	                          record goes */
+	RETRY_VERIFY_STOPPED,  /* an orderly stop cut it short: this start
+	                          counts nothing */
+	RETRY_VERIFY_DEADLINE, /* gpgv met tenure's deadline: one unfinished */
+} RetryVerifyEnd;
+
+gboolean retry_verify_end(Retry *retry, const char *digest, RetryVerifyEnd how,
+                          GError **error);
 
 /* A message without a verdict, as `tenure status` shows it. */
 typedef struct {
@@ -109,9 +132,15 @@ void retry_entry_free(RetryEntry *entry);
 GPtrArray *retry_list(Retry *retry);
 
 /* Queues, for each message set aside and not yet reported, one mail to
- * [sink] from (template "set-aside") and marks it reported.  FALSE when
- * the outbox or the file cannot be written (tried again next time). */
+ * [sink] from (template "set-aside") and marks it reported; of the
+ * reported records only the latest RETRY_SET_ASIDE_KEPT stay.  FALSE
+ * when the outbox or the file cannot be written (tried again next
+ * time). */
 gboolean retry_report(Retry *retry, const Conf *conf, GError **error);
+
+/* How many messages were ever set aside (retry_list shows the latest
+ * RETRY_SET_ASIDE_KEPT reported ones, and those not reported yet). */
+guint retry_set_aside_total(Retry *retry);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Retry, retry_free)
 

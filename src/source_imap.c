@@ -30,8 +30,12 @@
  * on; a fetch that stops before such a message to try it again later
  * succeeds.  A message that cannot be decided now (source.h) is recorded
  * in STATE_DIR/retry ("imap UIDVALIDITY/UID") and holds the cursor: the
- * cursor never passes a message waiting for a verdict, so that losing
- * the retry record loses no mail.  The mail behind it is handled all the
+ * cursor never passes a message without a final outcome (handled, or
+ * set aside).  Which messages wait is known to this process (waiting),
+ * not only to the retry record, which merely schedules them: a record
+ * lost, or torn and removed, while the daemon runs makes its message due
+ * at once, and never lets the cursor pass it (issue 25, item 4); after a
+ * restart everything beyond the cursor is read again.  The mail behind it is handled all the
  * same: this process remembers how far it has dealt with the mailbox
  * (handled_through), and fetches again only the waiting messages whose
  * next try is due; after a restart the mail behind a held cursor is read
@@ -136,7 +140,10 @@ typedef struct {
 	const Conf *conf;
 	Retry *retry;           /* messages waiting for a verdict (retry.h) */
 	guint32 handled_through; /* every UID up to it dealt with (handled,
-	                            set aside, or waiting in RETRY) */
+	                            set aside, or waiting) */
+	GHashTable *waiting;    /* UIDs without a final outcome that the
+	                           cursor must not pass, whatever RETRY,
+	                           which only schedules them, still holds */
 	gboolean retry_later;   /* a message failed a try: stop this fetch */
 
 	mailimap *imap;         /* NULL while disconnected */
@@ -639,6 +646,7 @@ reconcile_cursor(ImapSource *source, guint32 uidvalidity, guint32 uidnext,
 		                 from_text, "first-uid", first_text, NULL);
 	/* Nothing of the new numbering is dealt with yet. */
 	source->handled_through = cursor->last_uid;
+	g_hash_table_remove_all(source->waiting);
 	return imap_cursor_save(source->cursor_path, cursor, error);
 }
 
@@ -781,21 +789,46 @@ retry_key(guint32 uidvalidity, guint32 uid)
 	return g_strdup_printf("imap %u/%u", uidvalidity, uid);
 }
 
-/* The lowest UID of this mailbox waiting for a verdict, or 0. */
-static guint32
-lowest_waiting(ImapSource *source)
+/* The messages of this mailbox the retry record has waiting join
+ * those this process knows to wait (issue 25, item 4: the record may be
+ * lost or torn, and removed, while they still wait). */
+static void
+note_waiting(ImapSource *source)
 {
 	g_autofree char *prefix = g_strdup_printf("imap %u/",
 	                                          source->cursor.uidvalidity);
 	g_autoptr(GPtrArray) waiting = retry_waiting(source->retry, prefix, 0);
-	guint32 lowest = 0;
 	for (guint i = 0; i < waiting->len; i++) {
 		guint32 uid = (guint32)g_ascii_strtoull(
 		    (char *)waiting->pdata[i] + strlen(prefix), NULL, 10);
-		if (uid > 0 && (lowest == 0 || uid < lowest))
+		if (uid > source->cursor.last_uid)
+			g_hash_table_add(source->waiting, GUINT_TO_POINTER(uid));
+	}
+}
+
+/* The lowest UID of this mailbox waiting for a verdict, or 0. */
+static guint32
+lowest_waiting(ImapSource *source)
+{
+	note_waiting(source);
+	guint32 lowest = 0;
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, source->waiting);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		guint32 uid = GPOINTER_TO_UINT(key);
+		if (lowest == 0 || uid < lowest)
 			lowest = uid;
 	}
 	return lowest;
+}
+
+/* UID has a final outcome (handled, or set aside): nothing holds the
+ * cursor before it any more. */
+static void
+outcome_final(ImapSource *source, guint32 uid)
+{
+	g_hash_table_remove(source->waiting, GUINT_TO_POINTER(uid));
 }
 
 /* Every UID up to UID is dealt with: the cursor moves there, but never
@@ -823,6 +856,10 @@ wanted(ImapSource *source, guint32 uid, gint64 now)
 	g_autofree char *key = retry_key(source->cursor.uidvalidity, uid);
 	if (retry_is_waiting(source->retry, key))
 		return retry_due(source->retry, key, now);
+	/* Waiting, and its record gone: its schedule is lost, the message
+	 * is not, and it is tried now. */
+	if (g_hash_table_contains(source->waiting, GUINT_TO_POINTER(uid)))
+		return TRUE;
 	return uid > source->handled_through;
 }
 
@@ -946,8 +983,10 @@ message_failed(ImapSource *source, guint32 uid, const char *id,
 	util_log("set-aside", "id", id, "tries", tries_text, "reason", reason,
 	         NULL);
 	g_autofree char *key = retry_key(source->cursor.uidvalidity, uid);
-	return retry_forget(source->retry, key, error) &&
-	       dealt_with(source, uid, error);
+	if (!retry_forget(source->retry, key, error))
+		return FALSE;
+	outcome_final(source, uid);
+	return dealt_with(source, uid, error);
 }
 
 /* Message UID could not be decided now for REASON: recorded to be
@@ -960,6 +999,9 @@ message_deferred(ImapSource *source, guint32 uid, const char *id,
 {
 	g_autofree char *key = retry_key(source->cursor.uidvalidity, uid);
 	gboolean give_up = FALSE;
+	/* Waiting before its record is written: the record may be lost,
+	 * the cursor must still stop before the message. */
+	g_hash_table_add(source->waiting, GUINT_TO_POINTER(uid));
 	if (!source_defer(source->retry, source->conf, key, id, reason, &give_up,
 	                  error))
 		return FALSE;
@@ -968,9 +1010,11 @@ message_deferred(ImapSource *source, guint32 uid, const char *id,
 	/* Set aside (source_defer said so in the log): recorded as failed
 	 * like a message that cannot be handled, and passed. */
 	guint tries = 0;
-	return imap_failed_note(source->failed, source->cursor.uidvalidity, uid,
-	                        reason, TRUE, &tries, &give_up, error) &&
-	       dealt_with(source, uid, error);
+	if (!imap_failed_note(source->failed, source->cursor.uidvalidity, uid,
+	                      reason, TRUE, &tries, &give_up, error))
+		return FALSE;
+	outcome_final(source, uid);
+	return dealt_with(source, uid, error);
 }
 
 /* Hands one fetched message over and, once the handler says it is dealt
@@ -1011,6 +1055,7 @@ hand_over(ImapSource *source, const FetchedMessage *fetched,
 	                        fetched->uid, error) ||
 	    !retry_forget(source->retry, key, error))
 		return FALSE;
+	outcome_final(source, fetched->uid);
 	return dealt_with(source, fetched->uid, error);
 }
 
@@ -1147,6 +1192,16 @@ tidy_waiting(ImapSource *source, gboolean *due, GError **error)
 	g_autoptr(GPtrArray) ready = retry_waiting(source->retry, prefix,
 	                                           date_now_unix());
 	*due = ready->len > 0;
+	/* A waiting message whose record is gone is due now. */
+	note_waiting(source);
+	GHashTableIter iter;
+	gpointer uid;
+	g_hash_table_iter_init(&iter, source->waiting);
+	while (!*due && g_hash_table_iter_next(&iter, &uid, NULL)) {
+		g_autofree char *key = retry_key(source->cursor.uidvalidity,
+		                                 GPOINTER_TO_UINT(uid));
+		*due = !retry_is_waiting(source->retry, key);
+	}
 	return TRUE;
 }
 
@@ -1307,6 +1362,8 @@ imap_close(Source *base)
 	imap_cursor_clear(&source->cursor);
 	imap_failed_free(source->failed);
 	retry_free(source->retry);
+	if (source->waiting)
+		g_hash_table_unref(source->waiting);
 	g_free(source);
 }
 
@@ -1419,6 +1476,7 @@ imap_open(const Conf *conf, const char *url, GError **error)
 {
 	ImapSource *source = g_new0(ImapSource, 1);
 	source->fd = -1;
+	source->waiting = g_hash_table_new(g_direct_hash, g_direct_equal);
 	gboolean found;
 	source->base.driver = &source_imap_driver;
 	source->base.wake_fd = -1;

@@ -13,7 +13,10 @@
  * now is recorded in STATE_DIR/retry ("mbox OFFSET") and holds the
  * offset, as IMAP's cursor is held (source_imap.c): the mail behind it
  * is handled all the same, once per process (handled_to), and the
- * waiting message again when its next try is due.
+ * waiting message again when its next try is due.  This process knows
+ * which messages wait (waiting), the record only schedules them: one
+ * whose record was lost, or torn and removed, is due at once and still
+ * holds the offset (issue 25, item 4).
  */
 #include "config.h"
 
@@ -36,6 +39,8 @@ typedef struct {
 	const Conf *conf;
 	Retry *retry;      /* live source only: messages waiting (retry.h) */
 	gint64 handled_to; /* the mail before this offset is dealt with */
+	GHashTable *waiting; /* offsets (gint64) of messages without a final
+	                        outcome: the offset kept stays before them */
 	guint undecided;   /* an archive's messages left undecided */
 } MboxSource;
 
@@ -60,6 +65,8 @@ mbox_open(const Conf *conf, const char *url, GError **error)
 	}
 	source->path = g_steal_pointer(&path);
 	source->conf = conf;
+	source->waiting = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+	                                        g_free, NULL);
 	if (source->offset_path &&
 	    (source->retry = retry_open(conf->state_dir, error)) == NULL) {
 		source_mbox_driver.close(&source->base);
@@ -370,14 +377,39 @@ handle_at(MboxSource *source, const char *data, const char *p,
 			return TRUE;
 		}
 		gboolean set_aside = FALSE;
-		return source_defer(source->retry, source->conf, key, id,
-		                    failure->message, &set_aside, error);
+		gint64 offset = (gint64)(p - data);
+		/* Waiting before its record is written: the record may be
+		 * lost, the offset kept must still stay before it. */
+		g_hash_table_add(source->waiting, g_memdup2(&offset, sizeof offset));
+		if (!source_defer(source->retry, source->conf, key, id,
+		                  failure->message, &set_aside, error))
+			return FALSE;
+		if (set_aside)
+			g_hash_table_remove(source->waiting, &offset);
+		return TRUE;
 	}
 	if (!handled) {
 		g_propagate_error(error, g_steal_pointer(&failure));
 		return FALSE;
 	}
-	return source->retry == NULL || retry_forget(source->retry, key, error);
+	gint64 offset = (gint64)(p - data);
+	if (source->retry != NULL && !retry_forget(source->retry, key, error))
+		return FALSE;
+	g_hash_table_remove(source->waiting, &offset);
+	return TRUE;
+}
+
+/* The messages the retry record has waiting join those this process
+ * knows to wait. */
+static void
+note_waiting(MboxSource *source)
+{
+	g_autoptr(GPtrArray) waiting = retry_waiting(source->retry, "mbox ", 0);
+	for (guint i = 0; i < waiting->len; i++) {
+		gint64 offset = g_ascii_strtoll((char *)waiting->pdata[i] +
+		                                    strlen("mbox "), NULL, 10);
+		g_hash_table_add(source->waiting, g_memdup2(&offset, sizeof offset));
+	}
 }
 
 /* Whether the message at OFFSET is to be handed over now: a waiting one
@@ -390,6 +422,9 @@ wanted(MboxSource *source, gint64 offset, gint64 now)
 	g_autofree char *key = g_strdup_printf("mbox %" G_GINT64_FORMAT, offset);
 	if (retry_is_waiting(source->retry, key))
 		return retry_due(source->retry, key, now);
+	/* Waiting, and its record gone: tried now. */
+	if (g_hash_table_contains(source->waiting, &offset))
+		return TRUE;
 	return offset >= source->handled_to;
 }
 
@@ -399,10 +434,12 @@ static gint64
 offset_to_keep(MboxSource *source)
 {
 	gint64 keep = source->handled_to;
-	g_autoptr(GPtrArray) waiting = retry_waiting(source->retry, "mbox ", 0);
-	for (guint i = 0; i < waiting->len; i++)
-		keep = MIN(keep, g_ascii_strtoll((char *)waiting->pdata[i] +
-		                                     strlen("mbox "), NULL, 10));
+	note_waiting(source);
+	GHashTableIter iter;
+	gpointer offset;
+	g_hash_table_iter_init(&iter, source->waiting);
+	while (g_hash_table_iter_next(&iter, &offset, NULL))
+		keep = MIN(keep, *(gint64 *)offset);
 	return keep;
 }
 
@@ -412,6 +449,7 @@ static gboolean
 forget_waiting(MboxSource *source, GError **error)
 {
 	source->handled_to = 0;
+	g_hash_table_remove_all(source->waiting);
 	if (source->retry == NULL)
 		return TRUE;
 	g_autoptr(GPtrArray) waiting = retry_waiting(source->retry, "mbox ", 0);
@@ -489,6 +527,8 @@ mbox_close(Source *base)
 	g_free(source->path);
 	g_free(source->offset_path);
 	retry_free(source->retry);
+	if (source->waiting)
+		g_hash_table_unref(source->waiting);
 	g_free(source);
 }
 

@@ -195,6 +195,9 @@ read_mail_state(Status *status, const char *state_dir,
 		else
 			status->set_aside++;
 	}
+	/* Only the latest reported records are kept (retry.h). */
+	status->set_aside = MAX(status->set_aside,
+	                        retry_set_aside_total(retry));
 	return TRUE;
 }
 

@@ -98,7 +98,8 @@ typedef struct {
 	/* Mail that got no verdict (retry.h): RetryEntry*, those waiting
 	 * for their next try first, then those set aside. */
 	GPtrArray *undecided;
-	guint waiting, set_aside; /* how many of each */
+	guint waiting, set_aside; /* how many of each (set aside: ever;
+	                             UNDECIDED lists the latest) */
 	guint resends;        /* resends after an attempt without an answer
 	                         (RFC 1047), of RESENT messages */
 	guint resent;

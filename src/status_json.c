@@ -376,6 +376,13 @@ status_json_render(const Status *status, gboolean show_addresses)
 	add_outbox(b, status);
 	add_undecided(b, status);
 	add_pending(b, status, show_addresses);
+	/* The state keeps only the latest reported set-aside records
+	 * (retry.h): how many there were in all. */
+	json_builder_set_member_name(b, "set_aside_total");
+	if (status->mail_state)
+		json_builder_add_int_value(b, status->set_aside);
+	else
+		json_builder_add_null_value(b);
 	add_clock_doubt(b, status);
 	add_source(b, status);
 	json_builder_end_object(b);

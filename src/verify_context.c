@@ -1,4 +1,5 @@
 /* verify_context.c: see verify_context.h. */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <stdlib.h>
@@ -68,6 +69,7 @@ typedef struct {
 	char *fpr;
 	gint64 created, expires;
 	int pubkey_algo, hash_algo;
+	long errsig; /* ERRSIG's reason code; 0 for none */
 } Sig;
 
 static void
@@ -181,7 +183,30 @@ sig_of_result(const char *keyword, char **f, guint n)
 	sig->status = rc == 9   ? GPG_ERR_NO_PUBKEY
 	              : rc == 4 ? GPG_ERR_UNSUPPORTED_ALGORITHM
 	                        : GPG_ERR_GENERAL;
+	sig->errsig = rc;
 	return sig;
+}
+
+/* What an ERRSIG's reason code RC says of the signature itself, or NULL
+ * when it may be the system's doing (the keyring, gpgv): gpgv gives no
+ * verdict on such a signature, however often it is asked (issue 24,
+ * item 3).  9, no public key, is "unknown key" (summary_of). */
+static const char *
+errsig_refusal(long rc)
+{
+	switch (rc) {
+	case GPG_ERR_PUBKEY_ALGO:
+		return "unknown public key algorithm";
+	case GPG_ERR_DIGEST_ALGO:
+		return "hash algorithm not accepted";
+	case GPG_ERR_BAD_MPI:
+		return "the signature does not fit its key's algorithm";
+	case GPG_ERR_SIG_CLASS:
+	case GPG_ERR_NOT_PROCESSED:
+		return "its class covers no mail";
+	default:
+		return NULL;
+	}
 }
 
 /* gpg's status lines, read as GPGME reads them for a verification:
@@ -257,6 +282,18 @@ signatures_of_status(GByteArray *status, GError **err)
 		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
 		            "Could not verify signature: gpg failed (%s)",
 		            failure);
+		return NULL;
+	}
+	/* A signature gpgv can never check is refused (GMime's "not
+	 * supported", which verify.c takes for a verdict on the mail). */
+	for (guint i = 0; i < sigs->len; i++) {
+		const Sig *one = sigs->pdata[i];
+		const char *refusal = errsig_refusal(one->errsig);
+		if (refusal == NULL)
+			continue;
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_NOT_SUPPORTED,
+		            "gpgv can never check it: %s (ERRSIG %ld)", refusal,
+		            one->errsig);
 		return NULL;
 	}
 	return g_steal_pointer(&sigs);
@@ -343,6 +380,75 @@ gpgv_keyrings(const char *home, GPtrArray *args, GError **err)
 	return TRUE;
 }
 
+/* Runs gpgv with ARGS (NULL-terminated) and IO. */
+static gboolean
+run_gpgv(const char *const *args, GpgrunIo *io, GError **err)
+{
+	g_autoptr(GError) run_error = NULL;
+	if (gpgrun_direct(args, io, &run_error))
+		return TRUE;
+	g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+	            "Could not verify signature: %s", run_error->message);
+	return FALSE;
+}
+
+/* Whether gpgv wrote any status line to STATUS. */
+static gboolean
+has_status_line(GByteArray *status)
+{
+	static const char prefix[] = "[GNUPG:] ";
+	return status->len >= sizeof prefix - 1 &&
+	       memmem(status->data, status->len, prefix, sizeof prefix - 1) !=
+	           NULL;
+}
+
+static gboolean
+bytes_equal(GByteArray *a, GByteArray *b)
+{
+	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
+/* gpgv ran as ARGS and IO say (in HOME) and ended without a word: it
+ * is asked again, and if it says the same nothing while it still
+ * answers an empty input, the silence is about this signature (packets.h
+ * lets only what gpgv should read through), a refusal (GMime's "not
+ * supported"); otherwise it is the system's, no verdict.  Sets ERR
+ * either way. */
+static void
+judge_silence(const char *const *args, const GpgrunIo *io, const char *home,
+              GError **err)
+{
+	GpgrunIo again = *io;
+	g_autoptr(GByteArray) again_output = again.output = g_byte_array_new();
+	g_autoptr(GByteArray) again_status = again.status = g_byte_array_new();
+	if (!run_gpgv(args, &again, err))
+		return;
+	if (has_status_line(again_status) ||
+	    !bytes_equal(again_output, io->output)) {
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+		            "Could not verify signature: gpgv ended without a "
+		            "status line, then answered otherwise");
+		return;
+	}
+	g_autoptr(GBytes) nothing = g_bytes_new(NULL, 0);
+	GpgrunIo probe = {.program = io->program, .name = io->name,
+	                  .input = nothing};
+	g_autoptr(GByteArray) probe_output = probe.output = g_byte_array_new();
+	g_autoptr(GByteArray) probe_status = probe.status = g_byte_array_new();
+	const char *const probe_args[] = {"--homedir", home, "--status-fd", "3",
+	                                  "--", "-", NULL};
+	if (!run_gpgv(probe_args, &probe, err))
+		return;
+	if (!has_status_line(probe_status))
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+		            "Could not verify signature: gpgv ends without a "
+		            "status line, even on an empty input");
+	else
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_NOT_SUPPORTED,
+		            "gpgv can never check it: it ends without a status "
+		            "line, twice");
+}
+
 static GMimeSignatureList *
 verify(GMimeCryptoContext *ctx, GMimeVerifyFlags flags, GMimeStream *istream,
        GMimeStream *sigstream, GMimeStream *ostream, GError **err)
@@ -384,10 +490,10 @@ verify(GMimeCryptoContext *ctx, GMimeVerifyFlags flags, GMimeStream *istream,
 	};
 	g_autoptr(GByteArray) output = io.output;
 	g_autoptr(GByteArray) status = io.status;
-	g_autoptr(GError) run_error = NULL;
-	if (!gpgrun_direct((const char *const *)args->pdata, &io, &run_error)) {
-		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
-		            "Could not verify signature: %s", run_error->message);
+	if (!run_gpgv((const char *const *)args->pdata, &io, err))
+		return NULL;
+	if (!has_status_line(status)) {
+		judge_silence((const char *const *)args->pdata, &io, home, err);
 		return NULL;
 	}
 	g_autoptr(GPtrArray) sigs = signatures_of_status(status, err);

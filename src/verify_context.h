@@ -23,6 +23,14 @@
  * gpg's start: about twice the time (bench/keyring.sh, issue 15 item
  * 6).  Signing is not its job (mailout.c uses GMime's gpg context
  * through the helper).
+ *
+ * No verdict is GMIME_ERROR_GENERAL when it may be the system's doing
+ * (gpgv could not run, gives no answer even on an empty input, a home
+ * without keyrings): verify.c lets the mail wait.  It is
+ * GMIME_ERROR_NOT_SUPPORTED when gpgv can never give one on this
+ * signature (ERRSIG for an unknown algorithm or a class that covers no
+ * mail; no status line twice while gpgv answers an empty input): a
+ * refusal (issue 24, item 3).
  */
 #ifndef TENURE_VERIFY_CONTEXT_H
 #define TENURE_VERIFY_CONTEXT_H

@@ -12,6 +12,10 @@ an armoured block on stdout.
       that signature packet with its version octet set to V
   craft-packets.py partial SIGNATURE_FILE
       that signature packet with its body sent as partial lengths
+  craft-packets.py field class|pubkey|hash V SIGNATURE_FILE
+      that (version 4) signature packet with its signature class, public
+      key algorithm or hash algorithm octet set to V (what an outsider
+      without a key can send: gpgv can give no verdict on it)
   craft-packets.py strip-backsigs KEYRING_FILE
       the binary keyring (on stdout, not armoured) with the embedded
       signatures (back-signatures) taken out of every signature's
@@ -134,6 +138,10 @@ def main(argv):
         sys.stdout.write(armour(packet(2, body) * int(argv[2])))
     elif argv[1] == "version":
         sys.stdout.write(armour(packet(2, bytes([int(argv[2])]) + body[1:])))
+    elif argv[1] == "field":
+        at = {"class": 1, "pubkey": 2, "hash": 3}[argv[2]]
+        body = body[:at] + bytes([int(argv[3], 0)]) + body[at + 1:]
+        sys.stdout.write(armour(packet(2, body)))
     elif argv[1] == "partial":
         # A first chunk of 2^0 = 1 octet, then the rest as a final length.
         rest = body[1:]

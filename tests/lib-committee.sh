@@ -22,6 +22,11 @@
 #                            $W) from the defaults below, each SECTION.KEY
 #                            set to VALUE (added when not a default;
 #                            "SECTION.KEY=" leaves it out)
+#   with_signature MAIL SIGNATURE_FILE
+#                            prints MAIL with its armoured signature block
+#                            (PGP/MIME part or the end of a clearsigned
+#                            block) replaced by SIGNATURE_FILE's
+#   signature_of MAIL        prints the signature block of MAIL
 #   signed_mail [--clearsign] [--at WHEN] [--part FILE] SIGNER FROM ID [BODY]
 #               [HEADER]... [-- GPG_ARGS...]
 #                            $W/m/ID.eml, from FROM with Message-ID
@@ -237,6 +242,21 @@ signed_mail() {
 	mail_message "$from" "$id@example.org" "$W/m/$id.entity" \
 		$(cat "$headers") >"$W/m/$id.eml"
 	echo "$W/m/$id.eml"
+}
+
+with_signature() {
+	/usr/bin/python3 - "$1" "$2" <<'EOF'
+import sys
+mail = open(sys.argv[1]).read()
+new = open(sys.argv[2]).read()
+begin = mail.index("-----BEGIN PGP SIGNATURE-----")
+end = mail.index("-----END PGP SIGNATURE-----") + len("-----END PGP SIGNATURE-----\n")
+sys.stdout.write(mail[:begin] + new + mail[end:])
+EOF
+}
+
+signature_of() {
+	sed -n '/^-----BEGIN PGP SIGNATURE-----/,/^-----END PGP SIGNATURE-----/p' "$1"
 }
 
 import_mail() {

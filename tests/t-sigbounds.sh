@@ -21,24 +21,6 @@ committee_ledger "Alice Member <alice@example.org> $ALICE" \
 committee_conf
 craft="/usr/bin/python3 $top_srcdir/tests/craft-packets.py"
 
-# with_signature MAIL SIGNATURE_FILE: MAIL with its armoured signature
-# block (PGP/MIME part or the end of a clearsigned block) replaced.
-with_signature() {
-	/usr/bin/python3 - "$1" "$2" <<'EOF'
-import sys
-mail = open(sys.argv[1]).read()
-new = open(sys.argv[2]).read()
-begin = mail.index("-----BEGIN PGP SIGNATURE-----")
-end = mail.index("-----END PGP SIGNATURE-----") + len("-----END PGP SIGNATURE-----\n")
-sys.stdout.write(mail[:begin] + new + mail[end:])
-EOF
-}
-
-# The signature block of MAIL.
-signature_of() {
-	sed -n '/^-----BEGIN PGP SIGNATURE-----/,/^-----END PGP SIGNATURE-----/p' "$1"
-}
-
 resign="Tenure: resign"
 good=$(signed_mail "$ALICE" alice@example.org good "$resign")
 signature_of "$good" >"$W/good.sig"

@@ -22,6 +22,7 @@
 #include <gpgme.h>
 
 #include "mime.h"
+#include "packets.h"
 #include "util.h"
 #include "verify_context.h"
 
@@ -280,6 +281,69 @@ test_home_without_keyrings(void)
 	                ==, 0);
 }
 
+/* The signature packet of DATA (binary) with the octet AT of its body
+ * set to VALUE. */
+static GBytes *
+altered(GBytes *armoured, gsize at, guint8 value)
+{
+	gsize len = 0;
+	const char *text = g_bytes_get_data(armoured, &len);
+	g_autofree char *why = NULL;
+	g_autoptr(GBytes) packets = packets_dearmor(text, len, "SIGNATURE", &why);
+	g_assert_nonnull(packets);
+	g_autoptr(GByteArray) copy = g_byte_array_new();
+	const guint8 *data = g_bytes_get_data(packets, &len);
+	g_byte_array_append(copy, data, (guint)len);
+	gsize header = (data[0] & 0x40) ? (data[1] < 192 ? 2 : data[1] < 224 ? 3 : 6)
+	                                : (gsize[]){2, 3, 5}[data[0] & 3];
+	g_assert_cmpuint(header + at, <, len);
+	copy->data[header + at] = value;
+	return g_byte_array_free_to_bytes(g_steal_pointer(&copy));
+}
+
+/* What gpgv can never give a verdict on is the signature's doing, not
+ * the system's (issue 24, item 3): a key revocation (ERRSIG 52), an
+ * unknown public key algorithm (ERRSIG 4) and an unknown hash, on which
+ * gpgv ends without a status line, twice, while it answers an empty
+ * input.  Each is GMime's "not supported", which verify.c refuses;
+ * "cannot verify now" (GMIME_ERROR_GENERAL) would have the mail tried
+ * again for a day. */
+static void
+test_never_checkable(void)
+{
+	static const struct {
+		gsize at; /* of a version 4 signature's body */
+		guint8 value;
+		const char *says;
+	} alterations[] = {
+	    {1, 0x20, "ERRSIG 52"},
+	    {2, 99, "ERRSIG 4"},
+	    {3, 99, "without a status line, twice"},
+	};
+	g_autoptr(GBytes) good = file_bytes("good.sig");
+	g_autoptr(GBytes) data = file_bytes("data.txt");
+	for (gsize i = 0; i < G_N_ELEMENTS(alterations); i++) {
+		g_autoptr(GBytes) sig =
+		    altered(good, alterations[i].at, alterations[i].value);
+		g_autoptr(GMimeCryptoContext) ctx =
+		    g_mime_crypto_context_new("application/pgp-signature");
+		gsize len = 0;
+		const char *bytes = g_bytes_get_data(sig, &len);
+		g_autoptr(GMimeStream) sigstream =
+		    g_mime_stream_mem_new_with_buffer(bytes, len);
+		bytes = g_bytes_get_data(data, &len);
+		g_autoptr(GMimeStream) in = g_mime_stream_mem_new_with_buffer(bytes, len);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GMimeSignatureList) sigs = g_mime_crypto_context_verify(
+		    ctx, GMIME_VERIFY_NONE, in, sigstream, NULL, &error);
+		g_test_message("%s: %s", alterations[i].says,
+		               error ? error->message : "a signature list");
+		g_assert_null(sigs);
+		g_assert_error(error, GMIME_ERROR, GMIME_ERROR_NOT_SUPPORTED);
+		g_assert_nonnull(strstr(error->message, alterations[i].says));
+	}
+}
+
 /* The verdicts the cases were made for are indeed among them: the
  * comparison above is not between two readings of good signatures
  * only. */
@@ -334,6 +398,7 @@ main(int argc, char **argv)
 		g_test_add_data_func(path, &cases[i], test_case);
 	}
 	g_test_add_func("/verify-context/verdicts-covered", test_verdicts_covered);
+	g_test_add_func("/verify-context/never-checkable", test_never_checkable);
 	g_test_add_func("/verify-context/home-without-keyrings",
 	                test_home_without_keyrings);
 	int result = g_test_run();
