@@ -37,6 +37,11 @@ dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh \
 # a stand-in for its notification socket.
 TESTS += tests/t-notify.sh
 dist_check_SCRIPTS += tests/t-notify.sh tests/notify-listen.py
+# SIGHUP and run --once --flush make held and undecided mail due now; a
+# dry run that could not read its source says so.
+TESTS += tests/t-flush.sh
+dist_check_SCRIPTS += tests/t-flush.sh
+
 # When the source was last read, and a source that fails, in status.
 TESTS += tests/t-source-contact.sh
 dist_check_SCRIPTS += tests/t-source-contact.sh

@@ -715,6 +715,20 @@ main_sleep(int seconds)
 	drain(wake_main[0]);
 }
 
+/* Makes the held mail and the mail waiting for a verdict due now
+ * (SIGHUP, --flush): what made them fail may have been fixed. */
+static void
+flush_now(const Conf *conf, Retry *retry)
+{
+	g_autoptr(GError) error = NULL;
+	outbox_make_due(conf->state_dir);
+	if (!retry_make_due(retry, date_now_unix(), &error))
+		util_log_error("run-flush", "error", error->message, NULL);
+	else
+		util_log("run-flush", "result",
+		         "held and undecided mail is due now", NULL);
+}
+
 /* SIGHUP: a new configuration replaces the old one only if all of it
  * opens; otherwise the daemon goes on as it was.  The reader takes it up
  * between two messages. */
@@ -725,6 +739,9 @@ reload(Daemon *daemon)
 	Daemon fresh;
 	g_atomic_int_set(&reload_requested, 0);
 	notify_reloading();
+	/* The administrator who reloads has usually fixed something: a
+	 * password, a CA, a keyring. */
+	flush_now(daemon->config->conf, daemon->retry);
 	Conf *conf = cmd_load_conf(NAME);
 	if (conf == NULL) {
 		util_log_error("run-reload", "result", "kept the old configuration",
@@ -911,12 +928,22 @@ run_dry(Conf *conf)
 	netstop_start();
 	gboolean ok = FALSE;
 	pass_once(&daemon, &ok);
+	gboolean fetched = daemon.reader.fetch_ok;
 	daemon_clear(&daemon);
 	close_wake_pipe(wake_main);
 	if (util_stop_requested())
 		return CMD_OK;
-	printf("tenure run --dry-run: nothing was written and nothing sent; "
-	       "one pass now would\n");
+	/* A source that could not be read leaves its mail out: the report
+	 * below is not what a pass would do, and must not read as if it
+	 * were. */
+	if (!fetched)
+		printf("tenure run --dry-run: INCOMPLETE: the list's mail could "
+		       "not be read (see the error above), so what it would do "
+		       "is unknown;\nnothing was written and nothing sent; of "
+		       "the rest, one pass now would\n");
+	else
+		printf("tenure run --dry-run: nothing was written and nothing "
+		       "sent; one pass now would\n");
 	if (!dryrun_report(dry_run, stdout, &error)) {
 		cmd_error(NAME, "%s", error->message);
 		return CMD_FAILED;
@@ -927,10 +954,13 @@ run_dry(Conf *conf)
 int
 cmd_run(int argc, char **argv)
 {
-	gboolean once = FALSE, dry_run = FALSE;
+	gboolean once = FALSE, dry_run = FALSE, flush = FALSE;
 	const GOptionEntry entries[] = {
 		{"once", 0, 0, G_OPTION_ARG_NONE, &once,
 		 "Do one pass (fetch, schedule, send) and exit, for a timer", NULL},
+		{"flush", 0, 0, G_OPTION_ARG_NONE, &flush,
+		 "With --once: try held mail and mail waiting for a verdict now, "
+		 "whatever their backoff", NULL},
 		{"dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry_run,
 		 "Show what one pass would append, queue and refuse; write and "
 		 "send nothing", NULL},
@@ -941,7 +971,8 @@ cmd_run(int argc, char **argv)
 		NAME, NULL,
 		"Act on list mail, keep the schedule and send mail: as a daemon,\n"
 		"or with --once for one pass from a timer.  SIGHUP reloads the\n"
-		"configuration; SIGTERM finishes the message at hand and exits.\n"
+		"configuration and tries held mail now; SIGTERM finishes the\n"
+		"message at hand and exits.\n"
 		"--dry-run shows what one pass would do, and writes and sends\n"
 		"nothing.",
 		FALSE, entries);
@@ -949,6 +980,11 @@ cmd_run(int argc, char **argv)
 		return CMD_USAGE;
 	if (argc > 1) {
 		cmd_error(NAME, "unexpected argument \"%s\"", argv[1]);
+		return CMD_USAGE;
+	}
+	if (flush && !once) {
+		cmd_error(NAME, "--flush goes with --once (the daemon flushes on "
+		          "SIGHUP)");
 		return CMD_USAGE;
 	}
 
@@ -983,6 +1019,8 @@ cmd_run(int argc, char **argv)
 	/* From here on a stop ends the process within 5 s, whatever holds
 	 * it (netstop.h). */
 	netstop_start();
+	if (flush)
+		flush_now(daemon.config->conf, daemon.retry);
 	int status = once ? run_once(&daemon) : run_daemon(&daemon);
 	daemon_clear(&daemon);
 	netstop_children_kill();

@@ -121,6 +121,7 @@ typedef struct {
 	                           taken by the sink, no sent record yet */
 	gint64 hold_until;      /* no flush before this, after a failed write */
 	guint failures;         /* consecutive flushes with a failed write */
+	gboolean due_now;       /* outbox_make_due: the next flush tries all */
 } Memory;
 
 static GHashTable *memories; /* state_dir -> Memory */
@@ -963,7 +964,10 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 	 * down (each try can take the whole connect timeout). */
 	gint64 hold_until = 0;
 	char *hold_reason = NULL;
-	if (!util_backoff_due(memory->hold_until, now)) {
+	/* After outbox_make_due, every message is tried now. */
+	gboolean forced = memory->due_now;
+	memory->due_now = FALSE;
+	if (!forced && !util_backoff_due(memory->hold_until, now)) {
 		n_deferred = outbox_count_queued(state_dir);
 		ok = TRUE;
 		goto out;
@@ -975,9 +979,9 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 		goto write_failed;
 	for (guint i = 0; i < entries->len && !util_stopping(); i++) {
 		Entry *entry = entries->pdata[i];
-		if (!util_backoff_due(entry->next_attempt, now))
+		if (!forced && !util_backoff_due(entry->next_attempt, now))
 			continue;
-		if (entry->next_attempt > now) {
+		if (!forced && entry->next_attempt > now) {
 			g_autofree char *set = g_strdup_printf(
 			    "%" G_GINT64_FORMAT, entry->next_attempt);
 			util_log_warning("retry-now", "message-id",
@@ -1009,6 +1013,12 @@ out:
 	return ok;
 }
 
+void
+outbox_make_due(const char *state_dir)
+{
+	memory_for(state_dir)->due_now = TRUE;
+}
+
 gint64
 outbox_next_due(const char *state_dir, gint64 now)
 {
@@ -1016,6 +1026,8 @@ outbox_next_due(const char *state_dir, gint64 now)
 	if (entries == NULL || entries->len == 0)
 		return -1;
 	Memory *memory = memory_for(state_dir);
+	if (memory->due_now)
+		return 0;
 	if (!util_backoff_due(memory->hold_until, now))
 		return memory->hold_until - now;
 	gint64 next = G_MAXINT64;

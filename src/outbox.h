@@ -46,6 +46,11 @@ gboolean outbox_flush(const char *state_dir, Sink *sink, gint64 now,
                       guint *sent, guint *deferred, guint *dead,
                       GError **error);
 
+/* Makes every queued message due at the next flush of this process,
+ * whatever its backoff says (SIGHUP, `run --once --flush`): the
+ * administrator fixed what made it fail, as `exim -qff` says. */
+void outbox_make_due(const char *state_dir);
+
 /* Seconds until the next queued message is due, or -1 if none. */
 gint64 outbox_next_due(const char *state_dir, gint64 now);
 

@@ -300,6 +300,24 @@ retry_next_due(Retry *retry)
 	return earliest;
 }
 
+gboolean
+retry_make_due(Retry *retry, gint64 now, GError **error)
+{
+	LOCK_FILE();
+	if (!refresh(retry, error))
+		return FALSE;
+	gboolean changed = FALSE;
+	g_auto(GStrv) groups = g_key_file_get_groups(retry->file, NULL);
+	for (char **g = groups; *g; g++) {
+		if (!g_str_has_prefix(*g, WAIT) ||
+		    g_key_file_get_int64(retry->file, *g, "next", NULL) <= now)
+			continue;
+		g_key_file_set_int64(retry->file, *g, "next", now);
+		changed = TRUE;
+	}
+	return !changed || save(retry, error);
+}
+
 /* The unfinished runs of the verify group NAME, as they count. */
 static guint
 unfinished_runs(GKeyFile *file, const char *name)

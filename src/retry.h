@@ -92,6 +92,12 @@ GPtrArray *retry_waiting(Retry *retry, const char *prefix, gint64 now);
 /* The earliest next try of any waiting message, or -1. */
 gint64 retry_next_due(Retry *retry);
 
+/* Makes every waiting message due at NOW (SIGHUP, `run --once
+ * --flush`): the administrator fixed what kept it undecided.  Its
+ * tries and its first failure stay as they were, so retry-hours still
+ * counts from then. */
+gboolean retry_make_due(Retry *retry, gint64 now, GError **error);
+
 /* Records KEY (ID) as set aside at NOW for REASON, to be reported; a
  * key set aside before keeps its record. */
 gboolean retry_set_aside(Retry *retry, const char *key, const char *id,
