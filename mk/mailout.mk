@@ -37,3 +37,5 @@ TESTS += tests/test-mailout tests/test-outbox tests/t-mailout.sh \
 dist_check_SCRIPTS += tests/lib-smtp.sh tests/smtpd.py tests/t-mailout.sh \
 	tests/t-mailfaults.sh tests/t-announce.sh tests/t-resend.sh \
 	tests/t-clock.sh
+TESTS += tests/t-unsent.sh
+dist_check_SCRIPTS += tests/t-unsent.sh

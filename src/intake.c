@@ -264,22 +264,13 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	                                       mail->sig->fingerprint,
 	                                       mail->sig->created, mail->sig->digest);
 	const char *recipients[] = {to, NULL};
-	g_autoptr(GError) local = NULL;
-	if (mailout_queue(intake->conf, "reply", vars, key, recipients, &local)) {
-		*replied = TRUE;
-		return TRUE;
-	}
-	/* The reply is a courtesy: one that cannot be composed (from what
-	 * this mail put in it) leaves the refusal standing.  An outbox that
-	 * cannot be written stops the work, and a reply that cannot be
-	 * signed now (gpg or its agent failing) waits with its mail. */
-	if (local->domain == TENURE_ERROR && (local->code == TENURE_ERROR_IO ||
-	                                      local->code == TENURE_ERROR_TEMPORARY)) {
-		g_propagate_error(error, g_steal_pointer(&local));
+	/* A reply that cannot be composed or signed now (the bot's key
+	 * missing, gpg failing) waits in unsent/ and is tried again
+	 * (mailout_queue); only a state directory that cannot be written
+	 * stops the work. */
+	if (!mailout_queue(intake->conf, "reply", vars, key, recipients, error))
 		return FALSE;
-	}
-	util_log("reply-failed", "msgid", mail->message_id, "to", to, "reason",
-	         local->message, NULL);
+	*replied = TRUE;
 	return TRUE;
 }
 

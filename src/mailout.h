@@ -73,9 +73,25 @@ GBytes *mailout_compose(const Conf *conf, const char *kind,
 GPtrArray *mailout_check_templates(const Conf *conf);
 
 /* Composes KIND for EVENT_KEY and adds it to the outbox for RECIPIENTS,
- * unless that message was queued or sent before (then a no-op). */
+ * unless that message was queued or sent before (then a no-op).  A mail
+ * that cannot be composed or signed (a template, a value, the bot's
+ * key) is kept under STATE_DIR/unsent for mailout_retry_unsent, logged
+ * (mail-unsent), and TRUE is returned: it never stops the mail after
+ * it.  FALSE only when the state directory cannot be written. */
 gboolean mailout_queue(const Conf *conf, const char *kind, GHashTable *vars,
                        const char *event_key, const char *const *recipients,
                        GError **error);
+
+/* Tries again every mail kept unsent whose next attempt is due at NOW
+ * (Unix time), with the outbox's backoff (util_backoff): one that
+ * composes now goes to the outbox.  *WAITING gets how many still wait.
+ * FALSE when a record is torn or the state cannot be written. */
+gboolean mailout_retry_unsent(const Conf *conf, gint64 now, guint *waiting,
+                              GError **error);
+
+/* The mail kept unsent, as outbox_failing gives failing mail:
+ * "ID\tATTEMPTS\tNEXT-ATTEMPT\tLAST-ERROR" each, the error led by
+ * "not composed: ". */
+GPtrArray *mailout_unsent(const char *state_dir);
 
 #endif

@@ -217,15 +217,14 @@ test_compose_every_template(void)
 	     "Your term on the Technical Committee expires on 2026-12-31",
 	     "Bdale Garbée <bdale@example.org>", "auto-generated",
 	     "(30 days from today)", NULL},
-	    {"reply", "Re: Resigning", "Ian Jackson <ijackson@example.org>",
+	    {"reply", "Re: Resigning", "ijackson@example.org",
 	     "auto-replied", "> Tenure: resign\nRefused: ", NULL},
 	};
 	g_autoptr(Conf) conf = test_conf();
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autoptr(GHashTable) vars = person_vars();
-		g_hash_table_insert(
-		    vars, g_strdup("to"),
-		    g_strdup("Ian Jackson <ijackson@example.org>"));
+		g_hash_table_insert(vars, g_strdup("to"),
+		                    g_strdup("ijackson@example.org"));
 		g_hash_table_insert(vars, g_strdup("subject"),
 		                    g_strdup("Resigning"));
 		g_hash_table_insert(vars, g_strdup("in_reply_to"),
@@ -552,7 +551,7 @@ test_every_template_lines_stay_apart(void)
 			             "2030-01-01: annual-expiry day=08-16 "
 			             "max-service=6y"},
 			    {"reason", reason},
-			    {"to", "Łukasz Żółkiewski <lukasz@example.org>"},
+			    {"to", "lukasz@example.org"},
 			    {"subject", "Tenure: a command with a long subject "
 			                "line that goes on and on"},
 			    {"in_reply_to", "<cmd-1@example.org>"},
@@ -1243,6 +1242,105 @@ test_schedule_member_with_comma(void)
 		g_error("expected the member quoted as one address:\n%s", text);
 }
 
+/* The queued mail for KEY, parsed. */
+static GMimeMessage *
+queued_message(const Conf *conf, const char *key)
+{
+	g_autofree char *id = mailout_message_id(conf, key);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) queue = outbox_queued(conf->state_dir, &error);
+	g_assert_no_error(error);
+	for (guint i = 0; i < queue->len; i++) {
+		const OutboxMessage *m = queue->pdata[i];
+		if (strcmp(m->message_id, id) == 0)
+			return parse_message(m->message);
+	}
+	g_error("%s: not queued", key);
+}
+
+/* Checks that address header TYPE of MESSAGE holds exactly one mailbox,
+ * ADDR named NAME. */
+static void
+assert_one_address(GMimeMessage *message, GMimeAddressType type,
+                   const char *addr, const char *name)
+{
+	InternetAddressList *list = g_mime_message_get_addresses(message, type);
+	g_assert_cmpint(internet_address_list_length(list), ==, 1);
+	InternetAddress *address = internet_address_list_get_address(list, 0);
+	g_assert_true(INTERNET_ADDRESS_IS_MAILBOX(address));
+	g_assert_cmpstr(internet_address_mailbox_get_addr(
+	                    INTERNET_ADDRESS_MAILBOX(address)), ==, addr);
+	g_assert_cmpstr(internet_address_get_name(address), ==, name);
+}
+
+/* A name is data: whatever it holds (an encoded-word that decodes to a
+ * line break and a Bcc: line, a backslash), the member's mail goes to
+ * that member alone, headers hold no line break, and one name never
+ * keeps the other members' mail from being queued. */
+static void
+test_schedule_names_are_data(void)
+{
+	static const char ledger[] =
+	    "Event: appoint\nDate: 2026-12-01\n"
+	    "Member: =?utf-8?q?Nina=0D=0ABcc=3A_victim=40third.example?= "
+	    "<nina@example.org>\nSource: <appoint-nina@example.org>\n\n"
+	    "Event: key\nDate: 2026-12-01\n"
+	    "Member: =?utf-8?q?Nina=0D=0ABcc=3A_victim=40third.example?= "
+	    "<nina@example.org>\n"
+	    "Fingerprint: 0123456789ABCDEF0123456789ABCDEF01234567\n"
+	    "Source: <key-nina@example.org>\n\n"
+	    "Event: appoint\nDate: 2026-12-01\n"
+	    "Member: Bob Back\\slash <bob@example.org>\n"
+	    "Source: <appoint-bob@example.org>\n\n"
+	    "Event: key\nDate: 2026-12-01\n"
+	    "Member: \"Back\\\\slash, \\\"Bob\\\"\" <bob@example.org>\n"
+	    "Fingerprint: 89ABCDEF0123456789ABCDEF0123456789ABCDEF\n"
+	    "Source: <key-bob@example.org>\n\n"
+	    "Event: appoint\nDate: 2026-12-01\n"
+	    "Member: Keith Packard <keithp@example.org>\n"
+	    "Source: <appoint-keith@example.org>\n";
+	g_autoptr(Conf) conf = schedule_conf(ledger);
+	conf->bot_key = NULL;
+	run_expect_next(conf, "2026-12-02", "-");
+	assert_queued(conf, "announce/appoint/keithp@example.org/2026-12-01",
+	              TRUE);
+	assert_queued(conf, "announce/appoint/bob@example.org/2026-12-01",
+	              TRUE);
+	g_autoptr(GPtrArray) unsent = mailout_unsent(conf->state_dir);
+	g_assert_cmpuint(unsent->len, ==, 0);
+
+	GMimeMessage *nina = queued_message(
+	    conf, "notice/key/nina@example.org/2026-12-01/"
+	          "0123456789ABCDEF0123456789ABCDEF01234567");
+	g_autofree char *raw = g_mime_object_to_string(GMIME_OBJECT(nina), NULL);
+	if (g_regex_match_simple("^bcc:", raw,
+	                         G_REGEX_CASELESS | G_REGEX_MULTILINE, 0))
+		g_error("a name added a Bcc: header:\n%s", raw);
+	g_assert_cmpuint(internet_address_list_length(g_mime_message_get_addresses(
+	                     nina, GMIME_ADDRESS_TYPE_BCC)),
+	                 ==, 0);
+	InternetAddressList *to =
+	    g_mime_message_get_addresses(nina, GMIME_ADDRESS_TYPE_TO);
+	g_assert_cmpint(internet_address_list_length(to), ==, 1);
+	InternetAddress *address = internet_address_list_get_address(to, 0);
+	g_assert_cmpstr(internet_address_mailbox_get_addr(
+	                    INTERNET_ADDRESS_MAILBOX(address)),
+	                ==, "nina@example.org");
+	const char *name = internet_address_get_name(address);
+	const char *subject = g_mime_message_get_subject(nina);
+	if (strpbrk(name ? name : "", "\r\n") || strpbrk(subject, "\r\n"))
+		g_error("a name brought a line break into a header: To: %s, "
+		        "Subject: %s", name, subject);
+	g_object_unref(nina);
+
+	GMimeMessage *bob = queued_message(
+	    conf, "notice/key/bob@example.org/2026-12-01/"
+	          "89ABCDEF0123456789ABCDEF0123456789ABCDEF");
+	assert_one_address(bob, GMIME_ADDRESS_TYPE_TO, "bob@example.org",
+	                   "Back\\slash, \"Bob\"");
+	g_object_unref(bob);
+}
+
 static void
 test_schedule_history_not_announced(void)
 {
@@ -1646,6 +1744,8 @@ main(int argc, char **argv)
 	                test_schedule_resignation_after_expiry);
 	g_test_add_func("/schedule/member-name-with-comma-is-one-address",
 	                test_schedule_member_with_comma);
+	g_test_add_func("/schedule/names-are-data-never-headers",
+	                test_schedule_names_are_data);
 	g_test_add_func("/schedule/history-is-not-announced",
 	                test_schedule_history_not_announced);
 	g_test_add_func("/schedule/rule-named-beside-the-end-of-term",
