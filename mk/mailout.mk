@@ -39,3 +39,5 @@ dist_check_SCRIPTS += tests/lib-smtp.sh tests/smtpd.py tests/t-mailout.sh \
 	tests/t-clock.sh
 TESTS += tests/t-unsent.sh
 dist_check_SCRIPTS += tests/t-unsent.sh
+TESTS += tests/t-ownmail.sh
+dist_check_SCRIPTS += tests/t-ownmail.sh

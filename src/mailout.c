@@ -25,7 +25,9 @@
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <gmime/gmime.h>
 #include <gpgme.h>
@@ -38,12 +40,21 @@
 #include "state_file.h"
 #include "util.h"
 
-/* The hash part of a Message-ID: 32 hex digits of SHA-256, then a dot
- * and 8 hex digits that tie the ID to this committee's list, so that
- * mailout_is_own_message_id recognises IDs made for CONF only. */
+/* The hash part of a Message-ID: 32 hex digits of an HMAC-SHA256 of the
+ * list address and the event key, keyed by the installation's secret
+ * (STATE_DIR/message-id-key), then a dot and 8 hex digits of an HMAC of
+ * those 32, so that mailout_is_own_message_id recognises IDs this
+ * installation made, and nobody without the secret can make one: the
+ * archive's copies of tenure's mail are recorded as sent by `tenure
+ * import`, and an ID anyone could compute would let an outsider's mail
+ * suppress a member's reminder or announcement before it is due. */
 #define ID_HASH_LEN  32
 #define ID_CHECK_LEN 8
 #define ID_PREFIX    "tenure."
+
+/* The secret, 32 random bytes as 64 hex digits and a newline. */
+#define SECRET_FILE  "message-id-key"
+#define SECRET_BYTES 32
 
 /* The domain of ADDRESS ("Name <a@b>" or "a@b"), or NULL. */
 static char *
@@ -74,41 +85,174 @@ message_id_domain(const Conf *conf)
 	return domain;
 }
 
-static char *
-sha256_hex(const char *a, const char *b)
-{
-	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
-	g_checksum_update(sum, (const guchar *)a, strlen(a));
-	g_checksum_update(sum, (const guchar *)"\n", 1);
-	g_checksum_update(sum, (const guchar *)b, strlen(b));
-	return g_strdup(g_checksum_get_string(sum));
-}
-
-/* The check digits for HASH under CONF's list address. */
-static char *
-message_id_check(const Conf *conf, const char *hash)
-{
-	g_autofree char *full = sha256_hex(conf->list ? conf->list : "", hash);
-	return g_strndup(full, ID_CHECK_LEN);
-}
-
-char *
-mailout_message_id(const Conf *conf, const char *event_key)
-{
-	g_autofree char *full =
-	    sha256_hex(conf->list ? conf->list : "", event_key);
-	g_autofree char *hash = g_strndup(full, ID_HASH_LEN);
-	g_autofree char *check = message_id_check(conf, hash);
-	g_autofree char *domain = message_id_domain(conf);
-	return g_strdup_printf("<" ID_PREFIX "%s.%s@%s>", hash, check, domain);
-}
-
 static gboolean
 all_hex(const char *text, gsize len)
 {
 	for (gsize i = 0; i < len; i++)
 		if (!g_ascii_isxdigit(text[i]) || g_ascii_isupper(text[i]))
 			return FALSE;
+	return TRUE;
+}
+
+/* The secret in STATE_DIR's file, or NULL with ERROR. */
+static char *
+secret_read(const char *path, GError **error)
+{
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	g_autoptr(GError) local = NULL;
+	if (!g_file_get_contents(path, &text, &len, &local)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		return NULL;
+	}
+	if (len != 2 * SECRET_BYTES + 1 || text[len - 1] != '\n' ||
+	    !all_hex(text, 2 * SECRET_BYTES)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: not %d hex digits and a newline; restore it "
+		            "from a backup of the state directory (tenure's "
+		            "mail is known by IDs made with it)",
+		            path, 2 * SECRET_BYTES);
+		return NULL;
+	}
+	text[len - 1] = '\0';
+	return g_steal_pointer(&text);
+}
+
+/* Creates the secret at PATH unless it exists: written whole to a temp
+ * file (mode 0600), then linked to PATH, so that two processes creating
+ * it at once agree on the one that got there first. */
+static gboolean
+secret_create(const char *path, GError **error)
+{
+	guint8 bytes[SECRET_BYTES];
+	g_autoptr(GError) local = NULL;
+	g_autoptr(GFile) random = g_file_new_for_path("/dev/urandom");
+	g_autoptr(GFileInputStream) in = g_file_read(random, NULL, &local);
+	gsize got = 0;
+	if (in == NULL ||
+	    !g_input_stream_read_all(G_INPUT_STREAM(in), bytes, sizeof bytes,
+	                             &got, NULL, &local) ||
+	    got != sizeof bytes) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "/dev/urandom: %s",
+		            local ? local->message : "short read");
+		return FALSE;
+	}
+	GString *text = g_string_new(NULL);
+	for (gsize i = 0; i < sizeof bytes; i++)
+		g_string_append_printf(text, "%02x", bytes[i]);
+	g_string_append_c(text, '\n');
+	memset(bytes, 0, sizeof bytes);
+	g_autofree char *temp = g_strconcat(path, UTIL_TEMP_MARK "key", NULL);
+	gboolean ok = util_write_atomic(temp, text->str, text->len, error);
+	memset(text->str, 0, text->len);
+	g_string_free(text, TRUE);
+	if (!ok)
+		return FALSE;
+	if (link(temp, path) != 0 && errno != EEXIST) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
+		            g_strerror(errno));
+		g_unlink(temp);
+		return FALSE;
+	}
+	g_unlink(temp);
+	if (!util_fsync_dir(path, error))
+		return FALSE;
+	util_log("message-id-key-created", "file", path, NULL);
+	return TRUE;
+}
+
+gboolean
+mailout_secret_ensure(const char *state_dir, GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, SECRET_FILE, NULL);
+	if (g_file_test(path, G_FILE_TEST_EXISTS))
+		return TRUE;
+	return secret_create(path, error);
+}
+
+/* The installation's secret, created on first need (an installation
+ * from before it existed); NULL with ERROR. */
+static char *
+secret_get(const Conf *conf, GError **error)
+{
+	if (conf->state_dir == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "no state directory for %s", SECRET_FILE);
+		return NULL;
+	}
+	if (!mailout_secret_ensure(conf->state_dir, error))
+		return NULL;
+	g_autofree char *path =
+	    g_build_filename(conf->state_dir, SECRET_FILE, NULL);
+	return secret_read(path, error);
+}
+
+static char *
+hmac_hex(const char *secret, const char *a, const char *b)
+{
+	g_autoptr(GHmac) hmac = g_hmac_new(
+	    G_CHECKSUM_SHA256, (const guchar *)secret, strlen(secret));
+	g_hmac_update(hmac, (const guchar *)a, strlen(a));
+	g_hmac_update(hmac, (const guchar *)"\n", 1);
+	g_hmac_update(hmac, (const guchar *)b, strlen(b));
+	return g_strdup(g_hmac_get_string(hmac));
+}
+
+/* The check digits for HASH under SECRET. */
+static char *
+message_id_check(const char *secret, const char *hash)
+{
+	g_autofree char *full = hmac_hex(secret, "check", hash);
+	return g_strndup(full, ID_CHECK_LEN);
+}
+
+char *
+mailout_message_id(const Conf *conf, const char *event_key, GError **error)
+{
+	g_autofree char *secret = secret_get(conf, error);
+	if (secret == NULL)
+		return NULL;
+	g_autofree char *full =
+	    hmac_hex(secret, conf->list ? conf->list : "", event_key);
+	g_autofree char *hash = g_strndup(full, ID_HASH_LEN);
+	g_autofree char *check = message_id_check(secret, hash);
+	g_autofree char *domain = message_id_domain(conf);
+	return g_strdup_printf("<" ID_PREFIX "%s.%s@%s>", hash, check, domain);
+}
+
+/* The Message-ID the releases before the secret gave EVENT_KEY: a
+ * public SHA-256 of the list and the key.  Only to know mail they
+ * queued or sent, so that an upgrade sends nothing twice. */
+static char *
+legacy_message_id(const Conf *conf, const char *event_key)
+{
+	const char *list = conf->list ? conf->list : "";
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	g_checksum_update(sum, (const guchar *)list, strlen(list));
+	g_checksum_update(sum, (const guchar *)"\n", 1);
+	g_checksum_update(sum, (const guchar *)event_key, strlen(event_key));
+	g_autofree char *hash = g_strndup(g_checksum_get_string(sum), ID_HASH_LEN);
+	g_autoptr(GChecksum) check = g_checksum_new(G_CHECKSUM_SHA256);
+	g_checksum_update(check, (const guchar *)list, strlen(list));
+	g_checksum_update(check, (const guchar *)"\n", 1);
+	g_checksum_update(check, (const guchar *)hash, strlen(hash));
+	g_autofree char *domain = message_id_domain(conf);
+	return g_strdup_printf("<" ID_PREFIX "%s.%.8s@%s>", hash,
+	                       g_checksum_get_string(check), domain);
+}
+
+gboolean
+mailout_known(const Conf *conf, const char *event_key, gboolean *known,
+              GError **error)
+{
+	g_autofree char *id = mailout_message_id(conf, event_key, error);
+	if (id == NULL)
+		return FALSE;
+	g_autofree char *legacy = legacy_message_id(conf, event_key);
+	*known = outbox_known(conf->state_dir, id) ||
+	         outbox_known(conf->state_dir, legacy);
 	return TRUE;
 }
 
@@ -135,8 +279,16 @@ mailout_is_own_message_id(const Conf *conf, const char *message_id)
 	const char *check = hash + ID_HASH_LEN + 1;
 	if (!all_hex(check, ID_CHECK_LEN) || check[ID_CHECK_LEN] != '@')
 		return FALSE;
+	/* Without the secret nothing can be told to be tenure's own; the
+	 * secret is not created for a look. */
+	g_autofree char *path =
+	    conf->state_dir ? g_build_filename(conf->state_dir, SECRET_FILE, NULL)
+	                    : NULL;
+	g_autofree char *secret = path ? secret_read(path, NULL) : NULL;
+	if (secret == NULL)
+		return FALSE;
 	g_autofree char *hash_only = g_strndup(hash, ID_HASH_LEN);
-	g_autofree char *expected = message_id_check(conf, hash_only);
+	g_autofree char *expected = message_id_check(secret, hash_only);
 	if (strncmp(expected, check, ID_CHECK_LEN) != 0)
 		return FALSE;
 	g_autofree char *domain = message_id_domain(conf);
@@ -779,6 +931,69 @@ set_header(GMimeMessage *message, const char *path, const char *name,
 	return TRUE;
 }
 
+/* Points GMime's GPGME context at gpg under its deadline (gpgrun.h),
+ * in tenure's own home. */
+static gboolean
+gpg_engine_setup(const Conf *conf, GError **error)
+{
+	gpgme_check_version(NULL);
+	agent_stop_at_exit(conf->gnupg_home);
+	if (!gpgrun_setup(conf, error))
+		return FALSE;
+	gpgme_error_t gerr = gpgme_set_engine_info(
+	    GPGME_PROTOCOL_OpenPGP, gpgrun_engine(), conf->gnupg_home);
+	if (gerr) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "[keys] gnupg-home %s: %s",
+		            conf->gnupg_home ? conf->gnupg_home : "(default)",
+		            gpgme_strerror(gerr));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* TRUE when SIGNATURES hold a good signature by the bot's key. */
+static gboolean
+signed_by_bot(const Conf *conf, GMimeSignatureList *signatures)
+{
+	const GMimeSignatureStatus bad =
+	    GMIME_SIGNATURE_STATUS_RED | GMIME_SIGNATURE_STATUS_KEY_MISSING |
+	    GMIME_SIGNATURE_STATUS_KEY_REVOKED |
+	    GMIME_SIGNATURE_STATUS_SYS_ERROR;
+	for (int i = 0;
+	     signatures && i < g_mime_signature_list_length(signatures); i++) {
+		GMimeSignature *signature =
+		    g_mime_signature_list_get_signature(signatures, i);
+		GMimeCertificate *key = g_mime_signature_get_certificate(signature);
+		const char *fpr =
+		    key ? g_mime_certificate_get_fingerprint(key) : NULL;
+		if ((g_mime_signature_get_status(signature) & bad) == 0 && fpr &&
+		    g_ascii_strcasecmp(fpr, conf->bot_key) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+gboolean
+mailout_is_own_mail(const Conf *conf, GMimeMessage *message)
+{
+	const char *id = g_mime_message_get_message_id(message);
+	g_autofree char *bracketed = id ? g_strdup_printf("<%s>", id) : NULL;
+	if (conf->bot_key == NULL || *conf->bot_key == '\0')
+		return mailout_is_own_message_id(conf, bracketed);
+	/* With a bot key, the signature decides: the state directory, and
+	 * its secret, may be new (the rebuild path), the bot's key not. */
+	GMimeObject *part = g_mime_message_get_mime_part(message);
+	if (!GMIME_IS_MULTIPART_SIGNED(part) || !gpg_engine_setup(conf, NULL))
+		return FALSE;
+	g_autoptr(GError) error = NULL;
+	GMimeSignatureList *signatures = g_mime_multipart_signed_verify(
+	    GMIME_MULTIPART_SIGNED(part), GMIME_VERIFY_NONE, &error);
+	gboolean own = signed_by_bot(conf, signatures);
+	g_clear_object(&signatures);
+	return own;
+}
+
 /* Why the bot's key cannot sign, said in plain words when it is its
  * secret key that is missing (GPGME then says only "End of file"), or
  * NULL. */
@@ -810,21 +1025,8 @@ secret_key_missing(const Conf *conf)
 static GMimeObject *
 sign_part(const Conf *conf, GMimeObject *part, GError **error)
 {
-	/* GMime's GPGME context uses the engine's defaults: gpg under its
-	 * deadline (gpgrun.h), in tenure's own home. */
-	gpgme_check_version(NULL);
-	agent_stop_at_exit(conf->gnupg_home);
-	if (!gpgrun_setup(conf, error))
+	if (!gpg_engine_setup(conf, error))
 		return NULL;
-	gpgme_error_t gerr = gpgme_set_engine_info(
-	    GPGME_PROTOCOL_OpenPGP, gpgrun_engine(), conf->gnupg_home);
-	if (gerr) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-		            "[keys] gnupg-home %s: %s",
-		            conf->gnupg_home ? conf->gnupg_home : "(default)",
-		            gpgme_strerror(gerr));
-		return NULL;
-	}
 	guint64 mark = gpgrun_mark();
 	g_autoptr(GMimeCryptoContext) ctx = g_mime_gpg_context_new();
 	g_autoptr(GError) local = NULL;
@@ -1365,8 +1567,14 @@ mailout_queue(const Conf *conf, const char *kind, GHashTable *vars,
 		    conf->path ? conf->path : "configuration");
 		return FALSE;
 	}
-	g_autofree char *message_id = mailout_message_id(conf, event_key);
-	if (outbox_known(conf->state_dir, message_id))
+	g_autofree char *message_id =
+	    mailout_message_id(conf, event_key, error);
+	if (message_id == NULL)
+		return FALSE;
+	gboolean known = FALSE;
+	if (!mailout_known(conf, event_key, &known, error))
+		return FALSE;
+	if (known)
 		return TRUE;
 	/* Mail that waits to be composed is tried by
 	 * mailout_retry_unsent, with its backoff. */

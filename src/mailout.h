@@ -14,17 +14,38 @@
 #define TENURE_MAILOUT_H
 
 #include <glib.h>
+#include <gmime/gmime.h>
 
 #include "conf.h"
 
 /* The Message-ID for the event named by EVENT_KEY (e.g.
  * "announce-resign/rra@debian.org/2026-12-31"): the same key always gives
- * the same ID, "<tenure.HASH@DOMAIN>", DOMAIN from [sink] from. */
-char *mailout_message_id(const Conf *conf, const char *event_key);
+ * the same ID, "<tenure.HASH.CHECK@DOMAIN>", DOMAIN from [sink] from,
+ * HASH and CHECK HMACs keyed by the installation's secret,
+ * STATE_DIR/message-id-key (created on first need, mode 0600).  NULL
+ * with ERROR when the secret cannot be read or created. */
+char *mailout_message_id(const Conf *conf, const char *event_key,
+                         GError **error);
 
-/* TRUE when MESSAGE_ID's form is one tenure makes for CONF, so mail the
- * bot sent is recognised when the list echoes it back. */
+/* Creates STATE_DIR/message-id-key unless it exists (`tenure init`). */
+gboolean mailout_secret_ensure(const char *state_dir, GError **error);
+
+/* *KNOWN: whether the outbox ever took the mail for EVENT_KEY, under
+ * its Message-ID or under the public one the releases before the
+ * secret gave it (so that an upgrade sends nothing twice). */
+gboolean mailout_known(const Conf *conf, const char *event_key,
+                       gboolean *known, GError **error);
+
+/* TRUE when MESSAGE_ID is one this installation made: its CHECK
+ * verifies under the secret (never created for a look: without one,
+ * FALSE), its domain is CONF's. */
 gboolean mailout_is_own_message_id(const Conf *conf, const char *message_id);
+
+/* TRUE when MESSAGE is tenure's own mail as `tenure import` counts it:
+ * with [keys] bot-key, mail whose PGP/MIME signature by that key
+ * verifies in tenure's GnuPG home; without one, mail whose Message-ID
+ * mailout_is_own_message_id recognises. */
+gboolean mailout_is_own_mail(const Conf *conf, GMimeMessage *message);
 
 /* Body lines of tenure's mail are wrapped at this many characters. */
 #define MAILOUT_WRAP_WIDTH 72

@@ -116,11 +116,11 @@ test_message_id(void)
 {
 	g_autoptr(Conf) conf = test_conf();
 	g_autofree char *a =
-	    mailout_message_id(conf, "reminder/a@b/2026-12-31/30");
+	    mailout_message_id(conf, "reminder/a@b/2026-12-31/30", NULL);
 	g_autofree char *again =
-	    mailout_message_id(conf, "reminder/a@b/2026-12-31/30");
+	    mailout_message_id(conf, "reminder/a@b/2026-12-31/30", NULL);
 	g_autofree char *b =
-	    mailout_message_id(conf, "reminder/a@b/2026-12-31/7");
+	    mailout_message_id(conf, "reminder/a@b/2026-12-31/7", NULL);
 	g_assert_cmpstr(a, ==, again);
 	g_assert_cmpstr(a, !=, b);
 	g_assert_true(g_str_has_prefix(a, "<tenure."));
@@ -131,7 +131,7 @@ test_message_id(void)
 	/* Without [sink] from, the list's domain. */
 	g_free(conf->sink_from);
 	conf->sink_from = NULL;
-	g_autofree char *c = mailout_message_id(conf, "x");
+	g_autofree char *c = mailout_message_id(conf, "x", NULL);
 	g_assert_true(g_str_has_suffix(c, "@lists.example.org>"));
 }
 
@@ -143,9 +143,9 @@ test_is_own_message_id(void)
 	g_free(other->list);
 	other->list = g_strdup("other-committee@example.org");
 	g_autofree char *own =
-	    mailout_message_id(conf, "announce/resign/a@b/2026-12-31");
+	    mailout_message_id(conf, "announce/resign/a@b/2026-12-31", NULL);
 	g_autofree char *theirs =
-	    mailout_message_id(other, "announce/resign/a@b/2026-12-31");
+	    mailout_message_id(other, "announce/resign/a@b/2026-12-31", NULL);
 	g_autofree char *bare = g_strndup(own + 1, strlen(own) - 2);
 	g_autofree char *tampered = g_strdup(own);
 	tampered[8 + 32 + 2] = tampered[8 + 32 + 2] == 'a' ? 'b' : 'a';
@@ -173,6 +173,60 @@ test_is_own_message_id(void)
 			g_error("case %zu: %s: expected %s", i,
 			        cases[i].id ? cases[i].id : "(null)",
 			        cases[i].own ? "own" : "not own");
+}
+
+/* The public Message-ID the releases before the secret gave KEY. */
+static char *
+legacy_id(const Conf *conf, const char *key)
+{
+	g_autofree char *text = g_strdup_printf("%s\n%s", conf->list, key);
+	g_autofree char *full =
+	    g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);
+	g_autofree char *hash = g_strndup(full, 32);
+	g_autofree char *check_text = g_strdup_printf("%s\n%s", conf->list, hash);
+	g_autofree char *check =
+	    g_compute_checksum_for_string(G_CHECKSUM_SHA256, check_text, -1);
+	return g_strdup_printf("<tenure.%s.%.8s@example.org>", hash, check);
+}
+
+/* Message-IDs are keyed by the installation's secret: nobody can compute
+ * tenure's future IDs from public data, nor make one that passes as
+ * tenure's own; mail an earlier release queued under its public ID is
+ * still known, so an upgrade sends nothing twice. */
+static void
+test_message_id_secret(void)
+{
+	g_autoptr(Conf) conf = test_conf();
+	g_autoptr(Conf) other = test_conf();
+	const char *key = "reminder/a@b/2026-12-31/30";
+	g_autofree char *id = mailout_message_id(conf, key, NULL);
+	g_autofree char *elsewhere = mailout_message_id(other, key, NULL);
+	g_assert_nonnull(id);
+	g_assert_cmpstr(id, !=, elsewhere);
+	g_autofree char *legacy = legacy_id(conf, key);
+	g_assert_cmpstr(id, !=, legacy);
+	g_assert_true(mailout_is_own_message_id(conf, id));
+	g_assert_false(mailout_is_own_message_id(conf, elsewhere));
+	g_assert_false(mailout_is_own_message_id(conf, legacy));
+
+	g_autofree char *secret =
+	    g_build_filename(conf->state_dir, "message-id-key", NULL);
+	GStatBuf st;
+	g_assert_cmpint(g_stat(secret, &st), ==, 0);
+	g_assert_cmpint(st.st_mode & 0777, ==, 0600);
+	g_assert_cmpint(st.st_size, ==, 65);
+
+	/* An upgrade: the earlier release sent this reminder. */
+	g_autoptr(Conf) upgraded = test_conf();
+	g_autofree char *sent = legacy_id(upgraded, key);
+	g_assert_true(outbox_note_sent(upgraded->state_dir, sent, 1, NULL));
+	gboolean known = FALSE;
+	g_assert_true(mailout_known(upgraded, key, &known, NULL));
+	g_assert_true(known);
+	g_autoptr(GHashTable) vars = person_vars();
+	const char *rcpt[] = {"bdale@example.org", NULL};
+	g_assert_true(mailout_queue(upgraded, "reminder", vars, key, rcpt, NULL));
+	g_assert_cmpuint(outbox_count_queued(upgraded->state_dir), ==, 0);
 }
 
 #define LIST "debian-ctte@lists.example.org"
@@ -237,7 +291,7 @@ test_compose_every_template(void)
 		                             "signer is not a member"));
 		g_autofree char *key =
 		    g_strdup_printf("test/%s", cases[i].kind);
-		g_autofree char *id = mailout_message_id(conf, key);
+		g_autofree char *id = mailout_message_id(conf, key, NULL);
 		g_autoptr(GError) error = NULL;
 		g_autoptr(GBytes) bytes =
 		    mailout_compose(conf, cases[i].kind, vars, id, &error);
@@ -400,7 +454,7 @@ test_compose_wraps_at_72(void)
 		g_hash_table_insert(
 		    vars, g_strdup("name"),
 		    g_strdup("Bartholomew Maximilian Garbée-Ståhlberg"));
-		g_autofree char *id = mailout_message_id(conf, kinds[k]);
+		g_autofree char *id = mailout_message_id(conf, kinds[k], NULL);
 		g_autoptr(GError) error = NULL;
 		g_autoptr(GBytes) bytes =
 		    mailout_compose(conf, kinds[k], vars, id, &error);
@@ -736,7 +790,7 @@ test_from_name(void)
 		g_autoptr(Conf) conf = test_conf();
 		conf->sink_from_name = g_strdup(cases[i].configured);
 		g_autoptr(GHashTable) vars = person_vars();
-		g_autofree char *id = mailout_message_id(conf, "test/from-name");
+		g_autofree char *id = mailout_message_id(conf, "test/from-name", NULL);
 		g_autoptr(GError) error = NULL;
 		g_autoptr(GBytes) bytes =
 		    mailout_compose(conf, "announce-resign", vars, id, &error);
@@ -901,7 +955,7 @@ test_queue_once(void)
 	}
 	g_assert_cmpuint(outbox_count_queued(conf->state_dir), ==, 1);
 	g_autofree char *id = mailout_message_id(
-	    conf, "reminder/bdale@example.org/2026-12-31/30");
+	    conf, "reminder/bdale@example.org/2026-12-31/30", NULL);
 	g_assert_true(outbox_known(conf->state_dir, id));
 
 	g_free(conf->sink_from);
@@ -968,7 +1022,7 @@ test_signed(void)
 	conf->gnupg_home = g_strdup(gnupg_home);
 	conf->bot_key = g_strdup(bot_fpr);
 	g_autoptr(GHashTable) vars = person_vars();
-	g_autofree char *id = mailout_message_id(conf, "test/signed");
+	g_autofree char *id = mailout_message_id(conf, "test/signed", NULL);
 	g_autoptr(GError) error = NULL;
 	gint64 start = g_get_monotonic_time();
 	g_autoptr(GBytes) bytes =
@@ -1011,7 +1065,23 @@ test_signed(void)
 	    g_mime_text_part_get_text(GMIME_TEXT_PART(signed_text));
 	g_assert_nonnull(
 	    strstr(text, "Bdale Garbée <bdale@example.org> has resigned"));
+	/* `tenure import` counts it as tenure's own by its signature. */
+	g_assert_true(mailout_is_own_mail(conf, message));
 	g_object_unref(message);
+
+	/* With a bot key, an unsigned mail is no mail of tenure's, whatever
+	 * its Message-ID; without one, the ID made with the secret is. */
+	char *bot_key = g_steal_pointer(&conf->bot_key);
+	g_autoptr(GBytes) plain =
+	    mailout_compose(conf, "announce-resign", vars, id, &error);
+	g_assert_no_error(error);
+	conf->bot_key = bot_key;
+	GMimeMessage *unsigned_copy = parse_message(plain);
+	g_assert_false(mailout_is_own_mail(conf, unsigned_copy));
+	g_clear_pointer(&conf->bot_key, g_free);
+	g_assert_true(mailout_is_own_mail(conf, unsigned_copy));
+	conf->bot_key = g_strdup(bot_fpr);
+	g_object_unref(unsigned_copy);
 
 	/* A bot key that is not in the keyring fails the compose; tenure
 	 * never falls back to sending unsigned. */
@@ -1072,7 +1142,7 @@ run_expect_next(const Conf *conf, const char *today, const char *next)
 static gboolean
 queued(const Conf *conf, const char *key)
 {
-	g_autofree char *id = mailout_message_id(conf, key);
+	g_autofree char *id = mailout_message_id(conf, key, NULL);
 	return outbox_known(conf->state_dir, id);
 }
 
@@ -1246,7 +1316,7 @@ test_schedule_member_with_comma(void)
 static GMimeMessage *
 queued_message(const Conf *conf, const char *key)
 {
-	g_autofree char *id = mailout_message_id(conf, key);
+	g_autofree char *id = mailout_message_id(conf, key, NULL);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray) queue = outbox_queued(conf->state_dir, &error);
 	g_assert_no_error(error);
@@ -1374,7 +1444,7 @@ test_schedule_history_not_announced(void)
 static char *
 queued_text(const Conf *conf, const char *key)
 {
-	g_autofree char *id = mailout_message_id(conf, key);
+	g_autofree char *id = mailout_message_id(conf, key, NULL);
 	g_autofree char *sum =
 	    g_compute_checksum_for_string(G_CHECKSUM_SHA256, id, -1);
 	g_autofree char *name = g_strndup(sum, 32);
@@ -1715,6 +1785,8 @@ main(int argc, char **argv)
 
 	g_test_add_func("/mailout/message-id-derived-from-event",
 	                test_message_id);
+	g_test_add_func("/mailout/message-id-keyed-by-installation-secret",
+	                test_message_id_secret);
 	g_test_add_func("/mailout/own-message-id-recognised",
 	                test_is_own_message_id);
 	g_test_add_func("/mailout/every-template-composes",
