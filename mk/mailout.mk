@@ -41,3 +41,5 @@ TESTS += tests/t-unsent.sh
 dist_check_SCRIPTS += tests/t-unsent.sh
 TESTS += tests/t-ownmail.sh
 dist_check_SCRIPTS += tests/t-ownmail.sh
+TESTS += tests/t-contact.sh
+dist_check_SCRIPTS += tests/t-contact.sh

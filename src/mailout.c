@@ -776,6 +776,7 @@ static const struct {
     {"member", "name", "email"}, {"sender", "from_name", "from"},
     {"email", NULL, "email"},    {"to", NULL, "to"},
     {"list", NULL, "list"},      {"from", NULL, "from"},
+    {"contact", NULL, "contact"},
 };
 
 /* The address PLACEHOLDER stands for, from its parts in VARS: NULL with
@@ -818,7 +819,7 @@ placeholder_address(const char *path, const char *header,
 	g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
 	            "%s: header %s: {{%s}} is not an address; an address "
 	            "header takes {{member}}, {{sender}}, {{email}}, {{to}}, "
-	            "{{list}}, {{from}} or addresses written out",
+	            "{{list}}, {{from}}, {{contact}} or addresses written out",
 	            path, header, placeholder);
 	return NULL;
 }
@@ -1118,7 +1119,7 @@ sender_address(const Conf *conf, const char *name)
 /* clang-format off */
 static const char *const placeholders[] = {
 	/* every mail */
-	"committee", "list", "from", "from_name", "sender",
+	"committee", "list", "from", "from_name", "sender", "contact",
 	/* announcements and reminders (schedule.c) */
 	"member", "name", "email", "date", "rule", "term_end",
 	"eligible_from", "reason", "source", "signed_by", "days_left",
@@ -1137,7 +1138,7 @@ mailout_placeholders(void)
 }
 
 /* Adds the variables every template may use: committee, list, from,
- * from_name, sender.  FALSE when VARS names a placeholder that is not
+ * from_name, sender, contact.  FALSE when VARS names a placeholder that is not
  * in the list above. */
 static gboolean
 vars_with_defaults(const Conf *conf, GHashTable *vars, GHashTable **all_out,
@@ -1154,6 +1155,7 @@ vars_with_defaults(const Conf *conf, GHashTable *vars, GHashTable **all_out,
 	    {"committee", conf->name}, {"list", conf->list},
 	    {"from", conf->sink_from}, {"from_name", from_name},
 	    {"sender", sender},
+	    {"contact", conf->contact ? conf->contact : conf->sink_from},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(defaults); i++)
 		g_hash_table_insert(
@@ -1295,7 +1297,7 @@ sample_vars(const char *path, GError **error)
 		return NULL;
 	}
 	static const char *const defaults[] = {"committee", "list", "from",
-	                                       "from_name"};
+	                                       "from_name", "contact"};
 	GHashTable *vars =
 	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_autoptr(GRegex) placeholder =

@@ -270,9 +270,10 @@ test_compose_every_template(void)
 	    {"reminder",
 	     "Your term on the Technical Committee expires on 2026-12-31",
 	     "Bdale Garbée <bdale@example.org>", "auto-generated",
-	     "(30 days from today)", NULL},
+	     "(30 days from today)", "ctte-bot@example.org"},
 	    {"reply", "Re: Resigning", "ijackson@example.org",
-	     "auto-replied", "> Tenure: resign\nRefused: ", NULL},
+	     "auto-replied", "> Tenure: resign\nRefused: ",
+	     "ctte-bot@example.org"},
 	};
 	g_autoptr(Conf) conf = test_conf();
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -308,7 +309,9 @@ test_compose_every_template(void)
 		                                 GMIME_ADDRESS_TYPE_TO),
 		    NULL, FALSE);
 		g_assert_cmpstr(to, ==, cases[i].to);
-		/* "Replies go to the list" is true of every announcement. */
+		/* "Replies go to the list" is true of every announcement;
+		 * replies to a reminder or a transcript go to [committee]
+		 * contact, else to [sink] from. */
 		g_autofree char *reply_to = internet_address_list_to_string(
 		    g_mime_message_get_reply_to(message), NULL, FALSE);
 		if (reply_to && *reply_to == '\0')
@@ -939,6 +942,42 @@ test_header_injection(void)
 	g_object_unref(message);
 }
 
+static void assert_one_address(GMimeMessage *message, GMimeAddressType type,
+                               const char *addr, const char *name);
+
+/* Replies to a reminder or a transcript reach a human: Reply-To is
+ * [committee] contact, and the text names it. */
+static void
+test_contact(void)
+{
+	g_autoptr(Conf) conf = test_conf();
+	conf->contact = g_strdup("secretary@example.org");
+	static const char *const kinds[] = {"reminder", "reply"};
+	for (gsize i = 0; i < G_N_ELEMENTS(kinds); i++) {
+		g_autoptr(GHashTable) vars = person_vars();
+		g_hash_table_insert(vars, g_strdup("to"),
+		                    g_strdup("ijackson@example.org"));
+		g_hash_table_insert(vars, g_strdup("subject"), g_strdup("x"));
+		g_hash_table_insert(vars, g_strdup("in_reply_to"), g_strdup(""));
+		g_hash_table_insert(vars, g_strdup("signer"), g_strdup(""));
+		g_hash_table_insert(vars, g_strdup("transcript"), g_strdup(""));
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GBytes) bytes = mailout_compose(
+		    conf, kinds[i], vars, "<x@example.org>", &error);
+		g_assert_no_error(error);
+		GMimeMessage *message = parse_message(bytes);
+		assert_one_address(message, GMIME_ADDRESS_TYPE_REPLY_TO,
+		                   "secretary@example.org", NULL);
+		g_autofree char *text = g_mime_text_part_get_text(
+		    GMIME_TEXT_PART(g_mime_message_get_mime_part(message)));
+		g_strdelimit(text, "\r\n", ' ');
+		if (!strstr(text, "goes to secretary@example.org"))
+			g_error("%s does not name the contact:\n%s", kinds[i],
+			        text);
+		g_object_unref(message);
+	}
+}
+
 static void
 test_queue_once(void)
 {
@@ -1340,7 +1379,8 @@ assert_one_address(GMimeMessage *message, GMimeAddressType type,
 	g_assert_true(INTERNET_ADDRESS_IS_MAILBOX(address));
 	g_assert_cmpstr(internet_address_mailbox_get_addr(
 	                    INTERNET_ADDRESS_MAILBOX(address)), ==, addr);
-	g_assert_cmpstr(internet_address_get_name(address), ==, name);
+	const char *got = internet_address_get_name(address);
+	g_assert_cmpstr(got && *got ? got : NULL, ==, name);
 }
 
 /* A name is data: whatever it holds (an encoded-word that decodes to a
@@ -1803,6 +1843,7 @@ main(int argc, char **argv)
 	                test_placeholders_documented);
 	g_test_add_func("/mailout/no-header-injection-from-values",
 	                test_header_injection);
+	g_test_add_func("/mailout/replies-reach-the-contact", test_contact);
 	g_test_add_func("/mailout/queue-is-once-per-event", test_queue_once);
 	g_test_add_func("/mailout/wrap-table", test_wrap_table);
 	g_test_add_func("/mailout/every-template-keeps-its-lines-apart",
