@@ -43,3 +43,5 @@ TESTS += tests/t-ownmail.sh
 dist_check_SCRIPTS += tests/t-ownmail.sh
 TESTS += tests/t-contact.sh
 dist_check_SCRIPTS += tests/t-contact.sh
+TESTS += tests/t-names.sh
+dist_check_SCRIPTS += tests/t-names.sh
