@@ -1007,12 +1007,20 @@ signed_by_bot(const Conf *conf, GMimeMultipartSigned *signed_part)
 	    gpgme_op_verify(ctx, sig_data, text_data, NULL) != 0)
 		goto out;
 	gpgme_verify_result_t result = gpgme_op_verify_result(ctx);
-	for (gpgme_signature_t s = result ? result->signatures : NULL; s;
-	     s = s->next)
-		if (gpgme_err_code(s->status) == GPG_ERR_NO_ERROR &&
-		    (s->summary & GPGME_SIGSUM_RED) == 0 && s->fpr &&
-		    g_ascii_strcasecmp(s->fpr, conf->bot_key) == 0)
-			own = TRUE;
+	for (gpgme_signature_t s = result ? result->signatures : NULL;
+	     s && !own; s = s->next) {
+		if (gpgme_err_code(s->status) != GPG_ERR_NO_ERROR ||
+		    (s->summary & GPGME_SIGSUM_RED) != 0 || s->fpr == NULL)
+			continue;
+		own = g_ascii_strcasecmp(s->fpr, conf->bot_key) == 0;
+		/* A signing subkey of the bot's key signs for it. */
+		gpgme_key_t key = NULL;
+		if (!own && gpgme_get_key(ctx, s->fpr, &key, 0) == 0 &&
+		    key->subkeys && key->subkeys->fpr)
+			own = g_ascii_strcasecmp(key->subkeys->fpr,
+			                         conf->bot_key) == 0;
+		gpgme_key_unref(key);
+	}
 out:
 	gpgme_data_release(text_data);
 	gpgme_data_release(sig_data);
