@@ -13,6 +13,7 @@ src_libtenure_a_SOURCES += \
 	src/verify_context.c src/verify_context.h \
 	src/gpgrun.c src/gpgrun.h \
 	src/child_bounds.c src/child_bounds.h \
+	src/agent_proc.c src/agent_proc.h \
 	src/verify.c src/verify.h \
 	src/command.c src/command.h \
 	src/seen.c src/seen.h \
@@ -46,11 +47,30 @@ check_PROGRAMS += tests/test-relay
 tests_test_relay_LDADD = $(TEST_LDADD)
 TESTS += tests/test-relay
 
+# tests/t-charset.sh: a PGP/MIME command is read in its signed charset
+# (mutt's ISO-8859-1, directly, through mlmmj and Mailman's shape).
+TESTS += tests/t-charset.sh
+dist_check_SCRIPTS += tests/t-charset.sh tests/lib-mlmmj.sh
+
+# tests/t-signature-record.sh: "already applied" is the Signature field,
+# compared whole; a deferral's Reason is never read as a record.
+TESTS += tests/t-signature-record.sh
+dist_check_SCRIPTS += tests/t-signature-record.sh
+
+# tests/test-mbox-from: when a mail arrived, by the date that ends the
+# mbox "From " line (src/source_mbox.c), as a table of real writers' lines.
+check_PROGRAMS += tests/test-mbox-from
+tests_test_mbox_from_LDADD = $(TEST_LDADD)
+TESTS += tests/test-mbox-from
+
 # tests/test-decide: the decisions on commands (src/decide.c), as a table.
 check_PROGRAMS += tests/test-decide
 tests_test_decide_LDADD = $(TEST_LDADD) -lm
 TESTS += tests/test-decide tests/t-intake2.sh tests/t-authority.sh tests/t-key-change.sh
 dist_check_SCRIPTS += tests/t-intake2.sh tests/t-authority.sh tests/t-key-change.sh
+# What a deferral may and may not do (issue 27 item 1).
+TESTS += tests/t-defer.sh
+dist_check_SCRIPTS += tests/t-defer.sh
 
 # What bounds gpg's work: signatures refused before gpg runs (issue 15,
 # item 5), crafted by tests/craft-packets.py.
@@ -95,5 +115,18 @@ dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbo
 # (src/gpgrun.h); installed in /usr/libexec/tenure, found in the build
 # tree by the tests (TENURE_LIBEXECDIR).
 pkglibexec_PROGRAMS = tenure-gpg
-tenure_gpg_SOURCES = src/tenure_gpg.c src/child_bounds.c src/child_bounds.h
+tenure_gpg_SOURCES = src/tenure_gpg.c src/child_bounds.c src/child_bounds.h \
+	src/agent_proc.c src/agent_proc.h
 tenure_gpg_LDADD =
+
+# The committee keyring by primary fingerprint (issue 24 item 1).
+TESTS += tests/t-keyring-primary.sh
+dist_check_SCRIPTS += tests/t-keyring-primary.sh
+
+# tenure never touches the administrator's keys (issue 26 item 2).
+TESTS += tests/t-bot-key-typo.sh
+dist_check_SCRIPTS += tests/t-bot-key-typo.sh
+
+# A recorded member's key missing from the keyrings (issue 24 item 4).
+TESTS += tests/t-keyring-missing.sh
+dist_check_SCRIPTS += tests/t-keyring-missing.sh

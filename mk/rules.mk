@@ -37,6 +37,13 @@ dist_check_SCRIPTS += tests/t-plan.sh tests/t-status.sh \
 	tests/t-status-formats.sh tests/t-page.sh tests/t-json.sh \
 	tests/t-calendar.sh tests/t-publish.sh tests/t-plan-corners.sh \
 	tests/t-publish-plan.sh
+# t-status-ahead.sh: the warnings of the next 90 days, and a --date
+# after today.
+TESTS += tests/t-status-ahead.sh
+dist_check_SCRIPTS += tests/t-status-ahead.sh
+# t-pending-status.sh: what waits for a second signature, in status.
+TESTS += tests/t-pending-status.sh
+dist_check_SCRIPTS += tests/t-pending-status.sh
 # The JSON documents' schema, for the scripts that read them.
 dist_pkgdata_DATA += doc/tenure.schema.json
 EXTRA_DIST += tests/data/ctte-2014.ledger bench/simulate.sh
@@ -44,3 +51,13 @@ EXTRA_DIST += tests/data/ctte-2014.ledger bench/simulate.sh
 # simulate.c draws resignations with log1p.
 tenure_LDADD += -lm
 tests_test_rules_LDADD += -lm
+
+# t-publish-private.sh: [publish] writes the committee only, never the
+# outbox, undecided mail, the clock, servers, errors or Message-IDs.
+TESTS += tests/t-publish-private.sh
+dist_check_SCRIPTS += tests/t-publish-private.sh
+
+# t-page-links.sh: the page links its calendar and JSON, and no anchor
+# it lacks.
+TESTS += tests/t-page-links.sh
+dist_check_SCRIPTS += tests/t-page-links.sh

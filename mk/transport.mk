@@ -4,6 +4,8 @@
 src_libtenure_a_SOURCES += \
 	src/tls_verify.c src/tls_verify.h \
 	src/netstop.c src/netstop.h \
+	src/notify.c src/notify.h \
+	src/contact.c src/contact.h \
 	src/imap_cursor.c src/imap_cursor.h \
 	src/imap_failed.c src/imap_failed.h \
 	src/source_imap.c \
@@ -30,6 +32,14 @@ TESTS += tests/test-imap tests/test-netstop tests/t-imap.sh tests/t-daemon.sh \
 dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh tests/t-signals.sh tests/t-imap-cursor.sh \
 	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/netstall.py
+
+# What the daemon tells systemd (READY=1, STATUS=, WATCHDOG=1), read from
+# a stand-in for its notification socket.
+TESTS += tests/t-notify.sh
+dist_check_SCRIPTS += tests/t-notify.sh tests/notify-listen.py
+# When the source was last read, and a source that fails, in status.
+TESTS += tests/t-source-contact.sh
+dist_check_SCRIPTS += tests/t-source-contact.sh
 
 # Benchmarks (run by hand from the build tree; they print figures).
 EXTRA_DIST += \

@@ -1,6 +1,7 @@
 /* agent.c: see agent.h. */
 #include "config.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -10,6 +11,7 @@
 #include <gpgme.h>
 
 #include "agent.h"
+#include "agent_proc.h"
 
 /* Every home registered, and whether its daemons are to be stopped. */
 static GHashTable *homes;
@@ -48,9 +50,30 @@ agent_running(const char *home)
 	return running;
 }
 
+/* How long agent_stop waits for the agents it stopped to be gone: a
+ * gpg-agent told to go still runs for a moment (closing its sockets,
+ * wiping its cache), longer on a busy machine; a process left behind by
+ * `tenure run --once` is one a unit's stop or a backup meets. */
+#define AGENT_STOP_WAIT_US (2 * G_USEC_PER_SEC)
+
+/* Waits until process PID has ended, or the monotonic DEADLINE. */
+static void
+wait_ended(pid_t pid, gint64 deadline)
+{
+	while (!agent_proc_ended(pid) && g_get_monotonic_time() < deadline)
+		g_usleep(20 * 1000);
+}
+
 void
 agent_stop(const char *home)
 {
+	pid_t agents[16];
+	int found = agent_proc_find(home, agents, G_N_ELEMENTS(agents));
+	/* A stopped agent answers no KILLAGENT, and gpgconf would wait on it
+	 * for good: it is killed instead. */
+	for (int i = 0; i < found; i++)
+		if (agent_proc_stopped(agents[i]))
+			kill(agents[i], SIGKILL);
 	const char *argv[] = {gpgconf_path(), "--homedir", home,
 	                      "--kill",       "all",       NULL};
 	/* Nothing to report: a home that is gone has no daemon left either. */
@@ -58,6 +81,16 @@ agent_stop(const char *home)
 	             G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
 	                 G_SPAWN_STDERR_TO_DEV_NULL,
 	             NULL, NULL, NULL, NULL, NULL, NULL);
+	gint64 deadline = g_get_monotonic_time() + AGENT_STOP_WAIT_US;
+	for (int i = 0; i < found; i++)
+		wait_ended(agents[i], deadline);
+	/* One that did not go when told is hung: it is killed, and given
+	 * a last moment to be gone. */
+	deadline = g_get_monotonic_time() + AGENT_STOP_WAIT_US / 2;
+	for (int i = 0; i < found; i++)
+		if (!agent_proc_ended(agents[i]) &&
+		    kill(agents[i], SIGKILL) == 0)
+			wait_ended(agents[i], deadline);
 }
 
 static void

@@ -26,8 +26,11 @@ void agent_stop_at_exit(const char *home);
  * connection). */
 gboolean agent_running(const char *home);
 
-/* Stops the gpg-agent (and any other daemon of gpg's) of HOME now;
- * starts nothing where none runs. */
+/* Stops the gpg-agent (and any other daemon of gpg's) of HOME now, and
+ * waits (at most about 2 s) until the agents it stopped are gone, so
+ * that none is still exiting when tenure has ended; a stopped agent,
+ * which would answer nothing, is killed.  Starts nothing where none
+ * runs. */
 void agent_stop(const char *home);
 
 #endif

@@ -90,11 +90,13 @@ check_message(Verifier *verifier, const char *path, guint *problems)
 	return TRUE;
 }
 
-/* The event as text without Recorded, which a rebuild cannot repeat. */
+/* The event as text without Recorded, which a rebuild cannot repeat,
+ * and in today's form: a rebuild writes an older ledger's signature
+ * record into Signature, not Comment. */
 static char *
 event_key(const LedgerEvent *event)
 {
-	g_autoptr(LedgerEvent) copy = ledger_event_copy(event);
+	g_autoptr(LedgerEvent) copy = ledger_event_current_form(event);
 	g_clear_pointer(&copy->recorded, g_free);
 	copy->line = 0;
 	return ledger_event_to_text(copy);

@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <string.h>
@@ -155,6 +156,186 @@ check_dirs(const Conf *conf, GPtrArray *problems)
 	else
 		check_writable(conf, problems, "[keys] gnupg-home",
 		               conf->gnupg_home, "gpg writes there");
+}
+
+/* The user the service runs as, whose files the state must be: this
+ * process's user when the state directory is its own (root's
+ * check-config has become its owner by now), unless it is root still
+ * (the state is root's, or it was restored as root).  Then the group of
+ * the configuration file says it: the package installs it root:tenure,
+ * mode 0640, for the units' User=tenure.  FALSE when nothing names
+ * another user than root (root's own committee), or another user runs
+ * check-config (a member of group tenure: the state is not theirs to
+ * own, and check_writable says what they cannot write). */
+static gboolean
+service_user(const Conf *conf, uid_t *uid, gid_t *gid, char **name)
+{
+	struct passwd entry, *pw = NULL;
+	char buffer[4096];
+	struct stat st;
+	if (geteuid() != 0) {
+		if (stat(conf->state_dir, &st) < 0 || st.st_uid != geteuid() ||
+		    getpwuid_r(geteuid(), &entry, buffer, sizeof buffer, &pw) != 0 ||
+		    pw == NULL)
+			return FALSE;
+	} else {
+		struct group group, *gr = NULL;
+		char group_buffer[4096];
+		if (stat(conf->path, &st) < 0 || st.st_gid == 0 ||
+		    getgrgid_r(st.st_gid, &group, group_buffer,
+		               sizeof group_buffer, &gr) != 0 ||
+		    gr == NULL ||
+		    getpwnam_r(gr->gr_name, &entry, buffer, sizeof buffer, &pw) !=
+		        0 ||
+		    pw == NULL || pw->pw_uid == 0)
+			return FALSE;
+	}
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	*name = g_strdup(pw->pw_name);
+	return TRUE;
+}
+
+/* Counts the entries of the tree at PATH (itself included, symbolic
+ * links not followed) that are not UID's, keeping the first in
+ * *FIRST. */
+static guint
+count_foreign(const char *path, uid_t uid, char **first, uid_t *first_owner)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return 0;
+	guint count = 0;
+	if (st.st_uid != uid) {
+		count++;
+		if (*first == NULL) {
+			*first = g_strdup(path);
+			*first_owner = st.st_uid;
+		}
+	}
+	if (!S_ISDIR(st.st_mode))
+		return count;
+	g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+	const char *name;
+	while (dir && (name = g_dir_read_name(dir)) != NULL) {
+		g_autofree char *child = g_build_filename(path, name, NULL);
+		count += count_foreign(child, uid, first, first_owner);
+	}
+	return count;
+}
+
+/* The state directory, every file in it, and the ledger belong to the
+ * user the service runs as; a backup restored as root, or one command
+ * run as root by hand, leaves files the service cannot replace (its
+ * lock: "Permission denied"; a root-owned seen: "Failed to open file").
+ * Says how many are not, the first of them, and the fix. */
+static void
+check_state_owner(const Conf *conf, GPtrArray *problems)
+{
+	uid_t uid;
+	gid_t gid;
+	g_autofree char *user = NULL;
+	if (conf->state_dir == NULL || !service_user(conf, &uid, &gid, &user))
+		return;
+	g_autofree char *group = NULL;
+	struct group entry, *gr = NULL;
+	char buffer[4096];
+	group = getgrgid_r(gid, &entry, buffer, sizeof buffer, &gr) == 0 && gr
+	            ? g_strdup(gr->gr_name)
+	            : g_strdup_printf("%u", (unsigned)gid);
+	const char *paths[][2] = {
+	    {"[committee] state-dir", conf->state_dir},
+	    {"[committee] ledger", conf->ledger},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(paths); i++) {
+		g_autofree char *first = NULL;
+		g_autofree char *inside =
+		    g_strconcat(conf->state_dir, "/", NULL);
+		uid_t first_owner = 0;
+		/* A ledger in the state directory was counted with it. */
+		if (paths[i][1] == NULL ||
+		    (i > 0 && g_str_has_prefix(paths[i][1], inside)))
+			continue;
+		guint count =
+		    count_foreign(paths[i][1], uid, &first, &first_owner);
+		if (count == 0)
+			continue;
+		g_autofree char *owner = user_name(first_owner);
+		g_autofree char *line = g_strdup_printf(
+		    "%s: %u file(s) of %s do not belong to %s, who runs the "
+		    "service (%s belongs to %s): the service cannot replace "
+		    "them; fix: chown -R %s:%s %s",
+		    paths[i][0], count, paths[i][1], user, first, owner, user,
+		    group, paths[i][1]);
+		add_problem(conf, problems, line);
+	}
+}
+
+/* A state directory, ledger or GnuPG home that others may write is one
+ * where they can forge the committee's record or tenure's keys. */
+static void
+check_not_shared(const Conf *conf, GPtrArray *problems)
+{
+	const char *paths[][2] = {
+	    {"[committee] state-dir", conf->state_dir},
+	    {"[committee] ledger", conf->ledger},
+	    {"[keys] gnupg-home", conf->gnupg_home},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(paths); i++) {
+		struct stat st;
+		if (paths[i][1] == NULL || stat(paths[i][1], &st) < 0 ||
+		    (st.st_mode & (S_IWGRP | S_IWOTH)) == 0)
+			continue;
+		g_autofree char *line = g_strdup_printf(
+		    "%s: %s (mode %04o) is writable by %s: whoever can write "
+		    "there can change the committee's record or tenure's "
+		    "keys; fix: chmod go-w %s",
+		    paths[i][0], paths[i][1], (unsigned)(st.st_mode & 07777),
+		    (st.st_mode & S_IWOTH) ? "everyone" : "its group",
+		    paths[i][1]);
+		add_problem(conf, problems, line);
+	}
+}
+
+/* A password file the service user cannot read: say whose it is, and
+ * how to let the service read it and nobody else. */
+static void
+check_password_readable(const Conf *conf, GPtrArray *problems)
+{
+	const char *secrets[][2] = {
+	    {"source", conf->source_password_file},
+	    {"sink", conf->sink_password_file},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(secrets); i++) {
+		struct stat st;
+		if (secrets[i][1] == NULL || stat(secrets[i][1], &st) < 0 ||
+		    access(secrets[i][1], R_OK) == 0 || errno != EACCES)
+			continue;
+		g_autofree char *owner = user_name(st.st_uid);
+		g_autofree char *me = user_name(geteuid());
+		struct group entry, *gr = NULL;
+		char buffer[4096];
+		g_autofree char *group =
+		    getgrgid_r(getegid(), &entry, buffer, sizeof buffer, &gr) ==
+		                0 &&
+		            gr
+		        ? g_strdup(gr->gr_name)
+		        : g_strdup_printf("%u", (unsigned)getegid());
+		/* In the words the transports use too, so that their
+		 * opening of the source or sink does not say it again. */
+		g_autoptr(GError) error = NULL;
+		g_autofree char *secret =
+		    conf_read_password(secrets[i][1], &error);
+		if (secret != NULL)
+			continue;
+		g_autofree char *line = g_strdup_printf(
+		    "[%s] password-file: %s (owner %s, mode %04o; %s runs "
+		    "tenure here); fix: chgrp %s %s && chmod 0640 %s",
+		    secrets[i][0], error->message, owner,
+		    (unsigned)(st.st_mode & 07777), me, group, secrets[i][1],
+		    secrets[i][1]);
+		add_problem(conf, problems, line);
+	}
 }
 
 /* The configured Maildir source: run moves each handled mail from new/
@@ -341,7 +522,10 @@ check_files(const Conf *conf, GPtrArray *problems)
 		{"sink", conf->sink_password_file},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(secrets); i++) {
-		if (secrets[i][1] == NULL)
+		g_autofree char *checked =
+		    g_strdup_printf("[%s] password-file: ", secrets[i][0]);
+		/* check_password_readable said it already, with the fix. */
+		if (secrets[i][1] == NULL || has_problem(problems, checked))
 			continue;
 		g_autoptr(GError) error = NULL;
 		g_autofree char *secret = conf_read_password(secrets[i][1], &error);
@@ -598,8 +782,11 @@ cmd_check_config(int argc, char **argv)
 	g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) warnings = g_ptr_array_new_with_free_func(g_free);
+	check_password_readable(conf, problems);
 	check_files(conf, problems);
 	check_dirs(conf, problems);
+	check_state_owner(conf, problems);
+	check_not_shared(conf, problems);
 	check_roles(conf, problems, notes, warnings);
 	note_members_without_key(conf, problems, notes);
 	check_as_run(conf, problems);

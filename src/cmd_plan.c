@@ -134,9 +134,12 @@ tsv_kind(PlanKind kind)
 	return kind != PLAN_SCHEDULED && kind != PLAN_MISMATCH;
 }
 
+/* A header row first, as `tenure status --format=tsv` has: a script
+ * (or a spreadsheet) reads the columns by name. */
 static void
 print_tsv(GPtrArray *events)
 {
+	printf("date\tevent\tmember\tdetail\n");
 	for (guint i = 0; i < events->len; i++) {
 		const PlanEvent *event = events->pdata[i];
 		char d[11];
@@ -185,7 +188,7 @@ cmd_plan(int argc, char **argv)
 	    "appointments,\nresignations, removals and deferrals as recorded, "
 	    "every rule-driven\nexpiry and re-eligibility from --from to "
 	    "--until, and each recorded\nexpiry the rule does not give.  TSV: "
-	    "DATE, EVENT, MEMBER, DETAIL.",
+	    "a header row, then DATE, EVENT, MEMBER, DETAIL.",
 	    TRUE, entries);
 	if (!cmd_parse(context, "plan", &argc, &argv))
 		return CMD_USAGE;

@@ -86,11 +86,13 @@
 
 #include "clock.h"
 #include "cmd.h"
+#include "contact.h"
 #include "date.h"
 #include "dryrun.h"
 #include "intake.h"
 #include "mailout.h"
 #include "netstop.h"
+#include "notify.h"
 #include "outbox.h"
 #include "publish.h"
 #include "retry.h"
@@ -408,6 +410,19 @@ handle_message(const SourceMessage *message, gpointer user_data,
 	return ok;
 }
 
+/* Records how the fetch went for tenure status (contact.h); a dry run
+ * writes nothing. */
+static void
+reader_note_contact(Reader *reader, const GError *failure)
+{
+	const Conf *conf = reader->config->conf;
+	g_autoptr(GError) error = NULL;
+	if (reader->dry_run == NULL &&
+	    !contact_record(conf->state_dir, conf->source_url, date_now_unix(),
+	                    failure ? failure->message : NULL, &error))
+		util_log_warning("source-contact", "error", error->message, NULL);
+}
+
 /* One fetch; FALSE when it failed (reported). */
 static gboolean
 reader_fetch(Reader *reader)
@@ -424,7 +439,10 @@ reader_fetch(Reader *reader)
 	                           &error);
 	if (g_atomic_int_get(&reader->handled) != before)
 		reader_poke(reader);
-	if (ok || g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+	if (!ok && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+		return TRUE;
+	reader_note_contact(reader, ok ? NULL : error);
+	if (ok)
 		return TRUE;
 	report(reader->once, "fetch", error);
 	return FALSE;
@@ -715,15 +733,19 @@ reload(Daemon *daemon)
 	g_autoptr(GError) error = NULL;
 	Daemon fresh;
 	g_atomic_int_set(&reload_requested, 0);
+	notify_reloading();
 	Conf *conf = cmd_load_conf(NAME);
 	if (conf == NULL) {
 		util_log_error("run-reload", "result", "kept the old configuration",
 		         NULL);
+		notify_ready("the new configuration has errors: kept the old one");
 		return;
 	}
 	if (!daemon_open(&fresh, conf, FALSE, &error)) {
 		util_log_error("run-reload", "result", "kept the old configuration",
 		         "error", error->message, NULL);
+		notify_ready("the new configuration could not be opened: kept the "
+		             "old one");
 		return;
 	}
 	/* The lock is on the old state directory: running on a new one
@@ -735,6 +757,8 @@ reload(Daemon *daemon)
 		util_log_error("run-reload", "result", "kept the old configuration",
 		         "error", "state-dir changed: restart tenure to move it",
 		         NULL);
+		notify_ready("state-dir changed: kept the old configuration; "
+		             "restart tenure to move it");
 		return;
 	}
 	g_clear_pointer(&daemon->sink, sink_close);
@@ -750,6 +774,7 @@ reload(Daemon *daemon)
 	wake(daemon->reader.wake[1]);
 	util_log("run-reload", "result", "loaded", "config",
 	         daemon->config->conf->path, NULL);
+	notify_ready("reloaded");
 }
 
 /* One pass for --once and --dry-run: the reader fetches while the main
@@ -817,6 +842,22 @@ run_once(Daemon *daemon)
 	return ok && waiting == 0 && undecided->len == 0 ? CMD_OK : CMD_FAILED;
 }
 
+/* STATUS= after a pass: where the daemon reads, and what waits. */
+static void
+notify_pass(const Daemon *daemon, const Pass *pass, int wait)
+{
+	const Conf *conf = daemon->config->conf;
+	guint queued = outbox_count_queued(conf->state_dir);
+	g_autoptr(GPtrArray) undecided = retry_waiting(daemon->retry, "", 0);
+	if (pass->work_ok)
+		notify_status("reading %s; outbox: %u queued; undecided: %u",
+		              conf->source_url, queued, undecided->len);
+	else
+		notify_status("the schedule or the outbox failed, again in %d s "
+		              "(see the log); reading %s; outbox: %u queued",
+		              wait, conf->source_url, queued);
+}
+
 static int
 run_daemon(Daemon *daemon)
 {
@@ -825,8 +866,13 @@ run_daemon(Daemon *daemon)
 		cmd_error(NAME, "%s", error->message);
 		return CMD_FAILED;
 	}
+	/* Started: the configuration is loaded, the signals are handled and
+	 * the first pass begins (notify.h). */
+	notify_ready("first pass");
+	int watchdog = notify_watchdog_seconds();
 	int backoff = 0;
 	while (!util_stop_requested()) {
+		notify_watchdog();
 		if (g_atomic_int_get(&reload_requested))
 			reload(daemon);
 		Pass pass = main_pass(daemon, FALSE, PASS_ALL);
@@ -845,10 +891,13 @@ run_daemon(Daemon *daemon)
 			util_log_warning("run-retry", "in", text, "step",
 			                 "schedule and outbox", NULL);
 		}
+		notify_pass(daemon, &pass, wait);
 		if (util_stop_requested() || g_atomic_int_get(&reload_requested))
 			continue;
-		main_sleep(wait);
+		/* The watchdog hears from this loop at least twice a period. */
+		main_sleep(watchdog > 0 ? MIN(wait, watchdog) : wait);
 	}
+	notify_stopping();
 	reader_join(&daemon->reader, TRUE);
 	util_log("run-stop", "reason", util_stop_requested() ? "signal" : "done",
 	         NULL);

@@ -98,6 +98,67 @@ print_tsv(const Status *status)
 		g_autofree char *text = util_tsv_field(warning->text);
 		printf("warning\t\t\t\t\t\t\t%s\n", text);
 	}
+	/* A step waiting for its second signature: its kind in the rank
+	 * column, the day signed as appointed, the day it lapses as the
+	 * term's end, who signed as the reason. */
+	for (guint i = 0; i < status->pending->len; i++) {
+		const PendingStep *step = status->pending->pdata[i];
+		char d[11], l[11];
+		printf("pending\t%s\t%s\t%s\t-\t%s\t-\tsigned by %s\n",
+		       pending_step_kind_name(step->kind), step->member,
+		       date_format(step->date, d), date_format(step->lapses, l),
+		       step->signed_by);
+	}
+}
+
+/* The steps that wait for a second signature, with the day each
+ * lapses. */
+static void
+print_pending(const GPtrArray *steps)
+{
+	if (steps->len == 0)
+		return;
+	printf("\nWaiting for a second signature:\n");
+	for (guint i = 0; i < steps->len; i++) {
+		const PendingStep *step = steps->pdata[i];
+		char d[11], l[11];
+		g_autofree char *what =
+		    step->role ? g_strdup_printf("handover of the %s to", step->role)
+		               : g_strdup(pending_step_kind_name(step->kind));
+		printf("  %s %s", what, step->member);
+		if (step->date != DAY_NONE)
+			printf(", signed for %s", date_format(step->date, d));
+		printf(" by %s", step->signed_by);
+		if (step->lapses != DAY_NONE)
+			printf("; lapses on %s\n", date_format(step->lapses, l));
+		else
+			printf("; waits for the other signature\n");
+	}
+}
+
+/* "2026-12-04 18:00:00 UTC" for T, newly allocated. */
+static char *
+utc_text(gint64 t)
+{
+	g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc(t);
+	return when ? g_date_time_format(when, "%Y-%m-%d %H:%M:%S UTC")
+	            : g_strdup("?");
+}
+
+/* The source's last contact, in the words of the server when it fails
+ * (contact.h): for the operator. */
+static void
+print_contact(const Contact *contact)
+{
+	if (contact == NULL)
+		return;
+	g_autofree char *ok =
+	    contact->last_ok ? utc_text(contact->last_ok) : g_strdup("never");
+	printf("\nSource: %s: last read %s\n", contact->url, ok);
+	if (contact->failing_since) {
+		g_autofree char *since = utc_text(contact->failing_since);
+		printf("  failing since %s: %s\n", since, contact->error);
+	}
 }
 
 static void
@@ -195,7 +256,9 @@ print_text(const Status *status)
 			printf("  %s\t%s\n", dead->message_id, dead->reason);
 		}
 	}
+	print_pending(status->pending);
 	print_undecided(status->undecided);
+	print_contact(status->contact);
 }
 
 gboolean

@@ -133,12 +133,16 @@ line_clean(const char *line, guint line_no, char **reason)
 	g_autofree char *bad = NULL;
 	if (util_text_clean(line, -1, &bad))
 		return TRUE;
-	/* The signed bytes are read as they are, never converted from
-	 * the charset the mail names: a Latin-1 "é" is no UTF-8. */
+	/* The text comes as UTF-8: a PGP/MIME part's made so from its
+	 * signed charset (signed_part_decode), a clearsigned one's as it
+	 * was signed, its charset label not being covered: a Latin-1 "é"
+	 * there is no UTF-8. */
 	if (!g_utf8_validate(line, -1, NULL)) {
-		*reason = g_strdup_printf("line %u is not UTF-8: tenure reads the signed "
-		                          "text as UTF-8, so write the command in UTF-8 "
-		                          "(or US-ASCII)",
+		*reason = g_strdup_printf("line %u is not UTF-8: tenure reads clearsigned "
+		                          "text, and text labelled UTF-8 or US-ASCII, as "
+		                          "UTF-8, so write the command in UTF-8 (or "
+		                          "US-ASCII), or sign it as PGP/MIME labelled "
+		                          "with its charset",
 		                          line_no);
 		return FALSE;
 	}

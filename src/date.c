@@ -72,16 +72,26 @@ date_to_string(Day day)
 }
 
 Day
-date_add_months(Day day, int months)
+date_shift_months(Day day, int months, DateFit fit)
 {
 	GDate date;
 	g_date_clear(&date, 1);
 	g_date_set_julian(&date, day);
+	int mday = g_date_get_day(&date);
+	/* GDate clamps to the end of a shorter month. */
 	if (months >= 0)
 		g_date_add_months(&date, months);
 	else
 		g_date_subtract_months(&date, -months);
+	if (fit == DATE_BAR && months > 0 && g_date_get_day(&date) != mday)
+		g_date_add_days(&date, 1);
 	return g_date_get_julian(&date);
+}
+
+Day
+date_add_months(Day day, int months)
+{
+	return date_shift_months(day, months, DATE_TERM_END);
 }
 
 gboolean

@@ -28,8 +28,28 @@ char *date_to_string(Day day);
 Day date_from_ymd(int year, int month, int day);
 void date_to_ymd(Day day, int *year, int *month, int *mday);
 
-/* DAY plus MONTHS calendar months (negative goes back), clamped to the
- * end of a shorter month: 2016-02-29 + 12 months is 2017-02-28. */
+/* Where "N months after D" falls when D's day of the month does not
+ * exist N months later (29 February, the 31st). */
+typedef enum {
+	/* A term's end: the month's last day (2016-02-29 + 12 months is
+	 * 2017-02-28). */
+	DATE_TERM_END,
+	/* A bar ("not before", "at least", "within the previous N"): the
+	 * 1st of the next month (2016-02-29 + 12 months is 2017-03-01), so
+	 * that a bar never ends before its full length. */
+	DATE_BAR,
+} DateFit;
+
+/* DAY plus MONTHS calendar months, the day that does not exist placed
+ * as FIT says.  The one date function of the term rules (see
+ * rules-private.h for its fast twin).  Going back (MONTHS < 0, a window
+ * reaching back from DAY) both fits take the month's last day: that is
+ * the bar's own reading backwards, for a day E lies within the MONTHS
+ * before DAY exactly when E's bar of MONTHS (DATE_BAR from E + 1) falls
+ * after DAY, so windows and bars agree. */
+Day date_shift_months(Day day, int months, DateFit fit);
+
+/* date_shift_months(DAY, MONTHS, DATE_TERM_END). */
 Day date_add_months(Day day, int months);
 
 /* Today in UTC, or the date given to --now. */

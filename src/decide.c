@@ -121,7 +121,7 @@ event_new(const DecideInput *in, EventKind kind, Day date, const char *member)
 	LedgerEvent *event = ledger_event_new(kind, date, member);
 	event->source = g_strdup(in->message_id);
 	event->signed_by = g_strdup(in->signer);
-	event->comment = g_strdup(in->signature_record);
+	event->signature = g_strdup(in->signature_record);
 	return event;
 }
 
@@ -573,21 +573,88 @@ decide_remove(const DecideInput *in, Decision *out)
 	out->event->signed_by = g_strdup_printf("%s %s", removal->chair,
 	                                        removal->leader);
 	const char *other = chair ? removal->leader_message : removal->chair_message;
-	g_free(out->event->comment);
-	out->event->comment = g_strdup_printf("%s; also signed in %s",
-	                                      in->signature_record,
+	out->event->comment = g_strdup_printf("also signed in %s",
 	                                      other ? other : "-");
 	/* The removal is made: nothing is left for either role to sign. */
 	out->drop_removal = TRUE;
 	return DECIDE_APPEND;
 }
 
+/* Whether a deferral of PERSON's expiry dated DAY, signed by the chair
+ * (CHAIR) or the leader (LEADER), may be made; OUT's refusal when not.
+ * A deferral is Ian's idea (mail 003): the committee delaying a limit
+ * it set itself.  So it does not exist under a rule nobody may delay
+ * (debian: 6.2.7 is the constitution's); nobody defers their own
+ * expiry, and the chair's is deferred by the leader, not by the chair;
+ * and it moves an expiry the rule has already decided and that has not
+ * taken effect: one dated before the decision would reach into a
+ * decision not yet made (the 1 January that sets it, a rule not yet in
+ * force).  Sets *PENDING to the expiry it would move. */
+static gboolean
+defer_allowed(const DecideInput *in, const Person *person, Day day,
+              gboolean chair, gboolean leader, Day *pending, Decision *out)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree char *rule = NULL;
+	gboolean deferrable;
+	Day decided;
+	if (!term_pending_expiry(in->committee, in->default_rule,
+	                         in->conf->max_members, person->email, day, &rule,
+	                         &deferrable, pending, &decided, &error)) {
+		refuse_rule(out, error->message);
+		return FALSE;
+	}
+	if (!deferrable) {
+		refuse(out, g_strdup_printf(
+		    "no expiry can be deferred under the %s rule: its expiries are "
+		    "the constitution's (section 6.2.7), not a limit the committee "
+		    "sets itself, and nobody may delay them", rule));
+		return FALSE;
+	}
+	if (in->signer_member == person) {
+		refuse(out, g_strdup("nobody may defer their own expiry"));
+		return FALSE;
+	}
+	const char *key = committee_key_on(in->committee, person->email, day);
+	gboolean member_chairs =
+	    key && (decide_roles_of(&in->roles, key) & DECIDE_ROLE_CHAIR);
+	if (member_chairs && !leader) {
+		refuse_signer(in, out, g_strdup("only the leader may defer the chair's "
+		                                "expiry"));
+		return FALSE;
+	}
+	if (!member_chairs && !chair) {
+		refuse_signer(in, out, g_strdup("only the chair may defer an expiry "
+		                                "(the leader, the chair's own)"));
+		return FALSE;
+	}
+	if (*pending == DAY_NONE) {
+		char d[11], r[11];
+		date_format(day, d);
+		refuse(out, decided != DAY_NONE
+		                ? g_strdup_printf(
+		                      "nothing to defer yet: %s has no expiry pending on "
+		                      "%s; the %s rule decides one on %s, and a deferral "
+		                      "may move it from then on",
+		                      person->member, d, rule, date_format(decided, r))
+		                : g_strdup_printf(
+		                      "nothing to defer yet: %s has no expiry pending on "
+		                      "%s under the %s rule",
+		                      person->member, d, rule));
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static DecideKind
 decide_defer(const DecideInput *in, Decision *out)
 {
 	const Command *c = in->command;
-	if (!signer_is(in, DECIDE_ROLE_CHAIR))
-		return refuse_signer(in, out, g_strdup("only the chair may defer an expiry"));
+	gboolean chair = signer_is(in, DECIDE_ROLE_CHAIR);
+	gboolean leader = signer_is(in, DECIDE_ROLE_LEADER);
+	if (!chair && !leader)
+		return refuse_signer(in, out, g_strdup("only the chair may defer an expiry "
+		                                       "(the leader, the chair's own)"));
 	const Person *person = committee_find(in->committee, c->email);
 	Day day = first_day(in);
 	if (open_term(person, c->member, day, FALSE, &out->reason) == NULL)
@@ -604,11 +671,19 @@ decide_defer(const DecideInput *in, Decision *out)
 		                                   date_format(latest_day(in->signed_on),
 		                                               buf)));
 	}
+	Day pending;
+	if (!defer_allowed(in, person, day, chair, leader, &pending, out))
+		return DECIDE_REFUSE;
+	char p[11];
+	if (c->until <= pending)
+		return refuse(out, g_strdup_printf("Until: is not after the expiry it "
+		                                   "would move (%s)",
+		                                   date_format(pending, p)));
 	out->event = event_new(in, EVENT_DEFER, day, person->member);
 	out->event->until = c->until;
-	g_free(out->event->comment);
-	out->event->comment = g_strdup_printf("%s (%s)", c->reason,
-	                                      in->signature_record);
+	/* The chair's text, in Comment alone: it is never read as a
+	 * record (ledger_event_signature). */
+	out->event->comment = g_strdup(c->reason);
 	/* Keeping a member past the day a newcomer recorded ahead starts
 	 * must not make the committee too large. */
 	if (!within_cap(in, out->event, out))
@@ -682,9 +757,7 @@ binding_event(const DecideInput *in, Decision *out, EventKind kind, Day day,
 	g_free(out->event->signed_by);
 	out->event->signed_by = by_key ? g_strdup_printf("%s %s", other->signed_by, fpr)
 	                               : g_strdup_printf("%s %s", in->signer, fpr);
-	g_free(out->event->comment);
-	out->event->comment = g_strdup_printf("%s; also signed in %s",
-	                                      in->signature_record,
+	out->event->comment = g_strdup_printf("also signed in %s",
 	                                      other->message_id ? other->message_id
 	                                                        : "-");
 	out->drop_bindings = TRUE;

@@ -86,8 +86,8 @@ typedef struct {
 	                                  INTERNALDATE, Maildir delivery, mbox
 	                                  From_ line) */
 	const char *message_id;        /* "<...>" of the mail */
-	const char *signature_record;  /* "signature FPR TIME sha256:HEX", kept
-	                                  in the event's Comment */
+	const char *signature_record;  /* "FPR TIME sha256:HEX", kept in the
+	                                  event's Signature field */
 	const char *fingerprint_primary; /* when the command's Fingerprint is a
 	                                  subkey: its primary key's, else NULL */
 	gboolean fingerprint_usable;   /* the command's Fingerprint is a usable

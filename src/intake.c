@@ -157,12 +157,12 @@ time_text(gint64 t)
 	return g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ");
 }
 
-/* The signature record kept on the ledger event. */
+/* The signature record kept on the ledger event (its Signature). */
 static char *
-signature_comment(const Mail *mail)
+signature_record(const Mail *mail)
 {
 	g_autofree char *when = time_text(mail->sig->created);
-	return g_strdup_printf("signature %s %s sha256:%s", mail->sig->fingerprint,
+	return g_strdup_printf("%s %s sha256:%s", mail->sig->fingerprint,
 	                       when, mail->sig->digest);
 }
 
@@ -476,16 +476,18 @@ answer(Intake *intake, const Mail *mail, const char *reason, GError **error)
 }
 
 /* The event of MAIL's signature in LEDGER, or NULL: every event from
- * mail carries its signature record in Comment (signature_comment). */
+ * mail carries its signature record (signature_record), compared
+ * whole and for equality: the same words signed again later are
+ * another signature, and no text someone wrote into a Comment can
+ * stand for a record (ledger_event_signature). */
 static const LedgerEvent *
 ledger_event_of(const Ledger *ledger, const Mail *mail)
 {
-	/* The whole record (signer, time, digest): the same words signed
-	 * again later are another signature. */
-	g_autofree char *needle = signature_comment(mail);
+	g_autofree char *record = signature_record(mail);
 	for (guint i = 0; i < ledger->events->len; i++) {
 		const LedgerEvent *event = ledger->events->pdata[i];
-		if (event->comment && strstr(event->comment, needle))
+		g_autofree char *owned = NULL;
+		if (g_strcmp0(ledger_event_signature(event, &owned), record) == 0)
 			return event;
 	}
 	return NULL;
@@ -599,7 +601,7 @@ act(Intake *intake, Mail *mail, GError **error)
 	if (intake->conf->bot_key &&
 	    !keyring_is_subkey(keyring, intake->conf->bot_key, &bot_primary))
 		g_clear_pointer(&bot_primary, g_free);
-	g_autofree char *record = signature_comment(mail);
+	g_autofree char *record = signature_record(mail);
 	Day arrived_on = date_of_unix(mail->source->arrival);
 	DecideInput in = {
 		.conf = intake->conf,

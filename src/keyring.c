@@ -46,6 +46,7 @@ struct Keyring {
 	FileId committee_id, conf_id;
 	GPtrArray *keys;       /* gpgme_key_t of committee.gpg and pubring.kbx */
 	GHashTable *anywhere;  /* every key and subkey fingerprint in the files */
+	GHashTable *primaries; /* every primary key's fingerprint in them */
 	gboolean whole;        /* verification reads the files whole for now */
 };
 
@@ -298,74 +299,177 @@ keyring_user_id(const Conf *conf, const char *fpr)
 	    !list_in_keyrings(conf, fprs, FALSE, &listing, NULL))
 		return NULL;
 	/* The first user ID neither revoked nor invalid (validity r, i) of
-	 * the one key listed: its primary user ID comes first. */
-	guint keys = 0;
-	char *found = NULL;
+	 * the one key listed (its primary user ID comes first), or of the
+	 * one whose primary key FPR is: someone else's key may carry it as
+	 * a subkey. */
+	guint keys = 0, primaries = 0;
+	gboolean fpr_next = FALSE, own = FALSE;
+	g_autofree char *first = NULL, *own_uid = NULL;
 	g_auto(GStrv) lines = g_strsplit(listing ? listing : "", "\n", -1);
 	for (char **line = lines; *line; line++) {
 		g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
 		if (g_strv_length(fields) < 10)
 			continue;
-		if (strcmp(fields[0], "pub") == 0)
+		if (strcmp(fields[0], "pub") == 0) {
 			keys++;
-		else if (strcmp(fields[0], "uid") == 0 && keys == 1 &&
-		         found == NULL && strcmp(fields[1], "r") != 0 &&
-		         strcmp(fields[1], "i") != 0 && *fields[9])
-			found = colon_unescape(fields[9]);
+			fpr_next = TRUE;
+			own = FALSE;
+		} else if (strcmp(fields[0], "fpr") == 0 && fpr_next) {
+			fpr_next = FALSE;
+			own = g_ascii_strcasecmp(fields[9], fpr) == 0;
+			primaries += own;
+		} else if (strcmp(fields[0], "uid") == 0 &&
+		           strcmp(fields[1], "r") != 0 &&
+		           strcmp(fields[1], "i") != 0 && *fields[9]) {
+			if (keys == 1 && first == NULL)
+				first = colon_unescape(fields[9]);
+			if (own && own_uid == NULL)
+				own_uid = colon_unescape(fields[9]);
+		}
 	}
-	g_autofree char *user_id = found;
-	if (keys != 1 || user_id == NULL ||
-	    !util_text_clean(user_id, -1, NULL))
+	char *user_id = primaries == 1 ? own_uid : keys == 1 ? first : NULL;
+	if (user_id == NULL || !util_text_clean(user_id, -1, NULL))
 		return NULL;
-	return g_steal_pointer(&user_id);
+	return g_strdup(user_id);
 }
 
-/* The home's own pubring.kbx holds the bot key and nothing else: any
- * other key there would count as if a keyring held it.  Earlier tenure
- * versions imported every keyring into it, so a first start after an
- * upgrade removes them all here, in one gpg run. */
+/* The keys of HOME's own keyring, as gpg lists them without tenure's
+ * gpg.conf: *SECRET the primary fingerprints of those with a secret
+ * part (a secret key file of gpg-agent's for the key or a subkey), in
+ * the order listed, *SECRETS their fingerprints and their subkeys',
+ * *PUBLIC the primary fingerprints of the others.  All empty, and no gpg
+ * run (which would create the keyring), when HOME has no pubring.kbx.
+ * No gpg-agent is asked (gpg --list-secret-keys would start one): the
+ * agent's files are looked at, as the agent itself does. */
+static gboolean
+home_keys(const char *home, GPtrArray **secret, GHashTable **secrets,
+          GPtrArray **public, GError **error)
+{
+	*secret = g_ptr_array_new_with_free_func(g_free);
+	*secrets = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	*public = g_ptr_array_new_with_free_func(g_free);
+	g_autofree char *pubring = g_build_filename(home, "pubring.kbx", NULL);
+	if (!g_file_test(pubring, G_FILE_TEST_EXISTS))
+		return TRUE;
+	g_autofree char *listing = NULL;
+	static const char *const list[] = {"--with-keygrip", "--list-keys",
+	                                   NULL};
+	if (!home_gpg(home, list, &listing, error))
+		return FALSE;
+	/* One key: its primary fingerprint first, then its subkeys'. */
+	g_autoptr(GPtrArray) key = g_ptr_array_new_with_free_func(g_free);
+	gboolean has_secret = FALSE;
+	g_auto(GStrv) lines = g_strsplit(listing, "\n", -1);
+	for (char **line = lines;; line++) {
+		if (*line == NULL || g_str_has_prefix(*line, "pub:")) {
+			if (key->len > 0) {
+				GPtrArray *into = has_secret ? *secret : *public;
+				g_ptr_array_add(into, g_strdup(key->pdata[0]));
+				for (guint i = 0; has_secret && i < key->len; i++)
+					g_hash_table_add(*secrets, g_strdup(key->pdata[i]));
+			}
+			g_ptr_array_set_size(key, 0);
+			has_secret = FALSE;
+			if (*line == NULL)
+				break;
+			continue;
+		}
+		g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
+		if (g_strv_length(fields) < 10 || *fields[9] == '\0')
+			continue;
+		if (strcmp(fields[0], "fpr") == 0) {
+			g_ptr_array_add(key, g_ascii_strup(fields[9], -1));
+		} else if (strcmp(fields[0], "grp") == 0 &&
+		           strspn(fields[9], "0123456789ABCDEFabcdef") ==
+		               strlen(fields[9])) {
+			g_autofree char *file = g_strdup_printf(
+				"%s/private-keys-v1.d/%s.key", home, fields[9]);
+			if (g_file_test(file, G_FILE_TEST_EXISTS))
+				has_secret = TRUE;
+		}
+	}
+	return TRUE;
+}
+
+/* FALSE with ERROR when CONF's [keys] bot-key names none of the secret
+ * keys of HOME, which holds others: a slip of the administrator's (one
+ * character of the fingerprint mistyped), which must stop tenure before
+ * it mistakes the real bot key for a stray one.  A home with no secret
+ * key at all is not this: the key may simply not be there yet. */
+static gboolean
+check_bot_key_typo(const char *home, const Conf *conf,
+                   GPtrArray *primaries, GHashTable *secrets,
+                   GError **error)
+{
+	if (conf->bot_key == NULL || *conf->bot_key == '\0' ||
+	    primaries->len == 0)
+		return TRUE;
+	g_autofree char *wanted = g_ascii_strup(conf->bot_key, -1);
+	if (g_hash_table_contains(secrets, wanted))
+		return TRUE;
+	g_ptr_array_add(primaries, NULL);
+	g_autofree char *found = g_strjoinv(", ", (char **)primaries->pdata);
+	g_ptr_array_remove_index(primaries, primaries->len - 1);
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+	            "[keys] bot-key %s is not in %s, which holds the secret "
+	            "key%s %s: mistyped?",
+	            conf->bot_key, home, primaries->len > 1 ? "s" : "", found);
+	return FALSE;
+}
+
+/* The home's own pubring.kbx holds the bot key: any other key there
+ * would count as if a keyring held it.  Earlier tenure versions
+ * imported every keyring into it, and left the stamp
+ * HOME/tenure-keyrings, so a first start after an upgrade removes them
+ * all here, in one gpg run, then the stamp.  Only then: a home without
+ * the stamp was filled by someone else (the administrator), and nothing
+ * in it is tenure's to remove; and never a key with a secret part,
+ * whatever [keys] bot-key says.  A bot-key that names none of the
+ * home's secret keys stops tenure (check_bot_key_typo). */
 static gboolean
 prune_home(const char *home, const Conf *conf, GError **error)
 {
-	g_autofree char *pubring = g_build_filename(home, "pubring.kbx", NULL);
 	g_autofree char *stamp = g_build_filename(home, "tenure-keyrings", NULL);
-	if (g_file_test(stamp, G_FILE_TEST_EXISTS) && unlink(stamp) < 0) {
+	gboolean filled = g_file_test(stamp, G_FILE_TEST_EXISTS);
+	g_autoptr(GPtrArray) secret = NULL;
+	g_autoptr(GHashTable) secrets = NULL;
+	g_autoptr(GPtrArray) public = NULL;
+	if (!home_keys(home, &secret, &secrets, &public, error) ||
+	    !check_bot_key_typo(home, conf, secret, secrets, error))
+		return FALSE;
+	/* The keys an earlier version imported: without a secret part. */
+	g_autoptr(GPtrArray) stray = g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(stray, g_strdup("--delete-keys"));
+	for (guint i = 0; i < public->len; i++)
+		if (!conf->bot_key ||
+		    g_ascii_strcasecmp(public->pdata[i], conf->bot_key) != 0)
+			g_ptr_array_add(stray, g_strdup(public->pdata[i]));
+	/* Someone else's: left alone, but gpg verifies with them as if a
+	 * keyring file held them, which the administrator should know. */
+	if (!filled && stray->len > 1) {
+		g_autofree char *count = g_strdup_printf("%u", stray->len - 1);
+		util_log_warning("keyring", "home", home, "other-keys", count,
+		                 "problem", "public keys besides the bot key, "
+		                 "which verification reads as if a keyring file "
+		                 "held them; tenure leaves them alone: remove "
+		                 "them with gpg --delete-keys", NULL);
+		return TRUE;
+	}
+	if (stray->len > 1) {
+		g_autofree char *count = g_strdup_printf("%u", stray->len - 1);
+		util_log("keyring-cleanup", "home", home, "removing", count, NULL);
+		g_ptr_array_add(stray, NULL);
+		g_autofree char *ignored = NULL;
+		if (!home_gpg(home, (const char *const *)stray->pdata, &ignored,
+		              error))
+			return FALSE;
+	}
+	if (filled && unlink(stamp) < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", stamp,
 		            g_strerror(errno));
 		return FALSE;
 	}
-	if (!g_file_test(pubring, G_FILE_TEST_EXISTS))
-		return TRUE;
-	g_autofree char *listing = NULL;
-	static const char *const list[] = {"--list-keys", NULL};
-	if (!home_gpg(home, list, &listing, error))
-		return FALSE;
-	g_autoptr(GPtrArray) stray = g_ptr_array_new_with_free_func(g_free);
-	g_ptr_array_add(stray, g_strdup("--delete-keys"));
-	g_auto(GStrv) lines = g_strsplit(listing, "\n", -1);
-	gboolean primary = FALSE;
-	for (char **line = lines; *line; line++) {
-		/* The first fpr after a pub line is the primary key's. */
-		if (g_str_has_prefix(*line, "pub:")) {
-			primary = TRUE;
-			continue;
-		}
-		if (!primary || !g_str_has_prefix(*line, "fpr:"))
-			continue;
-		primary = FALSE;
-		g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
-		if (g_strv_length(fields) < 10 || *fields[9] == '\0' ||
-		    (conf->bot_key && g_ascii_strcasecmp(fields[9], conf->bot_key) == 0))
-			continue;
-		g_ptr_array_add(stray, g_strdup(fields[9]));
-	}
-	if (stray->len == 1)
-		return TRUE;
-	g_autofree char *count = g_strdup_printf("%u", stray->len - 1);
-	util_log("keyring-cleanup", "home", home, "removing", count, NULL);
-	g_ptr_array_add(stray, NULL);
-	g_autofree char *ignored = NULL;
-	return home_gpg(home, (const char *const *)stray->pdata, &ignored, error);
+	return TRUE;
 }
 
 /* Writes FILE with TEXT unless it holds TEXT already; *WRITTEN says
@@ -462,6 +566,8 @@ keyring_free(Keyring *keyring)
 		g_ptr_array_unref(keyring->keys);
 	if (keyring->anywhere)
 		g_hash_table_unref(keyring->anywhere);
+	if (keyring->primaries)
+		g_hash_table_unref(keyring->primaries);
 	g_free(keyring->home);
 	g_free(keyring->committee_path);
 	g_free(keyring->conf_path);
@@ -478,10 +584,13 @@ keyring_free(Keyring *keyring)
  * a second gpg run to look the signing key up doubles it.  Only the
  * committee's keys (members, former members, role holders, the
  * secretary, the bot) can authorise anything, so verification reads
- * HOME/committee.gpg, which holds exactly those keyblocks, copied from
- * the configured keyring files as they are (gpg still checks every
- * self-signature, revocation and expiry in them; nothing here judges a
- * key).  Their metadata is listed once per derivation and kept.
+ * HOME/committee.gpg, which holds exactly those keys, each once, chosen
+ * by primary fingerprint and copied packet by packet from the configured
+ * keyring files (a key in two files merged; a subkey that is someone's
+ * primary key left out: see committee_keyring).  gpg still checks every
+ * self-signature, back-signature, revocation and expiry in them;
+ * nothing here judges a signature.  Their metadata is listed once per
+ * derivation and kept.
  *
  * It is derived again whenever a keyring file, the set of wanted keys,
  * or a file of tenure's in the home changed, so a key revoked or
@@ -582,24 +691,177 @@ user_id_email(const guchar *body, gsize len)
 	return NULL;
 }
 
+/* One part of a committee key: its primary key packet, a user ID, a user
+ * attribute or a subkey, each with the signatures (and anything else)
+ * that follow it in a keyblock. */
 typedef struct {
-	GHashTable *fingerprints; /* wanted primary keys or subkeys */
+	char *subkey;         /* a subkey's fingerprint; NULL for another part */
+	GByteArray *packets;  /* the part's packets, each as first read */
+	GHashTable *seen;     /* GBytes: what each of them is (packet_identity) */
+} KeyPart;
+
+/* A committee key: every keyblock of the keyring files with its primary
+ * fingerprint, merged into one, so that a revocation or a new
+ * signature found in any file counts, and gpg sees the key once. */
+typedef struct {
+	GPtrArray *parts;     /* KeyPart: the primary key's first */
+	GHashTable *by_head;  /* GBytes: a part's first packet's identity ->
+	                         its KeyPart (borrowed) */
+	gboolean by_primary;  /* chosen for its primary key, not only for an
+	                         address */
+} CommitteeKey;
+
+static void
+key_part_free(KeyPart *part)
+{
+	g_free(part->subkey);
+	g_byte_array_unref(part->packets);
+	g_hash_table_unref(part->seen);
+	g_free(part);
+}
+
+static void
+committee_key_free(CommitteeKey *key)
+{
+	g_ptr_array_unref(key->parts);
+	g_hash_table_unref(key->by_head);
+	g_free(key);
+}
+
+typedef struct {
+	GHashTable *fingerprints; /* wanted primary keys */
 	GHashTable *emails;       /* wanted addresses on a user ID */
-	GByteArray *out;          /* the chosen keyblocks */
 	guint keys;               /* keyblocks seen */
 	GHashTable *anywhere;     /* every fingerprint seen */
+	GHashTable *primaries;    /* every primary key's fingerprint seen */
+	GHashTable *chosen;       /* primary fingerprint -> CommitteeKey */
+	GPtrArray *order;         /* the chosen keys' fingerprints, as first
+	                             seen (borrowed from CHOSEN) */
 } Selection;
 
+/* What PACKET of DATA is, for telling the same packet in two files: its
+ * tag and body (the whole packet for a body in partial lengths). */
+static GBytes *
+packet_identity(const guchar *data, const OpenpgpPacket *packet)
+{
+	const guchar *what = packet->body ? packet->body : data + packet->start;
+	gsize len = packet->body ? packet->body_len : packet->end - packet->start;
+	GByteArray *identity = g_byte_array_sized_new(len + 1);
+	guint8 tag = (guint8)packet->tag;
+	g_byte_array_append(identity, &tag, 1);
+	g_byte_array_append(identity, what, len);
+	return g_byte_array_free_to_bytes(identity);
+}
+
+/* Adds the keyblock PACKETS (of DATA; the first its primary key, whose
+ * fingerprint is PRIMARY) to the committee key of that fingerprint:
+ * a part not there yet is added after the others, a packet not in its
+ * part yet after the part's others. */
+static void
+merge_keyblock(Selection *sel, const char *primary, gboolean by_primary,
+               const guchar *data, GArray *packets)
+{
+	CommitteeKey *key = g_hash_table_lookup(sel->chosen, primary);
+	if (key == NULL) {
+		key = g_new0(CommitteeKey, 1);
+		key->parts = g_ptr_array_new_with_free_func(
+			(GDestroyNotify)key_part_free);
+		key->by_head = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+		                                     (GDestroyNotify)g_bytes_unref,
+		                                     NULL);
+		char *fpr = g_strdup(primary);
+		g_hash_table_insert(sel->chosen, fpr, key);
+		g_ptr_array_add(sel->order, fpr);
+	}
+	key->by_primary |= by_primary;
+	KeyPart *part = NULL;
+	for (guint i = 0; i < packets->len; i++) {
+		const OpenpgpPacket *packet = &g_array_index(packets, OpenpgpPacket, i);
+		g_autoptr(GBytes) identity = packet_identity(data, packet);
+		if (i == 0 || packet->tag == OPENPGP_TAG_USER_ID ||
+		    packet->tag == OPENPGP_TAG_USER_ATTRIBUTE ||
+		    packet->tag == OPENPGP_TAG_PUBLIC_SUBKEY) {
+			part = g_hash_table_lookup(key->by_head, identity);
+			if (part == NULL) {
+				part = g_new0(KeyPart, 1);
+				part->packets = g_byte_array_new();
+				part->seen = g_hash_table_new_full(
+					g_bytes_hash, g_bytes_equal,
+					(GDestroyNotify)g_bytes_unref, NULL);
+				if (packet->tag == OPENPGP_TAG_PUBLIC_SUBKEY && packet->body)
+					part->subkey = openpgp_fingerprint(packet->body,
+					                                   packet->body_len);
+				g_hash_table_insert(key->by_head, g_bytes_ref(identity),
+				                    part);
+				g_ptr_array_add(key->parts, part);
+			}
+		}
+		if (g_hash_table_contains(part->seen, identity))
+			continue;
+		g_hash_table_add(part->seen, g_steal_pointer(&identity));
+		g_byte_array_append(part->packets, data + packet->start,
+		                    packet->end - packet->start);
+	}
+}
+
+/* The committee keyring: the chosen keys in the order first seen.  A
+ * subkey that carries a primary key of the keyring files or a wanted
+ * key (anyone may bind someone else's public key to their own as a
+ * subkey, for encryption or authentication, with no signature of its
+ * owner) is left out: a primary key counts only as itself, and a key
+ * dropped from the files is not held by someone else's carrying it.
+ * So is, in a key chosen only for an address, a subkey that a key
+ * chosen for its primary key holds: a key that carries a member's
+ * address (anyone's may) must not bring a second copy of the member's
+ * signing subkey, which gpgv could find first.  A signing subkey gpg
+ * accepts only with its own back-signature (a signature of the
+ * subkey's over its primary key), which no one else can make. */
+static GByteArray *
+committee_keyring(Selection *sel)
+{
+	g_autoptr(GHashTable) owned = g_hash_table_new(g_str_hash, g_str_equal);
+	for (guint i = 0; i < sel->order->len; i++) {
+		const CommitteeKey *key = g_hash_table_lookup(sel->chosen,
+		                                              sel->order->pdata[i]);
+		for (guint j = 0; key->by_primary && j < key->parts->len; j++) {
+			const KeyPart *part = key->parts->pdata[j];
+			if (part->subkey)
+				g_hash_table_add(owned, part->subkey);
+		}
+	}
+	GByteArray *out = g_byte_array_new();
+	for (guint i = 0; i < sel->order->len; i++) {
+		const CommitteeKey *key = g_hash_table_lookup(sel->chosen,
+		                                              sel->order->pdata[i]);
+		for (guint j = 0; j < key->parts->len; j++) {
+			const KeyPart *part = key->parts->pdata[j];
+			if (part->subkey &&
+			    (g_hash_table_contains(sel->primaries, part->subkey) ||
+			     g_hash_table_contains(sel->fingerprints, part->subkey) ||
+			     (!key->by_primary &&
+			      g_hash_table_contains(owned, part->subkey))))
+				continue;
+			g_byte_array_append(out, part->packets->data,
+			                    part->packets->len);
+		}
+	}
+	return out;
+}
+
 /* Walks one run of OpenPGP packets, DATA, as keyblocks (each a public
- * key packet and what follows it up to the next), adding to SEL->out
- * those with a wanted key or address, without trust packets (gpg's own
- * bookkeeping).  FALSE with *REASON when DATA is not whole. */
+ * key packet and what follows it up to the next), without trust packets
+ * (gpg's own bookkeeping): counts them, notes every fingerprint, and
+ * the primary keys' apart, and merges into SEL->chosen each keyblock
+ * whose primary key is wanted or which carries a wanted address: never
+ * one for a subkey it carries (see committee_keyring).  FALSE with
+ * *REASON when DATA is not whole. */
 static gboolean
 select_keyblocks(const guchar *data, gsize len, Selection *sel,
                  char **reason)
 {
-	g_autoptr(GByteArray) block = g_byte_array_new();
-	gboolean wanted = FALSE;
+	g_autoptr(GArray) block = g_array_new(FALSE, FALSE, sizeof(OpenpgpPacket));
+	g_autofree char *primary = NULL;
+	gboolean wanted = FALSE, by_primary = FALSE;
 	gsize offset = 0;
 	OpenpgpPacket packet;
 	for (;;) {
@@ -607,10 +869,11 @@ select_keyblocks(const guchar *data, gsize len, Selection *sel,
 		if (!more && *reason != NULL)
 			return FALSE;
 		if (!more || packet.tag == OPENPGP_TAG_PUBLIC_KEY) {
-			if (wanted)
-				g_byte_array_append(sel->out, block->data, block->len);
-			g_byte_array_set_size(block, 0);
-			wanted = FALSE;
+			if (wanted && primary)
+				merge_keyblock(sel, primary, by_primary, data, block);
+			g_array_set_size(block, 0);
+			g_clear_pointer(&primary, g_free);
+			wanted = by_primary = FALSE;
 			if (!more)
 				return TRUE;
 			sel->keys++;
@@ -624,18 +887,24 @@ select_keyblocks(const guchar *data, gsize len, Selection *sel,
 			                          packet.start);
 			return FALSE;
 		}
-		g_byte_array_append(block, data + packet.start,
-		                    packet.end - packet.start);
+		/* A marker packet before a key belongs to no key. */
+		if (packet.tag != OPENPGP_TAG_MARKER || block->len > 0)
+			g_array_append_val(block, packet);
 		if (packet.body == NULL)
 			continue;
 		if (packet.tag == OPENPGP_TAG_PUBLIC_KEY ||
 		    packet.tag == OPENPGP_TAG_PUBLIC_SUBKEY) {
 			g_autofree char *fpr = openpgp_fingerprint(packet.body,
 			                                           packet.body_len);
-			if (fpr && g_hash_table_contains(sel->fingerprints, fpr))
-				wanted = TRUE;
-			if (fpr)
-				g_hash_table_add(sel->anywhere, g_steal_pointer(&fpr));
+			if (fpr == NULL)
+				continue;
+			if (packet.tag == OPENPGP_TAG_PUBLIC_KEY) {
+				wanted = by_primary =
+				    g_hash_table_contains(sel->fingerprints, fpr);
+				primary = g_strdup(fpr);
+				g_hash_table_add(sel->primaries, g_strdup(fpr));
+			}
+			g_hash_table_add(sel->anywhere, g_steal_pointer(&fpr));
 		} else if (packet.tag == OPENPGP_TAG_USER_ID) {
 			g_autofree char *email = user_id_email(packet.body,
 			                                       packet.body_len);
@@ -817,6 +1086,8 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 		}
 		g_string_append_printf(new_counts, "%u %s\n", keys, *k);
 	}
+	/* Now that every primary key of the files is known. */
+	g_autoptr(GByteArray) chosen = committee_keyring(sel);
 	char *committee[] = {keyring->committee_path, NULL};
 	g_autofree char *conf_text = gpg_conf_text(committee, TRUE, error);
 	gboolean written = FALSE;
@@ -827,8 +1098,8 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 	if (written && keyring->wanted_digest != NULL)
 		util_log("keyring", "file", keyring->conf_path, "problem",
 		         "changed or removed under tenure; written again", NULL);
-	if (!write_if_changed(keyring->committee_path, (const char *)sel->out->data,
-	                      sel->out->len, &written, error) ||
+	if (!write_if_changed(keyring->committee_path, (const char *)chosen->data,
+	                      chosen->len, &written, error) ||
 	    !write_if_changed(keyring->counts_path, new_counts->str,
 	                      new_counts->len, &written, error))
 		return FALSE;
@@ -841,6 +1112,9 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 	if (keyring->anywhere)
 		g_hash_table_unref(keyring->anywhere);
 	keyring->anywhere = g_hash_table_ref(sel->anywhere);
+	if (keyring->primaries)
+		g_hash_table_unref(keyring->primaries);
+	keyring->primaries = g_hash_table_ref(sel->primaries);
 	return TRUE;
 }
 
@@ -861,11 +1135,16 @@ keyring_prepare(Keyring *keyring, const char *const *fingerprints,
 	if (keyring->wanted_digest && strcmp(digest, keyring->wanted_digest) == 0 &&
 	    unchanged(keyring))
 		return TRUE;
-	g_autoptr(GByteArray) out = g_byte_array_new();
 	g_autoptr(GHashTable) anywhere = g_hash_table_new_full(g_str_hash,
 	                                                       g_str_equal,
 	                                                       g_free, NULL);
-	Selection sel = {fprs, addresses, out, 0, anywhere};
+	g_autoptr(GHashTable) primaries = g_hash_table_new_full(g_str_hash,
+	                                                        g_str_equal,
+	                                                        g_free, NULL);
+	g_autoptr(GHashTable) chosen = g_hash_table_new_full(
+		g_str_hash, g_str_equal, g_free, (GDestroyNotify)committee_key_free);
+	g_autoptr(GPtrArray) order = g_ptr_array_new();
+	Selection sel = {fprs, addresses, 0, anywhere, primaries, chosen, order};
 	if (derive(keyring, &sel, digest, error))
 		return TRUE;
 	/* Whatever was made before is no longer known to be right. */
@@ -873,24 +1152,43 @@ keyring_prepare(Keyring *keyring, const char *const *fingerprints,
 	return FALSE;
 }
 
+static gboolean
+is_primary_of(gpgme_key_t key, const char *fpr)
+{
+	return key->subkeys && key->subkeys->fpr &&
+	       g_ascii_strcasecmp(key->subkeys->fpr, fpr) == 0;
+}
+
 /* The one key of CTX's keyrings that FPR names exactly, listed by gpg
  * (gpgme_get_key would make a fresh context per call, and GPGME runs
- * `gpg --version` for each). */
+ * `gpg --version` for each).  Of several, the one whose primary key FPR
+ * is: someone else's key may carry it as a subkey (see
+ * committee_keyring). */
 static gboolean
 list_one(gpgme_ctx_t ctx, const char *fpr, gpgme_key_t *key)
 {
-	gpgme_key_t extra = NULL;
+	gpgme_key_t next = NULL;
+	guint found = 0, primaries = 0;
 	*key = NULL;
 	if (gpgme_op_keylist_start(ctx, fpr, 0) != GPG_ERR_NO_ERROR)
 		return FALSE;
-	if (gpgme_op_keylist_next(ctx, key) != GPG_ERR_NO_ERROR)
-		*key = NULL;
-	else if (gpgme_op_keylist_next(ctx, &extra) == GPG_ERR_NO_ERROR) {
-		gpgme_key_unref(extra);
+	while (gpgme_op_keylist_next(ctx, &next) == GPG_ERR_NO_ERROR) {
+		found++;
+		gboolean primary = is_primary_of(next, fpr);
+		primaries += primary;
+		if (*key == NULL || (primary && !is_primary_of(*key, fpr))) {
+			if (*key)
+				gpgme_key_unref(*key);
+			*key = next;
+		} else {
+			gpgme_key_unref(next);
+		}
+	}
+	gpgme_op_keylist_end(ctx);
+	if (*key && found > 1 && primaries != 1) {
 		gpgme_key_unref(*key);
 		*key = NULL;
 	}
-	gpgme_op_keylist_end(ctx);
 	return *key != NULL;
 }
 
@@ -918,22 +1216,35 @@ keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key)
 	return *key != NULL;
 }
 
-gboolean
-keyring_holds_anywhere(Keyring *keyring, const char *fpr)
+/* Whether SET holds FPR, or a fingerprint ending in it (a key ID). */
+static gboolean
+holds(GHashTable *set, const char *fpr)
 {
-	if (keyring->anywhere == NULL || fpr == NULL)
+	if (set == NULL || fpr == NULL)
 		return FALSE;
 	gsize len = strlen(fpr);
 	if (len == 40)
-		return g_hash_table_contains(keyring->anywhere, fpr);
+		return g_hash_table_contains(set, fpr);
 	/* A key ID: the end of a fingerprint. */
 	GHashTableIter iter;
 	gpointer key;
-	g_hash_table_iter_init(&iter, keyring->anywhere);
+	g_hash_table_iter_init(&iter, set);
 	while (g_hash_table_iter_next(&iter, &key, NULL))
 		if (len >= 8 && g_str_has_suffix(key, fpr))
 			return TRUE;
 	return FALSE;
+}
+
+gboolean
+keyring_holds_anywhere(Keyring *keyring, const char *fpr)
+{
+	return holds(keyring->anywhere, fpr);
+}
+
+gboolean
+keyring_holds_primary(Keyring *keyring, const char *fpr)
+{
+	return holds(keyring->primaries, fpr);
 }
 
 gboolean
@@ -1102,9 +1413,15 @@ keyring_check_bot_key(const Conf *conf, GError **error)
 	gboolean agent_was_running = agent_running(home);
 	gpgme_ctx_t ctx = NULL;
 	gpgme_key_t key = NULL;
+	g_autoptr(GPtrArray) secret = NULL;
+	g_autoptr(GHashTable) secrets = NULL;
+	g_autoptr(GPtrArray) public = NULL;
 	gboolean ok = FALSE;
 	gpgme_check_version(NULL);
+	/* A typo names the key the home does hold, as run does. */
 	if (!gpgrun_setup(conf, error) ||
+	    !home_keys(home, &secret, &secrets, &public, error) ||
+	    !check_bot_key_typo(home, conf, secret, secrets, error) ||
 	    gpgme_failed(gpgme_new(&ctx), "gpgme: context", error) ||
 	    gpgme_failed(gpgme_ctx_set_engine_info(ctx, GPGME_PROTOCOL_OpenPGP,
 	                                           gpgrun_engine(), home),

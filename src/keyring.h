@@ -26,17 +26,24 @@ typedef struct Keyring Keyring;
 
 /* Creates CONF's GNUPGHOME (mode 0700), writes its gpg.conf (no key
  * fetching, the keyring files read in place), points GPGME's default
- * engine (and so GMime's contexts) at it, and removes from its
- * pubring.kbx every key but [keys] bot-key.  Fails when a keyring file
- * cannot be read or is not a binary keyring gpg can read in place. */
+ * engine (and so GMime's contexts) at it, and, when an earlier version
+ * imported the keyrings into its pubring.kbx, removes them (never
+ * [keys] bot-key, never a key with a secret part).  Fails when a
+ * keyring file cannot be read or is not a binary keyring gpg can read
+ * in place, and when [keys] bot-key names none of the secret keys the
+ * home holds ("... is not in HOME, which holds the secret key ...:
+ * mistyped?"). */
 Keyring *keyring_open(const Conf *conf, GError **error);
 void keyring_free(Keyring *keyring);
 
 /* Makes the keyring verification reads (HOME/committee.gpg, see
- * keyring.c) hold exactly the keyblocks of the configured keyring files
- * that carry one of FINGERPRINTS (primary keys or subkeys) or a user ID
- * on one of EMAILS (both NULL-terminated, either may be NULL), and lists
- * their keys for keyring_lookup.  Cheap when nothing changed since the
+ * keyring.c) hold exactly the keys of the configured keyring files whose
+ * primary key is one of FINGERPRINTS, or that carry a user ID on one of
+ * EMAILS (both NULL-terminated, either may be NULL), each once: the
+ * keyblocks of one primary key in several files merged, a subkey that
+ * is some key's primary key left out, and so is, in a key chosen for an
+ * address, a subkey of a key chosen by fingerprint.  Lists their keys
+ * for keyring_lookup.  Cheap when nothing changed since the
  * last call (a stat of each file); derives it again otherwise, and
  * rewrites a gpg.conf changed or removed under tenure.  FALSE with
  * TENURE_ERROR_TEMPORARY when a keyring file looks half-written (a cut
@@ -54,6 +61,10 @@ gboolean keyring_unchanged(Keyring *keyring);
  * them, hold a key or subkey whose fingerprint is FPR or ends in it (a
  * key ID). */
 gboolean keyring_holds_anywhere(Keyring *keyring, const char *fpr);
+
+/* Likewise, for a primary key only: someone else's key may carry a key
+ * as a subkey of its own, which does not make it held. */
+gboolean keyring_holds_primary(Keyring *keyring, const char *fpr);
 
 /* With WHOLE, verification (GPGME's default engine, so GMime's
  * contexts) and keyring_lookup read the configured keyring files whole,
@@ -108,7 +119,8 @@ GPtrArray *keyring_holders(const Conf *conf, const char *email,
                            GError **error);
 
 /* TRUE when CONF's [keys] bot-key (if set) can sign tenure's mail: the
- * GnuPG home holds its secret key, the key may sign and is neither
+ * GnuPG home holds its secret key (when it holds others, the error is
+ * keyring_open's "mistyped?"), the key may sign and is neither
  * revoked nor expired, and a test signature succeeds without asking for
  * a passphrase (the service signs unattended).  FALSE with ERROR saying
  * which of these fails, as "[keys] bot-key FPR: ...".  A gpg-agent the

@@ -67,6 +67,7 @@ ledger_event_copy(const LedgerEvent *event)
 	copy->source = g_strdup(event->source);
 	copy->signed_by = g_strdup(event->signed_by);
 	copy->recorded = g_strdup(event->recorded);
+	copy->signature = g_strdup(event->signature);
 	copy->comment = g_strdup(event->comment);
 	return copy;
 }
@@ -85,6 +86,7 @@ ledger_event_free(LedgerEvent *event)
 	g_free(event->source);
 	g_free(event->signed_by);
 	g_free(event->recorded);
+	g_free(event->signature);
 	g_free(event->comment);
 	g_free(event);
 }
@@ -203,7 +205,8 @@ event_clean(const LedgerEvent *event, GError **error)
 		{"Member", event->member},       {"Fingerprint", event->fingerprint},
 		{"Rule", event->rule},           {"Parameters", event->parameters},
 		{"Source", event->source},       {"Signed-By", event->signed_by},
-		{"Recorded", event->recorded},   {"Comment", event->comment},
+		{"Recorded", event->recorded},   {"Signature", event->signature},
+		{"Comment", event->comment},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(fields); i++) {
 		g_autofree char *bad = NULL;
@@ -233,7 +236,7 @@ field_allowed(EventKind kind, const char *name)
 {
 	static const char *const always[] = {"Event", "Date", "Source",
 	                                     "Signed-By", "Recorded",
-	                                     "Comment", NULL};
+	                                     "Signature", "Comment", NULL};
 	for (guint i = 0; always[i]; i++)
 		if (g_ascii_strcasecmp(always[i], name) == 0)
 			return TRUE;
@@ -253,6 +256,116 @@ field_allowed(EventKind kind, const char *name)
 	if (g_ascii_strcasecmp(name, "Member") == 0)
 		return TRUE;
 	return kind == EVENT_DEFER && g_ascii_strcasecmp(name, "Until") == 0;
+}
+
+static gboolean
+hex_run(const char *text, gsize len, gboolean upper)
+{
+	if (strlen(text) != len)
+		return FALSE;
+	for (gsize i = 0; i < len; i++)
+		if (!g_ascii_isxdigit(text[i]) ||
+		    (g_ascii_isalpha(text[i]) &&
+		     (upper ? g_ascii_islower(text[i]) : g_ascii_isupper(text[i]))))
+			return FALSE;
+	return TRUE;
+}
+
+gboolean
+ledger_signature_valid(const char *text)
+{
+	if (text == NULL)
+		return FALSE;
+	g_auto(GStrv) words = g_strsplit(text, " ", -1);
+	if (g_strv_length(words) != 3 ||
+	    !(hex_run(words[0], 40, TRUE) || hex_run(words[0], 64, TRUE)) ||
+	    !g_str_has_prefix(words[2], "sha256:") ||
+	    !hex_run(words[2] + 7, 64, FALSE))
+		return FALSE;
+	/* The time as tenure writes it, and nothing else. */
+	g_autoptr(GTimeZone) utc = g_time_zone_new_utc();
+	g_autoptr(GDateTime) when = g_date_time_new_from_iso8601(words[1], utc);
+	g_autofree char *again =
+	    when ? g_date_time_format(when, "%Y-%m-%dT%H:%M:%SZ") : NULL;
+	return g_strcmp0(again, words[1]) == 0;
+}
+
+/* The record of "signature RECORD" that starts TEXT and ends at END
+ * (exclusive), when valid. */
+static char *
+old_record(const char *text, const char *end)
+{
+	if (!g_str_has_prefix(text, "signature ") || end < text + 10)
+		return NULL;
+	g_autofree char *record = g_strndup(text + 10, end - text - 10);
+	return ledger_signature_valid(record) ? g_steal_pointer(&record) : NULL;
+}
+
+/* A deferral's old Comment, "REASON (signature RECORD)": the offset of
+ * " (signature " that starts the final record, or -1. */
+static gssize
+old_defer_record_at(const char *comment, char **record)
+{
+	gsize len = strlen(comment);
+	if (len == 0 || comment[len - 1] != ')')
+		return -1;
+	const char *open = g_strrstr(comment, "(signature ");
+	if (open == NULL)
+		return -1;
+	*record = old_record(open + 1, comment + len - 1);
+	if (*record == NULL)
+		return -1;
+	/* decide.c wrote "%s (%s)": a blank before, unless the reason
+	 * was empty and the Comment starts with it. */
+	return open > comment && open[-1] == ' ' ? open - 1 - comment
+	                                         : open - comment;
+}
+
+const char *
+ledger_event_signature(const LedgerEvent *event, char **owned)
+{
+	*owned = NULL;
+	if (event->signature)
+		return event->signature;
+	const char *comment = event->comment;
+	if (comment == NULL)
+		return NULL;
+	if (event->kind == EVENT_DEFER) {
+		old_defer_record_at(comment, owned);
+		return *owned;
+	}
+	const char *end = strstr(comment, "; also signed in ");
+	*owned = old_record(comment, end ? end : comment + strlen(comment));
+	return *owned;
+}
+
+char *
+ledger_event_comment_text(const LedgerEvent *event)
+{
+	const char *comment = event->comment ? event->comment : "";
+	g_autofree char *record = NULL;
+	gssize at = event->kind == EVENT_DEFER && event->signature == NULL
+	                ? old_defer_record_at(comment, &record)
+	                : -1;
+	return at >= 0 ? g_strndup(comment, at) : g_strdup(comment);
+}
+
+LedgerEvent *
+ledger_event_current_form(const LedgerEvent *event)
+{
+	LedgerEvent *copy = ledger_event_copy(event);
+	g_autofree char *record = NULL;
+	if (event->signature || ledger_event_signature(event, &record) == NULL)
+		return copy;
+	copy->signature = g_steal_pointer(&record);
+	g_free(copy->comment);
+	if (event->kind == EVENT_DEFER) {
+		copy->comment = ledger_event_comment_text(event);
+	} else {
+		const char *also = strstr(event->comment, "; also signed in ");
+		copy->comment = also ? g_strdup(also + 2) : NULL;
+	}
+	return copy;
 }
 
 #define FAIL(line, ...)                                                     \
@@ -369,9 +482,16 @@ event_from_stanza(const Deb822Stanza *stanza, const char *source,
 			     "Recorded: \"%s\" is not a UTC timestamp (e.g. 2026-12-03T07:21:22Z)",
 			     field->value);
 	}
+	if ((field = deb822_get_field(stanza, "Signature")) &&
+	    !ledger_signature_valid(field->value))
+		FAIL(field->line,
+		     "Signature: \"%s\" is not a signature record (FINGERPRINT "
+		     "YYYY-MM-DDTHH:MM:SSZ sha256:DIGEST)",
+		     field->value);
 	event->source = g_strdup(deb822_get(stanza, "Source"));
 	event->signed_by = g_strdup(deb822_get(stanza, "Signed-By"));
 	event->recorded = g_strdup(deb822_get(stanza, "Recorded"));
+	event->signature = g_strdup(deb822_get(stanza, "Signature"));
 	event->comment = g_strdup(deb822_get(stanza, "Comment"));
 	return g_steal_pointer(&event);
 }
@@ -419,6 +539,7 @@ ledger_event_to_text(const LedgerEvent *event)
 	deb822_add(stanza, "Source", event->source);
 	deb822_add(stanza, "Signed-By", event->signed_by);
 	deb822_add(stanza, "Recorded", event->recorded);
+	deb822_add(stanza, "Signature", event->signature);
 	deb822_add(stanza, "Comment", event->comment);
 	GString *out = g_string_new(NULL);
 	deb822_write(stanza, out);

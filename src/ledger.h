@@ -39,7 +39,9 @@ typedef struct {
 	char *source;        /* Source: Message-ID or "import" */
 	char *signed_by;     /* Signed-By: fingerprint(s), space-separated */
 	char *recorded;      /* Recorded: UTC timestamp */
-	char *comment;       /* Comment */
+	char *signature;     /* Signature: "FPR TIME sha256:HEX", the
+	                        signature that carried the command */
+	char *comment;       /* Comment: free text, never parsed */
 	guint line;          /* line of the stanza in the file, 0 if new */
 } LedgerEvent;
 
@@ -66,6 +68,33 @@ gboolean ledger_member_email(const char *member, char **email);
  * backslashes; NULL when MEMBER is not of that shape (as
  * ledger_member_email sees it) or its name is "".  Newly allocated. */
 char *ledger_member_name(const char *member);
+
+/* TRUE when TEXT is a signature record as the Signature field holds it:
+ * "FPR TIME sha256:HEX", the signing key's fingerprint (40 or 64
+ * upper-case hex digits), the signature's time (YYYY-MM-DDTHH:MM:SSZ)
+ * and the SHA-256 of the signed text (64 lower-case hex digits). */
+gboolean ledger_signature_valid(const char *text);
+
+/* The record of the signature that carried EVENT's command: its
+ * Signature field, or for a ledger written before that field, the
+ * record tenure kept in the Comment, read only from the Comment's exact
+ * final form: "signature RECORD" or "signature RECORD; also signed in
+ * ..." at its start, and for a deferral "REASON (signature RECORD)" at
+ * its end (what comes after the record, and a deferral's reason before
+ * it, being someone else's text).  NULL when there is none.  Points
+ * into EVENT or is a new string kept in *OWNED (freed by the caller). */
+const char *ledger_event_signature(const LedgerEvent *event, char **owned);
+
+/* A copy of EVENT as tenure writes it now: an older ledger's record
+ * moved from Comment into Signature, and Comment left as it would be
+ * written today (a deferral's reason; "also signed in ..."; nothing).
+ * For comparing a ledger with one rebuilt from the archive (audit). */
+LedgerEvent *ledger_event_current_form(const LedgerEvent *event);
+
+/* EVENT's Comment as a reader wants it: a deferral's reason without the
+ * signature record an older ledger keeps after it.  Newly allocated
+ * ("" when there is no Comment). */
+char *ledger_event_comment_text(const LedgerEvent *event);
 
 /* Normalises a fingerprint (spaces removed, upper case); FALSE unless it
  * is 40 or 64 hex digits. */

@@ -310,3 +310,89 @@ pending_drop_binding(Pending *pending, PendingBindingKind kind,
 {
 	return drop(pending, binding_groups[kind], id, error);
 }
+
+const char *
+pending_step_kind_name(PendingStepKind kind)
+{
+	switch (kind) {
+	case PENDING_STEP_RECOMMENDATION:
+		return "recommendation";
+	case PENDING_STEP_REMOVAL:
+		return "removal";
+	case PENDING_STEP_KEY:
+		return "key";
+	case PENDING_STEP_HANDOVER:
+		return "handover";
+	}
+	return "unknown";
+}
+
+static void
+step_free(PendingStep *step)
+{
+	g_free(step->member);
+	g_free(step->role);
+	g_free(step->signed_by);
+	g_free(step);
+}
+
+static PendingStep *
+step_new(PendingStepKind kind, const char *member, const char *signed_by,
+         Day date, int days)
+{
+	PendingStep *step = g_new0(PendingStep, 1);
+	step->kind = kind;
+	step->member = g_strdup(member ? member : "");
+	step->signed_by = g_strdup(signed_by ? signed_by : "");
+	step->date = date;
+	/* It counts on DATE + DAYS still (decide.c, intake.c). */
+	step->lapses = date != DAY_NONE && days >= 0 ? date + days + 1 : DAY_NONE;
+	return step;
+}
+
+GPtrArray *
+pending_steps(const Pending *pending, int recommendation_days,
+              int confirm_days)
+{
+	GPtrArray *steps =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)step_free);
+	g_auto(GStrv) groups = g_key_file_get_groups(pending->file, NULL);
+	for (int pass = 0; pass < 3; pass++)
+		for (char **group = groups; *group; group++) {
+			PendingBindingKind kind;
+			const char *id = strchr(*group, ' ');
+			if (id == NULL)
+				continue;
+			id++;
+			if (pass == 0 && g_str_has_prefix(*group, "recommend ")) {
+				g_autoptr(PendingRecommendation) rec =
+				    pending_get_recommendation(pending, id);
+				g_ptr_array_add(
+				    steps,
+				    step_new(PENDING_STEP_RECOMMENDATION, rec->member,
+				             rec->signed_by, rec->date,
+				             recommendation_days));
+			} else if (pass == 1 && g_str_has_prefix(*group, "remove ")) {
+				g_autoptr(PendingRemoval) removal =
+				    pending_get_removal(pending, id);
+				g_autofree char *signers = g_strjoin(
+				    " ", removal->chair ? removal->chair : "",
+				    removal->leader ? removal->leader : "", NULL);
+				g_ptr_array_add(steps,
+				                step_new(PENDING_STEP_REMOVAL,
+				                         removal->member,
+				                         g_strstrip(signers), DAY_NONE,
+				                         -1));
+			} else if (pass == 2 && binding_kind_of(*group, &kind)) {
+				g_autoptr(PendingBinding) half =
+				    pending_get_binding(pending, kind, id);
+				PendingStep *step = step_new(
+				    half->role ? PENDING_STEP_HANDOVER : PENDING_STEP_KEY,
+				    half->member, half->signed_by, half->date,
+				    confirm_days);
+				step->role = g_strdup(half->role);
+				g_ptr_array_add(steps, step);
+			}
+		}
+	return steps;
+}

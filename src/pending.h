@@ -103,6 +103,35 @@ char **pending_binding_keys(const Pending *pending);
 gboolean pending_drop_binding(Pending *pending, PendingBindingKind kind,
                               const char *id, GError **error);
 
+/* One waiting step as `tenure status` shows it. */
+typedef enum {
+	PENDING_STEP_RECOMMENDATION, /* waits for the leader's appointment */
+	PENDING_STEP_REMOVAL,        /* waits for the other signature */
+	PENDING_STEP_KEY,            /* a new key's binding, half signed */
+	PENDING_STEP_HANDOVER,       /* a role's handover, half signed */
+} PendingStepKind;
+
+typedef struct {
+	PendingStepKind kind;
+	char *member;      /* "Name <email>" the step is about */
+	char *role;        /* a handover's role, else NULL */
+	char *signed_by;   /* the fingerprint(s) that signed so far */
+	Day date;          /* the day its first half acts from; DAY_NONE for
+	                      a removal, which records none */
+	Day lapses;        /* the first day it no longer counts: a
+	                      recommendation RECOMMENDATION_DAYS after DATE,
+	                      a binding's half CONFIRM_DAYS after it; DAY_NONE
+	                      for a removal, which waits until the other
+	                      signs */
+} PendingStep;
+
+/* Every waiting step, recommendations first, then removals, then the
+ * halves of bindings: PendingStep* (freed with the array).  The days
+ * are [reminders] recommendation-days and [keys] confirm-days. */
+GPtrArray *pending_steps(const Pending *pending, int recommendation_days,
+                         int confirm_days);
+const char *pending_step_kind_name(PendingStepKind kind);
+
 void pending_recommendation_free(PendingRecommendation *rec);
 void pending_binding_free(PendingBinding *half);
 void pending_removal_free(PendingRemoval *removal);

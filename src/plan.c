@@ -47,6 +47,7 @@ typedef struct {
 	Board board;
 	Day *fills; /* placeholder appointment days, ascending */
 	guint n_fills, cap_fills;
+	guint eve_ended; /* terms ended on setup->fill_eve so far */
 	GArray *sitting;      /* of guint per person: outcome index + 1 of
 	                         the open term, 0 when not sitting */
 	GArray *last_outcome; /* of guint per person: outcome index + 1 */
@@ -230,7 +231,7 @@ engine_appoint(Engine *engine, guint input, const EngineTerm *term,
 	board->version++;
 	if (setup->account)
 		board->seats[at].seasoned =
-		    rule_add_months(seat.service_start, 24) + 1;
+		    rule_add_months(seat.service_start, 24, DATE_TERM_END) + 1;
 	if (board->rule && board->rule->klass->appointed)
 		board->rule->klass->appointed(board->rule, board,
 		                              &board->seats[at], day);
@@ -322,12 +323,19 @@ engine_end_day(Engine *engine, Day day)
 			board->cap_ended = MAX(32, board->cap_ended * 2);
 			board->ended =
 			    g_renew(Day, board->ended, board->cap_ended);
+			board->ended_people = g_renew(
+			    guint, board->ended_people, board->cap_ended);
 		}
+		board->ended_people[board->n_ended] = seat->person;
 		board->ended[board->n_ended++] = day;
 		board->version++;
-		if (setup->fill_after > 0 &&
-		    (day >= setup->fill_from ||
-		     (outcome->computed && day >= setup->fill_computed_from)))
+		gboolean fill =
+		    day >= setup->fill_from ||
+		    (outcome->computed && day >= setup->fill_computed_from);
+		if (!fill && day == setup->fill_eve &&
+		    ++engine->eve_ended > setup->fill_eve_taken)
+			fill = TRUE;
+		if (setup->fill_after > 0 && fill)
 			queue_fill(engine, day + (Day)setup->fill_after);
 	}
 	board->n_seats = kept;
@@ -432,6 +440,7 @@ engine_run(const EngineSetup *setup, EngineResult *result)
 	}
 	g_free(engine.board.seats);
 	g_free(engine.board.ended);
+	g_free(engine.board.ended_people);
 	g_free(engine.fills);
 	g_array_unref(engine.sitting);
 	g_array_unref(engine.last_outcome);
@@ -655,6 +664,8 @@ plan_kind_name(PlanKind kind)
 		return "scheduled";
 	case PLAN_MISMATCH:
 		return "mismatch";
+	case PLAN_HANDOVER:
+		return "handover";
 	}
 	return "unknown";
 }
@@ -676,6 +687,7 @@ kind_rank(PlanKind kind)
 {
 	switch (kind) {
 	case PLAN_APPOINT:
+	case PLAN_HANDOVER:
 		return 0;
 	case PLAN_DEFER:
 		return 1;
@@ -732,19 +744,28 @@ member_name(const Planner *planner, guint person)
 	                       number, number);
 }
 
+/* Adds an event of MEMBER (taken). */
 static PlanEvent *
-add_event(Planner *planner, Day date, PlanKind kind, guint person,
-          gboolean computed, char *detail)
+add_member_event(Planner *planner, Day date, PlanKind kind, char *member,
+                 gboolean computed, char *detail)
 {
 	PlanEvent *event = g_new0(PlanEvent, 1);
 	event->date = date;
 	event->kind = kind;
-	event->member = member_name(planner, person);
+	event->member = member;
 	event->detail = detail;
 	event->computed = computed;
 	Sortable entry = {event, planner->events->len};
 	g_array_append_val(planner->events, entry);
 	return event;
+}
+
+static PlanEvent *
+add_event(Planner *planner, Day date, PlanKind kind, guint person,
+          gboolean computed, char *detail)
+{
+	return add_member_event(planner, date, kind,
+	                        member_name(planner, person), computed, detail);
 }
 
 static gboolean
@@ -1035,15 +1056,31 @@ plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 		g_array_append_val(spans, span);
 	}
 
-	/* Placeholders project beyond what the ledger knows: a vacancy
-	 * before its last appointment was the ledger's to fill, unless a
-	 * what-if rule made it (an expiry the ledger's own rules did not
-	 * give), and those are filled from FROM on. */
-	Day fill_from = options->from;
-	for (guint i = 0; i < input.terms->len; i++)
-		fill_from =
-		    MAX(fill_from,
-		        g_array_index(input.terms, EngineTerm, i).start + 1);
+	/* Placeholders project beyond what the ledger knows.  A seat is
+	 * vacant from the day after its member's last day, and an
+	 * appointment fills only a seat vacant on its day.  So a vacancy
+	 * that arose before the ledger's last appointment (day A) was the
+	 * ledger's to fill; one whose member still served on A (a last day
+	 * of A or later) arose after it and is filled; of those that arose
+	 * on A itself (a last day of A - 1), A's appointments filled as
+	 * many as there are, and any more are filled.  A vacancy a what-if
+	 * rule made (an expiry the ledger's own rules did not give) is
+	 * filled from FROM on. */
+	Day last_start = DAY_NONE;
+	guint on_last_start = 0;
+	for (guint i = 0; i < input.terms->len; i++) {
+		Day start = g_array_index(input.terms, EngineTerm, i).start;
+		if (start > last_start)
+			on_last_start = 0;
+		if (start >= last_start) {
+			last_start = start;
+			on_last_start++;
+		}
+	}
+	Day fill_from = MAX(options->from, last_start);
+	Day fill_eve = last_start != DAY_NONE && last_start > options->from
+	                   ? last_start - 1
+	                   : DAY_NONE;
 
 	EngineSetup setup = {
 	    .terms = (const EngineTerm *)input.terms->data,
@@ -1058,6 +1095,8 @@ plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 	    .max_members = options->max_members,
 	    .fill_after = options->fill_after,
 	    .fill_from = fill_from,
+	    .fill_eve = fill_eve,
+	    .fill_eve_taken = on_last_start,
 	    .fill_computed_from =
 	        options->override ? options->from : fill_from,
 	};
@@ -1102,11 +1141,23 @@ plan_run(const Ledger *ledger, const PlanOptions *options, GError **error)
 		while (committee->people->pdata[index] != person)
 			index++;
 		char u[11];
+		/* The reason, without the signature record an older
+		 * ledger keeps after it. */
+		g_autofree char *reason = ledger_event_comment_text(event);
 		add_event(&planner, event->date, PLAN_DEFER, index, FALSE,
-		          g_strdup_printf(
-		              "until %s%s%s", date_format(event->until, u),
-		              event->comment ? ": " : "",
-		              event->comment ? event->comment : ""));
+		          g_strdup_printf("until %s%s%s",
+		                          date_format(event->until, u),
+		                          *reason ? ": " : "", reason));
+	}
+
+	/* A recorded handover: who holds the role from its day. */
+	for (guint i = 0; i < ledger->events->len; i++) {
+		const LedgerEvent *event = ledger->events->pdata[i];
+		if (event->kind == EVENT_ROLE && in_range(&planner, event->date))
+			add_member_event(&planner, event->date, PLAN_HANDOVER,
+			                 g_strdup(event->member), FALSE,
+			                 g_strdup_printf("becomes %s (recorded)",
+			                                 event->role));
 	}
 
 	g_array_sort(planner.events, sortable_cmp);

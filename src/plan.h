@@ -36,6 +36,8 @@ typedef enum {
 	PLAN_ELIGIBLE,
 	PLAN_SCHEDULED, /* an expiry became fixed (debian: on 1 January) */
 	PLAN_MISMATCH,  /* the ledger recorded a different expiry */
+	PLAN_HANDOVER,  /* a recorded role event: MEMBER holds the role
+	                   named in DETAIL from DATE */
 } PlanKind;
 
 typedef struct {

@@ -64,13 +64,19 @@ plan_ics_render(GPtrArray *events, const char *committee_name,
 	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	for (guint i = 0; i < events->len; i++) {
 		const PlanEvent *event = events->pdata[i];
-		const char *what;
+		g_autofree char *what = NULL;
 		if (event->kind == PLAN_EXPIRE && event->overdue)
-			what = "term expired, overdue (not recorded)";
+			what = g_strdup("term expired, overdue (not recorded)");
 		else if (event->kind == PLAN_EXPIRE)
-			what = "term expires";
+			what = g_strdup("term expires");
+		else if (event->kind == PLAN_RESIGN)
+			what = g_strdup("last day (resigned)");
+		else if (event->kind == PLAN_REMOVE)
+			what = g_strdup("last day (removed)");
 		else if (event->kind == PLAN_ELIGIBLE)
-			what = "may be appointed again";
+			what = g_strdup("may be appointed again");
+		else if (event->kind == PLAN_HANDOVER)
+			what = g_strdup(event->detail);
 		else
 			continue;
 		int y, m, d;

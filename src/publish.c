@@ -59,6 +59,37 @@ render_calendar(const Conf *conf, const Ledger *ledger, const Status *status,
 	return plan_ics_render(events, status->name, rule_text, FALSE);
 }
 
+/* The warnings about the committee, which a reader of the page is
+ * owed: too few or too many members, now or within 90 days, a role
+ * falling vacant, a term the ledger does not record yet, a plan that
+ * cannot be made (and the calendar's, added below).
+ * Every other warning is about this host (its outbox, the mail it
+ * could not decide, its clock) and stays in the local `tenure status`;
+ * a new warning is local until it is added here. */
+static const char *const public_warnings[] = {
+	"few-members", "many-members", "few-members-ahead", "vacant-ahead",
+	"overdue",     "plan"};
+
+static gboolean
+is_public_warning(const char *code)
+{
+	for (gsize i = 0; i < G_N_ELEMENTS(public_warnings); i++)
+		if (strcmp(code, public_warnings[i]) == 0)
+			return TRUE;
+	return FALSE;
+}
+
+/* Keeps of STATUS's warnings those about the committee. */
+static void
+drop_local_warnings(Status *status)
+{
+	for (guint i = status->warnings->len; i-- > 0;) {
+		const StatusWarning *warning = status->warnings->pdata[i];
+		if (!is_public_warning(warning->code))
+			g_ptr_array_remove_index(status->warnings, i);
+	}
+}
+
 static gboolean
 write_file(const char *dir, const char *name, const char *text, GError **error)
 {
@@ -99,10 +130,14 @@ publish_run(const Conf *conf, Day today, gboolean *wrote, GError **error)
 	    conf->ledger, conf->state_dir, FALSE, NULL, error);
 	if (ledger == NULL)
 		return FALSE;
+	/* What is published is public: the committee, and nothing of the
+	 * mail state (the outbox's Message-IDs, servers and errors, the
+	 * mail without a verdict, the clock), which is not even read. */
 	g_autoptr(Status) status =
-	    status_build(conf, ledger, today, NULL, TRUE, error);
+	    status_build(conf, ledger, today, NULL, FALSE, error);
 	if (status == NULL)
 		return FALSE;
+	drop_local_warnings(status);
 	/* A plan that cannot be made leaves the calendar as it was (a
 	 * subscriber's events do not vanish), and the page and the JSON
 	 * still tell the day's committee, saying so. */
@@ -123,7 +158,12 @@ publish_run(const Conf *conf, Day today, gboolean *wrote, GError **error)
 		            : "is not published",
 		        why));
 	}
-	g_autofree char *html = status_html_render(status, FALSE);
+	/* No link to a calendar that is not published. */
+	g_autofree char *html = status_html_render_published(
+	    status,
+	    ics || g_file_test(ics_path, G_FILE_TEST_IS_REGULAR) ? PUBLISH_ICS
+	                                                         : NULL,
+	    PUBLISH_JSON);
 	g_autofree char *json = status_json_render(status, FALSE);
 	if (!write_file(conf->publish_dir, PUBLISH_HTML, html, error) ||
 	    (ics && !write_file(conf->publish_dir, PUBLISH_ICS, ics, error)) ||

@@ -5,7 +5,13 @@
  * (index.html), the calendar (calendar.ics: from TODAY for ten years,
  * keeping the year before) and the JSON (status.json), all of TODAY and
  * as `tenure status` and `tenure plan` make them with their defaults
- * (names without addresses); each replaced atomically (a reader sees the
+ * (names without addresses), and of the committee only: its members,
+ * roles, terms, upcoming events and the warnings about it (too few or
+ * too many members, an overdue term, the plan); the outbox, the mail
+ * without a verdict, the clock and their warnings, which name servers,
+ * errors and Message-IDs, stay in the local `tenure status` (the JSON's
+ * "outbox", "undecided" and "clock_doubt" are null).  Each is replaced
+ * atomically (a reader sees the
  * old file or the new one, never half of one) and readable by all
  * (0644).  It writes them when the ledger changed since they were last
  * written, when TODAY is a day they were not written on yet, and when one

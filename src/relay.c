@@ -5,19 +5,38 @@
 
 #include "relay.h"
 
-/* The value of the first Received header: the one added last. */
+/* qmail's queue adds "(qmail 123 invoked from network)" above the
+ * header its SMTP server wrote: both are the receiving server's. */
+static gboolean
+is_qmail_queue_header(const char *value)
+{
+	while (g_ascii_isspace(*value))
+		value++;
+	return g_str_has_prefix(value, "(qmail ") &&
+	       strstr(value, " invoked from network)") != NULL;
+}
+
+/* The value of the first Received header (the one added last), past
+ * qmail's queue header. */
 static const char *
 topmost_received(GMimeMessage *message)
 {
 	GMimeHeaderList *headers =
 	    g_mime_object_get_header_list(GMIME_OBJECT(message));
 	int count = g_mime_header_list_get_count(headers);
+	gboolean qmail_queue_seen = FALSE;
 	for (int i = 0; i < count; i++) {
 		GMimeHeader *header =
 		    g_mime_header_list_get_header_at(headers, i);
 		if (g_ascii_strcasecmp(g_mime_header_get_name(header),
-		                       "Received") == 0)
-			return g_mime_header_get_value(header);
+		                       "Received") != 0)
+			continue;
+		const char *value = g_mime_header_get_value(header);
+		if (!qmail_queue_seen && is_qmail_queue_header(value)) {
+			qmail_queue_seen = TRUE;
+			continue;
+		}
+		return value;
 	}
 	return NULL;
 }
@@ -54,13 +73,165 @@ add_host(GPtrArray *hosts, const char *text)
 		g_ptr_array_add(hosts, host);
 }
 
-/* The words of TEXT (blanks and parentheses separate them). */
-static void
-add_words(GPtrArray *hosts, const char *text)
+/* The address in WORD when it is a bracketed IP literal ("[192.0.2.1]",
+ * "[IPv6:2001:db8::1]"), with Exim's ":PORT" after it or not; else
+ * NULL. */
+static char *
+ip_literal(const char *word)
 {
-	g_auto(GStrv) words = g_strsplit_set(text, " ()", -1);
-	for (char **word = words; *word; word++)
-		add_host(hosts, *word);
+	const char *close = strchr(word, ']');
+	if (word[0] != '[' || close == NULL)
+		return NULL;
+	for (const char *p = close + 1; *p; p++)
+		if (!(p == close + 1 ? *p == ':' : g_ascii_isdigit(*p)))
+			return NULL;
+	g_autofree char *address = g_strndup(word + 1, close - word - 1);
+	const char *bare = g_ascii_strncasecmp(address, "IPv6:", 5) == 0
+	                       ? address + 5
+	                       : address;
+	return g_hostname_is_ip_address(bare) ? g_ascii_strdown(bare, -1) : NULL;
+}
+
+/* Who wrote the header, as its "by" clause says; only these servers'
+ * notation tells a name they verified from one the sender gave. */
+typedef enum {
+	SERVER_OTHER,
+	SERVER_POSTFIX,  /* by HOST (Postfix) */
+	SERVER_SENDMAIL, /* by HOST (8.17.1/8.17.1/Debian-2) */
+	SERVER_EXIM,     /* by HOST with esmtp (Exim 4.96) */
+} ServerKind;
+
+/* A Received header's words and comments, in order, up to the ';'
+ * before its date.  A word runs to the next blank, so a HELO name such
+ * as "x(bendel.debian.org)" stays one word. */
+typedef struct {
+	gboolean comment;
+	char *text; /* a comment without its outer parentheses */
+} Token;
+
+static void
+token_clear(gpointer data)
+{
+	g_free(((Token *)data)->text);
+}
+
+static GArray *
+tokenize(const char *received)
+{
+	GArray *tokens = g_array_new(FALSE, FALSE, sizeof(Token));
+	g_array_set_clear_func(tokens, token_clear);
+	const char *p = received;
+	for (;;) {
+		while (g_ascii_isspace(*p))
+			p++;
+		if (*p == '\0' || *p == ';')
+			break;
+		Token token = {.comment = *p == '('};
+		const char *start = p;
+		if (token.comment) {
+			int depth = 0;
+			for (; *p; p++) {
+				if (*p == '(')
+					depth++;
+				else if (*p == ')' && --depth == 0)
+					break;
+			}
+			token.text = g_strndup(start + 1, p - start - 1);
+			if (*p)
+				p++;
+		} else {
+			while (*p && !g_ascii_isspace(*p) && *p != ';')
+				p++;
+			token.text = g_strndup(start, p - start);
+		}
+		/* One line: a folded comment reads as one. */
+		for (char *c = token.text; *c; c++)
+			if (g_ascii_isspace(*c))
+				*c = ' ';
+		g_array_append_val(tokens, token);
+	}
+	return tokens;
+}
+
+static gboolean
+is_sendmail_version(const char *comment)
+{
+	/* "8.17.1/8.17.1" and what Debian adds after it. */
+	const char *p = comment;
+	for (int dots = 0; dots < 2; dots++) {
+		if (!g_ascii_isdigit(*p))
+			return FALSE;
+		while (g_ascii_isdigit(*p))
+			p++;
+		if (*p++ != '.')
+			return FALSE;
+	}
+	if (!g_ascii_isdigit(*p))
+		return FALSE;
+	while (g_ascii_isdigit(*p))
+		p++;
+	return *p == '/';
+}
+
+/* The server named by the "by" clause that starts at tokens[AT]: the
+ * comments between "by HOST" and the first of what the sender supplied
+ * (envelope-from, id, for) or the date. */
+static ServerKind
+server_kind(GArray *tokens, guint at)
+{
+	if (at >= tokens->len ||
+	    g_ascii_strcasecmp(g_array_index(tokens, Token, at).text, "by") != 0)
+		return SERVER_OTHER;
+	for (guint i = at + 2; i < tokens->len; i++) {
+		const Token *token = &g_array_index(tokens, Token, i);
+		if (!token->comment) {
+			if (g_ascii_strcasecmp(token->text, "id") == 0 ||
+			    g_ascii_strcasecmp(token->text, "for") == 0)
+				break;
+			continue;
+		}
+		if (g_str_has_prefix(token->text, "envelope-from"))
+			break;
+		if (g_str_has_prefix(token->text, "Postfix") &&
+		    (token->text[7] == '\0' || token->text[7] == ','))
+			return SERVER_POSTFIX;
+		if (g_str_has_prefix(token->text, "Exim "))
+			return SERVER_EXIM;
+		if (is_sendmail_version(token->text))
+			return SERVER_SENDMAIL;
+	}
+	return SERVER_OTHER;
+}
+
+/* The address in a comment that holds nothing else: qmail's "(ADDRESS)"
+ * or "(IDENT@ADDRESS)", Microsoft's "(ADDRESS)"; else NULL. */
+static char *
+bare_address(const char *comment)
+{
+	if (strpbrk(comment, " \t") != NULL)
+		return NULL;
+	const char *at = strrchr(comment, '@');
+	const char *address = at ? at + 1 : comment;
+	return g_hostname_is_ip_address(address) ? g_ascii_strdown(address, -1)
+	                                         : NULL;
+}
+
+/* The address COMMENT gives the way a server writes what it saw, or
+ * NULL: "[ADDRESS]..." (Exim, Sendmail, Dovecot), "NAME [ADDRESS]..."
+ * (Postfix, Sendmail, Google), or a bare address (qmail, Microsoft). */
+static char *
+seen_address(const char *comment)
+{
+	char *bare = bare_address(comment);
+	if (bare)
+		return bare;
+	g_auto(GStrv) words = g_strsplit(comment, " ", 3);
+	if (words[0] == NULL)
+		return NULL;
+	char *address = ip_literal(words[0]);
+	if (address == NULL && words[1])
+		address = ip_literal(words[1]);
+	return address;
 }
 
 /* The hosts the "from" clause of RECEIVED names as the receiving server
@@ -69,48 +240,56 @@ static GPtrArray *
 from_hosts(const char *received)
 {
 	GPtrArray *hosts = g_ptr_array_new_with_free_func(g_free);
-	g_autofree char *text = g_strdup(received);
-	for (char *c = text; *c; c++)
-		if (g_ascii_isspace(*c))
-			*c = ' ';
-	const char *p = text;
-	while (*p == ' ')
-		p++;
-	if (g_ascii_strncasecmp(p, "from ", 5) != 0)
+	g_autoptr(GArray) tokens = tokenize(received);
+	if (tokens->len < 2 ||
+	    g_array_index(tokens, Token, 0).comment ||
+	    g_ascii_strcasecmp(g_array_index(tokens, Token, 0).text, "from") != 0 ||
+	    g_array_index(tokens, Token, 1).comment)
 		return hosts;
-	p += 5;
-	while (*p == ' ')
-		p++;
-	const char *start = p;
-	while (*p && *p != ' ' && *p != '(' && *p != ';')
-		p++;
-	g_autofree char *name = g_strndup(start, p - start);
-	while (*p == ' ')
-		p++;
-	g_autofree char *comment = NULL;
-	if (*p == '(') {
-		int depth = 0;
-		start = p + 1;
-		for (; *p; p++) {
-			if (*p == '(')
-				depth++;
-			else if (*p == ')' && --depth == 0)
-				break;
-		}
-		comment = g_strndup(start, p - start);
+	const char *outside = g_array_index(tokens, Token, 1).text;
+	guint by = 2;
+	while (by < tokens->len && g_array_index(tokens, Token, by).comment)
+		by++;
+	ServerKind server = server_kind(tokens, by);
+
+	/* Exim writes the name it verified outside, or the address in
+	 * brackets when it verified none; the HELO goes inside as
+	 * "helo=".  Everyone else writes the sender's HELO outside: it
+	 * never counts. */
+	if (server == SERVER_EXIM) {
+		char *address = ip_literal(outside);
+		if (address)
+			g_ptr_array_add(hosts, address);
+		else
+			add_host(hosts, outside);
 	}
-	if (comment && strstr(comment, "helo=") != NULL) {
-		/* Exim: the name outside is what the server looked up;
-		 * inside, the address and the sender's own HELO. */
-		add_host(hosts, name);
-		add_words(hosts, comment);
-	} else if (comment) {
-		/* Postfix, Sendmail: outside is the sender's HELO, inside
-		 * what the server saw. */
-		add_words(hosts, comment);
-	} else {
-		add_host(hosts, name);
+	/* What the server saw is in the last comment that gives an
+	 * address: a sender's HELO can only put text before it, and what
+	 * servers add after it (TLS, authentication) gives none. */
+	const char *comment = NULL;
+	g_autofree char *address = NULL;
+	for (guint i = by; i > 2 && address == NULL; i--) {
+		comment = g_array_index(tokens, Token, i - 1).text;
+		address = seen_address(comment);
 	}
+	if (address == NULL)
+		return hosts;
+	/* Postfix names the client only once it has looked the address
+	 * up and the name up again ("unknown" otherwise); Sendmail adds
+	 * "(may be forged)" when the second look fails.  Exactly "NAME
+	 * [ADDRESS]" from them names a verified host.  Other servers'
+	 * names (Google's, an LMTP server's, qmail's) are in doubt: the
+	 * address alone counts. */
+	g_auto(GStrv) words = g_strsplit(comment, " ", -1);
+	if ((server == SERVER_POSTFIX || server == SERVER_SENDMAIL) &&
+	    g_strv_length(words) == 2 && words[0][0] != '[' &&
+	    strchr(words[0], '@') == NULL &&
+	    strstr(comment, "may be forged") == NULL) {
+		g_autofree char *literal = ip_literal(words[1]);
+		if (literal)
+			add_host(hosts, words[0]);
+	}
+	g_ptr_array_add(hosts, g_steal_pointer(&address));
 	return hosts;
 }
 

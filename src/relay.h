@@ -8,13 +8,29 @@
  * that server saw it.  [source] list-relay names the list's relay
  * (host names or addresses, ';'-separated).
  *
- * The clause is read as the common servers write it, and the name the
- * sending host gave in HELO (its own claim) never counts when the
- * server recorded what it saw:
- *   Postfix, Sendmail:  from HELO (NAME [ADDRESS])   NAME or ADDRESS
- *   Exim:               from NAME ([ADDRESS] helo=HELO)  NAME or ADDRESS
- *   no comment:         from NAME                    NAME
- * An address may be written "[192.0.2.1]" or "[IPv6:2001:db8::1]".
+ * The clause is read as the common servers write it.  A name the
+ * sending host gave (HELO, EHLO, LHLO) never counts, in any server's
+ * notation, nor does a name the server marks as unverified; a name
+ * counts only where the server's notation says it looked the name up
+ * and verified it; anywhere else the address alone counts:
+ *   Postfix:   from HELO (NAME [ADDRESS]) by H (Postfix)   NAME or ADDRESS
+ *   Sendmail:  from HELO (NAME [ADDRESS]) by H (8.x.y/...) NAME or ADDRESS,
+ *              ADDRESS alone after "(may be forged)"
+ *   Exim:      from NAME ([ADDRESS] helo=HELO) by H ... (Exim x)
+ *              or from [ADDRESS] (helo=HELO)             NAME or ADDRESS
+ *   qmail:     from RDNS (HELO HELO) (ADDRESS) by H with SMTP   ADDRESS
+ *              (RDNS is not verified; the "(qmail N invoked from
+ *              network)" header qmail's queue adds above is passed over)
+ *   Dovecot LMTP, Google, Microsoft, and any other:
+ *              from HELO ([ADDRESS]), from HELO (NAME. [ADDRESS]),
+ *              from HELO (ADDRESS)                        ADDRESS
+ * The server is told by its "by" clause, before anything the sender
+ * supplied there (envelope-from, id, for).  What it saw is read from
+ * the last comment before "by" that gives an address: a HELO can only
+ * add text before it, and what servers add after it (TLS, SASL) gives
+ * none.  An address may be written "[192.0.2.1]", "[IPv6:2001:db8::1]",
+ * with Exim's ":PORT", or bare in a comment of its own (qmail,
+ * Microsoft).
  *
  * Pure: a parsed message and the setting in, an answer out.
  */

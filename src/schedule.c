@@ -416,21 +416,6 @@ role_previous(const Schedule *s, const char *role_name, Day day)
 	return key ? key_holder_text(s, key, day - 1) : g_strdup("nobody");
 }
 
-/* What EVENT's announcement gives as its reason: the Comment, and for
- * a deferral without the record of the signature that decide.c puts
- * after the reason given, "REASON (signature ...)": the announcement
- * names the signer on a line of its own. */
-static char *
-event_reason(const LedgerEvent *event)
-{
-	const char *comment = event->comment ? event->comment : "";
-	const char *record = strstr(comment, " (signature ");
-	if (event->kind == EVENT_DEFER && record &&
-	    g_str_has_suffix(comment, ")"))
-		return g_strndup(comment, record - comment);
-	return g_strdup(comment);
-}
-
 /* The variables of EVENT's announcement: those of the member it
  * concerns (none for a rule event), the event's own, and what differs
  * by kind. */
@@ -454,7 +439,10 @@ event_vars(const Schedule *s, const LedgerEvent *event)
 	/* The subject says it too: a reader who sees only the subject of
 	 * "expired on" a day long past should not take it as news. */
 	var(vars, "late_subject", *late ? " (announced late)" : "");
-	g_autofree char *reason = event_reason(event);
+	/* An older ledger's deferral keeps the signature's record after
+	 * the reason; the announcement names the signer on a line of its
+	 * own. */
+	g_autofree char *reason = ledger_event_comment_text(event);
 	var(vars, "reason", reason);
 	var(vars, "source", event->source);
 	var(vars, "signed_by",

@@ -348,6 +348,100 @@ charset_refusal(GMimeObject *part)
 	                       charset);
 }
 
+/* TRUE for a label under which the bytes are read as they are: UTF-8,
+ * and US-ASCII by its IANA names (a subset of UTF-8; 8-bit bytes in
+ * text so labelled are often UTF-8, and were always read as such). */
+static gboolean
+read_as_utf8(const char *charset)
+{
+	static const char *const names[] = {
+		"us-ascii",      "ascii",   "us",     "ansi_x3.4-1968",
+		"ansi_x3.4-1986", "iso646-us", "iso-ir-6", "iso_646.irv:1991",
+		"cp367",         "ibm367",  "csascii",
+	};
+	if (g_ascii_strcasecmp(g_mime_charset_iconv_name(charset), "UTF-8") == 0)
+		return TRUE;
+	for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
+		if (g_ascii_strcasecmp(charset, names[i]) == 0)
+			return TRUE;
+	return FALSE;
+}
+
+/* TRUE when the ASCII characters of A and of B are the same, in the
+ * same order. */
+static gboolean
+same_ascii(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a & 0x80)
+			a++;
+		while (*b & 0x80)
+			b++;
+		if (*a != *b)
+			return FALSE;
+		if (*a == '\0')
+			return TRUE;
+		a++;
+		b++;
+	}
+}
+
+gboolean
+signed_part_decode(GMimeObject *part, char **text, char **reason)
+{
+	const char *charset =
+		part ? g_mime_object_get_content_type_parameter(part, "charset")
+		     : NULL;
+	/* An empty label is none: iconv would take "" for the locale's
+	 * charset, which is no part of the mail. */
+	if (*text == NULL || charset == NULL || *charset == '\0' ||
+	    read_as_utf8(charset) || !signed_part_charset_ascii(charset))
+		return TRUE;
+	gboolean ascii = TRUE;
+	for (const char *p = *text; ascii && *p; p++)
+		ascii = !(*p & 0x80);
+	if (ascii)
+		return TRUE;
+	/* The name as written first, then as GMime maps aliases. */
+	g_autoptr(GError) error = NULL;
+	gsize read = 0;
+	char *utf8 = g_convert(*text, -1, "UTF-8", charset, &read, NULL, &error);
+	if (utf8 == NULL &&
+	    g_error_matches(error, G_CONVERT_ERROR, G_CONVERT_ERROR_NO_CONVERSION)) {
+		g_clear_error(&error);
+		utf8 = g_convert(*text, -1, "UTF-8",
+		                 g_mime_charset_iconv_name(charset), &read, NULL,
+		                 &error);
+	}
+	if (utf8 == NULL &&
+	    g_error_matches(error, G_CONVERT_ERROR, G_CONVERT_ERROR_NO_CONVERSION))
+		return TRUE; /* a charset iconv does not know: read as UTF-8 */
+	if (utf8 == NULL) {
+		g_clear_pointer(text, g_free);
+		*reason = g_strdup_printf("the signed text is labelled charset=%s, "
+		                          "but its byte %" G_GSIZE_FORMAT " is not "
+		                          "text in that charset",
+		                          charset, read + 1);
+		return FALSE;
+	}
+	/* The charset may give only what ASCII does not: in some
+	 * (ARMSCII-8, ISIRI-3342) bytes above 127 read as ASCII
+	 * punctuation or control characters, and a command line the
+	 * signer never saw must not come of it. */
+	if (!same_ascii(*text, utf8)) {
+		g_free(utf8);
+		g_clear_pointer(text, g_free);
+		*reason = g_strdup_printf("the signed text is labelled charset=%s, in "
+		                          "which bytes above 127 read as ASCII "
+		                          "characters; send the command as UTF-8",
+		                          charset);
+		return FALSE;
+	}
+	g_free(*text);
+	*text = utf8;
+	return TRUE;
+}
+
 /* The one text/plain version of multipart/alternative OBJECT, or NULL
  * when it has none or more than one (which of two a reader sees is up
  * to their mail program). */

@@ -15,11 +15,15 @@
  * signature record is taken over.
  *
  * What is read is exactly what was signed: a part's bytes with the
- * transfer encoding undone and nothing else (no charset conversion, no
- * format=flowed joining), read as UTF-8, US-ASCII being a subset.  For a
- * clearsigned part that is gpg's own output for the block: the part's
- * content is cut to the block before gpg runs, so unsigned text around
- * it (a list footer, a quoted mail) is neither verified nor read.
+ * transfer encoding undone (no format=flowed joining), read as UTF-8,
+ * US-ASCII being a subset.  In PGP/MIME the part's Content-Type, its
+ * charset included, is signed too: signed_part_decode reads the bytes
+ * in that charset, when it is one in which ASCII reads as ASCII.  A
+ * clearsigned part's label lies outside the signature: its bytes are
+ * read as UTF-8 only.  For a clearsigned part what is read is gpg's own
+ * output for the block: the part's content is cut to the block before
+ * gpg runs, so unsigned text around it (a list footer, a quoted mail)
+ * is neither verified nor read.
  *
  * Refusals are normal results: a reason (a short phrase for logs and
  * transcripts).  Returned memory belongs to the caller; returned GMime
@@ -73,6 +77,18 @@ SignedKind signed_part_find(GMimeMessage *message, GMimeObject **part,
  * there is none. */
 gboolean signed_part_command_text(GMimeObject *content, GMimeObject **part,
                                   char **text, char **reason);
+
+/* For PGP/MIME, where the charset label is signed: *TEXT, the bytes of
+ * text part PART as signed_part_command_text returned them, made UTF-8
+ * from the charset PART names.  Text labelled UTF-8 or US-ASCII, with
+ * no label, with a charset iconv does not know, or with one in which
+ * ASCII does not read as ASCII (signed_part_find refused those
+ * already) is left as it is, to be read as UTF-8.  FALSE with *REASON
+ * (and *TEXT freed, NULL) when the bytes are not text in that charset
+ * (an undefined byte), or when bytes above 127 read as ASCII characters
+ * in it (ARMSCII-8, ISIRI-3342): the ASCII of the text must be the
+ * ASCII bytes signed. */
+gboolean signed_part_decode(GMimeObject *part, char **text, char **reason);
 
 /* What a signature over CONTENT is recorded by: the SHA-256 (hex) of
  * TEXT_PART's bytes as signed, CRLF made LF, when the command was read

@@ -137,6 +137,14 @@ char *source_too_large(guint64 size);
  * made absolute against the current directory; NULL when empty. */
 char *source_url_path(const char *url);
 
+/* The arrival told by the mbox "From " line LINE (LEN bytes): Unix time,
+ * or 0 when the line's last words are no date in a form a server writes
+ * (asctime, with or without a zone; RFC 5322's form), or a date in
+ * doubt (a weekday that does not match it).  Only the end of the line
+ * is read: what comes before is the envelope sender, the sender's own
+ * text. */
+gint64 source_mbox_from_line_time(const char *line, gsize len);
+
 extern const SourceDriver source_maildir_driver;
 extern const SourceDriver source_mbox_driver;
 extern const SourceDriver source_imap_driver;

@@ -3,10 +3,11 @@
  * Messages start at a "From " line at the top of the file or after a
  * blank line; the blank line before the next one belongs to the mbox, and
  * one level of ">From " quoting is undone (mboxrd).  The arrival time is
- * the date on the "From " line.  An archive given to `tenure import` is
- * read whole; the configured source remembers the offset it has handled
- * in STATE_DIR/mbox-offset, so each run reads only what was appended
- * (a torn record is an error, see state_file.h).
+ * the date that ends the "From " line (source_mbox_from_line_time).  An
+ * archive given to `tenure import` is read whole; the configured source
+ * remembers the offset it has handled in STATE_DIR/mbox-offset, so each
+ * run reads only what was appended (a torn record is an error, see
+ * state_file.h).
  * A message that cannot be handled (see source.h) is logged and left
  * behind; the offset moves past it.  A message that cannot be decided
  * now is recorded in STATE_DIR/retry ("mbox OFFSET") and holds the
@@ -67,55 +68,186 @@ mbox_open(const Conf *conf, const char *url, GError **error)
 	return &source->base;
 }
 
-/* The time on a "From sender Thu Dec  3 07:28:20 2026" line (asctime,
- * UTC; a zone between the time and the year, as some writers put it, is
- * taken into account), or on one whose date is in RFC 5322's form
- * ("From sender Thu, 03 Dec 2026 07:28:20 +0000"); 0 when the line
- * gives no date. */
-static gint64
-from_line_time(const char *line, gsize len)
+/* The pieces of a From_ line's date, as read from its last words. */
+typedef struct {
+	int weekday; /* 1 (Monday) to 7, or 0 when the form has none */
+	int year, month, day, hour, minute, second;
+	int offset; /* seconds east of UTC */
+} FromDate;
+
+static gboolean
+all_digits(const char *word, gsize min, gsize max)
+{
+	gsize n = strlen(word);
+	if (n < min || n > max)
+		return FALSE;
+	for (gsize i = 0; i < n; i++)
+		if (!g_ascii_isdigit(word[i]))
+			return FALSE;
+	return TRUE;
+}
+
+/* "Fri" (or "Fri," when COMMA): 1 to 7; 0 when WORD is no weekday. */
+static int
+from_weekday(const char *word, gboolean comma)
+{
+	static const char *const days[] = {"Mon", "Tue", "Wed", "Thu",
+	                                   "Fri", "Sat", "Sun"};
+	if (strlen(word) != (comma ? 4u : 3u) || (comma && word[3] != ','))
+		return 0;
+	for (int i = 0; i < 7; i++)
+		if (strncmp(word, days[i], 3) == 0)
+			return i + 1;
+	return 0;
+}
+
+static int
+from_month(const char *word)
 {
 	static const char *const months[] = {
 		"Jan", "Feb", "Mar", "Apr", "May", "Jun",
 		"Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
 	};
-	g_autofree char *copy = g_strndup(line, len);
-	g_auto(GStrv) words = g_strsplit_set(copy, " \t\r", -1);
-	g_autoptr(GPtrArray) tokens = g_ptr_array_new();
-	for (guint i = 0; words[i]; i++)
-		if (*words[i])
-			g_ptr_array_add(tokens, words[i]);
-	/* From ADDR DOW MON DD HH:MM:SS [ZONE] YYYY */
-	for (guint i = 2; i + 3 < tokens->len; i++) {
-		int m = 0;
-		while (m < 12 && strcmp(tokens->pdata[i], months[m]) != 0)
-			m++;
-		if (m == 12)
-			continue;
-		int day = atoi(tokens->pdata[i + 1]);
-		int hh = 0, mm = 0, ss = 0;
-		if (sscanf(tokens->pdata[i + 2], "%d:%d:%d", &hh, &mm, &ss) < 2)
-			continue;
-		/* A zone before the year: "+0000", "-0500", "UTC". */
-		const char *zone = tokens->pdata[i + 3];
-		gboolean zoned = i + 4 < tokens->len &&
-		                 (*zone == '+' || *zone == '-' ||
-		                  g_ascii_isalpha(*zone));
-		const char *year = tokens->pdata[zoned ? i + 4 : i + 3];
-		g_autofree char *text = g_strdup_printf(
-		    "%d %s %s %02d:%02d:%02d %s", day, months[m], year, hh, mm,
-		    ss, zoned ? zone : "+0000");
-		g_autoptr(GDateTime) dt = g_mime_utils_header_decode_date(text);
-		if (dt && g_date_time_get_year(dt) == atoi(year))
-			return g_date_time_to_unix(dt);
+	for (int i = 0; i < 12; i++)
+		if (strcmp(word, months[i]) == 0)
+			return i + 1;
+	return 0;
+}
+
+/* "HH:MM:SS" or "HH:MM". */
+static gboolean
+from_time(const char *word, FromDate *date)
+{
+	g_auto(GStrv) parts = g_strsplit(word, ":", -1);
+	guint n = g_strv_length(parts);
+	if (n < 2 || n > 3)
+		return FALSE;
+	for (guint i = 0; i < n; i++)
+		if (!all_digits(parts[i], 2, 2))
+			return FALSE;
+	date->hour = atoi(parts[0]);
+	date->minute = atoi(parts[1]);
+	date->second = n == 3 ? atoi(parts[2]) : 0;
+	return TRUE;
+}
+
+/* "+0100", "-0500", or one of the zone names RFC 5322 keeps for
+ * compatibility (and "UTC"); any other name could mean anything. */
+static gboolean
+from_zone(const char *word, FromDate *date)
+{
+	static const struct {
+		const char *name;
+		int hours;
+	} names[] = {
+		{"UT", 0},   {"UTC", 0},  {"GMT", 0},  {"EST", -5}, {"EDT", -4},
+		{"CST", -6}, {"CDT", -5}, {"MST", -7}, {"MDT", -6}, {"PST", -8},
+		{"PDT", -7},
+	};
+	if ((word[0] == '+' || word[0] == '-') && all_digits(word + 1, 4, 4)) {
+		int hhmm = atoi(word + 1);
+		if (hhmm % 100 >= 60)
+			return FALSE;
+		date->offset = (hhmm / 100 * 3600 + hhmm % 100 * 60) *
+		               (word[0] == '-' ? -1 : 1);
+		return TRUE;
 	}
-	/* RFC 5322's form, after the address. */
-	if (tokens->len > 2) {
-		g_ptr_array_add(tokens, NULL);
-		g_autofree char *rest = g_strjoinv(" ", (char **)tokens->pdata + 2);
-		g_autoptr(GDateTime) dt = g_mime_utils_header_decode_date(rest);
-		if (dt && g_date_time_get_year(dt) > 1970)
-			return g_date_time_to_unix(dt);
+	for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
+		if (strcmp(word, names[i].name) == 0) {
+			date->offset = names[i].hours * 3600;
+			return TRUE;
+		}
+	return FALSE;
+}
+
+static gboolean
+from_year(const char *word, FromDate *date)
+{
+	if (!all_digits(word, 4, 4))
+		return FALSE;
+	date->year = atoi(word);
+	return TRUE;
+}
+
+static gboolean
+from_day(const char *word, FromDate *date)
+{
+	if (!all_digits(word, 1, 2))
+		return FALSE;
+	date->day = atoi(word);
+	return TRUE;
+}
+
+/* "DD Mon YYYY HH:MM:SS ZONE", RFC 5322's form after its weekday. */
+static gboolean
+rfc5322_words(char **words, FromDate *date)
+{
+	return from_day(words[0], date) &&
+	       (date->month = from_month(words[1])) != 0 &&
+	       from_year(words[2], date) && from_time(words[3], date) &&
+	       from_zone(words[4], date);
+}
+
+/* Reads the date from the last COUNT of WORDS in one of the forms a
+ * mail server writes:
+ *   asctime             Fri Dec  4 17:01:40 2026
+ *   with a zone         Fri Dec  4 17:01:40 +0000 2026
+ *                       Fri Dec  4 17:01:40 2026 +0000
+ *   RFC 5322's form     Fri, 04 Dec 2026 17:01:40 +0000 (weekday optional)
+ * FALSE when the words are in none of them. */
+static gboolean
+from_date_words(char **words, guint count, FromDate *date)
+{
+	*date = (FromDate){0};
+	if (count == 5 && from_weekday(words[0], FALSE) == 0)
+		return rfc5322_words(words, date);
+	if (count == 6 && from_weekday(words[0], TRUE) != 0) {
+		date->weekday = from_weekday(words[0], TRUE);
+		return rfc5322_words(words + 1, date);
+	}
+	if ((date->weekday = from_weekday(words[0], FALSE)) == 0 ||
+	    (date->month = from_month(words[1])) == 0 ||
+	    !from_day(words[2], date) || !from_time(words[3], date))
+		return FALSE;
+	if (count == 5)
+		return from_year(words[4], date);
+	return (from_zone(words[4], date) && from_year(words[5], date)) ||
+	       (from_year(words[4], date) && from_zone(words[5], date));
+}
+
+gint64
+source_mbox_from_line_time(const char *line, gsize len)
+{
+	g_autofree char *copy = g_strndup(line, len);
+	g_auto(GStrv) split = g_strsplit_set(copy, " \t\r\n", -1);
+	g_autoptr(GPtrArray) words = g_ptr_array_new();
+	for (guint i = 0; split[i]; i++)
+		if (*split[i])
+			g_ptr_array_add(words, split[i]);
+	/* The date is the server's and ends the line; what comes between
+	 * "From" and it is the envelope sender, which the sender chose and
+	 * which may hold blanks and dates of its own ("a Nov 22 ... b"@x).
+	 * So only the last words are read, and at least one word must be
+	 * left for the sender.  At most one form fits the last words: the
+	 * forms differ in the shape of each word. */
+	for (guint count = 5; count <= 6; count++) {
+		if (words->len < count + 2)
+			break;
+		FromDate date;
+		if (!from_date_words((char **)words->pdata + words->len - count,
+		                     count, &date))
+			continue;
+		g_autoptr(GDateTime) utc = g_date_time_new_utc(
+		    date.year, date.month, date.day, date.hour, date.minute,
+		    date.second);
+		if (utc == NULL || date.year < 1971)
+			return 0;
+		/* A weekday that disagrees with the date leaves the date in
+		 * doubt: no server writes one. */
+		if (date.weekday != 0 &&
+		    g_date_time_get_day_of_week(utc) != date.weekday)
+			return 0;
+		return g_date_time_to_unix(utc) - date.offset;
 	}
 	return 0;
 }
@@ -219,7 +351,7 @@ handle_at(MboxSource *source, const char *data, const char *p,
 		SourceMessage message = {
 			.id = g_strdup(id),
 			.raw = message_bytes(body, body + length),
-			.arrival = from_line_time(p, body - p),
+			.arrival = source_mbox_from_line_time(p, body - p),
 		};
 		handled = handler(&message, user_data, &failure);
 		source_message_clear(&message);

@@ -147,7 +147,8 @@ dead_free(StatusDead *dead)
  * "ID\tREASON" lines (outbox.h), and the mail without a verdict
  * (retry.h). */
 static gboolean
-read_mail_state(Status *status, const char *state_dir, GError **error)
+read_mail_state(Status *status, const char *state_dir,
+                int recommendation_days, int confirm_days, GError **error)
 {
 	status->mail_state = TRUE;
 	status->queued = outbox_count_queued(state_dir);
@@ -175,6 +176,16 @@ read_mail_state(Status *status, const char *state_dir, GError **error)
 		g_ptr_array_add(status->dead, letter);
 	}
 	status->resends = outbox_resends(state_dir, &status->resent);
+	g_autoptr(Pending) pending = pending_load(state_dir, error);
+	if (pending == NULL)
+		return FALSE;
+	g_ptr_array_unref(status->pending);
+	status->pending = pending_steps(pending, recommendation_days,
+	                                confirm_days);
+	/* A torn record only informs: the next fetch replaces it. */
+	g_autoptr(GError) contact_error = NULL;
+	if (!contact_read(state_dir, &status->contact, &contact_error))
+		status->contact = NULL;
 	status->clock_doubt =
 	    clock_doubt_recorded(state_dir, &status->clock_doubt_since);
 	g_autoptr(Retry) retry = retry_open(state_dir, error);
@@ -220,7 +231,7 @@ upcoming_kind(PlanKind kind)
 {
 	return kind == PLAN_EXPIRE || kind == PLAN_RESIGN ||
 	       kind == PLAN_REMOVE || kind == PLAN_SCHEDULED ||
-	       kind == PLAN_ELIGIBLE;
+	       kind == PLAN_ELIGIBLE || kind == PLAN_HANDOVER;
 }
 
 static void
@@ -258,6 +269,102 @@ plan_upcoming(Status *status, const Conf *conf, const Ledger *ledger)
 		}
 }
 
+/* LEDGER with the expiries PLAN computes from FROM to UNTIL added as
+ * recorded, as tenure will record them on their days: the committee as
+ * it will stand.  Newly allocated. */
+static Ledger *
+ledger_projected(const Ledger *ledger, const GPtrArray *plan, Day from,
+                 Day until)
+{
+	Ledger *projected = g_new0(Ledger, 1);
+	projected->path = g_strdup(ledger->path);
+	projected->events =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)ledger_event_free);
+	for (guint i = 0; i < ledger->events->len; i++)
+		g_ptr_array_add(projected->events,
+		                ledger_event_copy(ledger->events->pdata[i]));
+	for (guint i = 0; i < plan->len; i++) {
+		const PlanEvent *event = plan->pdata[i];
+		if (event->kind != PLAN_EXPIRE || !event->computed ||
+		    event->overdue || event->date < from || event->date > until)
+			continue;
+		LedgerEvent *expire =
+		    ledger_event_new(EVENT_EXPIRE, event->date, event->member);
+		expire->source = g_strdup("projection");
+		g_ptr_array_add(projected->events, expire);
+	}
+	return projected;
+}
+
+/* The ledger as it will stand at the end of UNTIL: LEDGER with the
+ * rule's expiries from FROM on recorded.  NULL with ERROR when the
+ * plan cannot be made. */
+static Ledger *
+ledger_until(const Ledger *ledger, const Status *status, int max_members,
+             Day from, Day until, GError **error)
+{
+	PlanOptions options = {
+	    .default_rule = status->rule,
+	    .max_members = max_members,
+	    .from = from,
+	    .until = until,
+	};
+	g_autoptr(GPtrArray) plan = plan_run(ledger, &options, error);
+	return plan ? ledger_projected(ledger, plan, from, until - 1) : NULL;
+}
+
+/* Whether somebody holds ROLE on DAY: by a role event, or by the key
+ * the configuration names. */
+static gboolean
+role_held(const Committee *committee, CommitteeRole role, Day day)
+{
+	return committee_role_on(committee, role, day) != NULL ||
+	       committee_role_key_on(committee, role, day) != NULL;
+}
+
+/* Looks STATUS_AHEAD_DAYS ahead of ON: the first day the committee falls
+ * below min-members (when it is not below already), and the day a role
+ * falls vacant because its holder's term ends, each a warning. */
+static void
+warn_ahead(Status *status, const Conf *conf, const Ledger *ledger)
+{
+	Day horizon = status->on + STATUS_AHEAD_DAYS;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Ledger) ahead = ledger_until(ledger, status, conf->max_members,
+	                                       status->on, horizon, &error);
+	g_autoptr(Committee) committee =
+	    ahead ? committee_replay(ahead, &error) : NULL;
+	/* A plan that cannot be made is warned about already. */
+	if (committee == NULL)
+		return;
+	committee_bootstrap_roles(committee, conf->chair, conf->leader);
+	gboolean few = (int)status->members < status->min_members;
+	gboolean held[ROLE_COUNT];
+	for (int role = 0; role < ROLE_COUNT; role++)
+		held[role] = role_held(committee, role, status->on);
+	char d[11];
+	for (Day day = status->on + 1; day <= horizon; day++) {
+		g_autoptr(GPtrArray) members = committee_members_on(committee, day);
+		if (!few && (int)members->len < status->min_members) {
+			few = TRUE;
+			warn(status, "few-members-ahead",
+			     g_strdup_printf("the committee falls to %u members on "
+			                     "%s, fewer than %d",
+			                     members->len, date_format(day, d),
+			                     status->min_members));
+		}
+		for (int role = 0; role < ROLE_COUNT; role++) {
+			if (!held[role] || role_held(committee, role, day))
+				continue;
+			held[role] = FALSE;
+			warn(status, "vacant-ahead",
+			     g_strdup_printf("the %s falls vacant on %s",
+			                     committee_role_name(role),
+			                     date_format(day, d)));
+		}
+	}
+}
+
 /* The one list of warnings: every format shows it. */
 static void
 compute_warnings(Status *status)
@@ -284,6 +391,17 @@ compute_warnings(Status *status)
 		     g_strdup_printf("the term of %s ended on %s under the "
 		                     "rule; the ledger does not record it yet",
 		                     name, date_format(info->term_end, d)));
+	}
+	if (status->contact && status->contact->failing_since) {
+		g_autoptr(GDateTime) since =
+		    g_date_time_new_from_unix_utc(status->contact->failing_since);
+		g_autofree char *when =
+		    since ? g_date_time_format(since, "%Y-%m-%d %H:%M UTC")
+		          : g_strdup("?");
+		warn(status, "source-failing",
+		     g_strdup_printf("the list's mail could not be read since "
+		                     "%s; see Source below and the log",
+		                     when));
 	}
 	if (status->held->len > 0)
 		warn(status, "mail-held",
@@ -339,9 +457,22 @@ status_build(const Conf *conf, const Ledger *ledger, Day on,
 	status->dead = g_ptr_array_new_with_free_func((GDestroyNotify)dead_free);
 	status->undecided =
 	    g_ptr_array_new_with_free_func((GDestroyNotify)retry_entry_free);
+	status->pending = g_ptr_array_new();
 	status->rule = rule_new(conf->rule_name, conf->rule_params, error);
-	if (status->rule == NULL ||
-	    (status->committee = committee_replay(ledger, error)) == NULL ||
+	if (status->rule == NULL)
+		return NULL;
+	/* A day ahead is shown as the committee will stand then: the
+	 * expiries the rule sets before it are recorded by then, not
+	 * overdue (those due before today still are). */
+	Day today = date_today();
+	if (on > today) {
+		g_autoptr(GError) plan_error = NULL;
+		status->projected = ledger_until(ledger, status, conf->max_members,
+		                                 today, on, &plan_error);
+		if (status->projected)
+			ledger = status->projected;
+	}
+	if ((status->committee = committee_replay(ledger, error)) == NULL ||
 	    (status->infos = term_status(status->committee, status->rule,
 	                                 conf->max_members, on, error)) == NULL)
 		return NULL;
@@ -354,9 +485,11 @@ status_build(const Conf *conf, const Ledger *ledger, Day on,
 		role_holder(&status->roles[role], conf, status->committee, role,
 		            on);
 	if (read_mail && g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR) &&
-	    !read_mail_state(status, conf->state_dir, error))
+	    !read_mail_state(status, conf->state_dir, conf->recommendation_days,
+	                     conf->confirm_days, error))
 		return NULL;
 	compute_warnings(status);
+	warn_ahead(status, conf, ledger);
 	plan_upcoming(status, conf, ledger);
 	return g_steal_pointer(&status);
 }
@@ -369,6 +502,7 @@ status_free(Status *status)
 	g_free(status->name);
 	g_clear_pointer(&status->infos, g_ptr_array_unref);
 	g_clear_pointer(&status->committee, committee_free);
+	g_clear_pointer(&status->projected, ledger_free);
 	g_clear_pointer(&status->rule, rule_free);
 	g_free(status->rule_text);
 	for (int role = 0; role < ROLE_COUNT; role++) {
@@ -380,6 +514,8 @@ status_free(Status *status)
 	g_clear_pointer(&status->held, g_ptr_array_unref);
 	g_clear_pointer(&status->dead, g_ptr_array_unref);
 	g_clear_pointer(&status->undecided, g_ptr_array_unref);
+	g_clear_pointer(&status->pending, g_ptr_array_unref);
+	g_clear_pointer(&status->contact, contact_free);
 	g_free(status->clock_doubt);
 	g_free(status);
 }

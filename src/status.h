@@ -18,14 +18,19 @@
 
 #include "committee.h"
 #include "conf.h"
+#include "contact.h"
 #include "date.h"
 #include "ledger.h"
+#include "pending.h"
 #include "plan.h"
 #include "retry.h"
 #include "rules/rule.h"
 
 /* How far ahead the upcoming events reach. */
 #define STATUS_UPCOMING_MONTHS 36
+/* How far ahead the warnings look: the committee falling below
+ * min-members, a role falling vacant. */
+#define STATUS_AHEAD_DAYS 90
 
 /* Who holds a role on the date. */
 typedef struct {
@@ -39,7 +44,9 @@ typedef struct {
 } StatusRole;
 
 /* Something a reader of any format should not miss.  CODE is one of
- * "few-members", "many-members", "overdue", "mail-held", "mail-dead",
+ * "few-members", "many-members", "overdue", "few-members-ahead" and
+ * "vacant-ahead" (within STATUS_AHEAD_DAYS), "source-failing",
+ * "mail-held", "mail-dead",
  * "mail-undecided", "mail-set-aside", "clock", "plan", and "calendar"
  * (added by publish.c: the published calendar is not updated); TEXT is a
  * sentence that names people without their addresses, so it may be
@@ -68,7 +75,11 @@ typedef struct {
 	Day on;
 	Rule *rule;           /* the configured rule (for a ledger without
 	                         rule events) */
-	Committee *committee;
+	Committee *committee; /* replayed from the ledger given, or for a
+	                         day after today from PROJECTED */
+	Ledger *projected;    /* the ledger with the rule's expiries from
+	                         today to ON recorded; NULL for today or a
+	                         day before */
 	GPtrArray *infos;     /* TermInfo* of term_status for ON */
 	char *rule_text;      /* the rule in force on ON, as shown */
 	StatusRole roles[ROLE_COUNT];
@@ -91,6 +102,13 @@ typedef struct {
 	guint resends;        /* resends after an attempt without an answer
 	                         (RFC 1047), of RESENT messages */
 	guint resent;
+	/* The steps that wait for a second signature (pending.h):
+	 * PendingStep*, each with the day it lapses; empty when the state
+	 * was not read. */
+	GPtrArray *pending;
+	/* When the source was last read, and since when it fails
+	 * (contact.h); NULL when nothing was recorded. */
+	Contact *contact;
 	/* tenure doubts its clock (clock.h): why, and since when (0: its
 	 * record cannot be read); NULL when it does not */
 	char *clock_doubt;

@@ -24,4 +24,12 @@
  * keep a 3:1 contrast against the page.  Returns a new string. */
 char *status_html_render(const Status *status, gboolean show_addresses);
 
+/* The page as [publish] writes it: names only, and the calendar and the
+ * JSON published beside it (CALENDAR and JSON, their file names; NULL
+ * for one that is not there) linked, in the head as rel="alternate" and
+ * in the footer as text.
+ * Returns a new string. */
+char *status_html_render_published(const Status *status,
+                                   const char *calendar, const char *json);
+
 #endif

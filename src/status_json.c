@@ -258,6 +258,32 @@ add_undecided(JsonBuilder *b, const Status *status)
 	json_builder_end_array(b);
 }
 
+/* The steps waiting for a second signature (pending.h), or null when
+ * the state was not read. */
+static void
+add_pending(JsonBuilder *b, const Status *status, gboolean show_addresses)
+{
+	json_builder_set_member_name(b, "pending");
+	if (!status->mail_state) {
+		json_builder_add_null_value(b);
+		return;
+	}
+	json_builder_begin_array(b);
+	for (guint i = 0; i < status->pending->len; i++) {
+		const PendingStep *step = status->pending->pdata[i];
+		json_builder_begin_object(b);
+		add_string(b, "kind", pending_step_kind_name(step->kind));
+		add_person(b, "person", step->member, status->committee, NULL,
+		           show_addresses);
+		add_string(b, "role", step->role);
+		add_date(b, "signed_for", step->date);
+		add_date(b, "lapses", step->lapses);
+		add_string(b, "signed_by", step->signed_by);
+		json_builder_end_object(b);
+	}
+	json_builder_end_array(b);
+}
+
 /* tenure doubts its clock (clock.h): since when and why, or null. */
 static void
 add_clock_doubt(JsonBuilder *b, const Status *status)
@@ -276,6 +302,35 @@ add_clock_doubt(JsonBuilder *b, const Status *status)
 	json_builder_begin_object(b);
 	add_string(b, "since", when);
 	add_string(b, "reason", status->clock_doubt);
+	json_builder_end_object(b);
+}
+
+/* RFC 3339 for T (Unix time), or NULL for 0. */
+static char *
+json_time(gint64 t)
+{
+	g_autoptr(GDateTime) when = t ? g_date_time_new_from_unix_utc(t) : NULL;
+	return when ? g_date_time_format(when, "%Y-%m-%dT%H:%M:%SZ") : NULL;
+}
+
+/* When the source was last read, and since when it fails (contact.h),
+ * or null: the operator's. */
+static void
+add_source(JsonBuilder *b, const Status *status)
+{
+	json_builder_set_member_name(b, "source");
+	const Contact *contact = status->contact;
+	if (contact == NULL) {
+		json_builder_add_null_value(b);
+		return;
+	}
+	g_autofree char *last_ok = json_time(contact->last_ok);
+	g_autofree char *since = json_time(contact->failing_since);
+	json_builder_begin_object(b);
+	add_string(b, "url", contact->url);
+	add_string(b, "last_read", last_ok);
+	add_string(b, "failing_since", since);
+	add_string(b, "error", contact->error);
 	json_builder_end_object(b);
 }
 
@@ -320,7 +375,9 @@ status_json_render(const Status *status, gboolean show_addresses)
 	add_warnings(b, status->warnings);
 	add_outbox(b, status);
 	add_undecided(b, status);
+	add_pending(b, status, show_addresses);
 	add_clock_doubt(b, status);
+	add_source(b, status);
 	json_builder_end_object(b);
 	return finish(b);
 }

@@ -46,10 +46,8 @@
 #define _GNU_SOURCE
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stddef.h>
@@ -65,6 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent_proc.h"
 #include "child_bounds.h"
 
 #define DEFAULT_TIMEOUT    10
@@ -162,62 +161,20 @@ home_of(char **argv)
 	return getenv("GNUPGHOME");
 }
 
-/* TRUE when the process PID is a gpg-agent of ours serving HOME (NULL:
- * gpg's default home): gpg starts its agent as "gpg-agent --homedir
- * HOME --use-standard-socket --daemon". */
-static int
-serves_home(const char *pid, const char *home)
-{
-	char path[64], cmdline[4096];
-	snprintf(path, sizeof path, "/proc/%s/cmdline", pid);
-	struct stat st;
-	if (stat(path, &st) < 0 || st.st_uid != getuid())
-		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, cmdline, sizeof cmdline - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	cmdline[n] = '\0';
-	const char *name = strrchr(cmdline, '/');
-	if (strcmp(name ? name + 1 : cmdline, "gpg-agent") != 0)
-		return 0;
-	const char *agent_home = NULL;
-	for (const char *arg = cmdline; arg < cmdline + n;
-	     arg += strlen(arg) + 1)
-		if (strcmp(arg, "--homedir") == 0 &&
-		    arg + strlen(arg) + 1 < cmdline + n)
-			agent_home = arg + strlen(arg) + 1;
-	if (home == NULL || agent_home == NULL)
-		return home == NULL && agent_home == NULL;
-	char a[PATH_MAX], b[PATH_MAX];
-	return strcmp(realpath(home, a) ? a : home,
-	              realpath(agent_home, b) ? b : agent_home) == 0;
-}
-
 /* Kills the gpg-agent serving HOME, if one runs: an agent that does not
  * answer (stopped, or hung) is what keeps gpg from finishing, and the
- * next gpg starts a fresh one.  The agent runs in a session of its own
- * (it daemonizes), so it is found by its command line among our own
- * processes; a stopped agent answers no "getinfo pid". */
+ * next gpg starts a fresh one.  It is found by its command line among
+ * our own processes (agent_proc.h): a stopped agent answers no
+ * "getinfo pid". */
 static void
 kill_agent(const char *home)
 {
-	DIR *proc = opendir("/proc");
-	struct dirent *entry;
-	while (proc && (entry = readdir(proc)) != NULL) {
-		if (entry->d_name[0] < '1' || entry->d_name[0] > '9' ||
-		    !serves_home(entry->d_name, home))
-			continue;
-		long pid = strtol(entry->d_name, NULL, 10);
-		if (pid > 1 && kill((pid_t)pid, SIGKILL) == 0)
+	pid_t agents[16];
+	int found = agent_proc_find(home, agents, 16);
+	for (int i = 0; i < found; i++)
+		if (kill(agents[i], SIGKILL) == 0)
 			fprintf(stderr, "tenure-gpg: killed gpg-agent %ld\n",
-			        pid);
-	}
-	if (proc)
-		closedir(proc);
+			        (long)agents[i]);
 }
 
 /* The child: gpg, in a group of its own, dying with us, limited in CPU

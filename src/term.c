@@ -348,6 +348,33 @@ out:
 	return ok;
 }
 
+gboolean
+term_pending_expiry(const Committee *committee, const Rule *default_rule,
+                    int max_members, const char *email, Day day, char **rule,
+                    gboolean *deferrable, Day *pending, Day *decided,
+                    GError **error)
+{
+	Facts facts;
+	if (!facts_compute(&facts, committee, default_rule, max_members, day,
+	                   error))
+		return FALSE;
+	const Rule *in_force = facts_rule_on(&facts, day);
+	*rule = g_strdup(in_force ? rule_name(in_force) : "none");
+	*deferrable = in_force == NULL || rule_deferrable(in_force);
+	*pending = *decided = DAY_NONE;
+	const Person *person = committee_find(committee, email);
+	const Term *term = person ? person_term_on(person, day) : NULL;
+	const EngineOutcome *o = term ? facts_outcome(&facts, term) : NULL;
+	if (o && o->decided != DAY_NONE && o->expiry != DAY_NONE) {
+		if (o->decided <= day && o->expiry >= day)
+			*pending = o->expiry;
+		else if (o->decided > day)
+			*decided = o->decided;
+	}
+	facts_clear(&facts);
+	return TRUE;
+}
+
 /* How many serve on DAY in FACTS' projection. */
 static int
 facts_count_on(const Facts *facts, Day day)

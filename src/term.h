@@ -67,6 +67,20 @@ gboolean term_first_vacancy(const Committee *committee,
                             Day from, Day until, Day *vacancy,
                             GError **error);
 
+/* What a deferral dated DAY could move for EMAIL's term.  *RULE is the
+ * name of the rule in force on DAY (a new string) and *DEFERRABLE
+ * whether that rule lets a deferral move its expiries.  *PENDING is the
+ * expiry pending on DAY: decided by the rule on or before DAY and not
+ * yet taken effect (the last day of service on or after DAY), earlier
+ * deferrals applied; DAY_NONE when there is none, and then *DECIDED is
+ * the day the rule would decide one as things stand (DAY_NONE: none in
+ * sight).  FALSE with ERROR set when the committee cannot be judged. */
+gboolean term_pending_expiry(const Committee *committee,
+                             const Rule *default_rule, int max_members,
+                             const char *email, Day day, char **rule,
+                             gboolean *deferrable, Day *pending,
+                             Day *decided, GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TermInfo, term_info_free)
 
 #endif

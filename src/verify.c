@@ -5,6 +5,7 @@
 
 #include <gpgme.h>
 
+#include "committee.h"
 #include "date.h"
 #include "gpgrun.h"
 #include "ledger.h"
@@ -20,6 +21,8 @@ struct Verifier {
 	int max_age_days;
 	GPtrArray *signers;       /* fingerprints that may sign, NULL-ended */
 	GPtrArray *signer_emails; /* addresses of members with no key */
+	GHashTable *serving;      /* the key of each member and role holder
+	                             serving today -> who ("Name <email>") */
 };
 
 void
@@ -62,6 +65,8 @@ verify_free(Verifier *verifier)
 		g_ptr_array_unref(verifier->signers);
 	if (verifier->signer_emails)
 		g_ptr_array_unref(verifier->signer_emails);
+	if (verifier->serving)
+		g_hash_table_unref(verifier->serving);
 	g_free(verifier);
 }
 
@@ -92,6 +97,49 @@ null_ended(GHashTable *set)
 	}
 	g_ptr_array_add(array, NULL);
 	return array;
+}
+
+/* The key of every member serving today and of each role's holder
+ * (the ledger's, else the configuration's), and of the secretary ->
+ * who holds it, for telling a key tenure should have from a stranger's.
+ * Empty when the ledger cannot be replayed: its errors are reported
+ * where it is read. */
+static GHashTable *
+serving_keys(const Conf *conf, const Ledger *ledger)
+{
+	GHashTable *serving = g_hash_table_new_full(g_str_hash, g_str_equal,
+	                                            g_free, g_free);
+	g_autoptr(Committee) committee =
+	    ledger ? committee_replay(ledger, NULL) : NULL;
+	if (committee == NULL)
+		return serving;
+	committee_bootstrap_roles(committee, conf->chair, conf->leader);
+	Day today = date_today();
+	g_autoptr(GPtrArray) members = committee_members_on(committee, today);
+	for (guint i = 0; i < members->len; i++) {
+		const Person *person = members->pdata[i];
+		const char *key = committee_key_on(committee, person->email, today);
+		if (key)
+			g_hash_table_insert(serving, g_ascii_strup(key, -1),
+			                    g_strdup(person->member));
+	}
+	static const char *const role_names[ROLE_COUNT] = {"the chair",
+	                                                   "the leader"};
+	for (int role = 0; role < ROLE_COUNT; role++) {
+		const char *key = committee_role_key_on(committee, role, today);
+		if (key == NULL)
+			continue;
+		const char *owner = committee_key_owner_on(committee, key, today);
+		const char *name = owner ? committee_name_of(committee, owner) : NULL;
+		g_hash_table_insert(serving, g_ascii_strup(key, -1),
+		                    name ? g_strdup_printf("%s (%s)", name,
+		                                           role_names[role])
+		                         : g_strdup(role_names[role]));
+	}
+	if (conf->secretary)
+		g_hash_table_insert(serving, g_ascii_strup(conf->secretary, -1),
+		                    g_strdup("the secretary"));
+	return serving;
 }
 
 void
@@ -137,6 +185,31 @@ verify_set_signers(Verifier *verifier, const Ledger *ledger,
 		g_ptr_array_unref(verifier->signer_emails);
 	verifier->signers = null_ended(fprs);
 	verifier->signer_emails = null_ended(emails);
+	if (verifier->serving)
+		g_hash_table_unref(verifier->serving);
+	verifier->serving = serving_keys(conf, ledger);
+}
+
+/* Who, of those serving today, the ledger records with the key FPR or
+ * a key whose key ID FPR is; NULL for nobody.  *KEY is that key. */
+static const char *
+serving_holder(Verifier *verifier, const char *fpr, const char **key)
+{
+	gsize len = fpr ? strlen(fpr) : 0;
+	if (verifier->serving == NULL || len < 16)
+		return NULL;
+	GHashTableIter iter;
+	gpointer recorded, who;
+	g_hash_table_iter_init(&iter, verifier->serving);
+	while (g_hash_table_iter_next(&iter, &recorded, &who)) {
+		gsize have = strlen(recorded);
+		if (have >= len &&
+		    g_ascii_strcasecmp((const char *)recorded + have - len, fpr) == 0) {
+			*key = recorded;
+			return who;
+		}
+	}
+	return NULL;
 }
 
 /* The first problem gpg reported, as a phrase for the log. */
@@ -430,8 +503,12 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	                           ? g_mime_multipart_get_part(GMIME_MULTIPART(part), 0)
 	                           : part;
 	GMimeObject *text_part = NULL;
+	/* In PGP/MIME the charset label is signed with the text, and
+	 * the text is read in it; a clearsigned part's label is not. */
 	if (!signed_part_command_text(content, &text_part, &s->text,
-	                              &s->refusal))
+	                              &s->refusal) ||
+	    (kind == SIGNED_PGP_MIME &&
+	     !signed_part_decode(text_part, &s->text, &s->refusal)))
 		s->text = NULL;
 	/* A refused content is recorded by all of it: two refused mails
 	 * signed in the same second must not share one record because a
@@ -486,6 +563,24 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	if (check_signature(verifier, part, kind, arrival, mode, result, reason,
 	                    &missing, &undecided))
 		return TRUE;
+	/* The key the ledger records for someone serving, in no keyring
+	 * (as a primary key: someone else's key may carry it as a subkey):
+	 * a keyring caught empty, an update that dropped the key.  That is
+	 * tenure's problem, not the signer's: no verdict now; the mail
+	 * waits, and is set aside and reported, naming them, if it lasts
+	 * (retry.h). */
+	const char *key = NULL;
+	const char *holder = missing && *reason
+	                         ? serving_holder(verifier, missing, &key)
+	                         : NULL;
+	if (holder != NULL && !keyring_holds_primary(verifier->keyring, key)) {
+		g_clear_pointer(reason, g_free);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY,
+		            "no configured keyring holds the key %s, which the "
+		            "ledger records for %s (a keyring emptied, or an "
+		            "update that dropped the key?)", key, holder);
+		return FALSE;
+	}
 	/* A key of the keyrings that is not the committee's signed: slow
 	 * (gpg reads every keyring file), but such a signer is told why
 	 * the command does not count, as before the committee keyring. */

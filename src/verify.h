@@ -22,7 +22,9 @@
  * killed at its deadline, dead by a signal, failing or reporting no
  * signature (gpgrun.h), a keyring that changed during the check
  * (keyring.h), a signature dated up to VERIFY_FUTURE_LIMIT ahead of
- * tenure's clock.  Such mail is tried again later (retry.h), never
+ * tenure's clock, a signature by the key the ledger records for a
+ * member or role holder serving today that no keyring holds (the error
+ * names them and the key).  Such mail is tried again later (retry.h), never
  * refused.  Returned memory belongs to the caller.
  */
 #ifndef TENURE_VERIFY_H
@@ -54,9 +56,10 @@ typedef enum {
 } VerifyMode;
 
 typedef struct {
-	char *text;          /* the command part's bytes as signed, to be
-	                        read as UTF-8 (never converted from another
-	                        charset: see signed_part.h) */
+	char *text;          /* the command part's bytes as signed, as
+	                        UTF-8: for PGP/MIME made so from the signed
+	                        charset label, a clearsigned part's read as
+	                        UTF-8 (see signed_part.h) */
 	char *fingerprint;   /* the primary key's fingerprint */
 	char *signing_key;   /* the (sub)key that made the signature */
 	gint64 created;      /* signature creation time, Unix seconds */
@@ -88,7 +91,9 @@ Keyring *verify_keyring(Verifier *verifier);
  * key, and EXTRA (NULL-terminated, may be NULL: keys a pending step
  * names); and, for members LEDGER records without any key, the keys
  * carrying their address (so that they learn how to have one
- * recorded).  A key outside them is an unknown key. */
+ * recorded).  A key outside them is an unknown key.  Also notes whose
+ * key each is, of those serving today (members, role holders, the
+ * secretary), for naming them when no keyring holds it. */
 void verify_set_signers(Verifier *verifier, const Ledger *ledger,
                         const char *const *extra);
 

@@ -12,6 +12,10 @@ an armoured block on stdout.
       that signature packet with its version octet set to V
   craft-packets.py partial SIGNATURE_FILE
       that signature packet with its body sent as partial lengths
+  craft-packets.py strip-backsigs KEYRING_FILE
+      the binary keyring (on stdout, not armoured) with the embedded
+      signatures (back-signatures) taken out of every signature's
+      unhashed area: the bindings stay valid, the back-signatures go
 """
 import base64
 import sys
@@ -76,7 +80,46 @@ def first_packet(data):
     return 1 + octets, data[1 + octets:1 + octets + length]
 
 
+def subpackets(area):
+    """The subpackets of a signature's subpacket AREA, each whole."""
+    i = 0
+    while i < len(area):
+        first = area[i]
+        if first < 192:
+            size, length = 1, first
+        elif first < 255:
+            size, length = 2, ((first - 192) << 8) + area[i + 1] + 192
+        else:
+            size, length = 5, int.from_bytes(area[i + 1:i + 5], "big")
+        yield area[i:i + size + length]
+        i += size + length
+
+
+def strip_backsigs(data):
+    out = b""
+    while data:
+        header = data[0]
+        tag = header & 0x3F if header & 0x40 else (header >> 2) & 0x0F
+        size, body = first_packet(data)
+        data = data[size + len(body):]
+        if tag == 2 and body[0] == 4:
+            hashed = int.from_bytes(body[4:6], "big")
+            at = 6 + hashed
+            unhashed = int.from_bytes(body[at:at + 2], "big")
+            area = body[at + 2:at + 2 + unhashed]
+            kept = b"".join(sub for sub in subpackets(area)
+                            if sub[1 if sub[0] < 192 else 2 if sub[0] < 255 else 5] & 0x7F != 32)
+            body = body[:at] + len(kept).to_bytes(2, "big") + kept + \
+                body[at + 2 + unhashed:]
+        out += packet(tag, body)
+    return out
+
+
 def main(argv):
+    if argv[1] == "strip-backsigs":
+        with open(argv[2], "rb") as f:
+            sys.stdout.buffer.write(strip_backsigs(f.read()))
+        return
     if argv[1] == "compressed":
         layers, size = int(argv[2]), int(argv[3])
         data = packet(11, b"b\x00\x00\x00\x00\x00" + b"\x00" * size)

@@ -78,7 +78,7 @@ committee_init() {
 	year_ago=$(date -u -d '1 year ago' +%Y-%m-%d)
 	two_years_ago=$(date -u -d '2 years ago' +%Y-%m-%d)
 	_committee_mails=0
-	test_cleanup "gpgconf --homedir '$W/g' --kill all"
+	test_cleanup "gpg_home_kill '$W/g'"
 }
 
 committee_ledger() {

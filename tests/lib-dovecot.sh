@@ -28,9 +28,13 @@
 # $DOVECOT_IMAPS_PORT (TLS from the first byte).  The server is stopped at
 # exit through test_cleanup.
 #
-# Dovecot refuses to run its login processes as root, so the instance uses
-# the dovenull and dovecot users and stores mail as the mail user; the
-# test directory is made traversable for them.
+# Run by root, the instance is set up as a packaged Dovecot is: Dovecot
+# refuses to run its login processes as root, so they run as dovenull,
+# its internal processes as dovecot, and mail is stored as the mail user;
+# the test directory is made traversable for them.  Run by anyone else,
+# every process of the instance runs as that user (Dovecot's "running
+# without root": no chroot, no change of user), so that a contributor's
+# `make check` exercises IMAP too.
 
 DOVECOT_USER=tenure
 DOVECOT_PASSWORD=list-secret
@@ -39,7 +43,6 @@ dovecot_setup() {
 	command -v dovecot >/dev/null 2>&1 || test_skip_all "dovecot is not installed (dovecot-imapd)"
 	command -v certtool >/dev/null 2>&1 || command -v openssl >/dev/null 2>&1 ||
 		test_skip_all "neither certtool (gnutls-bin) nor openssl is installed"
-	[ "$(id -u)" -eq 0 ] || test_skip_all "a private Dovecot needs root (it drops to dovenull and mail)"
 	DOVECOT_DIR=$TEST_DIR/dovecot
 	mkdir -p "$DOVECOT_DIR/run" "$DOVECOT_DIR/state" "$DOVECOT_DIR/home" \
 		"$DOVECOT_DIR/tls"
@@ -47,13 +50,17 @@ dovecot_setup() {
 	chmod 0755 "$DOVECOT_DIR" "$DOVECOT_DIR/run"
 	DOVECOT_MAILDIR=$DOVECOT_DIR/home/$DOVECOT_USER/Maildir
 	mkdir -p "$DOVECOT_MAILDIR/new" "$DOVECOT_MAILDIR/cur" "$DOVECOT_MAILDIR/tmp"
-	chown -R mail:mail "$DOVECOT_DIR/home"
+	[ "$(id -u)" -eq 0 ] && chown -R mail:mail "$DOVECOT_DIR/home"
 	chmod -R go-rwx "$DOVECOT_DIR/home"
 
 	printf '%s:{PLAIN}%s::::::\n' "$DOVECOT_USER" "$DOVECOT_PASSWORD" \
 		>"$DOVECOT_DIR/passwd"
-	chown root:dovecot "$DOVECOT_DIR/passwd"
-	chmod 0640 "$DOVECOT_DIR/passwd"
+	if [ "$(id -u)" -eq 0 ]; then
+		chown root:dovecot "$DOVECOT_DIR/passwd"
+		chmod 0640 "$DOVECOT_DIR/passwd"
+	else
+		chmod 0600 "$DOVECOT_DIR/passwd"
+	fi
 	DOVECOT_PASSWORD_FILE=$TEST_DIR/imap-password
 	printf '%s\n' "$DOVECOT_PASSWORD" >"$DOVECOT_PASSWORD_FILE"
 	chmod 0600 "$DOVECOT_PASSWORD_FILE"
@@ -125,6 +132,41 @@ _dovecot_issue() {
 	fi
 }
 
+# The users Dovecot's processes run as, and the ones it may store mail
+# as: the packaged ones for root, the running user for anyone else.
+_dovecot_users() {
+	if [ "$(id -u)" -eq 0 ]; then
+		cat <<EOF
+default_login_user = dovenull
+default_internal_user = dovecot
+first_valid_uid = 8
+first_valid_gid = 8
+EOF
+		return
+	fi
+	cat <<EOF
+default_login_user = $(id -un)
+default_internal_user = $(id -un)
+default_internal_group = $(id -gn)
+first_valid_uid = $(id -u)
+first_valid_gid = $(id -g)
+service anvil {
+  chroot =
+}
+service imap-login {
+  chroot =
+}
+EOF
+}
+
+_dovecot_mail_owner() {
+	if [ "$(id -u)" -eq 0 ]; then
+		echo "uid=mail gid=mail"
+	else
+		echo "uid=$(id -u) gid=$(id -g)"
+	fi
+}
+
 _dovecot_write_config() {
 	local cert=$1 tls imaps_ssl=yes
 	if [ "$cert" = none ]; then
@@ -145,10 +187,7 @@ listen = 127.0.0.1
 $tls
 disable_plaintext_auth = yes
 auth_mechanisms = plain login
-default_login_user = dovenull
-default_internal_user = dovecot
-first_valid_uid = 8
-first_valid_gid = 8
+$(_dovecot_users)
 mail_location = maildir:~/Maildir
 passdb {
   driver = passwd-file
@@ -156,7 +195,7 @@ passdb {
 }
 userdb {
   driver = static
-  args = uid=mail gid=mail home=$DOVECOT_DIR/home/%u
+  args = $(_dovecot_mail_owner) home=$DOVECOT_DIR/home/%u
 }
 service imap-login {
   inet_listener imap {

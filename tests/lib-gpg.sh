@@ -14,6 +14,8 @@
 #                                        syntax) to expire DAYS later
 #   gpg_export_keyring FILE EMAIL...     public keys of EMAIL... into FILE
 #   gpg_faked WHEN                       --faked-system-time argument for WHEN
+#   gpg_home_kill HOME                   kills the gpg daemons serving HOME
+#                                        (asks nothing: they may be stopped)
 # Mail (printed on stdout; BODY is text, LF line endings):
 #   mime_text_part BODY                  a text/plain entity
 #   pgpmime_entity SIGNER PART_FILE [PROTOCOL [EXTRA_PART_FILE]] [-- GPG_ARGS]
@@ -32,8 +34,20 @@ gpg_world_init() {
 	GPG_WORLD=$(mktemp -d /tmp/tn.XXXXXX)
 	chmod 700 "$GPG_WORLD"
 	export GPG_WORLD
-	test_cleanup "gpgconf --homedir '$GPG_WORLD' --kill all; rm -rf '$GPG_WORLD'"
+	test_cleanup "gpg_home_kill '$GPG_WORLD'; rm -rf '$GPG_WORLD'"
 	_gpg_counter=0
+}
+
+# gpg_home_kill HOME: kills (SIGKILL) the gpg-agent, dirmngr or keyboxd of
+# ours started for HOME, found by the --homedir of their command lines.
+# A cleanup must not ask them to go (gpgconf --kill): one a test stopped
+# (SIGSTOP) never answers, and gpgconf would wait on it for good.
+gpg_home_kill() {
+	local pids
+	pids=$(pgrep -u "$(id -u)" -f -- "--homedir $1( |\$)" | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	[ -z "$pids" ] || kill -KILL $pids 2>/dev/null
+	return 0
 }
 
 gw() {

@@ -7,9 +7,12 @@
 #   test_expect_equal_file EXPECTED_FILE ACTUAL_FILE   (diff -u on failure)
 #   test_expect_success "description" 'commands'   (eval; pass on exit 0)
 #   test_expect_failure "description" 'commands'   (pass on non-zero exit)
+#   test_skip "why"               end the check begun as skipped (its tools
+#                                 are missing here): a skip, never a failure
 #   test_done                     print the plan; exit 1 if any check failed
 #   state_reseal FILE             a state file edited by hand made whole again
 #   wait_for SECONDS 'CONDITION'  poll until CONDITION holds (or fail)
+#   process_ended PID             PID is gone (or a zombie not yet reaped)
 # Also: $TENURE (the binary), $top_srcdir, $top_builddir, a scratch
 # directory $TEST_DIR (short, under /tmp, removed at exit), and
 # test_cleanup CMD to run CMD at exit (servers, gpg agents).
@@ -113,6 +116,14 @@ test_expect_failure() {
 	fi
 }
 
+# test_skip REASON: the check begun cannot run here (a tool it needs is
+# missing); TAP's "# SKIP", which the harness counts as a skip.
+test_skip() {
+	_test_count=$((_test_count + 1))
+	echo "ok $_test_count - $_test_current # SKIP $1"
+	_test_current=
+}
+
 # test_skip_all REASON: the whole script cannot run here.  Counted as a
 # skip by the harness, never as a pass.
 test_skip_all() {
@@ -148,6 +159,16 @@ wait_for() {
 		tries=$((tries - 1))
 	done
 	return 1
+}
+
+# process_ended PID: the process PID has ended: it is gone, or a zombie
+# that only waits for its parent (init, for a daemon) to reap it, which
+# `kill -0` would still find.
+process_ended() {
+	case $(ps -o stat= -p "$1" 2>/dev/null) in
+	'' | Z*) return 0 ;;
+	*) return 1 ;;
+	esac
 }
 
 # A free TCP port on 127.0.0.1.

@@ -80,6 +80,8 @@ agent_answers() {
 }
 
 test_begin "no gpg-agent runs for tenure's GnuPG home before tenure runs"
+# gpgconf --kill only asks the agent to go: it may be exiting still.
+wait_for 10 '! agent_answers'
 if agent_answers; then
 	test_fail "an agent answers already"
 else

@@ -99,7 +99,11 @@ expect_mail() {
 
 # --- A deferral from signed mail --------------------------------------------
 
-until=$(date -u -d '60 days' +%Y-%m-%d)
+# A deferral moves an expiry the rule has set, under a limit the
+# committee sets itself (never debian's): Alice's 18-month term, from a
+# year ago, ends in six months.
+committee_event rule "$year_ago" "Rule: fixed-term" "Parameters: term=18m"
+until=$(date -u -d '300 days' +%Y-%m-%d)
 deliver "$W/inbox" "$(signed_mail "$CAROL" carol@example.org defer-alice "Tenure: defer
 Member: Alice Member <alice@example.org>
 Until: $until
@@ -113,7 +117,7 @@ expect_mail "the deferral is announced to the list with Reply-To" \
 	announce-defer "$LIST" "$LIST" \
 	"Test Committee: the expiry of the term of Alice Member is deferred until $until" \
 	"Reason: a vote on the committee's size is under way
-Term rule in force: debian
+Term rule in force: fixed-term term=1y6m anti-cabal=false
 Recorded from <defer-alice@example.org>, signed by
 $CAROL."
 
@@ -151,17 +155,19 @@ Key before: $BOB
 If this was not you, tell the committee at once: a reply to this mail
 goes to the list, $LIST."
 
+# Eight: the three expiries the 18-month terms set, Alice's again as
+# deferred, the deferral, the handover, the new key and its notice.
 test_begin "each announcement is sent once: another pass sends nothing"
 count=$(sent_count)
 run_once
 run_once
-test_expect_equal "4 4 0" "$count $(sent_count) $(cat "$W/status")"
+test_expect_equal "8 8 0" "$count $(sent_count) $(cat "$W/status")"
 
 test_begin "history typed in by hand (Source: import) is not announced"
 committee_event key "$today" "Member: Alice Member <alice@example.org>" \
 	"Fingerprint: $BOB"
 run_once 2>/dev/null
-test_expect_equal "4" "$(sent_count)"
+test_expect_equal "8" "$(sent_count)"
 
 # --- A first run over a history that had not recorded two expiries ----------
 

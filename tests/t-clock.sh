@@ -172,8 +172,7 @@ rm -f "$SMTP_CONTROL.date"
 
 # --- Behind the IMAP server's clock ------------------------------------
 
-if [ "$(id -u)" -eq 0 ] && command -v dovecot >/dev/null &&
-	command -v certtool >/dev/null; then
+if command -v dovecot >/dev/null && command -v certtool >/dev/null; then
 	. "$top_srcdir/tests/lib-dovecot.sh"
 	dovecot_setup
 	# tenure three days behind must find the test certificates valid:
@@ -219,7 +218,7 @@ if [ "$(id -u)" -eq 0 ] && command -v dovecot >/dev/null &&
 	wait $pid
 else
 	test_begin "three days behind the IMAP server: the daemon doubts its clock and says so"
-	test_fail "needs root, dovecot (dovecot-imapd) and certtool"
+	test_skip "needs dovecot (dovecot-imapd) and certtool (gnutls-bin)"
 fi
 
 test_done

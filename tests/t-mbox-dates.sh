@@ -5,6 +5,11 @@
 # before the year, RFC 5322's form); a line with no date tenure can read
 # sets its mail aside saying so, never a verdict on the member (it was
 # refused as "signature dated in the future": arrival 1970).
+# The date is read from the end of the line: what comes between "From "
+# and it is the envelope sender, the sender's own text, and Exim, Postfix
+# and Dovecot's LDA write a quoted local part with blanks and dates in it
+# as it came.  A date there once became the arrival (a back-dated
+# command judged by a former member's authority).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
 . "$top_srcdir/tests/lib-committee.sh"
@@ -12,16 +17,21 @@
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 
 committee_init
-for who in alice bob carol dave; do
+for who in alice bob carol dave erin frank grace heidi; do
 	name=$(printf '%s' "$who" | sed 's/^./\U&/')
 	eval "$(printf '%s' "$who" | tr a-z A-Z)=\$(gpg_new_key \"$name Member\" $who@example.org)"
 done
 gpg_export_keyring "$W/keyring.gpg" alice@example.org bob@example.org \
-	carol@example.org dave@example.org
+	carol@example.org dave@example.org erin@example.org frank@example.org \
+	grace@example.org heidi@example.org
 committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Bob Member <bob@example.org> $BOB" \
 	"Carol Member <carol@example.org> $CAROL" \
-	"Dave Member <dave@example.org> $DAVE"
+	"Dave Member <dave@example.org> $DAVE" \
+	"Erin Member <erin@example.org> $ERIN" \
+	"Frank Member <frank@example.org> $FRANK" \
+	"Grace Member <grace@example.org> $GRACE" \
+	"Heidi Member <heidi@example.org> $HEIDI"
 committee_conf
 
 asctime=$(date -u '+%a %b %e %H:%M:%S %Y')
@@ -55,6 +65,74 @@ if ! resigned Dave && ! grep -q '^refused .*dave' "$W/log" &&
 	test_pass
 else
 	test_fail "$(cat "$W/log")"
+fi
+
+# The senders below are quoted local parts an outsider can choose; the
+# dates in them are twelve days old, the server's dates are now.
+old=$(date -u -d '12 days ago' '+%b %e %H:%M:%S %Y')
+old_asctime=$(date -u -d '12 days ago' '+%a %b %e %H:%M:%S %Y')
+dovecot_asctime=$(date -u '+%a %b %d %H:%M:%S %Y')
+{
+	# Exim: "From ${return_path} ${tod_bsdinbox}", the sender verbatim.
+	printf 'From "a %s b"@evil.example %s\n' "$old" "$asctime"
+	cat "$(signed_mail "$ERIN" erin@example.org e "Tenure: resign")"
+	# Postfix's local(8): two blanks before the date.
+	printf '\nFrom "x %s y"@evil.example  %s\n' "$old_asctime" "$asctime"
+	cat "$(signed_mail "$FRANK" frank@example.org f "Tenure: resign")"
+	# Dovecot's LDA: two blanks, the day in two digits.
+	printf '\nFrom "%s b"@evil.example  %s\n' "$old_asctime" "$dovecot_asctime"
+	cat "$(signed_mail "$GRACE" grace@example.org g "Tenure: resign")"
+	# A date in the sender and none at the end: the arrival is unknown.
+	printf '\nFrom "a %s b"@evil.example\n' "$old_asctime"
+	cat "$(signed_mail "$HEIDI" heidi@example.org h "Tenure: resign")"
+} >"$W/quoted.mbox"
+"$TENURE" --config "$CONF" import "mbox:$W/quoted.mbox" >"$W/out" 2>"$W/log"
+
+for case in "Erin:Exim's" "Frank:Postfix's" "Grace:Dovecot LDA's"; do
+	test_begin "$(echo "${case#*:}") From_ line, a date in the quoted sender: the date at the end counts"
+	if resigned "${case%%:*}"; then
+		test_pass
+	else
+		test_fail "$(cat "$W/log")"
+	fi
+done
+
+test_begin "a date only in the quoted sender: set aside, arrival unknown"
+if ! resigned Heidi && grep -q 'does not say when this mail arrived' "$W/log"; then
+	test_pass
+else
+	test_fail "$(cat "$W/log")"
+fi
+
+# A live mbox: source that Dovecot's LDA delivers to, given a quoted
+# envelope sender with a date in it (dovecot-lda -f).  As root the LDA
+# needs a user to deliver as; it runs as mail, as lib-dovecot.sh's does.
+lda=/usr/lib/dovecot/dovecot-lda
+if [ -x "$lda" ]; then
+	mkdir -p "$W/lda/home" "$W/lda/run"
+	cat >"$W/lda/dovecot.conf" <<EOF
+base_dir = $W/lda/run
+log_path = $W/lda/log
+mail_location = mbox:~/mail:INBOX=~/inbox
+first_valid_uid = 0
+EOF
+	as_user=
+	if [ "$(id -u)" -eq 0 ]; then
+		chmod 0711 "$W"
+		chown -R mail:mail "$W/lda"
+		as_user="setpriv --reuid=mail --regid=mail --clear-groups"
+	fi
+	$as_user env TZ=UTC HOME="$W/lda/home" USER="$(id -un)" "$lda" \
+		-c "$W/lda/dovecot.conf" -f "\"a $old b\"@evil.example" \
+		<"$(signed_mail "$HEIDI" heidi@example.org h2 "Tenure: resign")"
+	committee_conf "source.url=mbox:$W/lda/home/inbox"
+	"$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
+	test_begin "a live mbox: source, Dovecot's LDA's From_ line with a date in the quoted sender: the date at the end counts"
+	if resigned Heidi; then
+		test_pass
+	else
+		test_fail "$(head -1 "$W/lda/home/inbox")" "$(cat "$W/lda/log" "$W/log")"
+	fi
 fi
 
 test_done

@@ -12,9 +12,9 @@
 . "$top_srcdir/tests/lib-gpg.sh"
 . "$top_srcdir/tests/lib-committee.sh"
 . "$top_srcdir/tests/lib-smtp.sh"
+. "$top_srcdir/tests/lib-mlmmj.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
-[ -x /usr/bin/mlmmj-receive ] || test_skip_all "mlmmj is not installed"
 [ -x /usr/bin/python3 ] || test_skip_all "python3 is not installed"
 
 committee_init
@@ -28,46 +28,7 @@ committee_conf roles.chair="$CAROL" committee.public-record=list-id
 
 smtp_start plain || test_skip_all "the test SMTP server did not start"
 
-# The list, made as mlmmj-make-ml makes it (it asks for the domain, the
-# owner and the language of its texts), relaying to the test's server,
-# with Debian's List-Id and tenure's inbox as its one subscriber.
-LIST=$W/spool/debian-ctte
-printf 'lists.debian.org\nowner@example.org\nen\n' |
-	/usr/bin/mlmmj-make-ml -s "$W/spool" -L debian-ctte >/dev/null 2>&1
-[ -d "$LIST/control" ] || test_skip_all "mlmmj-make-ml made no list"
-echo 127.0.0.1 >"$LIST/control/relayhost"
-echo "$SMTP_PORT" >"$LIST/control/smtpport"
-printf 'List-Id: Debian Technical Committee <debian-ctte.lists.debian.org>\n' \
-	>"$LIST/control/customheaders"
-/usr/bin/mlmmj-sub -L "$LIST" -a tenure@lists.example.org -f -q >/dev/null 2>&1
-
-# footer on|off: mlmmj's footer, as Debian's lists would word one.
-footer() {
-	if [ "$1" = on ]; then
-		printf -- '-- \nTo UNSUBSCRIBE, email to debian-ctte-request@lists.debian.org\n' \
-			>"$LIST/control/footer"
-	else
-		rm -f "$LIST/control/footer"
-	fi
-}
-
-# through_list FILE FROM: posts FILE to the list from FROM, as the MTA
-# hands it over (Return-Path, Delivered-To), and prints the path of the
-# copy the subscriber received.
-through_list() {
-	local count i=0 copy
-	count=$(smtp_count)
-	{
-		printf 'Return-Path: <%s>\nDelivered-To: debian-ctte@lists.debian.org\n' "$2"
-		cat "$1"
-	} | /usr/bin/mlmmj-receive -F -L "$LIST" >>"$W/mlmmj.log" 2>&1
-	while [ "$(smtp_count)" -le "$count" ] && [ $i -lt 100 ]; do
-		i=$((i + 1))
-		sleep 0.1
-	done
-	copy=$(ls -t "$SMTP_MAILDIR/new" | head -n 1)
-	[ "$(smtp_count)" -gt "$count" ] && echo "$SMTP_MAILDIR/new/$copy"
-}
+mlmmj_setup
 
 # listed DESCRIPTION FILE FROM NAME: FILE through the list, imported:
 # one check that NAME's resignation was applied, and the copy was the

@@ -7,6 +7,9 @@
 # A --fill-after placeholder that gives its seat to a recorded
 # appointment is shown as `replaced`, not as a resignation: the rules
 # that count "terms ended" do not count it, and the plan says so.
+# A seat is vacant from the day after its member's last day, and an
+# appointment fills only a seat vacant on its day (issue 27): Mia's last
+# day is Noor's appointment day, so Mia's seat gets a placeholder.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 cd "$TEST_DIR" || exit 1
 
@@ -105,5 +108,24 @@ test_begin "--fill-after under annual-expiry: 'replaced', and nobody left in the
 plan_fill annual-expiry tsv >annual.tsv 2>annual.err
 test_expect_equal "0 2010-12-31 replaced|2011-08-16 M3 0 left in the 12 months before|2011-08-16 M4 0 left in the 12 months before|" \
 	"$? $(newcomer2 annual.tsv)|$(awk -F '\t' '$2 == "expire" && $1 ~ /^2011/ && match($4, /[0-9]+ left in the 12 months before/) { print $1 " " substr($3, 1, 2) " " substr($4, RSTART, RLENGTH) }' annual.tsv | paste -sd '|')|$(cat annual.err)"
+
+# tenure(1)'s example: Noor sat beside Mia on Mia's last day, so Noor did
+# not take Mia's seat; with Mia leaving the day before, Noor did.
+eve_ledger() {
+	printf 'Event: appoint\nDate: 2001-01-01\nMember: Mia <mia@example.org>\n\n'
+	printf 'Event: appoint\nDate: 2002-01-01\nMember: Kai <kai@example.org>\n\n'
+	printf 'Event: resign\nDate: %s\nMember: Mia <mia@example.org>\n\n' "$1"
+	printf 'Event: appoint\nDate: 2005-06-30\nMember: Noor <noor@example.org>\n'
+}
+eve_ledger 2005-06-30 >eve.ledger
+eve_ledger 2005-06-29 >eve-before.ledger
+plan_eve() {
+	"$TENURE" plan --ledger "$1" --rule none --from 2005-01-01 \
+		--until 2005-12-31 --fill-after 14 --format=tsv 2>&1 |
+		awk -F '\t' '$3 ~ /^Newcomer/ { print $1 " " $2 " " $3 }'
+}
+test_begin "--fill-after: a last day on the day of the ledger's last appointment leaves a seat the placeholder fills"
+test_expect_equal "2005-07-14 appoint Newcomer 1 <newcomer1@example.invalid>|" \
+	"$(plan_eve eve.ledger)|$(plan_eve eve-before.ledger)"
 
 test_done

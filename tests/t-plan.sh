@@ -49,10 +49,12 @@ END
 	expiries >"$TEST_DIR/four.got"
 test_expect_equal_file "$TEST_DIR/four.expected" "$TEST_DIR/four.got"
 
-test_begin "the TSV has four tab-separated fields and known events, sorted by date"
-bad=$(awk -F '\t' 'NF != 4 || $2 !~ /^(appoint|resign|remove|expire|defer|eligible)$/' "$TEST_DIR/six.tsv")
-sorted=$(cut -f1 "$TEST_DIR/six.tsv" | sort -c 2>&1)
-test_expect_equal "" "$bad$sorted"
+test_begin "the TSV has a header row, then four tab-separated fields and known events, sorted by date"
+header=$(head -n 1 "$TEST_DIR/six.tsv")
+bad=$(tail -n +2 "$TEST_DIR/six.tsv" |
+	awk -F '\t' 'NF != 4 || $2 !~ /^(appoint|resign|remove|expire|defer|eligible)$/')
+sorted=$(tail -n +2 "$TEST_DIR/six.tsv" | cut -f1 | sort -c 2>&1)
+test_expect_equal "$(printf 'date\tevent\tmember\tdetail')" "$header$bad$sorted"
 
 test_begin "senior-rolling pushes Keith out after three years and eight months"
 "$TENURE" plan --ledger "$CTTE" --rule senior-rolling --from 2014-07-01 \

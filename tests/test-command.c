@@ -142,7 +142,7 @@ static const ParseCase parse_cases[] = {
     {"Latin-1 bytes are not UTF-8, whatever the mail's charset says",
      "Tenure: remove\nMember: J\xe9r\xf4me <j@example.org>\n",
      COMMAND_PARSE_BAD, 0, NULL, NULL,
-     "line 2 is not UTF-8: tenure reads the signed text as UTF-8", 0},
+     "line 2 is not UTF-8: tenure reads clearsigned text", 0},
     {"a lone CR inside a line is refused, not read as a line end",
      "Tenure: resign\rEffective: 2030-01-01\n", COMMAND_PARSE_BAD, 0, NULL,
      NULL, "line 1: contains control character U+000D", 0},

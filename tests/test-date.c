@@ -54,6 +54,44 @@ test_add_months(void)
 	}
 }
 
+/* A bar never ends before its full length: where the day does not
+ * exist, the 1st of the next month; a term's end takes the month's last
+ * day; going back, both take the month's last day. */
+static void
+test_shift_months(void)
+{
+	static const struct {
+		const char *from;
+		int months;
+		const char *term_end, *bar;
+	} cases[] = {
+		{"2016-02-29", 12, "2017-02-28", "2017-03-01"},
+		{"2016-02-29", 24, "2018-02-28", "2018-03-01"},
+		{"2016-02-29", 48, "2020-02-29", "2020-02-29"},
+		{"2015-10-31", 18, "2017-04-30", "2017-05-01"},
+		{"2014-01-31", 1, "2014-02-28", "2014-03-01"},
+		{"2015-12-31", 2, "2016-02-29", "2016-03-01"},
+		{"2013-11-01", 66, "2019-05-01", "2019-05-01"},
+		{"2016-03-31", -1, "2016-02-29", "2016-02-29"},
+		{"2017-02-28", -12, "2016-02-28", "2016-02-28"},
+		{"2016-02-29", -12, "2015-02-28", "2015-02-28"},
+		{"2016-02-29", 0, "2016-02-29", "2016-02-29"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		Day from;
+		g_assert_true(date_parse(cases[i].from, &from));
+		g_autofree char *term_end = date_to_string(
+		    date_shift_months(from, cases[i].months, DATE_TERM_END));
+		g_autofree char *bar = date_to_string(
+		    date_shift_months(from, cases[i].months, DATE_BAR));
+		g_autofree char *plain =
+		    date_to_string(date_add_months(from, cases[i].months));
+		g_assert_cmpstr(term_end, ==, cases[i].term_end);
+		g_assert_cmpstr(bar, ==, cases[i].bar);
+		g_assert_cmpstr(plain, ==, cases[i].term_end);
+	}
+}
+
 static void
 test_span(void)
 {
@@ -111,6 +149,7 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/date/parse", test_parse);
 	g_test_add_func("/date/add-months", test_add_months);
+	g_test_add_func("/date/shift-months", test_shift_months);
 	g_test_add_func("/date/span", test_span);
 	g_test_add_func("/date/months-between", test_months_between);
 	g_test_add_func("/date/now", test_now);

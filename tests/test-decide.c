@@ -69,6 +69,19 @@ static const char base_ledger[] =
 	"Event: appoint\nDate: 2027-01-01\nMember: Ned <ned@example.org>\n\n" \
 	"Event: appoint\nDate: 2027-01-01\nMember: Noa <noa@example.org>\n"
 
+/* A limit the committee sets itself, in force from 2025-01-01: every
+ * term of BASE_LEDGER then ends on 2026-12-31, an expiry pending on
+ * SIGNED_ON that a deferral may move (debian's may not be). */
+#define DEFERRABLE                                                         \
+	"Event: rule\nDate: 2025-01-01\nRule: fixed-term\nParameters: term=3y\n"
+/* The same for CAP_LEDGER: Sam and Sue still end on 2026-12-31. */
+#define CAP_DEFERRABLE                                                     \
+	CAP_LEDGER "\n"                                                    \
+	"Event: rule\nDate: 2025-01-01\nRule: fixed-term\nParameters: term=4y7m\n"
+#define DEFER_BOB                                                          \
+	"Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2027-03-01\n"   \
+	"Reason: a vote is running\n"
+
 /* Pending state for the command's Member. */
 typedef enum {
 	NO_PENDING,
@@ -218,16 +231,60 @@ static const DecideCase cases[] = {
 	 "Tenure: remove\nMember: Zed <zed@example.org>\n", NO_PENDING, NULL,
 	 DECIDE_REFUSE, "is not a member", NULL, NULL},
 
-	{"the chair defers an expiry", NULL, FPR_CAROL,
-	 "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2027-03-01\n"
-	 "Reason: a vote is running\n",
+	{"the chair defers an expiry", DEFERRABLE, FPR_CAROL, DEFER_BOB,
 	 NO_PENDING, NULL, DECIDE_APPEND, NULL, SIGNED_ON, FPR_CAROL},
-	{"only the chair defers", NULL, FPR_LEO,
-	 "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2027-03-01\n"
+	{"only the chair defers", DEFERRABLE, FPR_LEO, DEFER_BOB,
+	 NO_PENDING, NULL, DECIDE_REFUSE, "only the chair may defer", NULL,
+	 NULL},
+	{"a member does not defer", DEFERRABLE, FPR_ALICE, DEFER_BOB,
+	 NO_PENDING, NULL, DECIDE_REFUSE, "only the chair may defer", NULL,
+	 NULL},
+	/* Issue 27: 6.2.7 is the constitution's; nobody may delay it, even
+	 * an expiry the rule has set (Sam's, on 2026-12-31). */
+	{"no deferral under debian, even of a pending expiry",
+	 "Event: appoint\nDate: 2022-06-01\nMember: Sam <sam@example.org>\n",
+	 FPR_CAROL,
+	 "Tenure: defer\nMember: Sam <sam@example.org>\nUntil: 2027-03-01\n"
+	 "Reason: a vote is running\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE,
+	 "no expiry can be deferred under the debian rule", NULL, NULL},
+	{"no deferral under debian of an expiry not yet set", NULL, FPR_CAROL,
+	 DEFER_BOB, NO_PENDING, NULL, DECIDE_REFUSE,
+	 "no expiry can be deferred under the debian rule", NULL, NULL},
+	{"the chair does not defer her own expiry", DEFERRABLE, FPR_CAROL,
+	 "Tenure: defer\nMember: Carol <carol@example.org>\nUntil: 2027-03-01\n"
+	 "Reason: a vote is running\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE, "nobody may defer their own expiry",
+	 NULL, NULL},
+	{"the leader defers the chair's expiry", DEFERRABLE, FPR_LEO,
+	 "Tenure: defer\nMember: Carol <carol@example.org>\nUntil: 2027-03-01\n"
+	 "Reason: a vote is running\n",
+	 NO_PENDING, NULL, DECIDE_APPEND, NULL, SIGNED_ON, FPR_LEO},
+	{"a member does not defer the chair's expiry", DEFERRABLE, FPR_ALICE,
+	 "Tenure: defer\nMember: Carol <carol@example.org>\nUntil: 2027-03-01\n"
 	 "Reason: a vote is running\n",
 	 NO_PENDING, NULL, DECIDE_REFUSE, "only the chair may defer", NULL,
 	 NULL},
-	{"a deferral until the past is refused", NULL, FPR_CAROL,
+	/* annual-expiry decides Bob's expiry on 2030-08-16 at the
+	 * earliest: until then there is nothing a deferral could move. */
+	{"nothing to defer before the rule decides the expiry",
+	 "Event: rule\nDate: 2025-01-01\nRule: annual-expiry\n", FPR_CAROL,
+	 DEFER_BOB, NO_PENDING, NULL, DECIDE_REFUSE,
+	 "nothing to defer yet: Bob <bob@example.org> has no expiry pending on "
+	 "2026-12-03; the annual-expiry rule decides one on 2030-08-16",
+	 NULL, NULL},
+	{"nothing to defer under a rule without expiries",
+	 "Event: rule\nDate: 2025-01-01\nRule: none\n", FPR_CAROL,
+	 DEFER_BOB, NO_PENDING, NULL, DECIDE_REFUSE,
+	 "nothing to defer yet", NULL, NULL},
+	{"a deferral that would not move the expiry is refused", DEFERRABLE,
+	 FPR_CAROL,
+	 "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2026-12-20\n"
+	 "Reason: a vote is running\n",
+	 NO_PENDING, NULL, DECIDE_REFUSE,
+	 "Until: is not after the expiry it would move (2026-12-31)", NULL,
+	 NULL},
+	{"a deferral until the past is refused", DEFERRABLE, FPR_CAROL,
 	 "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2026-12-03\n"
 	 "Reason: a vote is running\n",
 	 NO_PENDING, NULL, DECIDE_REFUSE, "Until: is not after", NULL, NULL},
@@ -413,7 +470,7 @@ static const DecideCase cases[] = {
 	{"an appointment more than a year ahead is refused", NULL, FPR_CAROL,
 	 APPOINT_NINA "Effective: 2028-01-01\n", NO_PENDING, NULL,
 	 DECIDE_REFUSE, "more than a year after", NULL, NULL},
-	{"a deferral more than a year ahead is refused", NULL, FPR_CAROL,
+	{"a deferral more than a year ahead is refused", DEFERRABLE, FPR_CAROL,
 	 "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2027-12-04\n"
 	 "Reason: a vote is running\n",
 	 NO_PENDING, NULL, DECIDE_REFUSE, "Until: is more than a year", NULL,
@@ -470,13 +527,15 @@ static const DecideCase cases[] = {
 	 FPR_LEO, APPOINT_NINA "Effective: 2027-06-30\n", REC_BY_CHAIR, NULL,
 	 DECIDE_REFUSE, "already has 8 members", NULL, NULL},
 	{"a deferral past a newcomer's start, over the cap, is refused",
-	 CAP_LEDGER, FPR_CAROL,
+	 CAP_DEFERRABLE, FPR_CAROL,
 	 "Tenure: defer\nMember: Sam <sam@example.org>\nUntil: 2027-02-01\n"
 	 "Reason: a vote is running\n",
 	 NO_PENDING, NULL, DECIDE_REFUSE,
 	 "would have 9 members on 2027-01-01", NULL, NULL},
-	{"a deferral within the cap counts", CAP_LEDGER, FPR_CAROL,
-	 "Tenure: defer\nMember: Sam <sam@example.org>\nUntil: 2026-12-31\n"
+	{"a deferral within the cap counts",
+	 CAP_DEFERRABLE "\nEvent: resign\nDate: 2026-12-20\n"
+	 "Member: Alice <alice@example.org>\n", FPR_CAROL,
+	 "Tenure: defer\nMember: Sam <sam@example.org>\nUntil: 2027-02-01\n"
 	 "Reason: a vote is running\n",
 	 NO_PENDING, NULL, DECIDE_APPEND, NULL, SIGNED_ON, FPR_CAROL},
 	{"an appointment from the day others' recorded ahead start is refused",
@@ -524,13 +583,14 @@ static const ArrivalCase arrival_cases[] = {
 	  "Tenure: resign\nEffective: 2026-12-08\n", NO_PENDING, NULL,
 	  DECIDE_APPEND, NULL, "2026-12-08", FPR_ALICE},
 	 "2026-12-09", "10:00:00"},
-	{{"a backdated deferral is dated the day before it arrived", NULL,
+	{{"a backdated deferral is dated the day before it arrived", DEFERRABLE,
 	  FPR_CAROL,
 	  "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2027-03-01\n"
 	  "Reason: a vote is running\n",
 	  NO_PENDING, NULL, DECIDE_APPEND, NULL, "2026-12-08", FPR_CAROL},
 	 "2026-12-09", "10:00:00"},
-	{{"a deferral until before the day before the arrival is refused", NULL,
+	{{"a deferral until before the day before the arrival is refused",
+	  DEFERRABLE,
 	  FPR_CAROL,
 	  "Tenure: defer\nMember: Bob <bob@example.org>\nUntil: 2026-12-06\n"
 	  "Reason: a vote is running\n",
@@ -793,7 +853,7 @@ run_case(const DecideCase *row, const char *arrived_text,
 	    .signed_at = g_date_time_to_unix(signed_at),
 	    .arrived_on = arrived,
 	    .message_id = "<command@example.org>",
-	    .signature_record = "signature X 2026-12-03T10:00:00Z sha256:00",
+	    .signature_record = "X 2026-12-03T10:00:00Z sha256:00",
 	    .fingerprint_primary = row->subkey_of,
 	    .recommendation = rec,
 	    .removal = removal,
@@ -837,7 +897,11 @@ run_case(const DecideCase *row, const char *arrived_text,
 		g_assert_cmpstr(date_format(decision.event->date, buf), ==, row->date);
 		g_assert_cmpstr(decision.event->signed_by, ==, row->signed_by);
 		g_assert_cmpstr(decision.event->source, ==, "<command@example.org>");
-		g_assert_nonnull(strstr(decision.event->comment, "signature X"));
+		/* The record in a field of its own; Comment is free text. */
+		g_assert_cmpstr(decision.event->signature, ==,
+		                "X 2026-12-03T10:00:00Z sha256:00");
+		g_assert_true(decision.event->comment == NULL ||
+		              strstr(decision.event->comment, "sha256:") == NULL);
 		break;
 	}
 	}
@@ -1319,8 +1383,11 @@ check_authority(const DecideInput *in, const Decision *decision)
 		break;
 	}
 	case COMMAND_RECOMMEND:
-	case COMMAND_DEFER:
 		allowed = chair;
+		break;
+	case COMMAND_DEFER:
+		/* The chair's own expiry is the leader's to defer. */
+		allowed = chair || leader;
 		break;
 	case COMMAND_APPOINT:
 	case COMMAND_REMOVE:

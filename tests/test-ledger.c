@@ -128,6 +128,11 @@ test_parse_errors(void)
 		 "L:5: field Project-Joined is not allowed in role events"},
 		{"Event: key\nDate: 2025-01-01\nMember: A <a@x.org>\n",
 		 "L:1: key event without Fingerprint"},
+		{"Event: resign\nDate: 2025-01-01\nMember: A <a@x.org>\n"
+		 "Signature: signature " FPR_A " 2025-01-01T10:00:00Z sha256:00\n",
+		 "L:4: Signature: \"signature " FPR_A " 2025-01-01T10:00:00Z "
+		 "sha256:00\" is not a signature record (FINGERPRINT "
+		 "YYYY-MM-DDTHH:MM:SSZ sha256:DIGEST)"},
 		{"Event: key\nDate: 2025-01-01\nMember: A <a@x.org>\nRole: chair\n"
 		 "Fingerprint: " FPR_A "\n",
 		 "L:4: field Role is not allowed in key events"},
@@ -787,6 +792,84 @@ test_create(void)
 /* The name a reader sees, on the status page, in the calendar and in
  * announcements: a quoted name without its quotes, the same everywhere
  * (status.c once showed the quotes, schedule.c did not). */
+#define DIGEST_1 "1111111111111111111111111111111111111111111111111111111111111111"
+#define DIGEST_2 "2222222222222222222222222222222222222222222222222222222222222222"
+#define RECORD_A FPR_A " 2025-01-01T10:00:00Z sha256:" DIGEST_1
+#define RECORD_B FPR_B " 2025-01-01T10:00:01Z sha256:" DIGEST_2
+
+/* Which signature an event records: its Signature field, or an older
+ * ledger's Comment read only in the exact final form tenure wrote; a
+ * record that someone else's text holds never counts. */
+static void
+test_event_signature(void)
+{
+	static const struct {
+		const char *name;
+		EventKind kind;
+		const char *signature; /* the Signature field */
+		const char *comment;
+		const char *record;    /* what is read, or NULL */
+		const char *text;      /* the Comment as announced */
+	} cases[] = {
+	    {"the Signature field", EVENT_RESIGN, RECORD_A, "signature " RECORD_B,
+	     RECORD_A, "signature " RECORD_B},
+	    {"the Signature field of a deferral, its Reason naming another",
+	     EVENT_DEFER, RECORD_A, "see (signature " RECORD_B ")", RECORD_A,
+	     "see (signature " RECORD_B ")"},
+	    {"old: the Comment is the record", EVENT_RESIGN, NULL,
+	     "signature " RECORD_A, RECORD_A, "signature " RECORD_A},
+	    {"old: the record, then the other half's Message-ID", EVENT_REMOVE,
+	     NULL, "signature " RECORD_A "; also signed in <x (signature " RECORD_B
+	     ")@evil.example>",
+	     RECORD_A, NULL},
+	    {"old: a deferral's record after its Reason", EVENT_DEFER, NULL,
+	     "a vote is running (signature " RECORD_A ")", RECORD_A,
+	     "a vote is running"},
+	    {"old: a deferral's Reason listing records, then its own",
+	     EVENT_DEFER, NULL,
+	     "records signature " RECORD_B "; (signature " RECORD_B
+	     ") (signature " RECORD_A ")",
+	     RECORD_A, "records signature " RECORD_B "; (signature " RECORD_B ")"},
+	    {"old: a deferral whose Comment does not end in a record",
+	     EVENT_DEFER, NULL, "(signature " RECORD_B ") more", NULL,
+	     "(signature " RECORD_B ") more"},
+	    {"old: a deferral's reason form is not read on other events",
+	     EVENT_RESIGN, NULL, "x (signature " RECORD_B ")", NULL,
+	     "x (signature " RECORD_B ")"},
+	    {"old: a record inside the text is not read", EVENT_RESIGN, NULL,
+	     "records signature " RECORD_B, NULL, "records signature " RECORD_B},
+	    {"old: a record with more after it is not read", EVENT_RESIGN, NULL,
+	     "signature " RECORD_B " x", NULL, "signature " RECORD_B " x"},
+	    {"no Comment", EVENT_RESIGN, NULL, NULL, NULL, ""},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_test_message("%s", cases[i].name);
+		g_autoptr(LedgerEvent) event = ledger_event_new(
+		    cases[i].kind, date_from_ymd(2025, 1, 1), "A <a@x.org>");
+		event->signature = g_strdup(cases[i].signature);
+		event->comment = g_strdup(cases[i].comment);
+		g_autofree char *owned = NULL;
+		g_assert_cmpstr(ledger_event_signature(event, &owned), ==,
+		                cases[i].record);
+		if (cases[i].text) {
+			g_autofree char *text = ledger_event_comment_text(event);
+			g_assert_cmpstr(text, ==, cases[i].text);
+		}
+		/* Today's form: the record in Signature, Comment without it. */
+		g_autoptr(LedgerEvent) current = ledger_event_current_form(event);
+		g_assert_cmpstr(current->signature, ==,
+		                cases[i].signature ? cases[i].signature : cases[i].record);
+		if (cases[i].signature || cases[i].record == NULL)
+			g_assert_cmpstr(current->comment, ==, cases[i].comment);
+		else if (cases[i].kind == EVENT_DEFER)
+			g_assert_cmpstr(current->comment, ==, cases[i].text);
+		else if (strstr(cases[i].comment, "; also signed in "))
+			g_assert_true(g_str_has_prefix(current->comment, "also signed in <x"));
+		else
+			g_assert_null(current->comment);
+	}
+}
+
 static void
 test_member_name(void)
 {
@@ -824,6 +907,7 @@ main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/ledger/parse-roundtrip", test_parse_roundtrip);
 	g_test_add_func("/ledger/member-name", test_member_name);
+	g_test_add_func("/ledger/event-signature", test_event_signature);
 	g_test_add_func("/ledger/parse-errors", test_parse_errors);
 	g_test_add_func("/ledger/replay-errors", test_replay_errors);
 	g_test_add_func("/ledger/replay-seniority", test_replay_seniority);

@@ -118,16 +118,57 @@ test_fast_calendar(void)
 			        text, y1, m1, d1, y2, m2, d2);
 		}
 		for (gsize i = 0; i < G_N_ELEMENTS(offsets); i++) {
-			Day expected = date_add_months(day, offsets[i]);
-			Day got = rule_add_months(day, offsets[i]);
-			if (expected != got) {
+			for (DateFit fit = DATE_TERM_END; fit <= DATE_BAR;
+			     fit++) {
+				Day expected =
+				    date_shift_months(day, offsets[i], fit);
+				Day got = rule_add_months(day, offsets[i], fit);
+				if (expected == got)
+					continue;
 				g_autofree char *text = S(day);
 				g_autofree char *e = S(expected);
 				g_autofree char *g = S(got);
-				g_error("%s %+d months: expected %s, got %s",
-				        text, offsets[i], e, g);
+				g_error("%s %+d months (%s): expected %s, "
+				        "got %s",
+				        text, offsets[i],
+				        fit == DATE_BAR ? "bar" : "term end", e,
+				        g);
 			}
 		}
+		/* Every day near a month's end, for both fits. */
+		for (Day near = day; near < day + 7; near++) {
+			int y, m, d;
+			date_to_ymd(near, &y, &m, &d);
+			if (d < 28)
+				continue;
+			for (DateFit fit = DATE_TERM_END; fit <= DATE_BAR;
+			     fit++)
+				for (int months = -13; months <= 25; months++)
+					g_assert_cmpuint(
+					    rule_add_months(near, months, fit), ==,
+					    date_shift_months(near, months, fit));
+		}
+	}
+	/* A bar and a term's end part only where the day does not exist. */
+	static const struct {
+		const char *day;
+		int months;
+		const char *term_end, *bar;
+	} fits[] = {
+	    {"2016-02-29", 12, "2017-02-28", "2017-03-01"},
+	    {"2016-02-29", 48, "2020-02-29", "2020-02-29"},
+	    {"2015-10-31", 18, "2017-04-30", "2017-05-01"},
+	    {"2016-01-30", 1, "2016-02-29", "2016-03-01"},
+	    {"2016-03-31", -1, "2016-02-29", "2016-02-29"},
+	    {"2016-05-15", 12, "2017-05-15", "2017-05-15"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(fits); i++) {
+		g_autofree char *term_end = S(date_shift_months(
+		    D(fits[i].day), fits[i].months, DATE_TERM_END));
+		g_autofree char *bar = S(
+		    date_shift_months(D(fits[i].day), fits[i].months, DATE_BAR));
+		g_assert_cmpstr(term_end, ==, fits[i].term_end);
+		g_assert_cmpstr(bar, ==, fits[i].bar);
 	}
 	/* Every 29 February and month end, and the window arithmetic. */
 	static const struct {
@@ -141,11 +182,11 @@ test_fast_calendar(void)
 	    {"2014-08-17", 12, "2015-08-17"},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(windows); i++) {
-		g_autofree char *got =
-		    S(rule_window_exit(D(windows[i].day), windows[i].months));
+		g_autofree char *got = S(rule_add_months(
+		    D(windows[i].day), windows[i].months, DATE_BAR));
 		g_assert_cmpstr(got, ==, windows[i].exit);
 		/* The defining property: the first day D whose window of
-		 * MONTHS no longer reaches back to DAY - 1. */
+		 * MONTHS reaching back (clamped) no longer reaches DAY - 1. */
 		Day exit = D(windows[i].exit);
 		g_assert_cmpuint(date_add_months(exit, -windows[i].months), >=,
 		                 D(windows[i].day));
@@ -551,10 +592,12 @@ test_default_rule_before_rule_event(void)
 	g_assert_true(g_str_has_prefix(overdue, "2003-12-31 expire Ian\n"));
 }
 
-/* A deferral postpones an expiry only when made by the last day of
- * service; one dated later (before the secretary recorded the expiry)
- * comes too late and does not bring the member back.  Later deferrals
- * extend an earlier one. */
+/* Under debian no deferral exists (6.2.7 is the constitution's): the
+ * deferrals a ledger records anyway (a chair deferred A twice, as a
+ * real committee did before issue 27) move nothing, in the plan and in
+ * the term facts alike.  That a deferral after the last day of service
+ * comes too late, and that a later one extends an earlier one, is
+ * test_defer_one_at_a_time's, under a rule that may be deferred. */
 static void
 test_defer_after_expiry(void)
 {
@@ -579,18 +622,15 @@ test_defer_after_expiry(void)
 	g_assert_nonnull(events);
 	g_autofree char *expired = summarise(events, PLAN_EXPIRE);
 	g_assert_cmpstr(expired, ==,
-	                "2015-12-31 expire B\n2016-03-01 expire A\n");
+	                "2015-12-31 expire A\n2015-12-31 expire B\n");
 	g_autoptr(Committee) committee = committee_replay(ledger, NULL);
 	g_autoptr(GPtrArray) infos =
-	    term_status(committee, none, 8, D("2016-01-02"), NULL);
+	    term_status(committee, none, 8, D("2015-12-25"), NULL);
 	g_assert_nonnull(infos);
 	for (guint i = 0; i < infos->len; i++) {
 		const TermInfo *info = infos->pdata[i];
 		g_autofree char *end = S(info->term_end);
-		g_assert_cmpstr(end, ==,
-		                strcmp(info->person->email, "a@d.o") == 0
-		                    ? "2016-03-01"
-		                    : "2015-12-31");
+		g_assert_cmpstr(end, ==, "2015-12-31");
 	}
 }
 
@@ -690,7 +730,7 @@ test_rule_event_and_defer(void)
 	    "Event: appoint\nDate: 2003-01-01\nMember: Carol <carol@d.o>\n\n"
 	    "Event: rule\nDate: 2010-01-01\nRule: fixed-term\n"
 	    "Parameters: term=4y\n\n"
-	    "Event: defer\nDate: 2009-12-01\nMember: Bob <bob@d.o>\n"
+	    "Event: defer\nDate: 2010-01-01\nMember: Bob <bob@d.o>\n"
 	    "Until: 2010-03-31\n\n"
 	    "Event: expire\nDate: 2010-02-01\nMember: Carol <carol@d.o>\n");
 	g_autoptr(Rule) none = rule_of("none", "");
@@ -709,7 +749,7 @@ test_rule_event_and_defer(void)
 	g_autofree char *mismatch = summarise(events, PLAN_MISMATCH);
 	g_assert_cmpstr(mismatch, ==, "2010-02-01 mismatch Carol\n");
 	g_autofree char *deferred = summarise(events, PLAN_DEFER);
-	g_assert_cmpstr(deferred, ==, "2009-12-01 defer Bob\n");
+	g_assert_cmpstr(deferred, ==, "2010-01-01 defer Bob\n");
 }
 
 static void
@@ -914,6 +954,81 @@ test_defer_one_at_a_time(void)
 	}
 }
 
+/* Issue 27: a deferral moves only the expiry pending on its own date,
+ * one the rule in force then has decided: not one a rule decides later
+ * (senior-rolling's day, a rule adopted after it), nor, in a what-if
+ * plan (--rule from --from), one the planned rule decides afresh. */
+static void
+test_defer_only_pending(void)
+{
+	static const struct {
+		const char *what;
+		const char *ledger;
+		const char *rule;   /* --rule, or NULL for the ledger's */
+		const char *from;
+		const char *expired;
+	} cases[] = {
+	    {"dated before the rule that decides the expiry was in force",
+	     "Event: rule\nDate: 2010-01-01\nRule: fixed-term\n\n"
+	     "Event: appoint\nDate: 2008-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: defer\nDate: 2009-12-01\nMember: A <a@d.o>\n"
+	     "Until: 2012-03-31\n",
+	     NULL, "2009-01-01", "2011-12-31 expire A\n"},
+	    {"dated the day the rule took effect and decided it",
+	     "Event: rule\nDate: 2010-01-01\nRule: fixed-term\n\n"
+	     "Event: appoint\nDate: 2008-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: defer\nDate: 2010-01-01\nMember: A <a@d.o>\n"
+	     "Until: 2012-03-31\n",
+	     NULL, "2009-01-01", "2012-03-31 expire A\n"},
+	    {"senior-rolling: dated before the day the rule decides",
+	     "Event: rule\nDate: 2014-01-01\nRule: senior-rolling\n\n"
+	     "Event: appoint\nDate: 2000-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: appoint\nDate: 2001-01-01\nMember: B <b@d.o>\n\n"
+	     "Event: appoint\nDate: 2002-01-01\nMember: C <c@d.o>\n\n"
+	     "Event: defer\nDate: 2014-12-01\nMember: C <c@d.o>\n"
+	     "Until: 2015-03-31\n",
+	     NULL, "2014-01-01",
+	     "2014-01-01 expire A\n2014-01-01 expire B\n"
+	     "2015-01-01 expire C\n"},
+	    {"a what-if rule does not take over a deferral made before it",
+	     "Event: rule\nDate: 2000-01-01\nRule: fixed-term\n"
+	     "Parameters: term=10y\n\n"
+	     "Event: appoint\nDate: 2001-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: defer\nDate: 2009-06-01\nMember: A <a@d.o>\n"
+	     "Until: 2011-06-30\n",
+	     "rotation term=10y", "2010-01-01", "2010-12-31 expire A\n"},
+	    {"... which the ledger's own rule applies",
+	     "Event: rule\nDate: 2000-01-01\nRule: fixed-term\n"
+	     "Parameters: term=10y\n\n"
+	     "Event: appoint\nDate: 2001-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: defer\nDate: 2009-06-01\nMember: A <a@d.o>\n"
+	     "Until: 2011-06-30\n",
+	     NULL, "2010-01-01", "2011-06-30 expire A\n"},
+	};
+	g_autoptr(Rule) none = rule_of("none", "");
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_test_message("%s", cases[i].what);
+		g_autoptr(Ledger) ledger = ledger_from(cases[i].ledger);
+		g_autoptr(Rule) override = NULL;
+		if (cases[i].rule) {
+			g_auto(GStrv) words = g_strsplit(cases[i].rule, " ", 2);
+			override = rule_of(words[0], words[1]);
+		}
+		PlanOptions options = {
+		    .default_rule = none,
+		    .override = override,
+		    .max_members = 8,
+		    .from = D(cases[i].from),
+		    .until = D("2016-12-31"),
+		};
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
+		g_assert_no_error(error);
+		g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+		g_assert_cmpstr(expired, ==, cases[i].expired);
+	}
+}
+
 /* senior-rolling: a deferred most senior member holds the rule back;
  * when they leave, the next most senior goes the same day, as after an
  * ordinary resignation on that day. */
@@ -933,7 +1048,7 @@ test_senior_rolling_after_deferral(void)
 		const char *ended;
 	} cases[] = {
 	    {"deferred C leaves on 2015-03-31; D goes that day",
-	     "\nEvent: defer\nDate: 2014-12-01\nMember: C <c@d.o>\n"
+	     "\nEvent: defer\nDate: 2015-01-01\nMember: C <c@d.o>\n"
 	     "Until: 2015-03-31\n",
 	     "2014-01-01 A\n2014-01-01 B\n2015-03-31 C\n2015-03-31 D\n"},
 	    {"C resigns on 2014-12-31; D goes the next day, when only C "
@@ -1052,6 +1167,77 @@ test_annual_expiry_ties(void)
 	}
 }
 
+/* annual-expiry, issue 27 item 3: mail 004's "if two or more Committee
+ * Members have either left the Committee in the preceding twelve months,
+ * or served on the Committee for a longer continuous period".  The
+ * window is (D - 12 months, D]: a departure on 16 August itself counts
+ * that day; and it counts people other than the member: one who left
+ * twice counts once, a member's own departure not at all.  A (since
+ * 2004-01-01) and B (since 2004-02-01) both reach six years by
+ * 2010-08-16; B has A's longer service, so one other departure keeps B,
+ * two keep A too. */
+static void
+test_annual_expiry_counts_people(void)
+{
+	static const char base[] =
+	    "Event: rule\nDate: 2000-01-01\nRule: annual-expiry\n\n"
+	    "Event: appoint\nDate: 2004-01-01\nMember: A <a@d.o>\n\n"
+	    "Event: appoint\nDate: 2004-02-01\nMember: B <b@d.o>\n";
+	static const struct {
+		const char *what;
+		const char *extra;
+		const char *expired;
+	} cases[] = {
+	    {"nobody left: both go", "",
+	     "2010-08-16 expire A\n2010-08-16 expire B\n"},
+	    {"X's last day is 16 August itself: B stays a year",
+	     "\nEvent: appoint\nDate: 2008-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2010-08-16\nMember: X <x@d.o>\n",
+	     "2010-08-16 expire A\n2011-08-16 expire B\n"},
+	    {"X left on the previous 16 August: outside the window",
+	     "\nEvent: appoint\nDate: 2008-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2009-08-16\nMember: X <x@d.o>\n",
+	     "2010-08-16 expire A\n2010-08-16 expire B\n"},
+	    {"X and Y left in the window: A and B both stay",
+	     "\nEvent: appoint\nDate: 2008-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2009-10-01\nMember: X <x@d.o>\n\n"
+	     "Event: appoint\nDate: 2008-01-01\nMember: Y <y@d.o>\n\n"
+	     "Event: resign\nDate: 2010-08-16\nMember: Y <y@d.o>\n",
+	     "2011-08-16 expire A\n2011-08-16 expire B\n"},
+	    {"X left twice in the window: one person, A still goes",
+	     "\nEvent: appoint\nDate: 2008-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2009-10-01\nMember: X <x@d.o>\n\n"
+	     "Event: appoint\nDate: 2010-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2010-05-01\nMember: X <x@d.o>\n",
+	     "2010-08-16 expire A\n2011-08-16 expire B\n"},
+	    /* A left on 2009-12-31 and was back the next day: continuous
+	     * service, still due; A's own departure is no other's. */
+	    {"A's own departure does not extend A",
+	     "\nEvent: resign\nDate: 2009-12-31\nMember: A <a@d.o>\n\n"
+	     "Event: appoint\nDate: 2010-01-01\nMember: A <a@d.o>\n\n"
+	     "Event: appoint\nDate: 2008-01-01\nMember: X <x@d.o>\n\n"
+	     "Event: resign\nDate: 2010-03-01\nMember: X <x@d.o>\n",
+	     "2010-08-16 expire A\n2011-08-16 expire B\n"},
+	};
+	g_autoptr(Rule) none = rule_of("none", "");
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_test_message("%s", cases[i].what);
+		g_autofree char *text = g_strconcat(base, cases[i].extra, NULL);
+		g_autoptr(Ledger) ledger = ledger_from(text);
+		PlanOptions options = {
+		    .default_rule = none,
+		    .max_members = 8,
+		    .from = D("2004-01-01"),
+		    .until = D("2011-12-31"),
+		};
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
+		g_assert_no_error(error);
+		g_autofree char *expired = summarise(events, PLAN_EXPIRE);
+		g_assert_cmpstr(expired, ==, cases[i].expired);
+	}
+}
+
 /* --fill-after fills every vacancy the what-if rule creates, also
  * before the ledger's last appointment, and never exceeds the cap. */
 static void
@@ -1127,6 +1313,70 @@ test_fill_every_vacancy(void)
 	g_assert_null(detail_of(capped, PLAN_RESIGN, "Newcomer 1"));
 }
 
+/* --fill-after on the day of the ledger's last appointment (issue 27
+ * item 4).  A seat is vacant from the day after its member's last day,
+ * and an appointment fills only a seat vacant on its day: N, appointed
+ * on 2005-06-30, sat beside M, whose last day it was, so M's seat is
+ * filled by a placeholder; a last day of 2005-06-29 left a seat that
+ * N's appointment filled; and of two such seats, one appointment
+ * filled one. */
+static void
+test_fill_on_last_appointment_day(void)
+{
+	static const struct {
+		const char *what;
+		const char *extra;
+		const char *appointed;
+	} cases[] = {
+	    {"M's last day is N's appointment day: M's seat is filled",
+	     "Event: resign\nDate: 2005-06-30\nMember: M <m@d.o>\n",
+	     "2005-07-31 appoint Newcomer\n"},
+	    {"M's last day is the day before: N filled M's seat",
+	     "Event: resign\nDate: 2005-06-29\nMember: M <m@d.o>\n", ""},
+	    {"two seats vacant on N's day, one appointment: one is filled",
+	     "Event: resign\nDate: 2005-06-29\nMember: M <m@d.o>\n\n"
+	     "Event: resign\nDate: 2005-06-29\nMember: L <l@d.o>\n",
+	     "2005-07-30 appoint Newcomer\n"},
+	    {"a seat vacant before the last appointment day is the ledger's",
+	     "Event: resign\nDate: 2005-06-01\nMember: M <m@d.o>\n", ""},
+	    {"one after it is filled",
+	     "Event: resign\nDate: 2005-07-01\nMember: M <m@d.o>\n",
+	     "2005-08-01 appoint Newcomer\n"},
+	};
+	g_autoptr(Rule) none = rule_of("none", "");
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_test_message("%s", cases[i].what);
+		g_autofree char *text = g_strconcat(
+		    "Event: appoint\nDate: 2001-01-01\nMember: K <k@d.o>\n\n"
+		    "Event: appoint\nDate: 2001-01-01\nMember: L <l@d.o>\n\n"
+		    "Event: appoint\nDate: 2001-01-01\nMember: M <m@d.o>\n\n"
+		    "Event: appoint\nDate: 2005-06-30\nMember: N <n@d.o>\n\n",
+		    cases[i].extra, NULL);
+		g_autoptr(Ledger) ledger = ledger_from(text);
+		PlanOptions options = {
+		    .default_rule = none,
+		    .max_members = 8,
+		    .from = D("2005-01-01"),
+		    .until = D("2006-12-31"),
+		    .fill_after = 31,
+		};
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GPtrArray) events = plan_run(ledger, &options, &error);
+		g_assert_no_error(error);
+		g_autofree char *appointed = summarise(events, PLAN_APPOINT);
+		g_autofree char *placeholders = NULL;
+		/* Only the placeholders' rows: the recorded N's is on
+		 * 2005-06-30. */
+		GString *rows = g_string_new(NULL);
+		g_auto(GStrv) lines = g_strsplit(appointed, "\n", -1);
+		for (char **line = lines; *line; line++)
+			if (strstr(*line, "Newcomer"))
+				g_string_append_printf(rows, "%s\n", *line);
+		placeholders = g_string_free(rows, FALSE);
+		g_assert_cmpstr(placeholders, ==, cases[i].appointed);
+	}
+}
+
 /* eligible rows follow the rule planned (--rule), and none is printed
  * for someone appointed again by then. */
 static void
@@ -1161,8 +1411,8 @@ test_rotation_cooldown_month_end(void)
 		const char *eligible;
 	} cases[] = {
 	    {"2022-02-28", "2y", "2024-03-01"},
-	    {"2020-02-28", "1y", "2021-02-28"}, /* day after: 29 Feb */
-	    {"2021-01-30", "1m", "2021-02-28"}, /* day after: 31 Jan */
+	    {"2020-02-28", "1y", "2021-03-01"}, /* day after: 29 Feb */
+	    {"2021-01-30", "1m", "2021-03-01"}, /* day after: 31 Jan */
 	    {"2021-04-30", "6m", "2021-11-01"},
 	};
 	g_autoptr(Rule) none = rule_of("none", "");
@@ -1190,6 +1440,97 @@ test_rotation_cooldown_month_end(void)
 		                                D(before), &too_early));
 		g_assert_true(term_may_appoint(committee, none, 8, "a@d.o",
 		                               D(cases[i].eligible), &in_time));
+	}
+}
+
+/* Issue 27 item 2, a property: a bar never ends a day early.  For
+ * every rule with a bar and every last day of service L from 2015 to
+ * 2018 (29 February 2016 included), after six years' service, the
+ * person is eligible again exactly on the anniversary, the bar's
+ * length on, of L + 1, the first day they were not a member; where that
+ * day does not exist in its month (29 February, the 31st), on the 1st of
+ * the next month, never on the month's last day.  The anniversary is
+ * worked out here with GDate, apart from the rules' arithmetic. */
+static Day
+anniversary(Day day, int months)
+{
+	int y, m, d;
+	date_to_ymd(day, &y, &m, &d);
+	int index = y * 12 + (m - 1) + months;
+	y = index / 12;
+	m = index % 12 + 1;
+	if (g_date_valid_dmy(d, m, y))
+		return date_from_ymd(y, m, d);
+	return date_from_ymd(m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1, 1);
+}
+
+static void
+test_bar_never_a_day_early(void)
+{
+	static const struct {
+		const char *rule;
+		const char *params;
+		int months; /* the bar's length */
+	} bars[] = {
+	    {"rotation", "cooldown=2y", 24},
+	    {"rotation", "cooldown=18m", 18},
+	    {"rotation", "cooldown=1y", 12},
+	    {"rotation", "cooldown=1m", 1},
+	    {"debian", "", 12},
+	    {"annual-expiry", "", 12},
+	    {"annual-expiry", "cooldown=18m", 18},
+	    {"senior-rolling", "", 12},
+	};
+	guint checked = 0;
+	for (gsize b = 0; b < G_N_ELEMENTS(bars); b++) {
+		g_autoptr(Rule) rule = rule_of(bars[b].rule, bars[b].params);
+		for (Day last = D("2015-01-01"); last <= D("2018-12-31");
+		     last++) {
+			Day start = date_add_months(last + 1, -72);
+			History history = {
+			    .starts = &start,
+			    .ends = &last,
+			    .n_terms = 1,
+			};
+			BarKind bar = BAR_NONE;
+			Day bar_day = DAY_NONE;
+			Day from = rule->klass->eligible_from(rule, &history,
+			                                      last + 1, &bar,
+			                                      &bar_day);
+			Day expected = anniversary(last + 1, bars[b].months);
+			if (from != expected || bar == BAR_NONE) {
+				g_autofree char *l = S(last);
+				g_autofree char *f = S(from);
+				g_autofree char *e = S(expected);
+				g_error("%s %s: last day %s: eligible from %s, "
+				        "expected %s",
+				        bars[b].rule, bars[b].params, l, f, e);
+			}
+			checked++;
+		}
+	}
+	g_test_message("%u last days checked", checked);
+	/* The issue's two examples. */
+	g_autoptr(Rule) rotation = rule_of("rotation", "cooldown=2y");
+	g_autoptr(Rule) rotation18 = rule_of("rotation", "cooldown=18m");
+	g_autoptr(Rule) annual18 = rule_of("annual-expiry", "cooldown=18m");
+	const struct {
+		const Rule *rule;
+		const char *last, *eligible;
+	} examples[] = {
+	    {rotation, "2016-02-28", "2018-03-01"},
+	    {rotation18, "2015-10-30", "2017-05-01"},
+	    {annual18, "2015-10-30", "2017-05-01"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(examples); i++) {
+		const Rule *rule = examples[i].rule;
+		Day last = D(examples[i].last), start = D("2010-01-01");
+		History history = {.starts = &start, .ends = &last, .n_terms = 1};
+		BarKind bar;
+		Day bar_day;
+		g_autofree char *from = S(rule->klass->eligible_from(
+		    rule, &history, last + 1, &bar, &bar_day));
+		g_assert_cmpstr(from, ==, examples[i].eligible);
 	}
 }
 
@@ -1590,7 +1931,7 @@ main(int argc, char **argv)
 	                test_debian_resigns_first);
 	g_test_add_func("/rules/default-rule-only-without-rule-events",
 	                test_default_rule_before_rule_event);
-	g_test_add_func("/rules/defer-after-the-last-day-comes-too-late",
+	g_test_add_func("/rules/debian/recorded-deferrals-move-nothing",
 	                test_defer_after_expiry);
 	g_test_add_func("/rules/each-rule-on-a-small-committee",
 	                test_rules_table);
@@ -1599,14 +1940,22 @@ main(int argc, char **argv)
 	g_test_add_func("/rules/rule-event-defer-and-recorded-expiry",
 	                test_rule_event_and_defer);
 	g_test_add_func("/rules/defer/one-at-a-time", test_defer_one_at_a_time);
+	g_test_add_func("/rules/defer/only-an-expiry-pending-on-its-date",
+	                test_defer_only_pending);
 	g_test_add_func("/rules/senior-rolling/after-a-deferred-member",
 	                test_senior_rolling_after_deferral);
 	g_test_add_func("/rules/annual-expiry/ties-strictly-longer",
 	                test_annual_expiry_ties);
+	g_test_add_func("/rules/annual-expiry/counts-other-people-left",
+	                test_annual_expiry_counts_people);
 	g_test_add_func("/rules/plan/fill-every-vacancy",
 	                test_fill_every_vacancy);
+	g_test_add_func("/rules/plan/fill-on-the-last-appointment-day",
+	                test_fill_on_last_appointment_day);
 	g_test_add_func("/rules/plan/eligible-follows-planned-rule",
 	                test_eligible_follows_planned_rule);
+	g_test_add_func("/rules/bar-never-ends-a-day-early",
+	                test_bar_never_a_day_early);
 	g_test_add_func("/rules/rotation/cooldown-at-month-end",
 	                test_rotation_cooldown_month_end);
 	g_test_add_func("/rules/plan/bad-rule-event", test_bad_rule_event);

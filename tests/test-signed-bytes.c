@@ -347,6 +347,67 @@ test_every_charset_pgp_mime(void)
 	}
 }
 
+/* A PGP/MIME part is read in its signed charset (signed_part_decode):
+ * the bytes made UTF-8 from the label, a byte the charset does not
+ * define refused; UTF-8, US-ASCII, no label and a charset iconv does
+ * not know are read as they are. */
+static void
+test_signed_charset_decoded(void)
+{
+	static const struct {
+		const char *charset; /* NULL: no label */
+		const char *body;    /* the part's content, quoted-printable */
+		const char *text;    /* what is read, or NULL: refused */
+	} cases[] = {
+	    {"iso-8859-1", "Member: S=E9bastien", "Member: S\xc3\xa9" "bastien"},
+	    {"ISO-8859-15", "Member: =A4", "Member: \xe2\x82\xac"},
+	    {"windows-1252", "Member: S=E9bastien =80", "Member: S\xc3\xa9" "bastien \xe2\x82\xac"},
+	    {"KOI8-R", "Member: =EE", "Member: \xd0\x9d"},
+	    {"windows-1252", "Member: S=81bastien", NULL},
+	    {"utf-8", "Member: S=C3=A9bastien", "Member: S\xc3\xa9" "bastien"},
+	    {"utf-8", "Member: S=E9bastien", "Member: S\xe9" "bastien"},
+	    {"us-ascii", "Member: S=C3=A9bastien", "Member: S\xc3\xa9" "bastien"},
+	    {NULL, "Member: S=C3=A9bastien", "Member: S\xc3\xa9" "bastien"},
+	    {"\"\"", "Member: S=C3=A9bastien", "Member: S\xc3\xa9" "bastien"},
+	    {"x-unknown-to-everyone", "Member: S=E9bastien", "Member: S\xe9" "bastien"},
+	    {"iso-8859-1", "Member: plain", "Member: plain"},
+	    /* Bytes above 127 that read as ASCII: ')' in ARMSCII-8, a
+	     * control character in ISIRI-3342. */
+	    {"ARMSCII-8", "Member: x=A4", NULL},
+	    {"ISIRI-3342", "Member: x=8A", NULL},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *label =
+		    cases[i].charset ? g_strdup_printf("; charset=%s", cases[i].charset)
+		                     : g_strdup("");
+		g_autofree char *mail = g_strdup_printf(
+		    HEADERS "Content-Type: text/plain%s\n"
+		    "Content-Transfer-Encoding: quoted-printable\n\n"
+		    "Tenure: remove\n%s\n",
+		    label, cases[i].body);
+		g_autoptr(GMimeMessage) message = parse(mail);
+		GMimeObject *content = g_mime_message_get_mime_part(message);
+		GMimeObject *part = NULL;
+		g_autofree char *text = NULL;
+		g_autofree char *reason = NULL;
+		g_assert_true(signed_part_command_text(content, &part, &text, &reason));
+		gboolean decoded = signed_part_decode(part, &text, &reason);
+		g_test_message("%s: %s", cases[i].charset ? cases[i].charset : "(none)",
+		               decoded ? text : reason);
+		if (cases[i].text == NULL) {
+			g_assert_false(decoded);
+			g_assert_null(text);
+			g_assert_true(strstr(reason, "is not text in that charset") ||
+			              strstr(reason, "read as ASCII characters"));
+			continue;
+		}
+		g_assert_true(decoded);
+		g_autofree char *expected =
+		    g_strdup_printf("Tenure: remove\n%s\n", cases[i].text);
+		g_assert_cmpstr(text, ==, expected);
+	}
+}
+
 /* The charsets named in the issue, by name: none reads as ASCII. */
 static void
 test_named_charsets(void)
@@ -485,6 +546,8 @@ main(int argc, char **argv)
 	g_test_add_func("/signed-bytes/every-charset-pgp-mime",
 	                test_every_charset_pgp_mime);
 	g_test_add_func("/signed-bytes/named-charsets", test_named_charsets);
+	g_test_add_func("/signed-bytes/signed-charset-decoded",
+	                test_signed_charset_decoded);
 	g_test_add_func("/signed-bytes/transfer-encodings", test_transfer_encodings);
 	g_test_add_func("/signed-bytes/flowed-and-line-ends", test_flowed_and_line_ends);
 	int status = g_test_run();

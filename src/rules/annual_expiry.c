@@ -9,9 +9,15 @@
  * the preceding twelve months".
  *
  * Read as: on `day` each year, a member whose continuous service is at
- * least `max-service` expires, unless the members who left in
- * (D - 12 months, D) plus the current members with longer continuous
- * service number at least two.  "Longer" is strictly longer (SPEC, and
+ * least `max-service` expires, unless the other members who left in
+ * (D - 12 months, D] plus the current members with longer continuous
+ * service number at least two.  The window holds D itself (a member
+ * whose last day is D has left "in the preceding twelve months" when
+ * the day ends) but not D - 12 months: aj's table in the mail puts the
+ * previous year's 16 August outside it.  It counts Committee Members,
+ * people: one who left twice counts once, and a member's own departure
+ * (left and came back) never counts toward their own extension.
+ * "Longer" is strictly longer (SPEC, and
  * the mail's "a longer continuous period"): members appointed the same
  * day have equal service and none counts for another, so three of them
  * reaching max-service together all leave, even though the mail's
@@ -44,7 +50,8 @@ undecided(const Seat *seat)
 static void
 annual_expiry_appointed(const Rule *rule, Board *board, Seat *seat, Day day)
 {
-	seat->due = rule_add_months(seat->service_start, rule->max_service);
+	seat->due = rule_add_months(seat->service_start, rule->max_service,
+	                            DATE_BAR);
 }
 
 static void
@@ -69,22 +76,52 @@ annual_expiry_next_decision(const Rule *rule, const Board *board, Day after)
 	return rule_next_month_day(MAX(after, first), rule->day);
 }
 
+/* How many people other than PERSON are in LEFT (N of them), counting
+ * each once, up to two: no more is ever needed. */
+static guint
+others_left(const guint *left, guint n, guint person)
+{
+	guint first = G_MAXUINT;
+	for (guint i = 0; i < n; i++) {
+		if (left[i] == person || left[i] == first)
+			continue;
+		if (first != G_MAXUINT)
+			return 2;
+		first = left[i];
+	}
+	return first == G_MAXUINT ? 0 : 1;
+}
+
 static void
 annual_expiry_decide(const Rule *rule, Board *board)
 {
 	Day today = board->today;
 	if (today != rule_next_month_day(today, rule->day))
 		return;
-	guint left = rule_board_ended_between(
-	    board, rule_add_months(today, -12), today - 1);
-	/* Every count is taken on the state of the day: members expiring
-	 * today still serve today, so deciding one does not change the
-	 * others' counts. */
+	/* The people who left in (D - 12 months, D]: terms ended before
+	 * today within the window, and the members whose last day is today
+	 * (a resignation effective today, an expiry set before).  Every
+	 * count is taken on the state of the day, before this decision:
+	 * members it expires today still serve today, so deciding one does
+	 * not change the others' counts. */
+	Day lo = rule_add_months(today, -12, DATE_BAR);
+	guint n_window = 0;
+	while (n_window < board->n_ended &&
+	       board->ended[board->n_ended - n_window - 1] > lo)
+		n_window++;
+	guint *left = g_newa(guint, n_window + board->n_seats + 1);
+	guint n_left = 0;
+	for (guint i = board->n_ended - n_window; i < board->n_ended; i++)
+		left[n_left++] = board->ended_people[i];
+	for (guint i = 0; i < board->n_seats; i++)
+		if (rule_seat_end(&board->seats[i]) == today)
+			left[n_left++] = board->seats[i].person;
 	for (guint i = 0; i < board->n_seats; i++) {
 		Seat *seat = &board->seats[i];
 		if (!undecided(seat) || rule_seat_end(seat) == today ||
 		    seat->due > today)
 			continue;
+		guint left_others = others_left(left, n_left, seat->person);
 		guint longer = 0, same = 0;
 		for (guint j = 0; j < board->n_seats; j++) {
 			const Seat *other = &board->seats[j];
@@ -95,9 +132,9 @@ annual_expiry_decide(const Rule *rule, Board *board)
 			else if (other->service_start == seat->service_start)
 				same++;
 		}
-		if (left + longer < 2)
+		if (left_others + longer < 2)
 			rule_board_expire(board, seat, today,
-			                  (int)(left * REASON_LEFT +
+			                  (int)(left_others * REASON_LEFT +
 			                        longer * REASON_LONGER +
 			                        same * REASON_SAME),
 			                  seat->service_start);
@@ -111,7 +148,7 @@ annual_expiry_eligible_from(const Rule *rule, const History *history, Day day,
 	if (rule->cooldown == 0 || history->n_terms == 0)
 		return day;
 	Day last = history->ends[history->n_terms - 1];
-	Day from = rule_window_exit(last + 1, rule->cooldown);
+	Day from = rule_add_months(last + 1, rule->cooldown, DATE_BAR);
 	if (from <= day)
 		return day;
 	*bar = BAR_RECENT_MEMBER;
@@ -148,6 +185,7 @@ const RuleClass rule_annual_expiry_class = {
     .summary = "on `day` each year, members with `max-service` or more "
                "leave unless two left in the year or served longer",
     .params = annual_expiry_params,
+    .deferrable = TRUE,
     .adopt = annual_expiry_adopt,
     .appointed = annual_expiry_appointed,
     .next_decision = annual_expiry_next_decision,

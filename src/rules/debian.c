@@ -26,7 +26,7 @@ static const ParamSpec debian_params[] = {
 static void
 debian_appointed(const Rule *rule, Board *board, Seat *seat, Day day)
 {
-	seat->due = rule_add_months(seat->start, 42);
+	seat->due = rule_add_months(seat->start, 42, DATE_BAR);
 }
 
 static void
@@ -82,7 +82,7 @@ debian_eligible_from(const Rule *rule, const History *history, Day day,
 	if (history->n_terms == 0)
 		return day;
 	Day last = history->ends[history->n_terms - 1];
-	Day from = rule_window_exit(last + 1, 12);
+	Day from = rule_add_months(last + 1, 12, DATE_BAR);
 	if (from <= day)
 		return day;
 	*bar = BAR_RECENT_MEMBER;
@@ -107,6 +107,9 @@ const RuleClass rule_debian_class = {
     .summary = "constitution 6.2.7: on 1 January the two most senior, if "
                "over 42 months, leave on 31 December",
     .params = debian_params,
+    /* 6.2.7 is the constitution's: no resolution of the committee may
+     * delay it, so a defer has nothing to move. */
+    .deferrable = FALSE,
     .adopt = debian_adopt,
     .appointed = debian_appointed,
     .next_decision = debian_next_decision,

@@ -21,7 +21,7 @@ static const ParamSpec fixed_term_params[] = {
 static Day
 term_last_day(const Rule *rule, Day start)
 {
-	return rule_add_months(start, rule->term) - 1;
+	return rule_add_months(start, rule->term, DATE_TERM_END) - 1;
 }
 
 static void
@@ -99,6 +99,7 @@ const RuleClass rule_fixed_term_class = {
     .summary = "terms of `term` years; reappointment at any time "
                "(with anti-cabal: after someone else is appointed)",
     .params = fixed_term_params,
+    .deferrable = TRUE,
     .adopt = fixed_term_adopt,
     .appointed = fixed_term_appointed,
     .next_decision = fixed_term_next_decision,

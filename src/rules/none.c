@@ -33,6 +33,7 @@ const RuleClass rule_none_class = {
     .name = "none",
     .summary = "terms never expire; reappointment at any time",
     .params = none_params,
+    .deferrable = TRUE,
     .next_decision = none_next_decision,
     .eligible_from = none_eligible_from,
     .explain = none_explain,

@@ -22,7 +22,7 @@ static const ParamSpec rotation_params[] = {
 static Day
 term_last_day(const Rule *rule, Day start)
 {
-	return rule_add_months(start, rule->term) - 1;
+	return rule_add_months(start, rule->term, DATE_TERM_END) - 1;
 }
 
 static void
@@ -57,7 +57,8 @@ rotation_adopt(const Rule *rule, Board *board, Day day)
 		}
 		int offset = (int)(rank * (guint)rule->spread / over);
 		rank++;
-		seat->rule_start = rule_add_months(day, offset - rule->spread);
+		seat->rule_start =
+		    rule_add_months(day, offset - rule->spread, DATE_TERM_END);
 		Day last = term_last_day(rule, seat->rule_start);
 		rule_board_expire(board, seat, MAX(last, day), REASON_SPREAD,
 		                  seat->rule_start);
@@ -76,8 +77,10 @@ rotation_eligible_from(const Rule *rule, const History *history, Day day,
 {
 	if (rule->cooldown == 0 || history->n_terms == 0)
 		return day;
+	/* "not before": a bar, so it never ends a day early (a last day of
+	 * 2016-02-28 and two years give 2018-03-01, not 2018-02-28). */
 	Day last = history->ends[history->n_terms - 1];
-	Day from = rule_add_months(last + 1, rule->cooldown);
+	Day from = rule_add_months(last + 1, rule->cooldown, DATE_BAR);
 	if (from <= day)
 		return day;
 	*bar = BAR_COOLDOWN;
@@ -114,6 +117,7 @@ const RuleClass rule_rotation_class = {
     .name = "rotation",
     .summary = "terms of `term` years, then `cooldown` years off",
     .params = rotation_params,
+    .deferrable = TRUE,
     .adopt = rotation_adopt,
     .appointed = rotation_appointed,
     .next_decision = rotation_next_decision,

@@ -259,6 +259,12 @@ rule_name(const Rule *rule)
 	return rule->klass->name;
 }
 
+gboolean
+rule_deferrable(const Rule *rule)
+{
+	return rule->klass->deferrable;
+}
+
 char *
 rule_describe(const Rule *rule)
 {
@@ -295,9 +301,13 @@ rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
 	if (seat->pinned_end != DAY_NONE)
 		return FALSE;
 	seat->deferred = FALSE;
-	for (guint i = 0; i < seat->n_deferrals; i++) {
+	guint n_deferrals = board->rule && board->rule->klass->deferrable
+	                        ? seat->n_deferrals
+	                        : 0;
+	for (guint i = 0; i < n_deferrals; i++) {
 		const EngineDeferral *deferral = &seat->deferrals[i];
-		if (deferral->on <= expiry && deferral->until > expiry) {
+		if (deferral->on >= board->today && deferral->on <= expiry &&
+		    deferral->until > expiry) {
 			expiry = deferral->until;
 			seat->deferred = TRUE;
 		}
@@ -377,33 +387,23 @@ days_in_month(int year, int month)
 }
 
 Day
-rule_add_months(Day day, int months)
+rule_add_months(Day day, int months, DateFit fit)
 {
 	int year, month, mday;
 	rule_day_to_ymd(day, &year, &month, &mday);
 	int index = year * 12 + (month - 1) + months;
 	year = index / 12;
 	month = index % 12 + 1;
-	return rule_day_from_ymd(year, month,
-	                         MIN(mday, days_in_month(year, month)));
-}
-
-Day
-rule_window_exit(Day day, int months)
-{
-	int year, month, mday;
-	rule_day_to_ymd(day, &year, &month, &mday);
-	int index = year * 12 + (month - 1) + months;
-	year = index / 12;
-	month = index % 12 + 1;
-	/* Where the day does not exist MONTHS later (31st, 29 February), no
-	 * day of that month reaches back far enough: the first of the next
-	 * month is the first that does. */
-	if (mday > days_in_month(year, month))
-		return rule_day_from_ymd(year, month,
-		                         days_in_month(year, month)) +
-		       1;
-	return rule_day_from_ymd(year, month, mday);
+	int last = days_in_month(year, month);
+	if (mday <= last)
+		return rule_day_from_ymd(year, month, mday);
+	/* The day does not exist MONTHS later (the 31st, 29 February).  A
+	 * bar ends on the first of the next month, the first day whose
+	 * window of MONTHS no longer reaches back to DAY: ending it on the
+	 * month's last day would end it a day early.  A term's end, and a
+	 * window reaching back, take the month's last day. */
+	Day end = rule_day_from_ymd(year, month, last);
+	return fit == DATE_BAR && months > 0 ? end + 1 : end;
 }
 
 Day

@@ -26,6 +26,10 @@ void rule_free(Rule *rule);
 /* The rule's name ("debian"). */
 const char *rule_name(const Rule *rule);
 
+/* Whether a defer may move RULE's expiries: FALSE for debian, whose
+ * 6.2.7 is the constitution's and nobody may delay. */
+gboolean rule_deferrable(const Rule *rule);
+
 /* "annual-expiry day=08-16 max-service=6y": name and every parameter,
  * defaults included. */
 char *rule_describe(const Rule *rule);

@@ -68,6 +68,7 @@ typedef struct {
 	Seat *seats; /* sitting members, most senior first */
 	guint n_seats, cap_seats;
 	Day *ended; /* last days of ended terms, ascending */
+	guint *ended_people; /* the person of each, parallel to ended */
 	guint n_ended, cap_ended;
 	Day today;               /* the day being decided */
 	const struct Rule *rule; /* the rule in force, or NULL */
@@ -121,6 +122,10 @@ typedef struct {
 	const char *name;
 	const char *summary;
 	const ParamSpec *params; /* terminated by a NULL name */
+	/* Whether a defer may move the rule's expiries: a limit the
+	 * committee sets itself, which it may delay (Ian, mail 003).  FALSE
+	 * for a limit nobody may delay (debian: the constitution's). */
+	gboolean deferrable;
 	/* Called when the rule takes effect on DAY, after every earlier
 	 * decision has been cleared. */
 	void (*adopt)(const Rule *rule, Board *board, Day day);
@@ -184,11 +189,14 @@ rule_seat_update(Seat *seat)
 }
 
 /* Sets SEAT's rule-driven last day to EXPIRY (decided on board->today),
- * then applies the seat's deferrals one at a time in date order: each
- * moves the expiry pending on its own date to its Until when that is
- * later, and only if that expiry has not yet taken effect (a deferral
- * dated after the last day of service comes too late).  Does nothing to
- * a seat whose ending is pinned.  Returns TRUE when the expiry was set. */
+ * then, when the rule in force is deferrable, applies the seat's
+ * deferrals one at a time in date order: each moves the expiry pending
+ * on its own date to its Until when that is later.  Pending means
+ * decided already and not yet taken effect: a deferral dated before the
+ * decision (before the rule in force decided it, or before that rule
+ * was in force at all) has nothing to move, and one dated after the
+ * last day of service comes too late.  Does nothing to a seat whose
+ * ending is pinned.  Returns TRUE when the expiry was set. */
 gboolean rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
                            Day reason_day);
 
@@ -197,14 +205,17 @@ gboolean rule_board_expire(Board *board, Seat *seat, Day expiry, int reason,
 guint rule_board_ended_between(const Board *board, Day lo, Day hi);
 
 /* date.h's calendar, fast enough for the engine's inner loop (same
- * results as date_to_ymd, date_from_ymd and date_add_months). */
+ * results as date_to_ymd, date_from_ymd and date_shift_months).
+ * rule_add_months is the one date function every rule uses: a term's
+ * end with DATE_TERM_END, a bar with DATE_BAR (rotation's cooldown,
+ * 6.2.5's and annual-expiry's 12 months, the day service reaches a
+ * length, the day a departure leaves a window of 12 months), and a
+ * window reaching back from a day with negative MONTHS.  A bar of
+ * MONTHS from E is the first day D whose window of MONTHS reaching back
+ * no longer reaches E: rule_add_months(D, -MONTHS, ...) >= E. */
 void rule_day_to_ymd(Day day, int *year, int *month, int *mday);
 Day rule_day_from_ymd(int year, int month, int mday);
-Day rule_add_months(Day day, int months);
-
-/* The first day D with date_add_months(D, -MONTHS) >= DAY: the day a
- * window of MONTHS reaching back from D no longer contains DAY - 1. */
-Day rule_window_exit(Day day, int months);
+Day rule_add_months(Day day, int months, DateFit fit);
 
 /* The first day on or after AFTER that falls on month*100+mday MD (29
  * February is 28 February in other years). */
@@ -222,8 +233,9 @@ char *rule_explain_bar(const Rule *rule, BarKind bar, Day bar_day,
  * recorded before HISTORY_BEFORE is history and pinned; a recorded
  * expiry on or after RECOMPUTE_FROM is ignored and recomputed; any other
  * recorded ending is planned, and an earlier rule-driven expiry pre-empts
- * it.  With FILL_AFTER > 0 every vacancy from FILL_FROM on, and every
- * vacancy a rule-driven expiry leaves from FILL_COMPUTED_FROM on, is
+ * it.  With FILL_AFTER > 0 every vacancy from a last day of FILL_FROM
+ * on, every vacancy a rule-driven expiry leaves from FILL_COMPUTED_FROM
+ * on, and those of FILL_EVE beyond FILL_EVE_TAKEN are each
  * filled by a placeholder newcomer that many days later, while there is
  * room; a recorded appointment that finds the committee full while a
  * placeholder sits takes the least senior placeholder's seat (that
@@ -260,6 +272,12 @@ typedef struct {
 	int fill_after; /* days; 0 = no placeholders */
 	Day fill_from;
 	Day fill_computed_from;
+	/* A last day of FILL_EVE (the eve of the ledger's last appointment,
+	 * or DAY_NONE) leaves a seat vacant on the appointment's day: the
+	 * first FILL_EVE_TAKEN of them are the ones that day's appointments
+	 * filled, any more are filled by placeholders. */
+	Day fill_eve;
+	guint fill_eve_taken;
 	Day (*draw_resignation)(gpointer data, Day from);
 	gpointer draw_data;
 	/* Simulations: called for each stretch of days FROM to TO (both

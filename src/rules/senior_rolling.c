@@ -39,7 +39,8 @@ senior_rolling_next_decision(const Rule *rule, const Board *board, Day after)
 		return after;
 	/* The count only falls as old endings leave the window: it drops
 	 * below k once the k-th most recent ending has left it. */
-	Day exit = rule_window_exit(board->ended[board->n_ended - k], 12);
+	Day exit =
+	    rule_add_months(board->ended[board->n_ended - k], 12, DATE_BAR);
 	return MAX(after, exit);
 }
 
@@ -47,7 +48,7 @@ static void
 senior_rolling_decide(const Rule *rule, Board *board)
 {
 	Day today = board->today;
-	Day lo = rule_add_months(today, -12);
+	Day lo = rule_add_months(today, -12, DATE_BAR);
 	while (rule_board_ended_between(board, lo, today) <
 	       (guint)rule->min_turnover) {
 		Seat *top = NULL;
@@ -80,8 +81,8 @@ served_between(const History *history, Day from, Day to)
 static gboolean
 four_of_five(const History *history, Day day)
 {
-	Day five = rule_add_months(day, -60);
-	Day one = rule_add_months(day, -12);
+	Day five = rule_add_months(day, -60, DATE_BAR);
+	Day one = rule_add_months(day, -12, DATE_BAR);
 	return served_between(history, five, day) > (gint64)(one - five);
 }
 
@@ -119,6 +120,7 @@ const RuleClass rule_senior_rolling_class = {
     .summary = "the most senior leaves while fewer than `min-turnover` "
                "terms ended in 12 months",
     .params = senior_rolling_params,
+    .deferrable = TRUE,
     .next_decision = senior_rolling_next_decision,
     .decide = senior_rolling_decide,
     .eligible_from = senior_rolling_eligible_from,

@@ -1,0 +1,139 @@
+#!/bin/sh
+# t-keyring-missing.sh: a missing key for a recorded member is tenure's
+# problem, not the member's (issue 24 item 4).  When the key the ledger
+# records for someone serving is in no configured keyring (a keyring
+# caught at 0 bytes, an update that dropped the key), the member's mail
+# is not refused as "unknown key": it waits like a mail without a
+# verdict, is set aside after retry-hours and reported to [sink] from,
+# naming the member and the key, and is applied once the key is back.
+# A stranger's key in no keyring is still an unknown key.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "$top_srcdir/tests/lib-gpg.sh"
+. "$top_srcdir/tests/lib-committee.sh"
+
+command -v gpg >/dev/null || test_skip_all "gpg is not installed"
+faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
+
+committee_init
+ALICE=$(gpg_new_key "Alice Member" alice@example.org)
+BOB=$(gpg_new_key "Bob Member" bob@example.org)
+CAROL=$(gpg_new_key "Carol Chair" carol@example.org)
+DAVE=$(gpg_new_key "Dave Stranger" dave@example.org)
+# Leo leads (the configuration says so), and no keyring holds his key.
+LEO=$(gpg_new_key "Leo Leader" leo@example.org)
+gpg_export_keyring "$W/all.gpg" alice@example.org bob@example.org \
+	carol@example.org
+gpg_export_keyring "$W/no-alice.gpg" bob@example.org carol@example.org
+committee_ledger "Alice Member <alice@example.org> $ALICE" \
+	"Bob Member <bob@example.org> $BOB" \
+	"Carol Chair <carol@example.org> $CAROL"
+committee_conf roles.chair="$CAROL" roles.leader="$LEO"
+
+# keyring FILE: the configured keyring becomes FILE, written an hour ago
+# (not a file caught being rewritten: that waits already).
+keyring() {
+	cp "$W/$1" "$W/keyring.gpg"
+	touch -d '1 hour ago' "$W/keyring.gpg"
+}
+
+# once [OFFSET]: `tenure run --once` (its clock OFFSET ahead); stderr in
+# $W/log, the exit status in $W/status.
+once() {
+	if [ $# -gt 0 ]; then
+		"$FAKED" "$1" "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
+	else
+		"$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
+	fi
+	echo $? >"$W/status"
+}
+
+# resign VAR FPR WHO ID: WHO's resignation signed with FPR, delivered
+# into the inbox; VAR is set to its Maildir name.
+resign() {
+	local var=$1 fpr=$2 who=$3 id=$4 mail
+	mail=$(signed_mail "$fpr" "$who@example.org" "$id" "Tenure: resign")
+	ls "$W/inbox/new" >"$W/new.before"
+	deliver "$W/inbox" "$mail"
+	eval "$var=\$(ls \"\$W/inbox/new\" | grep -vxF -f \"\$W/new.before\")"
+}
+
+in_new() { [ -f "$W/inbox/new/$1" ]; }
+in_failed() { [ -f "$W/inbox/.tenure-failed/new/$1" ]; }
+
+# expect_waiting DESCRIPTION ID: one check: ID stays in new/, nothing is
+# refused or applied, and its deferred line names Alice and her key.
+expect_waiting() {
+	test_begin "$1"
+	if ! in_new "$2"; then
+		test_fail "expected $2 in new/" "$(cat "$W/log")"
+	elif grep -q "^refused id=$2 " "$W/log" || resigned Alice; then
+		test_fail "expected nothing refused or applied" "$(cat "$W/log")"
+	elif ! grep "^deferred id=$2 " "$W/log" | grep -F "$ALICE" |
+		grep -qF "Alice Member <alice@example.org>"; then
+		test_fail "expected a deferred line naming Alice and $ALICE" \
+			"$(cat "$W/log")"
+	else
+		test_pass
+	fi
+}
+
+keyring all.gpg
+once
+
+# 1. The keyring caught at 0 bytes.
+: >"$W/keyring.gpg"
+touch -d '1 hour ago' "$W/keyring.gpg"
+resign a "$ALICE" alice a
+once
+expect_waiting "a keyring at 0 bytes: the member's mail waits, not refused as unknown key" "$a"
+
+once +25h
+test_begin "... still undecided after retry-hours, it is set aside, not refused"
+if in_failed "$a" && ! resigned Alice && ! grep -q '^refused ' "$W/log" &&
+	grep -q "^set-aside id=$a .*report=yes" "$W/log"; then
+	test_pass
+else
+	test_fail "$(ls -R "$W/inbox")" "$(cat "$W/log")"
+fi
+test_begin "... and reported to [sink] from, naming the member and the missing key"
+if grep -l "set aside without a verdict" "$W/sent"/*/* 2>/dev/null |
+	xargs grep -l "^To: tenure@example.org" | xargs grep -l "$a" |
+	xargs cat | tr -d '\n' | tr -s ' ' | grep -F "Alice Member" | grep -qF "$ALICE"; then
+	test_pass
+else
+	test_fail "no such report in $W/sent" "$(cat "$W/log")"
+fi
+
+# 2. A keyring update that dropped the member's key; a stranger's key
+# is in no keyring either.
+keyring no-alice.gpg
+resign b "$ALICE" alice b
+resign d "$DAVE" dave d
+resign l "$LEO" leo l
+once
+expect_waiting "a keyring without the member's key: the mail waits" "$b"
+test_begin "a role holder's key in no keyring: the mail waits, the log names the role and the key"
+if in_new "$l" && ! grep -q "^refused id=$l " "$W/log" &&
+	grep "^deferred id=$l " "$W/log" | grep -F "$LEO" | grep -qF "the leader"; then
+	test_pass
+else
+	test_fail "$(cat "$W/log")"
+fi
+test_begin "a stranger's key in no keyring is still an unknown key"
+if grep "^refused id=$d " "$W/log" | grep -q "reason=\"unknown key\""; then
+	test_pass
+else
+	test_fail "$(cat "$W/log")"
+fi
+
+# 3. The key is back: the waiting mail is applied.
+keyring all.gpg
+once +2h
+test_begin "once the keyring holds the key again, the waiting mail is applied"
+if resigned Alice && ! in_new "$b"; then
+	test_pass
+else
+	test_fail "$(cat "$W/log")"
+fi
+
+test_done
