@@ -39,3 +39,11 @@ dist_check_SCRIPTS += tests/lib-smtp.sh tests/smtpd.py tests/t-mailout.sh \
 	tests/t-clock.sh
 TESTS += tests/t-outcomes.sh
 dist_check_SCRIPTS += tests/t-outcomes.sh
+TESTS += tests/t-unsent.sh
+dist_check_SCRIPTS += tests/t-unsent.sh
+TESTS += tests/t-ownmail.sh
+dist_check_SCRIPTS += tests/t-ownmail.sh
+TESTS += tests/t-contact.sh
+dist_check_SCRIPTS += tests/t-contact.sh
+TESTS += tests/t-names.sh
+dist_check_SCRIPTS += tests/t-names.sh

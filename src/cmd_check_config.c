@@ -370,6 +370,16 @@ check_templates(const Conf *conf, GPtrArray *problems)
 	}
 }
 
+/* [committee] contact, where replies to reminders and transcripts go,
+ * when [sink] from is the source's own mailbox. */
+static void
+check_contact(const Conf *conf, GPtrArray *problems)
+{
+	g_autofree char *problem = conf_contact_problem(conf);
+	if (problem)
+		add_problem(conf, problems, problem);
+}
+
 /* [keys] bot-key: its secret key in this committee's GnuPG home, able
  * to sign unattended (a test signature). */
 static void
@@ -782,6 +792,7 @@ cmd_check_config(int argc, char **argv)
 	check_as_run(conf, problems);
 	check_keys(conf, problems);
 	check_templates(conf, problems);
+	check_contact(conf, problems);
 	check_bot_key(conf, problems);
 	for (guint i = 0; i < notes->len; i++)
 		printf("note: %s\n", (char *)notes->pdata[i]);

@@ -103,7 +103,10 @@ note_own_mail(const SourceMessage *message, gpointer user_data,
 	if (id == NULL)
 		return TRUE;
 	g_autofree char *message_id = g_strdup_printf("<%s>", id);
-	if (!mailout_is_own_message_id(own->conf, message_id))
+	/* Anyone can post mail under any Message-ID: only mail signed by
+	 * the bot's key, or without one an ID made with this
+	 * installation's secret, is tenure's own. */
+	if (!mailout_is_own_mail(own->conf, parsed))
 		return TRUE;
 	if (!outbox_note_sent(own->conf->state_dir, message_id,
 	                      message->arrival, error))

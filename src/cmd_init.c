@@ -28,6 +28,7 @@
 #include "committee.h"
 #include "date.h"
 #include "ledger.h"
+#include "mailout.h"
 #include "rules/rule.h"
 #include "util.h"
 
@@ -239,6 +240,9 @@ cmd_init(int argc, char **argv)
 	g_autoptr(Ledger) ledger = build(conf, path, g_steal_pointer(&history), opt_rule,
 	                                 opt_params, opt_members, date, &error);
 	gboolean ok = ledger && ledger_create(path, ledger, state_dir, &error);
+	/* The secret tenure's Message-IDs are made with (mailout.h), so
+	 * that nobody can compute the IDs of its future mail. */
+	ok = ok && (state_dir == NULL || mailout_secret_ensure(state_dir, &error));
 	if (lock >= 0)
 		close(lock);
 	if (!ok) {

@@ -145,9 +145,10 @@ print_tsv(GPtrArray *events)
 		char d[11];
 		if (!tsv_kind(event->kind))
 			continue;
+		g_autofree char *member = util_tsv_field(event->member);
+		g_autofree char *detail = util_tsv_field(event->detail);
 		printf("%s\t%s\t%s\t%s\n", date_format(event->date, d),
-		       plan_kind_name(event->kind), event->member,
-		       event->detail);
+		       plan_kind_name(event->kind), member, detail);
 	}
 }
 

@@ -90,6 +90,7 @@
 #include "date.h"
 #include "dryrun.h"
 #include "intake.h"
+#include "mailout.h"
 #include "netstop.h"
 #include "notify.h"
 #include "outbox.h"
@@ -621,6 +622,14 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 	    ((what & PASS_SCHEDULE) &&
 	     !schedule_today(conf, once, &pass.next_due)))
 		pass.work_ok = FALSE;
+	/* Mail that could not be composed or signed before (the bot's key
+	 * missing, a template broken) is tried again, with its backoff. */
+	guint unsent = 0;
+	if (!mailout_retry_unsent(conf, date_now_unix(), &unsent, &error)) {
+		report(once, "unsent", error);
+		pass.work_ok = FALSE;
+		g_clear_error(&error);
+	}
 	g_mutex_unlock(&work.lock);
 	guint sent = 0, dead = 0;
 	if (daemon->sink &&
@@ -833,6 +842,13 @@ run_once(Daemon *daemon)
 		cmd_error(NAME, "%u message(s) could not be sent yet; they stay in the outbox%s%s",
 		          waiting, failing->len ? ": " : "",
 		          failing->len ? strrchr(failing->pdata[0], '\t') + 1 : "");
+	/* So is mail that could not be composed or signed. */
+	g_autoptr(GPtrArray) unsent = mailout_unsent(conf->state_dir);
+	if (unsent->len > 0)
+		cmd_error(NAME, "%u message(s) could not be composed yet; they are "
+		          "tried again by a later pass (tenure status lists them): %s",
+		          unsent->len, strrchr(unsent->pdata[0], '\t') + 1);
+	waiting += unsent->len;
 	/* So is mail that could not be decided yet: a later pass tries it
 	 * again (retry.h). */
 	g_autoptr(GPtrArray) undecided = retry_waiting(daemon->retry, "", 0);

@@ -92,17 +92,20 @@ print_tsv(const Status *status)
 		char a[11], l[11], e[11], f[11];
 		const char *reason = info->member ? info->term_end_reason
 		                                  : info->eligible_reason;
+		g_autofree char *member = util_tsv_field(info->person->member);
+		g_autofree char *why = util_tsv_field(reason);
 		printf("%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n",
 		       info->member ? "member" : "former", info->seniority,
-		       info->person->member, date_format(info->appointed, a),
+		       member, date_format(info->appointed, a),
 		       date_format(info->member || !last ? DAY_NONE : last->end, l),
 		       date_format(info->member ? info->term_end : DAY_NONE, e),
 		       date_format(info->member ? DAY_NONE : info->eligible_from, f),
-		       reason ? reason : "");
+		       why);
 	}
 	for (guint i = 0; i < status->warnings->len; i++) {
 		const StatusWarning *warning = status->warnings->pdata[i];
-		printf("warning\t\t\t\t\t\t\t%s\n", warning->text);
+		g_autofree char *text = util_tsv_field(warning->text);
+		printf("warning\t\t\t\t\t\t\t%s\n", text);
 	}
 	/* A step waiting for its second signature: its kind in the rank
 	 * column, the day signed as appointed, the day it lapses as the

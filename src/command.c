@@ -198,6 +198,48 @@ list_address(const char *value, char **address)
 	return TRUE;
 }
 
+/* Why the name in MEMBER ("Name <address>", as ledger_member_email
+ * accepts it) cannot be recorded, or NULL.  A name is data that tenure
+ * later puts into To:, Cc: and Subject: headers: one that holds a
+ * control character, an RFC 2047 encoded-word (which mail readers, and
+ * GMime, decode even inside quotes, into a line break and a header of
+ * its own) or a quote that does not close would read as something else
+ * there.  A quoted name ("Allbery, Russ") is one quoted string, its
+ * inner quotes and backslashes escaped with a backslash. */
+static char *
+member_name_problem(const char *member)
+{
+	const char *lt = strrchr(member, '<');
+	g_autofree char *name = g_strstrip(g_strndup(member, lt - member));
+	g_autofree char *bad = NULL;
+	if (!util_text_clean(name, -1, &bad) || strchr(name, '\t'))
+		return g_strdup_printf("the name holds %s",
+		                       bad ? bad : "a tab");
+	const char *open = strstr(name, "=?");
+	if (open && strstr(open + 2, "?="))
+		return g_strdup("the name holds an RFC 2047 encoded-word "
+		                "(\"=?charset?...?=\"); write the name as it "
+		                "reads, in UTF-8");
+	if (strchr(name, '"') == NULL)
+		return NULL;
+	gsize len = strlen(name);
+	gboolean closed = len >= 2 && name[0] == '"';
+	for (gsize i = 1; closed && i < len - 1; i++) {
+		if (name[i] == '\\')
+			i++;
+		else if (name[i] == '"')
+			closed = FALSE;
+	}
+	/* The closing quote must not be one a backslash escapes. */
+	if (!closed || name[len - 1] != '"' ||
+	    (len >= 3 && name[len - 2] == '\\' &&
+	     (len < 4 || name[len - 3] != '\\')))
+		return g_strdup("the name's quotes do not pair up; quote the "
+		                "whole name (\"Allbery, Russ\"), a quote "
+		                "inside it written \\\"");
+	return NULL;
+}
+
 /* Stores VALUE for field F of COMMAND; FALSE with *REASON when it does
  * not parse. */
 static gboolean
@@ -205,14 +247,21 @@ set_field(Command *command, int f, const char *value, guint line_no,
           char **reason)
 {
 	switch (f) {
-	case F_MEMBER:
+	case F_MEMBER: {
 		if (!ledger_member_email(value, &command->email)) {
 			*reason = g_strdup_printf("line %u: Member: \"%s\" is not \"Name <address>\"",
 			                          line_no, value);
 			return FALSE;
 		}
+		g_autofree char *problem = member_name_problem(value);
+		if (problem) {
+			*reason = g_strdup_printf("line %u: Member: %s", line_no,
+			                          problem);
+			return FALSE;
+		}
 		command->member = g_strdup(value);
 		return TRUE;
+	}
 	case F_FINGERPRINT:
 		if (!ledger_fingerprint_normalize(value, &command->fingerprint)) {
 			*reason = g_strdup_printf("line %u: Fingerprint: \"%s\" is not a 40-digit OpenPGP fingerprint",

@@ -38,6 +38,7 @@ typedef struct {
 static const KeySpec keys[] = {
 	{"committee", "name", KEY_STRING, AT(name)},
 	{"committee", "list", KEY_ADDRESS, AT(list)},
+	{"committee", "contact", KEY_ADDRESS, AT(contact)},
 	{"committee", "max-members", KEY_INT, AT(max_members)},
 	{"committee", "min-members", KEY_INT, AT(min_members)},
 	{"committee", "ledger", KEY_PATH, AT(ledger)},
@@ -533,6 +534,30 @@ conf_load(const char *path, GError **error)
 		return NULL;
 	}
 	return g_steal_pointer(&conf);
+}
+
+char *
+conf_contact_problem(const Conf *conf)
+{
+	if (conf->contact || conf->sink_from == NULL ||
+	    conf->source_user == NULL || conf->source_url == NULL ||
+	    !g_str_has_prefix(conf->source_url, "imap"))
+		return NULL;
+	const char *at = strrchr(conf->sink_from, '@');
+	gboolean own =
+	    g_ascii_strcasecmp(conf->source_user, conf->sink_from) == 0 ||
+	    (strchr(conf->source_user, '@') == NULL && at &&
+	     strlen(conf->source_user) == (gsize)(at - conf->sink_from) &&
+	     g_ascii_strncasecmp(conf->source_user, conf->sink_from,
+	                         at - conf->sink_from) == 0);
+	if (!own)
+		return NULL;
+	return g_strdup_printf(
+	    "[committee] contact: missing, and [sink] from %s is the mailbox "
+	    "the source reads ([source] user %s): replies to reminders and "
+	    "transcripts would go to a mailbox nobody reads; set contact to "
+	    "the address of a person (the chair, the secretary)",
+	    conf->sink_from, conf->source_user);
 }
 
 char *

@@ -34,6 +34,8 @@ typedef struct {
 	/* [committee] */
 	char *name;             /* "Debian Technical Committee" */
 	char *list;             /* list address */
+	char *contact;          /* a human's address: Reply-To of reminders
+	                           and transcripts, or NULL ([sink] from) */
 	int max_members;        /* 8 */
 	int min_members;        /* 4: below it status warns */
 	char *ledger;           /* /var/lib/tenure/ledger */
@@ -93,6 +95,12 @@ typedef struct {
 	char *publish_dir;      /* index.html, calendar.ics, status.json
 	                           written here (publish.h), or NULL */
 } Conf;
+
+/* Why [committee] contact must be set, or NULL: replies to reminders
+ * and transcripts go to it, else to [sink] from, and when that is the
+ * address the IMAP source reads ([source] user, or its local part when
+ * the login has no domain) nobody would read them. */
+char *conf_contact_problem(const Conf *conf);
 
 /* Loads PATH.  On failure returns NULL and sets ERROR to every problem,
  * one per line. */

@@ -210,6 +210,35 @@ reply_address(const Mail *mail)
 	return mail->sig->emails->len ? mail->sig->emails->pdata[0] : NULL;
 }
 
+/* SUBJECT without the reply prefixes ("Re:", "RE[2]:", "AW:", "SV:")
+ * that lead it, so that the transcript's "Re: " does not stack them. */
+static char *
+subject_without_re(const char *subject)
+{
+	static const char *const prefixes[] = {"re", "aw", "sv", "vs", "antw"};
+	const char *p = subject;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		gsize len = 0;
+		for (gsize i = 0; i < G_N_ELEMENTS(prefixes) && len == 0; i++)
+			if (g_ascii_strncasecmp(p, prefixes[i],
+			                        strlen(prefixes[i])) == 0)
+				len = strlen(prefixes[i]);
+		const char *q = p + len;
+		if (len > 0 && *q == '[') {
+			q++;
+			while (g_ascii_isdigit(*q))
+				q++;
+			q = *q == ']' ? q + 1 : p;
+		}
+		if (len == 0 || q == p || *q != ':')
+			break;
+		p = q + 1;
+	}
+	return g_strdup(*p ? p : subject);
+}
+
 /* Queues the private transcript for a refused signed command, within
  * [reminders] replies-per-day per signer; *REPLIED says whether it was
  * queued, for the caller to count it with the signature's record. */
@@ -254,8 +283,9 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	                                              reason);
 	g_autoptr(GHashTable) vars = g_hash_table_new(g_str_hash, g_str_equal);
 	g_hash_table_insert(vars, "to", (gpointer)to);
-	g_hash_table_insert(vars, "subject",
-	                    (gpointer)(mail->subject ? mail->subject : "your command"));
+	g_autofree char *subject =
+	    subject_without_re(mail->subject ? mail->subject : "your command");
+	g_hash_table_insert(vars, "subject", subject);
 	g_hash_table_insert(vars, "in_reply_to",
 	                    (gpointer)(mail->message_id ? mail->message_id : ""));
 	g_hash_table_insert(vars, "signer", mail->sig->fingerprint);
@@ -264,22 +294,13 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	                                       mail->sig->fingerprint,
 	                                       mail->sig->created, mail->sig->digest);
 	const char *recipients[] = {to, NULL};
-	g_autoptr(GError) local = NULL;
-	if (mailout_queue(intake->conf, "reply", vars, key, recipients, &local)) {
-		*replied = TRUE;
-		return TRUE;
-	}
-	/* The reply is a courtesy: one that cannot be composed (from what
-	 * this mail put in it) leaves the refusal standing.  An outbox that
-	 * cannot be written stops the work, and a reply that cannot be
-	 * signed now (gpg or its agent failing) waits with its mail. */
-	if (local->domain == TENURE_ERROR && (local->code == TENURE_ERROR_IO ||
-	                                      local->code == TENURE_ERROR_TEMPORARY)) {
-		g_propagate_error(error, g_steal_pointer(&local));
+	/* A reply that cannot be composed or signed now (the bot's key
+	 * missing, gpg failing) waits in unsent/ and is tried again
+	 * (mailout_queue); only a state directory that cannot be written
+	 * stops the work. */
+	if (!mailout_queue(intake->conf, "reply", vars, key, recipients, error))
 		return FALSE;
-	}
-	util_log("reply-failed", "msgid", mail->message_id, "to", to, "reason",
-	         local->message, NULL);
+	*replied = TRUE;
 	return TRUE;
 }
 

@@ -597,8 +597,10 @@ remind(Schedule *s, const TermInfo *info, Day eligible, GError **error)
 		if (offset >= chosen)
 			continue;
 		g_autofree char *later = reminder_key(info, offset);
-		g_autofree char *id = mailout_message_id(s->conf, later);
-		if (outbox_known(s->conf->state_dir, id))
+		gboolean known = FALSE;
+		if (!mailout_known(s->conf, later, &known, error))
+			return FALSE;
+		if (known)
 			return TRUE;
 	}
 	g_autofree char *key = reminder_key(info, chosen);

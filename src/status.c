@@ -5,6 +5,7 @@
 
 #include "clock.h"
 #include "keyring.h"
+#include "mailout.h"
 #include "outbox.h"
 #include "retry.h"
 #include "status.h"
@@ -152,6 +153,9 @@ read_mail_state(Status *status, const char *state_dir,
 	status->mail_state = TRUE;
 	status->queued = outbox_count_queued(state_dir);
 	g_autoptr(GPtrArray) failing = outbox_failing(state_dir);
+	/* Mail not composed yet waits for another attempt too. */
+	g_autoptr(GPtrArray) unsent = mailout_unsent(state_dir);
+	g_ptr_array_extend_and_steal(failing, g_steal_pointer(&unsent));
 	for (guint i = 0; i < failing->len; i++) {
 		g_auto(GStrv) f = g_strsplit(failing->pdata[i], "\t", 4);
 		if (g_strv_length(f) < 4)

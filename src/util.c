@@ -338,6 +338,31 @@ util_text_padded(const char *text, int width)
 }
 
 char *
+util_tsv_field(const char *text)
+{
+	GString *field = g_string_new(NULL);
+	for (const char *p = text ? text : ""; *p; p++) {
+		switch (*p) {
+		case '\\':
+			g_string_append(field, "\\\\");
+			break;
+		case '\t':
+			g_string_append(field, "\\t");
+			break;
+		case '\n':
+			g_string_append(field, "\\n");
+			break;
+		case '\r':
+			g_string_append(field, "\\r");
+			break;
+		default:
+			g_string_append_c(field, *p);
+		}
+	}
+	return g_string_free(field, FALSE);
+}
+
+char *
 util_text_escape(const char *text, gboolean multiline)
 {
 	if (text == NULL)

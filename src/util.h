@@ -138,6 +138,12 @@ const char *util_log_prefix(UtilLogPriority priority);
 gboolean util_text_clean(const char *text, gssize len, char **bad);
 char *util_text_escape(const char *text, gboolean multiline);
 
+/* TEXT as one field of a TSV row (status, plan): a backslash, tab,
+ * newline and carriage return are written \\, \t, \n and \r, as
+ * PostgreSQL's COPY text format does, so that no value (a
+ * member's name, a reason) can add a column or a row.  NULL gives "". */
+char *util_tsv_field(const char *text);
+
 /* The columns TEXT takes on a terminal: a wide character (CJK, as
  * g_unichar_iswide says) two, a combining mark or other zero-width
  * character none, any other character (and a byte of invalid UTF-8)

@@ -8,7 +8,10 @@
 # going to the list like everything else.  A second host, set up with
 # the same founding history (`tenure init`), imports the list's archive
 # (`tenure import mbox:`) and must hold the same ledger, `Recorded:`
-# aside, having sent nothing and queued nothing the list has seen.
+# aside, having sent nothing and queued nothing the list has seen.  What
+# the admin's backup keeps (README.Debian) comes back: the bot's key and
+# the Message-ID secret, by which the new host knows the first host's
+# mail in the archive as its own.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
 . "$top_srcdir/tests/lib-committee.sh"
@@ -72,13 +75,20 @@ for who in "Carol Chair:carol:$CAROL" "Alice Member:alice:$ALICE" \
 		"$(day -400)" "${who%%:*}" "${who#*:}" "$fpr" >>history.ledger
 done
 
-# host NAME: its configuration NAME.conf, everything under NAME/, with
-# a bot key of its own (the first host's went with it).
+# host NAME [LOST]: its configuration NAME.conf, everything under NAME/,
+# with a bot key of its own, or with the bot key and the Message-ID
+# secret of host LOST, restored from the admin's backup.
 host() {
 	mkdir -p "$1/inbox/new" "$1/inbox/cur" "$1/inbox/tmp" "$1/g"
 	chmod 700 "$1/g"
-	gpg --homedir "$1/g" --batch --quiet --passphrase '' \
-		--quick-gen-key "tenure <tenure@example.org>" ed25519 sign never 2>/dev/null
+	if [ -n "${2:-}" ]; then
+		gpg --homedir "$2/g" --batch --quiet --export-secret-keys |
+			gpg --homedir "$1/g" --batch --quiet --import 2>/dev/null
+		gpgconf --homedir "$2/g" --kill all
+	else
+		gpg --homedir "$1/g" --batch --quiet --passphrase '' \
+			--quick-gen-key "tenure <tenure@example.org>" ed25519 sign never 2>/dev/null
+	fi
 	gpgconf --homedir "$1/g" --kill all
 	test_cleanup "gpgconf --homedir '$W/$1/g' --kill all"
 	local bot
@@ -90,6 +100,7 @@ host() {
 		keys.gnupg-home="$1/g" keys.bot-key="$bot" \
 		source.url="maildir:$1/inbox" sink.url="maildir:$1/sent"
 	"$TENURE" --config "$1.conf" init --history history.ledger >/dev/null
+	[ -z "${2:-}" ] || cp "$2/state/message-id-key" "$1/state/message-id-key"
 }
 host a
 
@@ -192,7 +203,7 @@ test_expect_equal "resign appoint defer expire remove role role key resign appoi
 
 # --- The host is lost; a new one is set up from the list's archive ------------
 
-host b
+host b a
 "$TENURE" --config b.conf import mbox:archive.mbox >import.out 2>import.log
 rc=$?
 test_begin "the new host imports the archive"
