@@ -731,6 +731,7 @@ flush_now(const Conf *conf, Retry *retry)
 {
 	g_autoptr(GError) error = NULL;
 	outbox_make_due(conf->state_dir);
+	mailout_make_unsent_due();
 	if (!retry_make_due(retry, date_now_unix(), &error))
 		util_log_error("run-flush", "error", error->message, NULL);
 	else

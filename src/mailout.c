@@ -1518,11 +1518,21 @@ unsent_compose(const Conf *conf, GKeyFile *record, gboolean *composed,
 	                  (const char *const *)recipients, message, error);
 }
 
+/* mailout_make_unsent_due: the next retry tries every unsent mail. */
+static gint unsent_due_now;
+
+void
+mailout_make_unsent_due(void)
+{
+	g_atomic_int_set(&unsent_due_now, 1);
+}
+
 gboolean
 mailout_retry_unsent(const Conf *conf, gint64 now, guint *waiting,
                      GError **error)
 {
 	*waiting = 0;
+	gboolean forced = g_atomic_int_exchange(&unsent_due_now, 0);
 	g_autofree char *dir = g_build_filename(conf->state_dir, UNSENT_DIR, NULL);
 	g_autoptr(GDir) entries = g_dir_open(dir, 0, NULL);
 	for (const char *name; entries && (name = g_dir_read_name(entries));) {
@@ -1535,7 +1545,7 @@ mailout_retry_unsent(const Conf *conf, gint64 now, guint *waiting,
 			return FALSE;
 		gint64 next = g_key_file_get_int64(record, "mail",
 		                                   "next-attempt", NULL);
-		if (!util_backoff_due(next, now)) {
+		if (!forced && !util_backoff_due(next, now)) {
 			(*waiting)++;
 			continue;
 		}

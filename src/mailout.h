@@ -110,6 +110,11 @@ gboolean mailout_queue(const Conf *conf, const char *kind, GHashTable *vars,
 gboolean mailout_retry_unsent(const Conf *conf, gint64 now, guint *waiting,
                               GError **error);
 
+/* Makes every mail kept unsent due at the next mailout_retry_unsent of
+ * this process (SIGHUP, `run --once --flush`): the bot's key may be
+ * back. */
+void mailout_make_unsent_due(void);
+
 /* The mail kept unsent, as outbox_failing gives failing mail:
  * "ID\tATTEMPTS\tNEXT-ATTEMPT\tLAST-ERROR" each, the error led by
  * "not composed: ". */
