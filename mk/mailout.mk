@@ -22,6 +22,8 @@ dist_templates_DATA = \
 	templates/announce-key.txt \
 	templates/announce-rule.txt \
 	templates/announce-scheduled.txt \
+	templates/announce-recommend.txt \
+	templates/announce-lapse.txt \
 	templates/notice-key.txt \
 	templates/reminder.txt \
 	templates/reply.txt \
@@ -47,3 +49,7 @@ TESTS += tests/t-contact.sh
 dist_check_SCRIPTS += tests/t-contact.sh
 TESTS += tests/t-names.sh
 dist_check_SCRIPTS += tests/t-names.sh
+
+# A recommendation and its lapse, announced (issue 26 item 7).
+TESTS += tests/t-recommend-announce.sh
+dist_check_SCRIPTS += tests/t-recommend-announce.sh

@@ -537,6 +537,38 @@ update_pending(Intake *intake, const Command *command,
 	                           error);
 }
 
+/* A chair's recommendation is news for the list when it is recorded
+ * ("recommended to the leader; lapses on DATE unless appointed"):
+ * queued before the mail counts as handled, so that a restart after a
+ * crash queues it as a whole run does (its key makes it once).  Its
+ * lapse is the schedule's (schedule.c). */
+static gboolean
+announce_recommendation(const Intake *intake, const PendingRecommendation *rec,
+                        GError **error)
+{
+	const Conf *conf = intake->conf;
+	g_autofree char *email = NULL;
+	if (intake->audit || conf->list == NULL || rec->date == DAY_NONE ||
+	    !ledger_member_email(rec->member, &email))
+		return TRUE;
+	g_autofree char *name = ledger_member_name(rec->member);
+	char date[11], last_day[11], lapses[11];
+	Day lapse = rec->date + conf->recommendation_days + 1;
+	g_autoptr(GHashTable) vars = g_hash_table_new(g_str_hash, g_str_equal);
+	g_hash_table_insert(vars, "member", rec->member);
+	g_hash_table_insert(vars, "name", name ? name : email);
+	g_hash_table_insert(vars, "email", email);
+	g_hash_table_insert(vars, "date", date_format(rec->date, date));
+	g_hash_table_insert(vars, "last_day", date_format(lapse - 1, last_day));
+	g_hash_table_insert(vars, "lapses", date_format(lapse, lapses));
+	g_hash_table_insert(vars, "signed_by", rec->signed_by);
+	g_autofree char *key = g_strdup_printf(
+	    "announce/recommend/%s/%s/%s", email, date, rec->signed_by);
+	const char *recipients[] = {conf->list, NULL};
+	return mailout_queue(conf, "announce-recommend", vars, key, recipients,
+	                     error);
+}
+
 /* Applies a verified command: decides, then commits or refuses. */
 static gboolean
 act(Intake *intake, Mail *mail, GError **error)
@@ -634,7 +666,9 @@ act(Intake *intake, Mail *mail, GError **error)
 	decide(&in, &decision);
 
 	if (decision.kind == DECIDE_PENDING &&
-	    !update_pending(intake, command, &decision, error))
+	    (!update_pending(intake, command, &decision, error) ||
+	     (decision.recommendation &&
+	      !announce_recommendation(intake, decision.recommendation, error))))
 		return FALSE;
 	const LedgerEvent *event = decision.event;
 	if (decision.kind != DECIDE_REFUSE && !commit(intake, mail, &decision, error))

@@ -1132,7 +1132,7 @@ static const char *const placeholders[] = {
 	"member", "name", "email", "date", "rule", "term_end",
 	"eligible_from", "reason", "source", "signed_by", "days_left",
 	"late", "late_subject", "until", "role", "previous", "fingerprint",
-	"old_fingerprint",
+	"old_fingerprint", "last_day", "lapses",
 	/* replies to a refused command (intake.c) */
 	"to", "subject", "in_reply_to", "signer", "transcript",
 	NULL,
@@ -1284,11 +1284,11 @@ mailout_compose(const Conf *conf, const char *kind, GHashTable *vars,
  * too, so that check-config checks its template (t-check-config.sh
  * compares this list with templates/). */
 static const char *const kinds[] = {
-    "announce-appoint", "announce-defer",  "announce-expire",
-    "announce-key",     "announce-remove", "announce-resign",
-    "announce-role",    "announce-rule",   "announce-scheduled",
-    "notice-key",       "reminder",        "reply",
-    "set-aside",
+    "announce-appoint",   "announce-defer",     "announce-expire",
+    "announce-key",       "announce-lapse",     "announce-recommend",
+    "announce-remove",    "announce-resign",    "announce-role",
+    "announce-rule",      "announce-scheduled", "notice-key",
+    "reminder",           "reply",              "set-aside",
 };
 
 /* VARS with a sample value for every placeholder the template at PATH

@@ -56,6 +56,7 @@
 #include "ledger.h"
 #include "mailout.h"
 #include "outbox.h"
+#include "pending.h"
 #include "plan.h"
 #include "rules/rule.h"
 #include "term.h"
@@ -522,6 +523,52 @@ announce_events(const Schedule *s, GError **error)
 	return TRUE;
 }
 
+/* Step 2b: a chair's recommendation that lapsed (announced when it was
+ * recorded, by the intake) is announced on the day it lapses; one used
+ * up by an appointment since never lapses.  The lapse is news by the
+ * date alone, so it waits while the clock is in doubt. */
+static gboolean
+announce_recommendations(Schedule *s, GError **error)
+{
+	g_autoptr(Pending) pending = pending_load(s->conf->state_dir, error);
+	if (pending == NULL)
+		return FALSE;
+	g_autoptr(GPtrArray) steps = pending_steps(
+	    pending, s->conf->recommendation_days, s->conf->confirm_days);
+	for (guint i = 0; i < steps->len; i++) {
+		const PendingStep *step = steps->pdata[i];
+		g_autofree char *email = NULL;
+		if (step->kind != PENDING_STEP_RECOMMENDATION ||
+		    step->date == DAY_NONE || step->lapses == DAY_NONE ||
+		    !ledger_member_email(step->member, &email))
+			continue;
+		const Person *person = committee_find(s->committee, email);
+		const Term *last = person ? person_last_term(person) : NULL;
+		if (last && last->start >= step->date)
+			continue;
+		if (step->lapses > s->today) {
+			want_wakeup(s, step->lapses);
+			continue;
+		}
+		if (step->lapses + ANNOUNCE_WINDOW < s->today || s->clock_doubt)
+			continue;
+		g_autoptr(GHashTable) vars = person_vars(
+		    s, step->member, email, status_find(s->status, email),
+		    step->date);
+		var_day(vars, "last_day", step->lapses - 1);
+		var_day(vars, "lapses", step->lapses);
+		var(vars, "signed_by", step->signed_by);
+		char day[11];
+		g_autofree char *key =
+		    g_strdup_printf("announce/lapse/%s/%s/%s", email,
+		                    date_format(step->date, day), step->signed_by);
+		if (!queue_to(s, "announce-lapse", vars, key, s->conf->list, NULL,
+		              error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
 /* When may the member of INFO be appointed again after their term ends?
  * Asks the rules about the day after the last day of service. */
 static gboolean
@@ -717,7 +764,8 @@ schedule_run_doubting(const Conf *conf, Day today, const char *clock_doubt,
 	if (conf->list == NULL) {
 		util_log("schedule", "announcements", "off", "why",
 		         "[committee] list is not set", NULL);
-	} else if (!announce_events(&s, error)) {
+	} else if (!announce_events(&s, error) ||
+	           !announce_recommendations(&s, error)) {
 		return FALSE;
 	}
 	if (clock_doubt == NULL && !announce_and_remind(&s, error))

@@ -191,10 +191,10 @@ else
 	test_fail "exit $(cat "$R/status"), $(grep -c '^Event:' "$R/ledger") events" \
 		"$(cat "$R/log")"
 fi
-test_begin "the reference queues 7 announcements and 1 reply, archives 3 mails"
+test_begin "the reference queues 8 announcements (one of the chair's recommendation) and 1 reply, archives 3 mails"
 outbox=$(sed -n '/^== outbox/,/^== sink/p' "$W/reference.summary" | grep -vc '^==')
 archived=$(ls "$R/state/archive" | wc -l)
-test_expect_equal "8 3" "$outbox $archived"
+test_expect_equal "9 3" "$outbox $archived"
 
 # Every point when there are few; else every STRIDEth, from a first
 # point that moves with the day of the year, so that runs on other days

@@ -77,7 +77,8 @@ person_vars(void)
 	    "late", "", "late_subject", "", "until", "2027-03-31", "role", "chair", "previous",
 	    "Keith Packard <keithp@example.org>", "fingerprint",
 	    "89ABCDEF0123456789ABCDEF0123456789ABCDEF", "old_fingerprint",
-	    "0123456789ABCDEF0123456789ABCDEF01234567", NULL);
+	    "0123456789ABCDEF0123456789ABCDEF01234567", "last_day",
+	    "2027-03-01", "lapses", "2027-03-02", NULL);
 }
 
 static GMimeMessage *
