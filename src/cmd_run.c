@@ -45,7 +45,8 @@
  *
  * Signals: SIGTERM and SIGINT finish the message at hand and exit 0;
  * SIGHUP reloads the configuration (a broken new one is reported and the
- * old one kept; the reader takes up the new one between two messages).
+ * old one kept): the main thread opens the new source and intake, and
+ * the reader takes them up whole between two messages (reload).
  * The signals are blocked from tenure's first instruction (main.c) and
  * the handlers installed first thing here, so a SIGHUP while tenure
  * starts or loads its configuration is a reload, not the end.  They stay
@@ -129,13 +130,23 @@ static struct {
 	Day scheduled_on; /* under LOCK: the last day the schedule ran for */
 } work;
 
+/* What a reload opened for the reader, handed over whole: a
+ * configuration, and the intake (with its verifier and keyring) and
+ * source opened from it.  The reader never opens them itself, so the
+ * two threads never build one at the same time. */
+typedef struct {
+	Config *config;
+	Intake *intake;
+	Source *source;
+} ReaderSet;
+
 /* The reader thread and what it owns. */
 typedef struct {
 	GThread *thread;
 	gboolean once;     /* one fetch, no wait */
 	DryRun *dry_run;   /* a dry run's record; NULL for a real run */
 	int wake[2];       /* main -> reader: come back to the loop */
-	Config *next;      /* atomic: a reloaded configuration to take up */
+	ReaderSet *next;   /* atomic: what a reload opened, to take up */
 	gint quit;         /* atomic: stop after the message at hand */
 	gint handled;      /* atomic: messages handled since main looked */
 	gint64 poked;      /* when the main thread was last told */
@@ -273,6 +284,17 @@ config_unref(Config *config)
 }
 
 static void
+reader_set_free(ReaderSet *set)
+{
+	if (set == NULL)
+		return;
+	g_clear_pointer(&set->source, source_close);
+	g_clear_pointer(&set->intake, intake_free);
+	g_clear_pointer(&set->config, config_unref);
+	g_free(set);
+}
+
+static void
 report(gboolean once, const char *what, const GError *error)
 {
 	if (once)
@@ -369,20 +391,27 @@ reader_poke(Reader *reader)
 	wake(wake_main[1]);
 }
 
-/* A configuration the main thread loaded (SIGHUP) replaces the
- * reader's, when its source and intake open. */
+/* What the main thread opened on a reload (SIGHUP) replaces the
+ * reader's configuration, source and intake, whole, between two
+ * messages.  The old ones are the reader's alone; they are closed under
+ * the work lock all the same, as everything the intake touches is. */
 static void
 reader_take_config(Reader *reader)
 {
-	Config *next = g_atomic_pointer_exchange(&reader->next, NULL);
+	ReaderSet *next = g_atomic_pointer_exchange(&reader->next, NULL);
 	if (next == NULL)
 		return;
-	g_autoptr(GError) error = NULL;
-	if (!reader_open(reader, next, &error))
-		util_log_error("run-reload", "result",
-		               "kept the old source and intake", "error",
-		               error->message, NULL);
-	config_unref(next);
+	ReaderSet old = {reader->config, reader->intake, reader->source};
+	reader->config = g_steal_pointer(&next->config);
+	reader->intake = g_steal_pointer(&next->intake);
+	reader->source = g_steal_pointer(&next->source);
+	g_free(next);
+	reader_prepare(reader);
+	g_mutex_lock(&work.lock);
+	g_clear_pointer(&old.source, source_close);
+	g_clear_pointer(&old.intake, intake_free);
+	g_mutex_unlock(&work.lock);
+	config_unref(old.config);
 }
 
 static gboolean
@@ -538,7 +567,7 @@ reader_join(Reader *reader, gboolean ask)
 	g_clear_pointer(&reader->source, source_close);
 	g_clear_pointer(&reader->intake, intake_free);
 	g_clear_pointer(&reader->config, config_unref);
-	config_unref(g_atomic_pointer_exchange(&reader->next, NULL));
+	reader_set_free(g_atomic_pointer_exchange(&reader->next, NULL));
 	close_wake_pipe(reader->wake);
 }
 
@@ -740,8 +769,12 @@ flush_now(const Conf *conf, Retry *retry)
 }
 
 /* SIGHUP: a new configuration replaces the old one only if all of it
- * opens; otherwise the daemon goes on as it was.  The reader takes it up
- * between two messages. */
+ * opens; otherwise the daemon goes on as it was.  The reader takes up
+ * the source and intake opened here, whole, between two messages, and
+ * keeps using its own until then: nothing it uses is changed under it.
+ * They are opened under the work lock, since opening the intake derives
+ * the committee's keyring and sets GPGME's engine, which a verification
+ * in the reader reads. */
 static void
 reload(Daemon *daemon)
 {
@@ -759,7 +792,10 @@ reload(Daemon *daemon)
 		notify_ready("the new configuration has errors: kept the old one");
 		return;
 	}
-	if (!daemon_open(&fresh, conf, FALSE, &error)) {
+	g_mutex_lock(&work.lock);
+	gboolean opened = daemon_open(&fresh, conf, FALSE, &error);
+	g_mutex_unlock(&work.lock);
+	if (!opened) {
 		util_log_error("run-reload", "result", "kept the old configuration",
 		         "error", error->message, NULL);
 		notify_ready("the new configuration could not be opened: kept the "
@@ -784,11 +820,18 @@ reload(Daemon *daemon)
 	config_unref(daemon->config);
 	daemon->sink = g_steal_pointer(&fresh.sink);
 	daemon->config = g_steal_pointer(&fresh.config);
-	/* The running reader opens the new source itself, between two
-	 * messages; what the check opened is closed. */
+	/* The running reader takes up what was opened here; a reload it
+	 * has not taken up yet is replaced (closed under the work lock, as
+	 * its intake was opened). */
+	ReaderSet *set = g_new0(ReaderSet, 1);
+	set->config = g_steal_pointer(&fresh.reader.config);
+	set->intake = g_steal_pointer(&fresh.reader.intake);
+	set->source = g_steal_pointer(&fresh.reader.source);
 	reader_join(&fresh.reader, FALSE);
-	config_unref(g_atomic_pointer_exchange(&daemon->reader.next,
-	                                       config_ref(daemon->config)));
+	ReaderSet *unused = g_atomic_pointer_exchange(&daemon->reader.next, set);
+	g_mutex_lock(&work.lock);
+	reader_set_free(unused);
+	g_mutex_unlock(&work.lock);
 	wake(daemon->reader.wake[1]);
 	util_log("run-reload", "result", "loaded", "config",
 	         daemon->config->conf->path, NULL);
