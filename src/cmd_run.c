@@ -149,6 +149,8 @@ typedef struct {
 	ReaderSet *next;   /* atomic: what a reload opened, to take up */
 	gint quit;         /* atomic: stop after the message at hand */
 	gint handled;      /* atomic: messages handled since main looked */
+	gint held;         /* atomic: a fetch stopped as tenure doubts its
+	                      clock; main wakes the reader when it ends */
 	gint64 poked;      /* when the main thread was last told */
 	/* Owned by the reader thread while it runs. */
 	Config *config;
@@ -317,28 +319,48 @@ ledger_ready(const Conf *conf, gboolean once, gboolean quiet)
 	return ledger != NULL;
 }
 
+/* Whether a server of CONF can vouch for tenure's clock (clock.h): an
+ * IMAP source or an SMTP sink on another host. */
+static gboolean
+witnesses_configured(const Conf *conf)
+{
+	const char *urls[] = {conf->source_url, conf->sink_url};
+	const char *schemes[] = {"imap", "smtp"};
+	for (gsize i = 0; i < G_N_ELEMENTS(urls); i++)
+		if (urls[i] && g_str_has_prefix(urls[i], schemes[i]) &&
+		    clock_is_witness(urls[i]))
+			return TRUE;
+	return FALSE;
+}
+
 /* Runs the schedule for today, under the work lock: expiries recorded,
  * announcements and reminders queued, the acts the date alone decides
  * only while tenure trusts its clock (clock.h: the doubt is logged
- * there).  With --once a doubt is work not done: it says so and the run
- * exits 1, so that a timer's failures show it.  *NEXT_DUE may be NULL. */
+ * there).  With --once a doubt is work not done: it says so (once) and
+ * the run exits 1, so that a timer's failures show it.  *NEXT_DUE may be
+ * NULL. */
 static gboolean
 schedule_today(const Conf *conf, gboolean once, Day *next_due)
 {
+	static gboolean said;
 	g_autoptr(GError) error = NULL;
 	Day today = date_today();
-	g_autofree char *doubt = date_now_given()
-	                             ? NULL
-	                             : clock_doubt(conf->state_dir, date_now_unix());
+	g_autofree char *doubt =
+	    date_now_given() ? NULL
+	                     : clock_doubt(conf->state_dir, date_now_unix(),
+	                                   witnesses_configured(conf));
 	if (!schedule_run_doubting(conf, today, doubt, next_due, &error)) {
 		report(once, "schedule", error);
 		return FALSE;
 	}
 	work.scheduled_on = today;
-	if (doubt && once)
+	if (doubt && once && !said) {
+		said = TRUE;
 		cmd_error(NAME, "tenure doubts its clock: %s; expiries, their "
-		          "announcements and reminders wait (tenure(1), run)",
+		          "announcements, reminders and commands wait "
+		          "(tenure(1), run)",
 		          doubt);
+	}
 	return doubt == NULL || !once;
 }
 
@@ -427,8 +449,19 @@ handle_message(const SourceMessage *message, gpointer user_data,
 	}
 	const Conf *conf = reader->config->conf;
 	g_mutex_lock(&work.lock);
-	if (work.scheduled_on != date_today())
+	/* In doubt, the evidence is weighed again: a witness may have
+	 * spoken since (the IMAP server, on this very connection). */
+	if (work.scheduled_on != date_today() || clock_in_doubt())
 		schedule_today(conf, reader->once, NULL);
+	/* No date comes from a clock in doubt: a command waits in the
+	 * source, with no verdict, as the expiries do. */
+	if (clock_in_doubt() && !date_now_given()) {
+		g_mutex_unlock(&work.lock);
+		g_atomic_int_set(&reader->held, 1);
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+		            "%s waits: tenure doubts its clock", message->id);
+		return FALSE;
+	}
 	gboolean ok = intake_handle(message, reader->intake, error);
 	g_mutex_unlock(&work.lock);
 	if (ok) {
@@ -503,6 +536,7 @@ reader_main(gpointer data)
 	while (!reader_quitting(reader)) {
 		drain(reader->wake[0]);
 		reader_take_config(reader);
+		g_atomic_int_set(&reader->held, 0);
 		gboolean ok = reader_fetch(reader);
 		if (reader->once) {
 			reader->fetch_ok = ok;
@@ -517,6 +551,16 @@ reader_main(gpointer data)
 		backoff = 0;
 		if (g_atomic_pointer_get(&reader->next))
 			continue;
+		const Conf *held_conf = reader->config->conf;
+		/* Mail held by a doubt is still there: the source would say
+		 * so at once.  The main thread wakes the reader when the
+		 * doubt ends. */
+		if (g_atomic_int_get(&reader->held)) {
+			reader_sleep(reader, held_conf->poll_interval > 0
+			                         ? held_conf->poll_interval
+			                         : 300);
+			continue;
+		}
 		/* A connection lost while waiting is retried by the next
 		 * fetch at once; a wait that keeps failing (a server that
 		 * offers IDLE and refuses it) backs off like a fetch. */
@@ -940,6 +984,9 @@ run_daemon(Daemon *daemon)
 		if (util_stop_requested())
 			break;
 		wake_reader_for_retry(daemon);
+		if (!clock_in_doubt() &&
+		    g_atomic_int_compare_and_exchange(&daemon->reader.held, 1, 0))
+			wake(daemon->reader.wake[1]);
 		int wait = seconds_to_wait(daemon, &pass);
 		if (pass.work_ok) {
 			backoff = 0;
