@@ -233,4 +233,112 @@ else
 	test_skip "needs dovecot (dovecot-imapd) and certtool (gnutls-bin)"
 fi
 
+
+# --- A clock on the same host is no witness ---------------------------
+
+# The host's clock 40 days ahead, and the local MTA's with it: its
+# greeting vouches for nothing, the expiry waits, and so does a
+# member's command (no verdict, no date from the wrong clock).
+unset TENURE_TEST_CLOCK_LOCAL_WITNESS
+DIR=$W/local
+fixed_term_committee "$DIR" "sink.url=smtp://127.0.0.1:$SMTP_PORT" \
+	sink.starttls=no
+FRANK=$(gpg_new_key "Frank Example" frank@example.org)
+gpg_export_keyring "$DIR/keyring.gpg" frank@example.org
+sed -i "/^Member: Frank Example/a Fingerprint: $FRANK" "$DIR/ledger"
+rm -f "$SMTP_CONTROL.date"
+once
+echo $((40 * 86400)) >"$SMTP_CONTROL.date"
+deliver "$DIR/inbox" "$(signed_mail "$FRANK" frank@example.org local-resign "Tenure: resign")"
+test_begin "40 days ahead with the local SMTP server's clock: no expiry, the command waits in the source"
+later +40d run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "1 0 0 1 1" \
+	"$? $(expires) $(grep -c '^Event: resign' "$DIR/ledger") $(ls "$DIR/inbox/new" | wc -l | tr -d ' ') $(grep -c '^clock-doubt reason="tenure.s clock moved' "$DIR/log")" \
+	"$(cat "$DIR/log")"
+rm -f "$SMTP_CONTROL.date"
+test_begin "back on the right clock: the command is applied, dated by the right clock"
+once
+test_expect_equal "0 0 1 $today" \
+	"$? $(expires) $(grep -c '^Event: resign' "$DIR/ledger") $(awk 'BEGIN { RS = "" } /Event: resign/ { sub(/.*Date: /, ""); sub(/\n.*/, ""); print }' "$DIR/ledger")" \
+	"$(cat "$DIR/log")"
+
+# --- The kernel's NTP state is a witness ------------------------------
+
+# A 15-minute correction: the last pass was 15 minutes ahead; back on
+# the right clock the last pass disagrees until the kernel says its
+# clock is synchronised.
+DIR=$W/ntp
+fixed_term_committee "$DIR"
+later +15m run --once >>"$DIR/out" 2>>"$DIR/log"
+test_begin "after a 15-minute correction without NTP: tenure doubts its clock"
+once
+test_expect_equal "1 1" "$? $(grep -c '^clock-doubt reason="tenure.s clock moved 15 min less' "$DIR/log")"
+test_begin "the kernel's clock synchronised (NTP): the doubt ends at the next pass, status says when and why"
+TENURE_TEST_CLOCK_NTP=synced once
+status=$?
+"$TENURE" --config "$CONF" status >"$DIR/status" 2>&1
+test_expect_equal "0 1 0 1" \
+	"$status $(grep -c '^clock-trusted was="tenure.s clock moved 15 min less.*why="the kernel.s clock is synchronised (NTP)"' "$DIR/log") $(grep -c 'doubts its clock' "$DIR/status") $(grep -c '^Clock: trusted since [0-9-]* [0-9:]* UTC, when the kernel.s clock is synchronised (NTP); the doubt since [0-9-]* [0-9:]* UTC was: tenure.s clock moved 15 min less' "$DIR/status")" \
+	"$(cat "$DIR/log" "$DIR/status")"
+
+# --- A torn record --------------------------------------------------------
+
+DIR=$W/torn
+fixed_term_committee "$DIR"
+once
+printf 'torn' >>"$DIR/state/clock"
+test_begin "a torn clock record, the clock 40 days ahead: nothing expires, and the log says why"
+later +40d run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "1 0 1" \
+	"$? $(expires) $(grep -c '^clock-doubt reason="the clock record cannot be read' "$DIR/log")"
+test_begin "tenure clock trust ends it: logged, shown by status, and the next pass acts"
+"$TENURE" --config "$CONF" clock trust >"$DIR/trust.out" 2>>"$DIR/log"
+status=$?
+"$TENURE" --config "$CONF" status >"$DIR/status" 2>&1
+once
+test_expect_equal "0 1 1 0 0" \
+	"$status $(grep -c '^clock-trust by=admin was="the clock record cannot be read' "$DIR/log") $(grep -c '^Clock: trusted since .*when the admin trusted it (tenure clock trust); the doubt since .* was: the clock record cannot be read' "$DIR/status") $? $(expires)" \
+	"$(cat "$DIR/log" "$DIR/status")"
+
+# --- A start is not a clean slate -----------------------------------------
+
+# fake_reboot: the clock record says its last pass was in another boot.
+fake_reboot() {
+	sed -i 's/^Boot-Id: .*/Boot-Id: 00000000-0000-0000-0000-000000000000/' \
+		"$DIR/state/clock"
+	state_reseal "$DIR/state/clock"
+}
+
+DIR=$W/reboot
+fixed_term_committee "$DIR"
+once
+fake_reboot
+test_begin "no witness configured, 20 days ahead across a reboot: nothing expires until the admin trusts the clock"
+later +20d run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "1 0 1" \
+	"$? $(expires) $(grep -c '^clock-doubt reason="tenure.s clock moved \(19 days 23\|20 days 0\) h across a restart' "$DIR/log")" \
+	"$(cat "$DIR/log")"
+test_begin "after tenure clock trust, the next pass records the expiry"
+later +20d clock trust >/dev/null 2>>"$DIR/log"
+status=$?
+later +20d run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "0 0 1" "$status $? $(expires)" "$(cat "$DIR/log")"
+
+test_begin "a first start with no clock record (a fresh install) is no jump: the pass acts"
+DIR=$W/fresh
+fixed_term_committee "$DIR"
+later +20d run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "0 1 0" "$? $(expires) $(grep -c '^clock-doubt' "$DIR/log")"
+
+DIR=$W/start
+fixed_term_committee "$DIR" "sink.url=smtp://127.0.0.1:$SMTP_PORT" \
+	sink.starttls=no
+once
+fake_reboot
+test_begin "a witness configured, 40 days ahead after a reboot: the first schedule waits for the witness"
+TENURE_TEST_CLOCK_LOCAL_WITNESS=1 later +40d run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "1 0 1" \
+	"$? $(expires) $(grep -c '^clock-doubt reason="tenure started and no witness has vouched' "$DIR/log")" \
+	"$(cat "$DIR/log")"
+
 test_done
