@@ -440,20 +440,26 @@ history_disagrees(const Record *record, const char *boot, gint64 boottime,
 	return NULL;
 }
 
-/* Logs and records the end of a doubt (was WHY since SINCE) at NOW, and
- * what ended it (BY). */
+/* Records the end of a doubt (was WHY since SINCE) at NOW, and what
+ * ended it (BY). */
 static void
 doubt_ended(Record *record, const char *was, gint64 since, gint64 now,
             const char *by)
 {
-	g_autofree char *began = time_text(since);
-	util_log("clock-trusted", "was", was, "since", began, "why", by, NULL);
 	g_free(record->ended);
 	record->ended = g_strdup(was);
 	record->ended_since = since;
 	record->ended_at = now;
 	g_free(record->ended_why);
 	record->ended_why = g_strdup(by);
+}
+
+static void
+log_ended(const Record *record)
+{
+	g_autofree char *began = time_text(record->ended_since);
+	util_log("clock-trusted", "was", record->ended, "since", began, "why",
+	         record->ended_why, NULL);
 }
 
 char *
@@ -520,14 +526,13 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 			                    : "its last pass agrees");
 	}
 	gboolean was_doubting = record.doubt != NULL || doubting != NULL;
+	/* Logged once the record says so, so that `status` agrees with the
+	 * log from the line on. */
+	gboolean say_doubt = FALSE, say_ended = FALSE;
 	if (why) {
 		/* Once when it begins, and when it comes to rest on other
 		 * evidence: the reason's times move each pass. */
-		if (!was_doubting || g_strcmp0(kind, doubting_kind) != 0)
-			util_log_warning("clock-doubt", "reason", why, "held",
-			                 "expiries, their announcements, "
-			                 "reminders, commands",
-			                 NULL);
+		say_doubt = !was_doubting || g_strcmp0(kind, doubting_kind) != 0;
 		if (record.doubt == NULL)
 			record.doubt_since = doubting ? record.doubt_since : now;
 		if (record.doubt_since == 0)
@@ -539,6 +544,7 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		g_free(doubting_kind);
 		doubting_kind = g_steal_pointer(&kind);
 	} else {
+		say_ended = was_doubting;
 		if (was_doubting)
 			doubt_ended(&record, record.doubt ? record.doubt : doubting,
 			            record.doubt_since ? record.doubt_since : now,
@@ -553,9 +559,16 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		record.boottime = boottime;
 	}
 	g_atomic_int_set(&in_doubt, why != NULL);
-	g_mutex_unlock(&lock);
 	if (!record_save(state_dir, &record, &error))
 		util_log_error("clock-record", "error", error->message, NULL);
+	if (say_doubt)
+		util_log_warning("clock-doubt", "reason", why, "held",
+		                 "expiries, their announcements, reminders, "
+		                 "commands",
+		                 NULL);
+	if (say_ended)
+		log_ended(&record);
+	g_mutex_unlock(&lock);
 	record_clear(&record);
 	return why;
 }
