@@ -488,9 +488,12 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 			kind = g_strdup(server);
 	}
 	g_autofree char *torn = NULL;
+	gboolean unreadable = FALSE;
 	if (!record_load(state_dir, &record, &error)) {
+		unreadable = TRUE;
 		torn = g_strdup_printf("the clock record cannot be read (%s)",
 		                       error->message);
+		g_clear_error(&error);
 		record_clear(&record);
 	}
 	/* The admin's word, given since this process began to doubt. */
@@ -559,7 +562,11 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		record.boottime = boottime;
 	}
 	g_atomic_int_set(&in_doubt, why != NULL);
-	if (!record_save(state_dir, &record, &error))
+	/* A record that cannot be read stays as it is until the clock is
+	 * vouched for: written over with the doubt, it would say nothing
+	 * against the clock at the next pass. */
+	if ((!unreadable || why == NULL) &&
+	    !record_save(state_dir, &record, &error))
 		util_log_error("clock-record", "error", error->message, NULL);
 	if (say_doubt)
 		util_log_warning("clock-doubt", "reason", why, "held",

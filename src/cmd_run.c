@@ -336,13 +336,12 @@ witnesses_configured(const Conf *conf)
 /* Runs the schedule for today, under the work lock: expiries recorded,
  * announcements and reminders queued, the acts the date alone decides
  * only while tenure trusts its clock (clock.h: the doubt is logged
- * there).  With --once a doubt is work not done: it says so (once) and
- * the run exits 1, so that a timer's failures show it.  *NEXT_DUE may be
+ * there, and clock_in_doubt says it).  With --once a doubt at the end
+ * of the pass is work not done (once_doubted).  *NEXT_DUE may be
  * NULL. */
 static gboolean
 schedule_today(const Conf *conf, gboolean once, Day *next_due)
 {
-	static gboolean said;
 	g_autoptr(GError) error = NULL;
 	Day today = date_today();
 	g_autofree char *doubt =
@@ -354,14 +353,24 @@ schedule_today(const Conf *conf, gboolean once, Day *next_due)
 		return FALSE;
 	}
 	work.scheduled_on = today;
-	if (doubt && once && !said) {
-		said = TRUE;
-		cmd_error(NAME, "tenure doubts its clock: %s; expiries, their "
-		          "announcements, reminders and commands wait "
-		          "(tenure(1), run)",
-		          doubt);
-	}
-	return doubt == NULL || !once;
+	return TRUE;
+}
+
+/* --once and --dry-run: whether the pass ended with tenure doubting its
+ * clock (a doubt the fetch's witness ended is none), saying so: work not
+ * done, so that a timer's failures show it. */
+static gboolean
+once_doubted(const Conf *conf)
+{
+	if (!clock_in_doubt())
+		return FALSE;
+	gint64 since = 0;
+	g_autofree char *doubt =
+	    clock_doubt_recorded(conf->state_dir, &since, NULL);
+	cmd_error(NAME, "tenure doubts its clock: %s; expiries, their "
+	          "announcements, reminders and commands wait (tenure(1), run)",
+	          doubt ? doubt : "?");
+	return TRUE;
 }
 
 /* Sets the reader's source and intake up for a dry run or not, and to
@@ -898,19 +907,23 @@ pass_once(Daemon *daemon, gboolean *ok)
 	}
 	pass = main_pass(daemon, TRUE, PASS_SCHEDULE);
 	reader_join(&daemon->reader, FALSE);
+	/* A schedule held by a doubt runs again after the fetch, which may
+	 * have met the witness (the IMAP server). */
+	gboolean doubted = clock_in_doubt();
 	/* What the fetch recorded is announced, and its replies sent, now;
 	 * so is the report of mail it set aside without a verdict (which is
 	 * not counted as handled). */
 	if (!util_stop_requested()) {
 		gboolean handled = g_atomic_int_get(&daemon->reader.handled) > 0;
 		Pass after = main_pass(
-		    daemon, TRUE, handled ? PASS_ALL : PASS_PUBLISH);
+		    daemon, TRUE, handled || doubted ? PASS_ALL : PASS_PUBLISH);
 		after.work_ok = after.work_ok && pass.work_ok;
 		if (after.next_due == DAY_NONE)
 			after.next_due = pass.next_due;
 		pass = after;
 	}
-	*ok = daemon->reader.fetch_ok && pass.work_ok;
+	*ok = daemon->reader.fetch_ok && pass.work_ok &&
+	      (util_stop_requested() || !once_doubted(daemon->config->conf));
 	return pass;
 }
 
