@@ -284,9 +284,21 @@ test_begin "the kernel's clock synchronised (NTP): the doubt ends at the next pa
 TENURE_TEST_CLOCK_NTP=synced once
 status=$?
 "$TENURE" --config "$CONF" status >"$DIR/status" 2>&1
+"$TENURE" --config "$CONF" status --format=json >"$DIR/status.json" 2>&1
 test_expect_equal "0 1 0 1" \
 	"$status $(grep -c '^clock-trusted was="tenure.s clock moved 15 min less.*why="the kernel.s clock is synchronised (NTP)"' "$DIR/log") $(grep -c 'doubts its clock' "$DIR/status") $(grep -c '^Clock: trusted since [0-9-]* [0-9:]* UTC, when the kernel.s clock is synchronised (NTP); the doubt since [0-9-]* [0-9:]* UTC was: tenure.s clock moved 15 min less' "$DIR/status")" \
 	"$(cat "$DIR/log" "$DIR/status")"
+test_begin "... and the JSON says so (clock_trusted), valid under the schema"
+if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+	test_expect_equal "the kernel's clock is synchronised (NTP) moved ok" "$(/usr/bin/python3 -c '
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[2]))
+errors = [e.message[:200] for e in jsonschema.Draft202012Validator(schema).iter_errors(d)]
+print(d["clock_trusted"]["why"], d["clock_trusted"]["was"].split()[2], "\n".join(errors) or "ok")' "$top_srcdir/doc/tenure.schema.json" "$DIR/status.json")"
+else
+	test_fail "python3-jsonschema is not installed"
+fi
 
 # --- A torn record --------------------------------------------------------
 
