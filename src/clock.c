@@ -45,6 +45,7 @@ typedef struct {
 	char *doubt;
 	gint64 doubt_since;
 	gint64 trusted;   /* when the admin said `tenure clock trust` */
+	gint64 heard;     /* when a server that is a witness last agreed */
 	char *ended;      /* the last doubt that ended: what it was */
 	gint64 ended_since, ended_at;
 	char *ended_why;  /* and what ended it */
@@ -332,6 +333,7 @@ record_load(const char *state_dir, Record *record, GError **error)
 	record->doubt = g_strdup(deb822_get(stanza, "Doubt"));
 	record->doubt_since = field_int(stanza, "Doubt-Since");
 	record->trusted = field_int(stanza, "Trusted");
+	record->heard = field_int(stanza, "Witness-Heard");
 	record->ended = g_strdup(deb822_get(stanza, "Ended"));
 	record->ended_since = field_int(stanza, "Ended-Since");
 	record->ended_at = field_int(stanza, "Ended-At");
@@ -358,6 +360,10 @@ record_save(const char *state_dir, const Record *record, GError **error)
 	if (record->trusted)
 		g_string_append_printf(body, "Trusted: %" G_GINT64_FORMAT "\n",
 		                       record->trusted);
+	if (record->heard)
+		g_string_append_printf(body,
+		                       "Witness-Heard: %" G_GINT64_FORMAT "\n",
+		                       record->heard);
 	if (record->ended)
 		g_string_append_printf(
 		    body,
@@ -510,20 +516,26 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 	}
 	if (confirmed || heard)
 		witnessed = TRUE;
+	/* A configured server is waited for once it has been heard: one
+	 * that never gives a date (Postfix) or an empty mailbox would hold
+	 * every start for good. */
+	gboolean expect = witnesses && record.heard > 0;
+	if (heard)
+		record.heard = now;
 	if (why == NULL && !confirmed) {
-		kind = g_strdup(torn                       ? "record"
-		                : witnesses && !witnessed ? "start"
-		                                          : "history");
+		kind = g_strdup(torn                     ? "record"
+		                : expect && !witnessed ? "start"
+		                                       : "history");
 		if (torn)
 			why = g_steal_pointer(&torn);
-		else if (witnesses && !witnessed)
+		else if (expect && !witnessed)
 			why = g_strdup(
 			    "tenure started and no witness has vouched for its "
 			    "clock yet (a server on another host, or the "
 			    "kernel's NTP state)");
 		else
 			why = history_disagrees(&record, boot, boottime, now,
-			                        witnesses);
+			                        expect);
 		if (why == NULL && by == NULL)
 			by = g_strdup(heard ? "a witness agrees"
 			                    : "its last pass agrees");

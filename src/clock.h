@@ -33,16 +33,19 @@
  * (CLOCK_BOOTTIME, which counts suspended time and never jumps) of the
  * last pass that trusted the clock.  In the same boot the real time
  * must have moved as the time since boot did; after a reboot it must
- * not be behind the last pass, and, when no witness is configured (a
+ * not be behind the last pass, and, when no witness has been heard (a
  * Maildir in and out, no NTP), not more than CLOCK_JUMP_LIMIT ahead.
  * A witness that gives its time and agrees settles a disagreement with
  * the last pass: the record is written anew.  No record at all is a
  * first start, which the last pass cannot contradict.
  *
- * A start is not a clean slate: when a witness is configured
- * (clock_doubt's WITNESSES), the acts of a new process wait for the
- * first witness that agrees.  So do they when the record cannot be read
- * (torn), until a witness that gives its time or the admin vouches.
+ * A start is not a clean slate: when a server that is a witness is
+ * configured (clock_doubt's WITNESSES) and has been heard before (the
+ * record keeps when), the acts of a new process wait for the first
+ * witness that agrees; one never heard (a server that gives no date, an
+ * empty mailbox) is not waited for, and the jump limit holds instead.
+ * The acts wait too when the record cannot be read (torn), until a
+ * witness that gives its time or the admin vouches.
  *
  * The evidence is weighed afresh at every pass: the doubt ends when
  * none is left against the clock.  While it lasts, clock_doubt says

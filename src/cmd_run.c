@@ -172,6 +172,7 @@ typedef struct {
 	gboolean work_ok; /* schedule and outbox */
 	guint deferred;
 	Day next_due;
+	gboolean held;    /* the schedule was held: tenure doubted its clock */
 } Pass;
 
 static void
@@ -686,7 +687,7 @@ enum { PASS_SCHEDULE = 1 << 0, PASS_PUBLISH = 1 << 1, PASS_ALL = 3 };
 static Pass
 main_pass(Daemon *daemon, gboolean once, unsigned what)
 {
-	Pass pass = {TRUE, 0, DAY_NONE};
+	Pass pass = {TRUE, 0, DAY_NONE, FALSE};
 	const Conf *conf = daemon->config->conf;
 	g_autoptr(GError) error = NULL;
 	g_mutex_lock(&work.lock);
@@ -704,6 +705,7 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 	    ((what & PASS_SCHEDULE) &&
 	     !schedule_today(conf, once, &pass.next_due)))
 		pass.work_ok = FALSE;
+	pass.held = (what & PASS_SCHEDULE) && clock_in_doubt();
 	/* Mail that could not be composed or signed before (the bot's key
 	 * missing, a template broken) is tried again, with its backoff. */
 	guint unsent = 0;
@@ -721,6 +723,12 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
 	}
+	/* The SMTP server's greeting is evidence too: weighed now, it is
+	 * recorded (a witness heard) and may end a doubt, whose held acts
+	 * then run at once (run_daemon, pass_once). */
+	if ((sent || pass.deferred || dead) && !date_now_given())
+		g_free(clock_doubt(conf->state_dir, date_now_unix(),
+		                   witnesses_configured(conf)));
 	/* The published files follow the ledger (and the day): after the
 	 * intake and the schedule, which are what change it. */
 	gboolean published = FALSE;
@@ -899,7 +907,7 @@ static Pass
 pass_once(Daemon *daemon, gboolean *ok)
 {
 	g_autoptr(GError) error = NULL;
-	Pass pass = {FALSE, 0, DAY_NONE};
+	Pass pass = {FALSE, 0, DAY_NONE, FALSE};
 	*ok = FALSE;
 	if (!reader_start(daemon, TRUE, &error)) {
 		cmd_error(NAME, "%s", error->message);
@@ -909,7 +917,7 @@ pass_once(Daemon *daemon, gboolean *ok)
 	reader_join(&daemon->reader, FALSE);
 	/* A schedule held by a doubt runs again after the fetch, which may
 	 * have met the witness (the IMAP server). */
-	gboolean doubted = clock_in_doubt();
+	gboolean doubted = pass.held;
 	/* What the fetch recorded is announced, and its replies sent, now;
 	 * so is the report of mail it set aside without a verdict (which is
 	 * not counted as handled). */
@@ -1013,6 +1021,10 @@ run_daemon(Daemon *daemon)
 			                 "schedule and outbox", NULL);
 		}
 		notify_pass(daemon, &pass, wait);
+		/* A doubt that ended after the schedule (the SMTP server's
+		 * greeting): the held acts now. */
+		if (pass.held && !clock_in_doubt())
+			continue;
 		if (util_stop_requested() || g_atomic_int_get(&reload_requested))
 			continue;
 		/* The watchdog hears from this loop at least twice a period. */
