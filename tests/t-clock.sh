@@ -11,6 +11,16 @@
 #     in the mailbox): the daemon says so (a failure without Dovecot);
 #   - an SMTP server whose greeting gives the date (as Exim's does)
 #     settles a disagreement with tenure's own last pass.
+#   - a server on this host is no witness: the local MTA 40 days ahead
+#     vouches for nothing, and a member's command waits in the source
+#     (TENURE_TEST_CLOCK_LOCAL_WITNESS=1 makes the tests' loopback
+#     servers witnesses where a section needs one);
+#   - the kernel's NTP state (TENURE_TEST_CLOCK_NTP) ends a doubt after
+#     a 15-minute correction; status and the JSON say when and why;
+#   - a torn record holds the acts, logs clock-doubt, and ends with
+#     `tenure clock trust`; a jump across a reboot with no witness waits
+#     for the admin; a fresh install acts; a start waits for a witness
+#     heard before.
 
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
