@@ -32,6 +32,9 @@ TESTS += tests/test-imap tests/test-netstop tests/t-imap.sh tests/t-daemon.sh \
 dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh tests/t-signals.sh tests/t-imap-cursor.sh \
 	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/netstall.py
+# A burst of SIGHUPs while the reader works through a backlog.
+TESTS += tests/t-reload-race.sh
+dist_check_SCRIPTS += tests/t-reload-race.sh
 
 # What the daemon tells systemd (READY=1, STATUS=, WATCHDOG=1), read from
 # a stand-in for its notification socket.

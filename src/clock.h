@@ -1,38 +1,64 @@
 /* clock.h: tenure doubts its own clock before it acts irrevocably.
  *
  * An expiry appended to the ledger cannot be taken back, nor an
- * announcement to the list, so the schedule asks clock_doubt before it
- * records an expiry or announces one (a scheduled expiry, an expiry it
- * recorded, a reminder).  The answer compares tenure's clock (the real
- * one, CLOCK_REALTIME) with two others:
+ * announcement to the list, nor a command applied on a date tenure's
+ * clock gives, so the schedule asks clock_doubt before it records an
+ * expiry or announces one (a scheduled expiry, an expiry it recorded, a
+ * reminder), and the reader handles no command while it doubts
+ * (clock_in_doubt: the mail waits in the source, with no verdict).
  *
- *   The servers' clocks, as tenure meets them (clock_observe): a date in
- *   an SMTP server's greeting or reply (Exim and Sendmail give one) is
- *   the server's time then; the INTERNALDATE of a message in the IMAP
- *   mailbox is a time the server's clock has passed.  A reading is
- *   carried forward by the monotonic clock, so it stays good however
- *   tenure's clock jumps.  tenure's clock disagrees when it is more than
- *   CLOCK_TOLERANCE ahead of or behind a server's time, or behind a time
- *   a server has passed.
+ * Only a witness vouches for tenure's clock: a clock on the same host
+ * is set by the same hand.  The witnesses are
  *
- *   Its own last pass, kept in STATE_DIR/clock (sealed, state_file.h):
- *   the real time, the boot id and the time since boot (CLOCK_BOOTTIME,
- *   which counts suspended time and never jumps) of the last pass that
- *   trusted the clock.  In the same boot the real time must have moved
- *   as the time since boot did; after a reboot it must not be behind the
- *   last pass.  A server's time that agrees with tenure's clock (an SMTP
- *   date) settles a disagreement with the last pass: the record is
- *   written anew.
+ *   The kernel's NTP state (adjtimex): synchronised, with a maximum
+ *   error of at most a second.  Read afresh at every pass; it outweighs
+ *   the rest.
  *
- * While they disagree, clock_doubt says why and the acts wait; the
- * doubt, and when it began, are kept in STATE_DIR/clock for `tenure
- * status` and logged once ("clock-doubt", and "clock-trusted" when it
- * ends).  When the clock was right and the record wrong (it was set back
- * after a wrong jump forward, and no server gives a date), removing
- * STATE_DIR/clock ends the doubt.
+ *   The clocks of servers on another host (clock_is_witness: not a
+ *   loopback address nor one of this machine's, by getifaddrs), as
+ *   tenure meets them (clock_observe): a date in an SMTP server's
+ *   greeting or reply (Exim and Sendmail give one) is the server's time
+ *   then; the INTERNALDATE of a message in the IMAP mailbox is a time
+ *   the server's clock has passed.  A reading is carried forward by the
+ *   monotonic clock, so it stays good however tenure's clock jumps, for
+ *   an hour (READING_LIFE): a server whose clock was put right holds no
+ *   doubt longer.  tenure's clock disagrees when it is more than
+ *   CLOCK_TOLERANCE ahead of or behind a server's time, or behind a
+ *   time a server has passed.
+ *
+ *   The admin (`tenure clock trust`, clock_trust), once.
+ *
+ * Besides, tenure's own last pass, kept in STATE_DIR/clock (sealed,
+ * state_file.h): the real time, the boot id and the time since boot
+ * (CLOCK_BOOTTIME, which counts suspended time and never jumps) of the
+ * last pass that trusted the clock.  In the same boot the real time
+ * must have moved as the time since boot did; after a reboot it must
+ * not be behind the last pass, and, when no witness has been heard (a
+ * Maildir in and out, no NTP), not more than CLOCK_JUMP_LIMIT ahead.
+ * A witness that gives its time and agrees settles a disagreement with
+ * the last pass: the record is written anew.  No record at all is a
+ * first start, which the last pass cannot contradict.
+ *
+ * A start is not a clean slate: when a server that is a witness is
+ * configured (clock_doubt's WITNESSES) and has been heard before (the
+ * record keeps when), the acts of a new process wait for the first
+ * witness that agrees; one never heard (a server that gives no date, an
+ * empty mailbox) is not waited for, and the jump limit holds instead.
+ * The acts wait too when the record cannot be read (torn), until a
+ * witness that gives its time or the admin vouches.
+ *
+ * The evidence is weighed afresh at every pass: the doubt ends when
+ * none is left against the clock.  While it lasts, clock_doubt says
+ * why; the doubt, when it began, and the last doubt that ended (when,
+ * and what ended it) are kept in STATE_DIR/clock for `tenure status`,
+ * and logged once each ("clock-doubt", "clock-trusted").
  *
  * With --now (date_now_given) nothing is checked or recorded: the time
  * is the operator's.  The functions are thread-safe.
+ *
+ * For tests only: TENURE_TEST_CLOCK_LOCAL_WITNESS=1 takes a server on
+ * this host for a witness, and TENURE_TEST_CLOCK_NTP=synced (or
+ * anything else: not synchronised) replaces the kernel's NTP state.
  */
 #ifndef TENURE_CLOCK_H
 #define TENURE_CLOCK_H
@@ -40,21 +66,49 @@
 #include <glib.h>
 
 #define CLOCK_TOLERANCE (10 * 60)
+/* The jump across a restart that waits for the admin when no witness
+ * is configured. */
+#define CLOCK_JUMP_LIMIT (2 * 86400)
 
 /* A server's clock, seen now: SERVER_TIME (Unix seconds) is its time at
  * this moment when EXACT, or a time it has passed (an INTERNALDATE).
  * SERVER names it for the log ("smtp 127.0.0.1:25"). */
 void clock_observe(const char *server, gint64 server_time, gboolean exact);
 
-/* NULL when tenure's clock agrees with the servers' it has seen and with
- * its last pass (and records this pass); otherwise why not, newly
- * allocated (and records the doubt).  NOW is tenure's clock. */
-char *clock_doubt(const char *state_dir, gint64 now);
+/* NULL when the witnesses and tenure's last pass vouch for its clock
+ * (and records this pass); otherwise why not, newly allocated (and
+ * records the doubt).  NOW is tenure's clock; WITNESSES when a server
+ * that is a witness is configured (clock_is_witness of the source's or
+ * the sink's URL). */
+char *clock_doubt(const char *state_dir, gint64 now, gboolean witnesses);
+
+/* Whether tenure's acts wait: the last clock_doubt doubted. */
+gboolean clock_in_doubt(void);
+
+/* Whether SERVER (as clock_observe names it, or a URL) is on another
+ * host: none of its addresses a loopback one or this machine's. */
+gboolean clock_is_witness(const char *server);
+
+/* `tenure clock trust`: the admin vouches for tenure's clock at NOW.
+ * *WAS is the doubt it ends (NULL if none), newly allocated. */
+gboolean clock_trust(const char *state_dir, gint64 now, char **was,
+                     GError **error);
+
+/* The last doubt that ended: what it was, since when, when it ended and
+ * what ended it. */
+typedef struct {
+	char *was;
+	gint64 since, at;
+	char *why;
+} ClockEnded;
 
 /* The doubt STATE_DIR/clock records, or NULL: the reason, newly
  * allocated, and in *SINCE when it began (0 when the record itself
- * cannot be read: the reason says why). */
-char *clock_doubt_recorded(const char *state_dir, gint64 *since);
+ * cannot be read: the reason says why); in *ENDED (may be NULL) the
+ * last doubt that ended, if any (clock_ended_clear frees it). */
+char *clock_doubt_recorded(const char *state_dir, gint64 *since,
+                           ClockEnded *ended);
+void clock_ended_clear(ClockEnded *ended);
 
 /* Forgets every reading (for tests). */
 void clock_forget(void);

@@ -82,5 +82,6 @@ int cmd_import(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_check_config(int argc, char **argv);
 int cmd_init(int argc, char **argv);
+int cmd_clock(int argc, char **argv);
 
 #endif

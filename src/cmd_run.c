@@ -45,7 +45,8 @@
  *
  * Signals: SIGTERM and SIGINT finish the message at hand and exit 0;
  * SIGHUP reloads the configuration (a broken new one is reported and the
- * old one kept; the reader takes up the new one between two messages).
+ * old one kept): the main thread opens the new source and intake, and
+ * the reader takes them up whole between two messages (reload).
  * The signals are blocked from tenure's first instruction (main.c) and
  * the handlers installed first thing here, so a SIGHUP while tenure
  * starts or loads its configuration is a reload, not the end.  They stay
@@ -129,15 +130,27 @@ static struct {
 	Day scheduled_on; /* under LOCK: the last day the schedule ran for */
 } work;
 
+/* What a reload opened for the reader, handed over whole: a
+ * configuration, and the intake (with its verifier and keyring) and
+ * source opened from it.  The reader never opens them itself, so the
+ * two threads never build one at the same time. */
+typedef struct {
+	Config *config;
+	Intake *intake;
+	Source *source;
+} ReaderSet;
+
 /* The reader thread and what it owns. */
 typedef struct {
 	GThread *thread;
 	gboolean once;     /* one fetch, no wait */
 	DryRun *dry_run;   /* a dry run's record; NULL for a real run */
 	int wake[2];       /* main -> reader: come back to the loop */
-	Config *next;      /* atomic: a reloaded configuration to take up */
+	ReaderSet *next;   /* atomic: what a reload opened, to take up */
 	gint quit;         /* atomic: stop after the message at hand */
 	gint handled;      /* atomic: messages handled since main looked */
+	gint held;         /* atomic: a fetch stopped as tenure doubts its
+	                      clock; main wakes the reader when it ends */
 	gint64 poked;      /* when the main thread was last told */
 	/* Owned by the reader thread while it runs. */
 	Config *config;
@@ -159,6 +172,7 @@ typedef struct {
 	gboolean work_ok; /* schedule and outbox */
 	guint deferred;
 	Day next_due;
+	gboolean held;    /* the schedule was held: tenure doubted its clock */
 } Pass;
 
 static void
@@ -273,6 +287,17 @@ config_unref(Config *config)
 }
 
 static void
+reader_set_free(ReaderSet *set)
+{
+	if (set == NULL)
+		return;
+	g_clear_pointer(&set->source, source_close);
+	g_clear_pointer(&set->intake, intake_free);
+	g_clear_pointer(&set->config, config_unref);
+	g_free(set);
+}
+
+static void
 report(gboolean once, const char *what, const GError *error)
 {
 	if (once)
@@ -295,29 +320,58 @@ ledger_ready(const Conf *conf, gboolean once, gboolean quiet)
 	return ledger != NULL;
 }
 
+/* Whether a server of CONF can vouch for tenure's clock (clock.h): an
+ * IMAP source or an SMTP sink on another host. */
+static gboolean
+witnesses_configured(const Conf *conf)
+{
+	const char *urls[] = {conf->source_url, conf->sink_url};
+	const char *schemes[] = {"imap", "smtp"};
+	for (gsize i = 0; i < G_N_ELEMENTS(urls); i++)
+		if (urls[i] && g_str_has_prefix(urls[i], schemes[i]) &&
+		    clock_is_witness(urls[i]))
+			return TRUE;
+	return FALSE;
+}
+
 /* Runs the schedule for today, under the work lock: expiries recorded,
  * announcements and reminders queued, the acts the date alone decides
  * only while tenure trusts its clock (clock.h: the doubt is logged
- * there).  With --once a doubt is work not done: it says so and the run
- * exits 1, so that a timer's failures show it.  *NEXT_DUE may be NULL. */
+ * there, and clock_in_doubt says it).  With --once a doubt at the end
+ * of the pass is work not done (once_doubted).  *NEXT_DUE may be
+ * NULL. */
 static gboolean
 schedule_today(const Conf *conf, gboolean once, Day *next_due)
 {
 	g_autoptr(GError) error = NULL;
 	Day today = date_today();
-	g_autofree char *doubt = date_now_given()
-	                             ? NULL
-	                             : clock_doubt(conf->state_dir, date_now_unix());
+	g_autofree char *doubt =
+	    date_now_given() ? NULL
+	                     : clock_doubt(conf->state_dir, date_now_unix(),
+	                                   witnesses_configured(conf));
 	if (!schedule_run_doubting(conf, today, doubt, next_due, &error)) {
 		report(once, "schedule", error);
 		return FALSE;
 	}
 	work.scheduled_on = today;
-	if (doubt && once)
-		cmd_error(NAME, "tenure doubts its clock: %s; expiries, their "
-		          "announcements and reminders wait (tenure(1), run)",
-		          doubt);
-	return doubt == NULL || !once;
+	return TRUE;
+}
+
+/* --once and --dry-run: whether the pass ended with tenure doubting its
+ * clock (a doubt the fetch's witness ended is none), saying so: work not
+ * done, so that a timer's failures show it. */
+static gboolean
+once_doubted(const Conf *conf)
+{
+	if (!clock_in_doubt())
+		return FALSE;
+	gint64 since = 0;
+	g_autofree char *doubt =
+	    clock_doubt_recorded(conf->state_dir, &since, NULL);
+	cmd_error(NAME, "tenure doubts its clock: %s; expiries, their "
+	          "announcements, reminders and commands wait (tenure(1), run)",
+	          doubt ? doubt : "?");
+	return TRUE;
 }
 
 /* Sets the reader's source and intake up for a dry run or not, and to
@@ -369,20 +423,27 @@ reader_poke(Reader *reader)
 	wake(wake_main[1]);
 }
 
-/* A configuration the main thread loaded (SIGHUP) replaces the
- * reader's, when its source and intake open. */
+/* What the main thread opened on a reload (SIGHUP) replaces the
+ * reader's configuration, source and intake, whole, between two
+ * messages.  The old ones are the reader's alone; they are closed under
+ * the work lock all the same, as everything the intake touches is. */
 static void
 reader_take_config(Reader *reader)
 {
-	Config *next = g_atomic_pointer_exchange(&reader->next, NULL);
+	ReaderSet *next = g_atomic_pointer_exchange(&reader->next, NULL);
 	if (next == NULL)
 		return;
-	g_autoptr(GError) error = NULL;
-	if (!reader_open(reader, next, &error))
-		util_log_error("run-reload", "result",
-		               "kept the old source and intake", "error",
-		               error->message, NULL);
-	config_unref(next);
+	ReaderSet old = {reader->config, reader->intake, reader->source};
+	reader->config = g_steal_pointer(&next->config);
+	reader->intake = g_steal_pointer(&next->intake);
+	reader->source = g_steal_pointer(&next->source);
+	g_free(next);
+	reader_prepare(reader);
+	g_mutex_lock(&work.lock);
+	g_clear_pointer(&old.source, source_close);
+	g_clear_pointer(&old.intake, intake_free);
+	g_mutex_unlock(&work.lock);
+	config_unref(old.config);
 }
 
 static gboolean
@@ -398,8 +459,19 @@ handle_message(const SourceMessage *message, gpointer user_data,
 	}
 	const Conf *conf = reader->config->conf;
 	g_mutex_lock(&work.lock);
-	if (work.scheduled_on != date_today())
+	/* In doubt, the evidence is weighed again: a witness may have
+	 * spoken since (the IMAP server, on this very connection). */
+	if (work.scheduled_on != date_today() || clock_in_doubt())
 		schedule_today(conf, reader->once, NULL);
+	/* No date comes from a clock in doubt: a command waits in the
+	 * source, with no verdict, as the expiries do. */
+	if (clock_in_doubt() && !date_now_given()) {
+		g_mutex_unlock(&work.lock);
+		g_atomic_int_set(&reader->held, 1);
+		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+		            "%s waits: tenure doubts its clock", message->id);
+		return FALSE;
+	}
 	gboolean ok = intake_handle(message, reader->intake, error);
 	g_mutex_unlock(&work.lock);
 	if (ok) {
@@ -474,6 +546,7 @@ reader_main(gpointer data)
 	while (!reader_quitting(reader)) {
 		drain(reader->wake[0]);
 		reader_take_config(reader);
+		g_atomic_int_set(&reader->held, 0);
 		gboolean ok = reader_fetch(reader);
 		if (reader->once) {
 			reader->fetch_ok = ok;
@@ -488,6 +561,16 @@ reader_main(gpointer data)
 		backoff = 0;
 		if (g_atomic_pointer_get(&reader->next))
 			continue;
+		const Conf *held_conf = reader->config->conf;
+		/* Mail held by a doubt is still there: the source would say
+		 * so at once.  The main thread wakes the reader when the
+		 * doubt ends. */
+		if (g_atomic_int_get(&reader->held)) {
+			reader_sleep(reader, held_conf->poll_interval > 0
+			                         ? held_conf->poll_interval
+			                         : 300);
+			continue;
+		}
 		/* A connection lost while waiting is retried by the next
 		 * fetch at once; a wait that keeps failing (a server that
 		 * offers IDLE and refuses it) backs off like a fetch. */
@@ -538,7 +621,7 @@ reader_join(Reader *reader, gboolean ask)
 	g_clear_pointer(&reader->source, source_close);
 	g_clear_pointer(&reader->intake, intake_free);
 	g_clear_pointer(&reader->config, config_unref);
-	config_unref(g_atomic_pointer_exchange(&reader->next, NULL));
+	reader_set_free(g_atomic_pointer_exchange(&reader->next, NULL));
 	close_wake_pipe(reader->wake);
 }
 
@@ -604,7 +687,7 @@ enum { PASS_SCHEDULE = 1 << 0, PASS_PUBLISH = 1 << 1, PASS_ALL = 3 };
 static Pass
 main_pass(Daemon *daemon, gboolean once, unsigned what)
 {
-	Pass pass = {TRUE, 0, DAY_NONE};
+	Pass pass = {TRUE, 0, DAY_NONE, FALSE};
 	const Conf *conf = daemon->config->conf;
 	g_autoptr(GError) error = NULL;
 	g_mutex_lock(&work.lock);
@@ -622,6 +705,7 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 	    ((what & PASS_SCHEDULE) &&
 	     !schedule_today(conf, once, &pass.next_due)))
 		pass.work_ok = FALSE;
+	pass.held = (what & PASS_SCHEDULE) && clock_in_doubt();
 	/* Mail that could not be composed or signed before (the bot's key
 	 * missing, a template broken) is tried again, with its backoff. */
 	guint unsent = 0;
@@ -639,6 +723,12 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
 	}
+	/* The SMTP server's greeting is evidence too: weighed now, it is
+	 * recorded (a witness heard) and may end a doubt, whose held acts
+	 * then run at once (run_daemon, pass_once). */
+	if ((sent || pass.deferred || dead) && !date_now_given())
+		g_free(clock_doubt(conf->state_dir, date_now_unix(),
+		                   witnesses_configured(conf)));
 	/* The published files follow the ledger (and the day): after the
 	 * intake and the schedule, which are what change it. */
 	gboolean published = FALSE;
@@ -740,8 +830,12 @@ flush_now(const Conf *conf, Retry *retry)
 }
 
 /* SIGHUP: a new configuration replaces the old one only if all of it
- * opens; otherwise the daemon goes on as it was.  The reader takes it up
- * between two messages. */
+ * opens; otherwise the daemon goes on as it was.  The reader takes up
+ * the source and intake opened here, whole, between two messages, and
+ * keeps using its own until then: nothing it uses is changed under it.
+ * They are opened under the work lock, since opening the intake derives
+ * the committee's keyring and sets GPGME's engine, which a verification
+ * in the reader reads. */
 static void
 reload(Daemon *daemon)
 {
@@ -759,7 +853,10 @@ reload(Daemon *daemon)
 		notify_ready("the new configuration has errors: kept the old one");
 		return;
 	}
-	if (!daemon_open(&fresh, conf, FALSE, &error)) {
+	g_mutex_lock(&work.lock);
+	gboolean opened = daemon_open(&fresh, conf, FALSE, &error);
+	g_mutex_unlock(&work.lock);
+	if (!opened) {
 		util_log_error("run-reload", "result", "kept the old configuration",
 		         "error", error->message, NULL);
 		notify_ready("the new configuration could not be opened: kept the "
@@ -784,11 +881,18 @@ reload(Daemon *daemon)
 	config_unref(daemon->config);
 	daemon->sink = g_steal_pointer(&fresh.sink);
 	daemon->config = g_steal_pointer(&fresh.config);
-	/* The running reader opens the new source itself, between two
-	 * messages; what the check opened is closed. */
+	/* The running reader takes up what was opened here; a reload it
+	 * has not taken up yet is replaced (closed under the work lock, as
+	 * its intake was opened). */
+	ReaderSet *set = g_new0(ReaderSet, 1);
+	set->config = g_steal_pointer(&fresh.reader.config);
+	set->intake = g_steal_pointer(&fresh.reader.intake);
+	set->source = g_steal_pointer(&fresh.reader.source);
 	reader_join(&fresh.reader, FALSE);
-	config_unref(g_atomic_pointer_exchange(&daemon->reader.next,
-	                                       config_ref(daemon->config)));
+	ReaderSet *unused = g_atomic_pointer_exchange(&daemon->reader.next, set);
+	g_mutex_lock(&work.lock);
+	reader_set_free(unused);
+	g_mutex_unlock(&work.lock);
 	wake(daemon->reader.wake[1]);
 	util_log("run-reload", "result", "loaded", "config",
 	         daemon->config->conf->path, NULL);
@@ -803,7 +907,7 @@ static Pass
 pass_once(Daemon *daemon, gboolean *ok)
 {
 	g_autoptr(GError) error = NULL;
-	Pass pass = {FALSE, 0, DAY_NONE};
+	Pass pass = {FALSE, 0, DAY_NONE, FALSE};
 	*ok = FALSE;
 	if (!reader_start(daemon, TRUE, &error)) {
 		cmd_error(NAME, "%s", error->message);
@@ -811,19 +915,23 @@ pass_once(Daemon *daemon, gboolean *ok)
 	}
 	pass = main_pass(daemon, TRUE, PASS_SCHEDULE);
 	reader_join(&daemon->reader, FALSE);
+	/* A schedule held by a doubt runs again after the fetch, which may
+	 * have met the witness (the IMAP server). */
+	gboolean doubted = pass.held;
 	/* What the fetch recorded is announced, and its replies sent, now;
 	 * so is the report of mail it set aside without a verdict (which is
 	 * not counted as handled). */
 	if (!util_stop_requested()) {
 		gboolean handled = g_atomic_int_get(&daemon->reader.handled) > 0;
 		Pass after = main_pass(
-		    daemon, TRUE, handled ? PASS_ALL : PASS_PUBLISH);
+		    daemon, TRUE, handled || doubted ? PASS_ALL : PASS_PUBLISH);
 		after.work_ok = after.work_ok && pass.work_ok;
 		if (after.next_due == DAY_NONE)
 			after.next_due = pass.next_due;
 		pass = after;
 	}
-	*ok = daemon->reader.fetch_ok && pass.work_ok;
+	*ok = daemon->reader.fetch_ok && pass.work_ok &&
+	      (util_stop_requested() || !once_doubted(daemon->config->conf));
 	return pass;
 }
 
@@ -897,6 +1005,9 @@ run_daemon(Daemon *daemon)
 		if (util_stop_requested())
 			break;
 		wake_reader_for_retry(daemon);
+		if (!clock_in_doubt() &&
+		    g_atomic_int_compare_and_exchange(&daemon->reader.held, 1, 0))
+			wake(daemon->reader.wake[1]);
 		int wait = seconds_to_wait(daemon, &pass);
 		if (pass.work_ok) {
 			backoff = 0;
@@ -910,6 +1021,10 @@ run_daemon(Daemon *daemon)
 			                 "schedule and outbox", NULL);
 		}
 		notify_pass(daemon, &pass, wait);
+		/* A doubt that ended after the schedule (the SMTP server's
+		 * greeting): the held acts now. */
+		if (pass.held && !clock_in_doubt())
+			continue;
 		if (util_stop_requested() || g_atomic_int_get(&reload_requested))
 			continue;
 		/* The watchdog hears from this loop at least twice a period. */

@@ -195,6 +195,22 @@ print_text(const Status *status)
 	/* Why, for the operator (tenure(1), run: the clock). */
 	if (status->clock_doubt)
 		printf("Clock: %s\n", status->clock_doubt);
+	const ClockEnded *ended = &status->clock_ended;
+	if (ended->was) {
+		g_autoptr(GDateTime) since =
+		    g_date_time_new_from_unix_utc(ended->since);
+		g_autoptr(GDateTime) at = g_date_time_new_from_unix_utc(ended->at);
+		g_autofree char *since_text =
+		    since ? g_date_time_format(since, "%Y-%m-%d %H:%M UTC")
+		          : g_strdup("?");
+		g_autofree char *at_text =
+		    at ? g_date_time_format(at, "%Y-%m-%d %H:%M UTC")
+		       : g_strdup("?");
+		printf("Clock: trusted since %s, when %s; the doubt since "
+		       "%s was: %s\n",
+		       at_text, ended->why ? ended->why : "?", since_text,
+		       ended->was);
+	}
 	printf("\n%3s  %-*s  %-10s %-7s %-10s %s\n", "#", width, "Member",
 	       "Appointed", "Served", "Term ends", "Why");
 	for (guint i = 0; i < infos->len; i++) {

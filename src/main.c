@@ -38,6 +38,7 @@ static const Command commands[] = {
 	{"audit", cmd_audit, "re-verify archived mail and rebuild the ledger"},
 	{"check-config", cmd_check_config, "check the configuration and report every problem"},
 	{"init", cmd_init, "write the first stanzas of a new committee's ledger"},
+	{"clock", cmd_clock, "clock trust: say tenure's clock is right, ending a doubt"},
 };
 
 static sigset_t started_with; /* the signal mask at exec */

@@ -186,8 +186,8 @@ read_mail_state(Status *status, const char *state_dir,
 	g_autoptr(GError) contact_error = NULL;
 	if (!contact_read(state_dir, &status->contact, &contact_error))
 		status->contact = NULL;
-	status->clock_doubt =
-	    clock_doubt_recorded(state_dir, &status->clock_doubt_since);
+	status->clock_doubt = clock_doubt_recorded(
+	    state_dir, &status->clock_doubt_since, &status->clock_ended);
 	g_autoptr(Retry) retry = retry_open(state_dir, error);
 	if (retry == NULL)
 		return FALSE;
@@ -440,7 +440,8 @@ compute_warnings(Status *status)
 		          : g_strdup("");
 		warn(status, "clock",
 		     g_strdup_printf("tenure doubts its clock%s; expiries, "
-		                     "their announcements and reminders wait",
+		                     "their announcements, reminders and "
+		                     "commands wait",
 		                     when));
 	}
 }
@@ -522,5 +523,6 @@ status_free(Status *status)
 	g_clear_pointer(&status->pending, g_ptr_array_unref);
 	g_clear_pointer(&status->contact, contact_free);
 	g_free(status->clock_doubt);
+	clock_ended_clear(&status->clock_ended);
 	g_free(status);
 }

@@ -16,6 +16,8 @@
 
 #include <glib.h>
 
+#include "clock.h"
+
 #include "committee.h"
 #include "conf.h"
 #include "contact.h"
@@ -114,6 +116,8 @@ typedef struct {
 	 * record cannot be read); NULL when it does not */
 	char *clock_doubt;
 	gint64 clock_doubt_since;
+	/* The last doubt that ended, and what ended it (clock.h). */
+	ClockEnded clock_ended;
 } Status;
 
 /* Builds the status of LEDGER's committee on ON under CONF; NAME

@@ -313,6 +313,27 @@ json_time(gint64 t)
 	return when ? g_date_time_format(when, "%Y-%m-%dT%H:%M:%SZ") : NULL;
 }
 
+/* The last doubt about the clock that ended (clock.h), or null: the
+ * operator's. */
+static void
+add_clock_trusted(JsonBuilder *b, const Status *status)
+{
+	const ClockEnded *ended = &status->clock_ended;
+	json_builder_set_member_name(b, "clock_trusted");
+	if (ended->was == NULL) {
+		json_builder_add_null_value(b);
+		return;
+	}
+	g_autofree char *since = json_time(ended->since);
+	g_autofree char *at = json_time(ended->at);
+	json_builder_begin_object(b);
+	add_string(b, "since", since);
+	add_string(b, "ended", at);
+	add_string(b, "was", ended->was);
+	add_string(b, "why", ended->why ? ended->why : "");
+	json_builder_end_object(b);
+}
+
 /* When the source was last read, and since when it fails (contact.h),
  * or null: the operator's. */
 static void
@@ -384,6 +405,7 @@ status_json_render(const Status *status, gboolean show_addresses)
 	else
 		json_builder_add_null_value(b);
 	add_clock_doubt(b, status);
+	add_clock_trusted(b, status);
 	add_source(b, status);
 	json_builder_end_object(b);
 	return finish(b);

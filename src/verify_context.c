@@ -527,9 +527,18 @@ verify_context_new(void)
 	return g_object_new(tenure_verify_context_get_type(), NULL);
 }
 
+/* GMime's table of contexts is a plain hash table, written here and
+ * read by every verification: written once, before the reader thread
+ * verifies anything (the first intake opens in the main thread), and
+ * never again, so that a reload (a new intake) does not replace the
+ * entry under a verification reading it. */
 void
 verify_context_register(void)
 {
-	g_mime_crypto_context_register("application/pgp-signature",
-	                               verify_context_new);
+	static gsize registered;
+	if (g_once_init_enter(&registered)) {
+		g_mime_crypto_context_register("application/pgp-signature",
+		                               verify_context_new);
+		g_once_init_leave(&registered, 1);
+	}
 }

@@ -37,7 +37,8 @@
 
 #include <gmime/gmime.h>
 
-/* Registers the context for application/pgp-signature (once). */
+/* Registers the context for application/pgp-signature; only the first
+ * call does (thread-safe). */
 void verify_context_register(void);
 
 #endif

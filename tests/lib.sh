@@ -30,6 +30,11 @@ export top_srcdir top_builddir TENURE TENURE_LIBEXECDIR
 
 TEST_DIR=$(mktemp -d /tmp/tn.XXXXXX)
 export TEST_DIR
+# Tests move tenure's clock with libfaketime to let time pass: the
+# kernel's NTP state vouches for it (src/clock.h), whatever this
+# machine's is; t-clock.sh, which tests the doubt, says otherwise.
+: "${TENURE_TEST_CLOCK_NTP:=synced}"
+export TENURE_TEST_CLOCK_NTP
 # No test reads the host's configuration (/etc/tenure/tenure.conf once
 # the package is installed): without --config, tenure reads
 # $TENURE_CONFIG, here a file that does not exist.

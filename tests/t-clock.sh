@@ -11,6 +11,16 @@
 #     in the mailbox): the daemon says so (a failure without Dovecot);
 #   - an SMTP server whose greeting gives the date (as Exim's does)
 #     settles a disagreement with tenure's own last pass.
+#   - a server on this host is no witness: the local MTA 40 days ahead
+#     vouches for nothing, and a member's command waits in the source
+#     (TENURE_TEST_CLOCK_LOCAL_WITNESS=1 makes the tests' loopback
+#     servers witnesses where a section needs one);
+#   - the kernel's NTP state (TENURE_TEST_CLOCK_NTP) ends a doubt after
+#     a 15-minute correction; status and the JSON say when and why;
+#   - a torn record holds the acts, logs clock-doubt, and ends with
+#     `tenure clock trust`; a jump across a reboot with no witness waits
+#     for the admin; a fresh install acts; a start waits for a witness
+#     heard before.
 
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
@@ -28,6 +38,10 @@ smtp_start plain || test_skip_all "aiosmtpd would not start"
 # as 39 days 23 h.
 FAKETIME_DONT_FAKE_MONOTONIC=1
 export FAKETIME_DONT_FAKE_MONOTONIC
+# The kernel's NTP state is the tests' (clock.h): not synchronised, as
+# on a machine with no NTP, whatever this machine's is.
+TENURE_TEST_CLOCK_NTP=unsynced
+export TENURE_TEST_CLOCK_NTP
 
 committee_init
 in40=$(date -u -d '40 days' +%F)
@@ -93,7 +107,7 @@ test_begin "tenure status says that tenure doubts its clock, since when and why"
 later +40d status >"$DIR/status" 2>&1
 later +40d status --format=json >"$DIR/status.json" 2>&1
 test_expect_equal "1 1 moved 1" \
-	"$(grep -c '^warning: tenure doubts its clock since [0-9-]* [0-9:]* UTC; expiries, their announcements and reminders wait' "$DIR/status") $(grep -c '^Clock: tenure.s clock moved \(39 days 23\|40 days 0\) h further than the time since its last pass' "$DIR/status") $(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["clock_doubt"]["reason"].split()[2], sum(w["code"] == "clock" for w in d["warnings"]))' "$DIR/status.json")"
+	"$(grep -c '^warning: tenure doubts its clock since [0-9-]* [0-9:]* UTC; expiries, their announcements, reminders and commands wait' "$DIR/status") $(grep -c '^Clock: tenure.s clock moved \(39 days 23\|40 days 0\) h further than the time since its last pass' "$DIR/status") $(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["clock_doubt"]["reason"].split()[2], sum(w["code"] == "clock" for w in d["warnings"]))' "$DIR/status.json")"
 
 test_begin "the JSON with the doubt is valid under the schema"
 if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
@@ -147,9 +161,13 @@ DIR=$W/smtpdate
 fixed_term_committee "$DIR" "sink.url=smtp://127.0.0.1:$SMTP_PORT" \
 	sink.starttls=no source.poll-interval=1
 echo 0 >"$SMTP_CONTROL.date"
-test_begin "a pass with the clock 40 days ahead is recorded as the last pass"
+test_begin "a first pass with the clock 40 days ahead and no witness is recorded as the last pass"
 later +40d run --once >>"$DIR/out" 2>>"$DIR/log"
 test_expect_equal "0" "$(grep -c '^clock-doubt' "$DIR/log")"
+# The tests' SMTP server is on this host: a witness only as the tests
+# say so.
+TENURE_TEST_CLOCK_LOCAL_WITNESS=1
+export TENURE_TEST_CLOCK_LOCAL_WITNESS
 
 # Back on the right clock the last pass disagrees; the SMTP server's
 # greeting, read when the announcement of a new event goes out, agrees:
@@ -162,13 +180,14 @@ test_cleanup "kill $pid"
 test_begin "back on the right clock: the last pass disagrees, the SMTP server's date settles it"
 if wait_for 20 'grep -q "^clock-trusted" "$DIR/daemon.log"'; then
 	test_expect_equal "1 1" \
-		"$(grep -c '^clock-doubt reason="tenure.s clock moved \(39 days 23\|40 days 0\) h less than the time since its last pass' "$DIR/daemon.log") $(grep -c '^clock-trusted' "$DIR/daemon.log")"
+		"$(grep -c '^clock-doubt reason="tenure.s clock moved \(39 days 23\|40 days 0\) h less than the time since its last pass' "$DIR/daemon.log") $(grep -c '^clock-trusted .*why="the SMTP server 127.0.0.1:[0-9]* agrees"' "$DIR/daemon.log")"
 else
 	test_fail "no clock-trusted within 20 s" "$(cat "$DIR/daemon.log")"
 fi
 kill -TERM $pid
 wait $pid
 rm -f "$SMTP_CONTROL.date"
+unset TENURE_TEST_CLOCK_LOCAL_WITNESS
 
 # --- Behind the IMAP server's clock ------------------------------------
 
@@ -197,6 +216,8 @@ if command -v dovecot >/dev/null && command -v certtool >/dev/null; then
 		>"$W/hello.eml"
 	dovecot_deliver "$W/hello.eml"
 	DIR=$W/imap
+	TENURE_TEST_CLOCK_LOCAL_WITNESS=1
+	export TENURE_TEST_CLOCK_LOCAL_WITNESS
 	fixed_term_committee "$DIR" \
 		"source.url=imaps://127.0.0.1:$DOVECOT_IMAPS_PORT/INBOX" \
 		"source.user=$DOVECOT_USER" \
@@ -220,5 +241,137 @@ else
 	test_begin "three days behind the IMAP server: the daemon doubts its clock and says so"
 	test_skip "needs dovecot (dovecot-imapd) and certtool (gnutls-bin)"
 fi
+
+
+# --- A clock on the same host is no witness ---------------------------
+
+# The host's clock 40 days ahead, and the local MTA's with it: its
+# greeting vouches for nothing, the expiry waits, and so does a
+# member's command (no verdict, no date from the wrong clock).
+unset TENURE_TEST_CLOCK_LOCAL_WITNESS
+DIR=$W/local
+fixed_term_committee "$DIR" "sink.url=smtp://127.0.0.1:$SMTP_PORT" \
+	sink.starttls=no source.poll-interval=1
+FRANK=$(gpg_new_key "Frank Example" frank@example.org)
+gpg_export_keyring "$DIR/keyring.gpg" frank@example.org
+sed -i "/^Member: Frank Example/a Fingerprint: $FRANK" "$DIR/ledger"
+rm -f "$SMTP_CONTROL.date"
+once
+echo $((40 * 86400)) >"$SMTP_CONTROL.date"
+deliver "$DIR/inbox" "$(signed_mail "$FRANK" frank@example.org local-resign "Tenure: resign")"
+test_begin "40 days ahead with the local SMTP server's clock: no expiry, the command waits in the source"
+# The daemon, so that a greeting read in one pass would count in the
+# next (as it did: the expiry was recorded 20 days early).
+"$FAKED" +40d "$TENURE" --config "$CONF" run 2>>"$DIR/log" &
+pid=$!
+wait_for 10 'grep -q "^clock-doubt" "$DIR/log"'
+sleep 5
+kill -TERM $pid
+wait $pid
+test_expect_equal "0 0 1 1" \
+	"$(expires) $(grep -c '^Event: resign' "$DIR/ledger") $(ls "$DIR/inbox/new" | wc -l | tr -d ' ') $(grep -c '^clock-doubt reason="tenure.s clock moved' "$DIR/log")" \
+	"$(cat "$DIR/log")"
+rm -f "$SMTP_CONTROL.date"
+test_begin "back on the right clock: the command is applied, dated by the right clock"
+once
+test_expect_equal "0 0 1 $today" \
+	"$? $(expires) $(grep -c '^Event: resign' "$DIR/ledger") $(awk 'BEGIN { RS = "" } /Event: resign/ { sub(/.*Date: /, ""); sub(/\n.*/, ""); print }' "$DIR/ledger")" \
+	"$(cat "$DIR/log")"
+
+# --- The kernel's NTP state is a witness ------------------------------
+
+# A 15-minute correction: the last pass was 15 minutes ahead; back on
+# the right clock the last pass disagrees until the kernel says its
+# clock is synchronised.
+DIR=$W/ntp
+fixed_term_committee "$DIR"
+later +15m run --once >>"$DIR/out" 2>>"$DIR/log"
+test_begin "after a 15-minute correction without NTP: tenure doubts its clock"
+once
+test_expect_equal "1 1" "$? $(grep -c '^clock-doubt reason="tenure.s clock moved 15 min less' "$DIR/log")"
+test_begin "the kernel's clock synchronised (NTP): the doubt ends at the next pass, status says when and why"
+TENURE_TEST_CLOCK_NTP=synced once
+status=$?
+"$TENURE" --config "$CONF" status >"$DIR/status" 2>&1
+"$TENURE" --config "$CONF" status --format=json >"$DIR/status.json" 2>&1
+test_expect_equal "0 1 0 1" \
+	"$status $(grep -c '^clock-trusted was="tenure.s clock moved 15 min less.*why="the kernel.s clock is synchronised (NTP)"' "$DIR/log") $(grep -c 'doubts its clock' "$DIR/status") $(grep -c '^Clock: trusted since [0-9-]* [0-9:]* UTC, when the kernel.s clock is synchronised (NTP); the doubt since [0-9-]* [0-9:]* UTC was: tenure.s clock moved 15 min less' "$DIR/status")" \
+	"$(cat "$DIR/log" "$DIR/status")"
+test_begin "... and the JSON says so (clock_trusted), valid under the schema"
+if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+	test_expect_equal "the kernel's clock is synchronised (NTP) moved ok" "$(/usr/bin/python3 -c '
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[2]))
+errors = [e.message[:200] for e in jsonschema.Draft202012Validator(schema).iter_errors(d)]
+print(d["clock_trusted"]["why"], d["clock_trusted"]["was"].split()[2], "\n".join(errors) or "ok")' "$top_srcdir/doc/tenure.schema.json" "$DIR/status.json")"
+else
+	test_fail "python3-jsonschema is not installed"
+fi
+
+# --- A torn record --------------------------------------------------------
+
+DIR=$W/torn
+fixed_term_committee "$DIR"
+once
+printf 'torn' >>"$DIR/state/clock"
+test_begin "a torn clock record, the clock 40 days ahead: nothing expires, and the log says why"
+later +40d run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "1 0 1" \
+	"$? $(expires) $(grep -c '^clock-doubt reason="the clock record cannot be read' "$DIR/log")"
+test_begin "tenure clock trust ends it: logged, shown by status, and the next pass acts"
+"$TENURE" --config "$CONF" clock trust >"$DIR/trust.out" 2>>"$DIR/log"
+status=$?
+"$TENURE" --config "$CONF" status >"$DIR/status" 2>&1
+once
+test_expect_equal "0 1 1 0 0" \
+	"$status $(grep -c '^clock-trust by=admin was="the clock record cannot be read' "$DIR/log") $(grep -c '^Clock: trusted since .*when the admin trusted it (tenure clock trust); the doubt since .* was: the clock record cannot be read' "$DIR/status") $? $(expires)" \
+	"$(cat "$DIR/log" "$DIR/status")"
+
+# --- A start is not a clean slate -----------------------------------------
+
+# fake_reboot: the clock record says its last pass was in another boot.
+fake_reboot() {
+	sed -i 's/^Boot-Id: .*/Boot-Id: 00000000-0000-0000-0000-000000000000/' \
+		"$DIR/state/clock"
+	state_reseal "$DIR/state/clock"
+}
+
+DIR=$W/reboot
+fixed_term_committee "$DIR"
+once
+fake_reboot
+test_begin "no witness configured, 20 days ahead across a reboot: nothing expires until the admin trusts the clock"
+later +20d run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "1 0 1" \
+	"$? $(expires) $(grep -c '^clock-doubt reason="tenure.s clock moved \(19 days 23\|20 days 0\) h across a restart' "$DIR/log")" \
+	"$(cat "$DIR/log")"
+test_begin "after tenure clock trust, the next pass records the expiry"
+later +20d clock trust >/dev/null 2>>"$DIR/log"
+status=$?
+later +20d run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "0 0 1" "$status $? $(expires)" "$(cat "$DIR/log")"
+
+test_begin "a first start with no clock record (a fresh install) is no jump: the pass acts"
+DIR=$W/fresh
+fixed_term_committee "$DIR"
+later +20d run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "0 1 0" "$? $(expires) $(grep -c '^clock-doubt' "$DIR/log")"
+
+# A witness heard once (the SMTP server's greeting gives its date) is
+# waited for after every start; one never heard (a server that gives
+# no date) holds nothing.
+DIR=$W/start
+fixed_term_committee "$DIR" "sink.url=smtp://127.0.0.1:$SMTP_PORT" \
+	sink.starttls=no
+echo 0 >"$SMTP_CONTROL.date"
+TENURE_TEST_CLOCK_LOCAL_WITNESS=1 once
+rm -f "$SMTP_CONTROL.date"
+fake_reboot
+test_begin "a witness configured, 40 days ahead after a reboot: the first schedule waits for the witness"
+TENURE_TEST_CLOCK_LOCAL_WITNESS=1 later +40d run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "1 0 1" \
+	"$? $(expires) $(grep -c '^clock-doubt reason="tenure started and no witness has vouched' "$DIR/log")" \
+	"$(cat "$DIR/log")"
 
 test_done

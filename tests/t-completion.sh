@@ -103,6 +103,9 @@ test_begin "tenure import mbox:<TAB> completes a file, maildir: a directory"
 test_expect_equal "list.mbox | archive " \
 	"$(complete_words tenure import mbox:l)| $(complete_words tenure import -q maildir:a)"
 
+test_begin "tenure clock <TAB> offers trust, the one thing it does"
+test_expect_equal "trust " "$(complete_words tenure clock '')"
+
 test_begin "--config <TAB> completes a file name"
 test_expect_equal "list.mbox " "$(complete_words tenure --config l)"
 
