@@ -405,7 +405,10 @@ has_status_line(GByteArray *status)
 static gboolean
 bytes_equal(GByteArray *a, GByteArray *b)
 {
-	return a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+	/* An empty GByteArray's data may be NULL, which memcmp may not be
+	 * given even for no bytes. */
+	return a->len == b->len &&
+	       (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
 }
 
 /* gpgv ran as ARGS and IO say (in HOME) and ended without a word: it
