@@ -39,6 +39,7 @@ name = debian
 
 [keys]
 keyring = $W/keyring.gpg
+gnupg-home = $W/g
 
 [source]
 url = maildir:$W/inbox

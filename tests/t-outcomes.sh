@@ -38,6 +38,7 @@ name = debian
 
 [keys]
 keyring = $CASE/keyring.gpg
+gnupg-home = $CASE/g
 
 [source]
 url = maildir:$CASE/list
