@@ -6,8 +6,9 @@
 # Erin's subkey could make.  Both keys are chosen by primary
 # fingerprint, so both carry the subkey.  In both orders of the keyring
 # files, Erin's resignation signed with her subkey is applied as Erin's,
-# at once: never as Mallory's, never waiting.  Mallory's own key still
-# speaks for him alone.  With Erin's key dropped from the keyrings, her
+# at once: never as Mallory's, never waiting, clearsigned too, and a
+# tampered one is a bad signature.  Mallory's own key still speaks for
+# him alone.  With Erin's key dropped from the keyrings, her
 # mail waits, naming her key, though Mallory's still carries the subkey.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
@@ -85,6 +86,26 @@ Member: Mallory Member"
 
 round mallory-first "mallory.gpg; members.gpg"
 round mallory-last "members.gpg; mallory.gpg"
+
+# A clearsigned block, whose text gpgv replaces as it verifies: each key
+# that carries the subkey is tried on the mail as it came.
+committee clearsigned "mallory.gpg; members.gpg"
+before=$(events)
+import_mail "$(signed_mail --clearsign "$ERIN_SIGNING!" erin@example.org erin-clearsigned "Tenure: resign")"
+expect_event --applied "clearsigned: Erin's resignation, signed with her subkey, is applied as Erin's" \
+	"Event: resign
+Member: Erin Member"
+
+# A signature bad under one key that carries the subkey is bad under
+# all: refused, not left waiting.
+committee tampered "mallory.gpg; members.gpg"
+signed_mail "$ERIN_SIGNING!" erin@example.org erin-tampered "Tenure: resign" >/dev/null
+sed 's/^Tenure: resign$/Tenure: resigm/' "$W/m/erin-tampered.eml" >"$W/m/tampered.eml"
+before=$(events)
+outbox_before=$(outbox_count)
+import_mail "$W/m/tampered.eml"
+expect_refused "tampered: a bad signature by the contested subkey is refused as bad" \
+	"bad signature"
 
 # Erin's key dropped from the keyrings: Mallory's key, carrying her
 # subkey, does not sign for her, and her recorded key in no keyring is
