@@ -147,6 +147,11 @@ dist_check_SCRIPTS += tests/t-bot-key-typo.sh
 TESTS += tests/t-keyring-missing.sh
 dist_check_SCRIPTS += tests/t-keyring-missing.sh
 
+# A signing subkey counts only under its own primary key (issue 24
+# item 1).
+TESTS += tests/t-keyring-subkey-owner.sh
+dist_check_SCRIPTS += tests/t-keyring-subkey-owner.sh
+
 # A Maildir delivery never replaces another (issue 25 item 9).
 TESTS += tests/t-maildir-names.sh
 dist_check_SCRIPTS += tests/t-maildir-names.sh

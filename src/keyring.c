@@ -38,8 +38,11 @@ struct Keyring {
 	char *committee_path;  /* HOME/committee.gpg: the keys verification reads */
 	char *conf_path;       /* HOME/gpg.conf */
 	char *counts_path;     /* HOME/committee.counts: keys per keyring file */
+	char *subkeys_path;    /* HOME/committee.subkeys: subkey -> primary */
+	char *claim_path;      /* HOME/claim/claimant.gpg: one claimant alone */
 	gpgme_ctx_t ctx;       /* on HOME: the committee's keys */
 	gpgme_ctx_t full;      /* on HOME/full: the configured keyrings whole */
+	gpgme_ctx_t claim;     /* on HOME/claim: one claimant of a subkey */
 	/* The inputs and outputs of the last derivation; all zero before. */
 	char *wanted_digest;   /* of the sorted fingerprints and addresses */
 	FileId *sources;       /* one per [keys] keyring file */
@@ -47,7 +50,13 @@ struct Keyring {
 	GPtrArray *keys;       /* gpgme_key_t of committee.gpg and pubring.kbx */
 	GHashTable *anywhere;  /* every key and subkey fingerprint in the files */
 	GHashTable *primaries; /* every primary key's fingerprint in them */
+	GHashTable *claimants; /* a subkey more than one key carries -> the
+	                          keyblocks (GBytes) of those that do now */
+	GHashTable *carriers;  /* every subkey of a committee key -> its
+	                          primaries (a set), as HOME/committee.subkeys
+	                          keeps them */
 	gboolean whole;        /* verification reads the files whole for now */
+	gboolean claimant;     /* verification reads one claimant for now */
 };
 
 static gboolean
@@ -512,11 +521,16 @@ keyring_open(const Conf *conf, GError **error)
 	keyring->conf_path = g_build_filename(keyring->home, "gpg.conf", NULL);
 	keyring->counts_path = g_build_filename(keyring->home,
 	                                        "committee.counts", NULL);
+	keyring->subkeys_path = g_build_filename(keyring->home,
+	                                         "committee.subkeys", NULL);
+	keyring->claim_path = g_build_filename(keyring->home, "claim",
+	                                       "claimant.gpg", NULL);
 	keyring->sources = g_new0(FileId, conf->keyrings
 	                                      ? g_strv_length(conf->keyrings) : 0);
 	g_autofree char *full = g_build_filename(keyring->home, "full", NULL);
+	g_autofree char *claim = g_path_get_dirname(keyring->claim_path);
 
-	if (!util_mkdir_p(full, 0700, error))
+	if (!util_mkdir_p(full, 0700, error) || !util_mkdir_p(claim, 0700, error))
 		return NULL;
 	if (chmod(keyring->home, 0700) < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
@@ -535,6 +549,13 @@ keyring_open(const Conf *conf, GError **error)
 	if (written)
 		for (char **k = conf->keyrings; k && *k; k++)
 			util_log("keyring", "file", *k, "read", "in place", NULL);
+	g_autofree char *claim_conf = g_build_filename(claim, "gpg.conf", NULL);
+	char *claim_keyrings[] = {keyring->claim_path, NULL};
+	g_autofree char *claim_text = gpg_conf_text(claim_keyrings, FALSE, error);
+	if (claim_text == NULL ||
+	    !write_if_changed(claim_conf, claim_text, strlen(claim_text),
+	                      &written, error))
+		return NULL;
 
 	gpgme_check_version(NULL);
 	agent_stop_at_exit(keyring->home);
@@ -546,7 +567,8 @@ keyring_open(const Conf *conf, GError **error)
 	                 "gpgme: engine", error))
 		return NULL;
 	if (!new_context(&keyring->ctx, keyring->home, error) ||
-	    !new_context(&keyring->full, full, error))
+	    !new_context(&keyring->full, full, error) ||
+	    !new_context(&keyring->claim, claim, error))
 		return NULL;
 	if (!prune_home(keyring->home, conf, error))
 		return NULL;
@@ -562,16 +584,24 @@ keyring_free(Keyring *keyring)
 		gpgme_release(keyring->ctx);
 	if (keyring->full)
 		gpgme_release(keyring->full);
+	if (keyring->claim)
+		gpgme_release(keyring->claim);
 	if (keyring->keys)
 		g_ptr_array_unref(keyring->keys);
 	if (keyring->anywhere)
 		g_hash_table_unref(keyring->anywhere);
 	if (keyring->primaries)
 		g_hash_table_unref(keyring->primaries);
+	if (keyring->claimants)
+		g_hash_table_unref(keyring->claimants);
+	if (keyring->carriers)
+		g_hash_table_unref(keyring->carriers);
 	g_free(keyring->home);
 	g_free(keyring->committee_path);
 	g_free(keyring->conf_path);
 	g_free(keyring->counts_path);
+	g_free(keyring->subkeys_path);
+	g_free(keyring->claim_path);
 	g_free(keyring->wanted_digest);
 	g_free(keyring->sources);
 	g_free(keyring);
@@ -587,7 +617,8 @@ keyring_free(Keyring *keyring)
  * HOME/committee.gpg, which holds exactly those keys, each once, chosen
  * by primary fingerprint and copied packet by packet from the configured
  * keyring files (a key in two files merged; a subkey that is someone's
- * primary key left out: see committee_keyring).  gpg still checks every
+ * primary key left out, and one that two keys carry: see
+ * committee_keyring).  gpg still checks every
  * self-signature, back-signature, revocation and expiry in them;
  * nothing here judges a signature.  Their metadata is listed once per
  * derivation and kept.
@@ -804,20 +835,65 @@ merge_keyblock(Selection *sel, const char *primary, gboolean by_primary,
 	}
 }
 
-/* The committee keyring: the chosen keys in the order first seen.  A
- * subkey that carries a primary key of the keyring files or a wanted
- * key (anyone may bind someone else's public key to their own as a
- * subkey, for encryption or authentication, with no signature of its
- * owner) is left out: a primary key counts only as itself, and a key
- * dropped from the files is not held by someone else's carrying it.
- * So is, in a key chosen only for an address, a subkey that a key
- * chosen for its primary key holds: a key that carries a member's
- * address (anyone's may) must not bring a second copy of the member's
- * signing subkey, which gpgv could find first.  A signing subkey gpg
- * accepts only with its own back-signature (a signature of the
- * subkey's over its primary key), which no one else can make. */
+static int compare_strings(gconstpointer a, gconstpointer b);
+
+/* A map of fingerprints to sets of fingerprints: a subkey's to the
+ * primary keys that carry it. */
+static GHashTable *
+carriers_new(void)
+{
+	return g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+	                             (GDestroyNotify)g_hash_table_unref);
+}
+
+static void
+carriers_add(GHashTable *carriers, const char *subkey, const char *primary)
+{
+	GHashTable *set = g_hash_table_lookup(carriers, subkey);
+	if (set == NULL) {
+		set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+		g_hash_table_insert(carriers, g_strdup(subkey), set);
+	}
+	g_hash_table_add(set, g_strdup(primary));
+}
+
+/* Whether PART of KEY goes into the committee keyring at all: a subkey
+ * that carries a primary key of the keyring files or a wanted key
+ * (anyone may bind someone else's public key to their own as a subkey,
+ * for encryption or authentication, with no signature of its owner)
+ * does not: a primary key counts only as itself, and a key dropped from
+ * the files is not held by someone else's carrying it.  Nor does, in a
+ * key chosen only for an address, a subkey that a key chosen for its
+ * primary key holds (OWNED): a key that carries a member's address
+ * (anyone's may) must not bring a second copy of the member's signing
+ * subkey, which gpgv could find first. */
+static gboolean
+part_admitted(const Selection *sel, const CommitteeKey *key,
+              const KeyPart *part, GHashTable *owned)
+{
+	return part->subkey == NULL ||
+	       !(g_hash_table_contains(sel->primaries, part->subkey) ||
+	         g_hash_table_contains(sel->fingerprints, part->subkey) ||
+	         (!key->by_primary && g_hash_table_contains(owned, part->subkey)));
+}
+
+/* The committee keyring: the chosen keys in the order first seen, their
+ * parts as part_admitted says.  A subkey that more than one of them
+ * carries, or that one carries and REMEMBERED (HOME/committee.subkeys
+ * as last written) has seen under a wanted key no file holds any more,
+ * is left out of every one: a signing subkey counts only under its own
+ * primary key, with its back-signature (a signature of the subkey's
+ * over its primary key, which no one else can make), and gpgv takes the
+ * first key that carries it, whoever's it is.  Only gpg can tell which
+ * binding is good (tenure judges no signature), and only with a
+ * signature made by the subkey: each key that carries such a subkey now
+ * is put in CLAIMANTS (subkey -> GPtrArray of its keyblocks, whole, as
+ * GBytes), for gpgv to try alone when the subkey signs
+ * (keyring_read_claimant).  CARRIERS gets every admitted subkey's
+ * primary keys, those REMEMBERED included, for HOME/committee.subkeys. */
 static GByteArray *
-committee_keyring(Selection *sel)
+committee_keyring(Selection *sel, GHashTable *remembered,
+                  GHashTable *carriers, GHashTable *claimants)
 {
 	g_autoptr(GHashTable) owned = g_hash_table_new(g_str_hash, g_str_equal);
 	for (guint i = 0; i < sel->order->len; i++) {
@@ -829,23 +905,106 @@ committee_keyring(Selection *sel)
 				g_hash_table_add(owned, part->subkey);
 		}
 	}
+	for (guint i = 0; i < sel->order->len; i++) {
+		const char *primary = sel->order->pdata[i];
+		const CommitteeKey *key = g_hash_table_lookup(sel->chosen, primary);
+		for (guint j = 0; j < key->parts->len; j++) {
+			const KeyPart *part = key->parts->pdata[j];
+			if (part->subkey && part_admitted(sel, key, part, owned))
+				carriers_add(carriers, part->subkey, primary);
+		}
+	}
+	/* A wanted key that the files held and hold no more (a keyring
+	 * caught empty, an update that dropped it) still claims its
+	 * subkeys: a signature by one of them is that key's (verify.c). */
+	GHashTableIter iter;
+	gpointer subkey, set;
+	g_hash_table_iter_init(&iter, remembered);
+	while (g_hash_table_iter_next(&iter, &subkey, &set)) {
+		GHashTableIter each;
+		gpointer primary;
+		g_hash_table_iter_init(&each, set);
+		while (g_hash_table_iter_next(&each, &primary, NULL))
+			if (g_hash_table_contains(sel->fingerprints, primary) &&
+			    !g_hash_table_contains(sel->primaries, primary))
+				carriers_add(carriers, subkey, primary);
+	}
 	GByteArray *out = g_byte_array_new();
 	for (guint i = 0; i < sel->order->len; i++) {
 		const CommitteeKey *key = g_hash_table_lookup(sel->chosen,
 		                                              sel->order->pdata[i]);
+		g_autoptr(GByteArray) block = g_byte_array_new();
+		g_autoptr(GPtrArray) claimed = g_ptr_array_new();
 		for (guint j = 0; j < key->parts->len; j++) {
 			const KeyPart *part = key->parts->pdata[j];
-			if (part->subkey &&
-			    (g_hash_table_contains(sel->primaries, part->subkey) ||
-			     g_hash_table_contains(sel->fingerprints, part->subkey) ||
-			     (!key->by_primary &&
-			      g_hash_table_contains(owned, part->subkey))))
+			if (!part_admitted(sel, key, part, owned))
 				continue;
+			g_byte_array_append(block, part->packets->data,
+			                    part->packets->len);
+			GHashTable *by = part->subkey
+			                     ? g_hash_table_lookup(carriers, part->subkey)
+			                     : NULL;
+			if (by && g_hash_table_size(by) > 1) {
+				g_ptr_array_add(claimed, part->subkey);
+				continue;
+			}
 			g_byte_array_append(out, part->packets->data,
 			                    part->packets->len);
 		}
+		for (guint j = 0; j < claimed->len; j++) {
+			GPtrArray *blocks = g_hash_table_lookup(claimants,
+			                                        claimed->pdata[j]);
+			if (blocks == NULL) {
+				blocks = g_ptr_array_new_with_free_func(
+					(GDestroyNotify)g_bytes_unref);
+				g_hash_table_insert(claimants, g_strdup(claimed->pdata[j]),
+				                    blocks);
+			}
+			g_ptr_array_add(blocks, g_bytes_new(block->data, block->len));
+		}
 	}
 	return out;
+}
+
+/* HOME/committee.subkeys: "SUBKEY PRIMARY" lines, each subkey of a
+ * committee key with a primary key that carried it, so that a wanted
+ * key the files no longer hold is still known by its subkeys.  Read
+ * into CARRIERS; a line that is not two fingerprints is skipped (the
+ * file is tenure's own, written whole). */
+static void
+carriers_read(const char *path, GHashTable *carriers)
+{
+	g_autofree char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return;
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	for (char **line = lines; *line; line++) {
+		g_auto(GStrv) f = g_strsplit(*line, " ", -1);
+		if (g_strv_length(f) == 2 && strlen(f[0]) == 40 &&
+		    strlen(f[1]) == 40 &&
+		    strspn(f[0], "0123456789ABCDEF") == 40 &&
+		    strspn(f[1], "0123456789ABCDEF") == 40)
+			carriers_add(carriers, f[0], f[1]);
+	}
+}
+
+static char *
+carriers_text(GHashTable *carriers)
+{
+	GString *text = g_string_new(NULL);
+	guint n = 0;
+	g_autofree gpointer *subkeys = g_hash_table_get_keys_as_array(carriers, &n);
+	qsort(subkeys, n, sizeof *subkeys, compare_strings);
+	for (guint i = 0; i < n; i++) {
+		GHashTable *set = g_hash_table_lookup(carriers, subkeys[i]);
+		guint m = 0;
+		g_autofree gpointer *primaries = g_hash_table_get_keys_as_array(set, &m);
+		qsort(primaries, m, sizeof *primaries, compare_strings);
+		for (guint j = 0; j < m; j++)
+			g_string_append_printf(text, "%s %s\n", (char *)subkeys[i],
+			                       (char *)primaries[j]);
+	}
+	return g_string_free(text, FALSE);
 }
 
 /* Walks one run of OpenPGP packets, DATA, as keyblocks (each a public
@@ -1087,7 +1246,14 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 		g_string_append_printf(new_counts, "%u %s\n", keys, *k);
 	}
 	/* Now that every primary key of the files is known. */
-	g_autoptr(GByteArray) chosen = committee_keyring(sel);
+	g_autoptr(GHashTable) remembered = carriers_new();
+	g_autoptr(GHashTable) carriers = carriers_new();
+	g_autoptr(GHashTable) claimants = g_hash_table_new_full(
+		g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_ptr_array_unref);
+	carriers_read(keyring->subkeys_path, remembered);
+	g_autoptr(GByteArray) chosen = committee_keyring(sel, remembered, carriers,
+	                                                 claimants);
+	g_autofree char *carried = carriers_text(carriers);
 	char *committee[] = {keyring->committee_path, NULL};
 	g_autofree char *conf_text = gpg_conf_text(committee, TRUE, error);
 	gboolean written = FALSE;
@@ -1101,7 +1267,9 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 	if (!write_if_changed(keyring->committee_path, (const char *)chosen->data,
 	                      chosen->len, &written, error) ||
 	    !write_if_changed(keyring->counts_path, new_counts->str,
-	                      new_counts->len, &written, error))
+	                      new_counts->len, &written, error) ||
+	    !write_if_changed(keyring->subkeys_path, carried, strlen(carried),
+	                      &written, error))
 		return FALSE;
 	file_id(keyring->conf_path, &keyring->conf_id);
 	file_id(keyring->committee_path, &keyring->committee_id);
@@ -1115,6 +1283,12 @@ derive(Keyring *keyring, Selection *sel, const char *digest, GError **error)
 	if (keyring->primaries)
 		g_hash_table_unref(keyring->primaries);
 	keyring->primaries = g_hash_table_ref(sel->primaries);
+	if (keyring->claimants)
+		g_hash_table_unref(keyring->claimants);
+	keyring->claimants = g_steal_pointer(&claimants);
+	if (keyring->carriers)
+		g_hash_table_unref(keyring->carriers);
+	keyring->carriers = g_steal_pointer(&carriers);
 	return TRUE;
 }
 
@@ -1213,6 +1387,8 @@ keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key)
 	}
 	if (*key == NULL && keyring->whole)
 		return list_one(keyring->full, fpr, key);
+	if (*key == NULL && keyring->claimant)
+		return list_one(keyring->claim, fpr, key);
 	return *key != NULL;
 }
 
@@ -1247,6 +1423,75 @@ keyring_holds_primary(Keyring *keyring, const char *fpr)
 	return holds(keyring->primaries, fpr);
 }
 
+/* The value of the one key of TABLE that is FPR or, for a key ID (16
+ * hex digits or more), ends in it; NULL for none or several. */
+static gpointer
+lookup_fpr(GHashTable *table, const char *fpr)
+{
+	gsize len = fpr ? strlen(fpr) : 0;
+	if (table == NULL || len < 16)
+		return NULL;
+	g_autofree char *upper = g_ascii_strup(fpr, -1);
+	if (len == 40)
+		return g_hash_table_lookup(table, upper);
+	gpointer found = NULL;
+	guint matches = 0;
+	GHashTableIter iter;
+	gpointer key, value;
+	g_hash_table_iter_init(&iter, table);
+	while (g_hash_table_iter_next(&iter, &key, &value))
+		if (g_str_has_suffix(key, upper)) {
+			found = value;
+			matches++;
+		}
+	return matches == 1 ? found : NULL;
+}
+
+guint
+keyring_claimants(Keyring *keyring, const char *fpr)
+{
+	GPtrArray *blocks = lookup_fpr(keyring->claimants, fpr);
+	return blocks ? blocks->len : 0;
+}
+
+gboolean
+keyring_read_claimant(Keyring *keyring, const char *fpr, guint i,
+                      GError **error)
+{
+	GPtrArray *blocks = lookup_fpr(keyring->claimants, fpr);
+	g_return_val_if_fail(blocks != NULL && i < blocks->len, FALSE);
+	gsize len = 0;
+	const char *data = g_bytes_get_data(blocks->pdata[i], &len);
+	if (!util_write_atomic(keyring->claim_path, data, len, error) ||
+	    !keyring_read_whole(keyring, FALSE, error))
+		return FALSE;
+	g_autofree char *claim = g_path_get_dirname(keyring->claim_path);
+	gpgme_engine_info_t engine = NULL;
+	gpgme_get_engine_info(&engine);
+	while (engine && engine->protocol != GPGME_PROTOCOL_OpenPGP)
+		engine = engine->next;
+	keyring->claimant = TRUE;
+	return !gpgme_failed(gpgme_set_engine_info(GPGME_PROTOCOL_OpenPGP,
+	                                           engine ? engine->file_name : NULL,
+	                                           claim),
+	                     "gpgme: engine", error);
+}
+
+char **
+keyring_subkey_carriers(Keyring *keyring, const char *fpr)
+{
+	GHashTable *set = lookup_fpr(keyring->carriers, fpr);
+	if (set == NULL)
+		return NULL;
+	guint n = 0;
+	g_autofree gpointer *primaries = g_hash_table_get_keys_as_array(set, &n);
+	qsort(primaries, n, sizeof *primaries, compare_strings);
+	char **out = g_new0(char *, n + 1);
+	for (guint i = 0; i < n; i++)
+		out[i] = g_strdup(primaries[i]);
+	return out;
+}
+
 gboolean
 keyring_read_whole(Keyring *keyring, gboolean whole, GError **error)
 {
@@ -1256,6 +1501,7 @@ keyring_read_whole(Keyring *keyring, gboolean whole, GError **error)
 		engine = engine->next;
 	g_autofree char *full = g_build_filename(keyring->home, "full", NULL);
 	keyring->whole = whole;
+	keyring->claimant = FALSE;
 	return !gpgme_failed(gpgme_set_engine_info(GPGME_PROTOCOL_OpenPGP,
 	                                           engine ? engine->file_name : NULL,
 	                                           whole ? full : keyring->home),

@@ -5,7 +5,8 @@
  * keyblocks as the configured keyring files hold them (keyring_prepare;
  * nothing is imported; the home's own pubring.kbx holds only the bot
  * key); HOME/full/gpg.conf names the configured files themselves, for
- * questions about any key in them.  gpg never fetches a key, and takes
+ * questions about any key in them; HOME/claim/gpg.conf names one key
+ * that carries a contested subkey (keyring_read_claimant).  gpg never fetches a key, and takes
  * every key in the keyrings as valid (identity is the fingerprint the ledger records, not the web of
  * trust).  This module sets the home up, answers questions about the
  * keys in the configured keyrings, and checks the keyring files
@@ -42,7 +43,9 @@ void keyring_free(Keyring *keyring);
  * EMAILS (both NULL-terminated, either may be NULL), each once: the
  * keyblocks of one primary key in several files merged, a subkey that
  * is some key's primary key left out, and so is, in a key chosen for an
- * address, a subkey of a key chosen by fingerprint.  Lists their keys
+ * address, a subkey of a key chosen by fingerprint, and a subkey more
+ * than one of these keys carries (keyring_claimants).  Remembers which
+ * keys carry each subkey (keyring_subkey_carriers).  Lists their keys
  * for keyring_lookup.  Cheap when nothing changed since the
  * last call (a stat of each file); derives it again otherwise, and
  * rewrites a gpg.conf changed or removed under tenure.  FALSE with
@@ -66,10 +69,36 @@ gboolean keyring_holds_anywhere(Keyring *keyring, const char *fpr);
  * as a subkey of its own, which does not make it held. */
 gboolean keyring_holds_primary(Keyring *keyring, const char *fpr);
 
+/* How many keys chosen by primary fingerprint carry the subkey FPR (a
+ * fingerprint, or a key ID of 16 hex digits or more) when it is
+ * contested: carried by more than one committee key, or by one and, in
+ * HOME/committee.subkeys, by a wanted key no file holds any more.  Such
+ * a subkey is in none of the keys verification reads: which key's
+ * binding of it is good only gpg can say, with a signature the subkey
+ * made.  0 for any other key. */
+guint keyring_claimants(Keyring *keyring, const char *fpr);
+
+/* Makes verification and keyring_lookup read the I-th (from 0) key
+ * that carries the contested subkey FPR, alone and whole, until the
+ * next keyring_read_whole.  FALSE with ERROR when it cannot be written
+ * (HOME/claim/claimant.gpg). */
+gboolean keyring_read_claimant(Keyring *keyring, const char *fpr, guint i,
+                               GError **error);
+
+/* The primary fingerprints of the keys that carry the subkey FPR (a
+ * fingerprint, or a key ID of 16 hex digits or more), sorted,
+ * NULL-terminated (g_strfreev): the committee keys that carried it when
+ * keyring_prepare last read the files, and the wanted keys it was seen
+ * under before, whose keys no file holds any more (kept in
+ * HOME/committee.subkeys across derivations and restarts).  NULL for a
+ * subkey of none. */
+char **keyring_subkey_carriers(Keyring *keyring, const char *fpr);
+
 /* With WHOLE, verification (GPGME's default engine, so GMime's
  * contexts) and keyring_lookup read the configured keyring files whole,
  * as gpg does with 900 keys: slow, for a signer who is not the
- * committee's; without, the committee keyring again. */
+ * committee's; without, the committee keyring again (also after
+ * keyring_read_claimant). */
 gboolean keyring_read_whole(Keyring *keyring, gboolean whole,
                             GError **error);
 

@@ -532,6 +532,71 @@ parse_entity(const char *text)
 	return g_mime_parser_construct_part(parser, NULL);
 }
 
+/* The signing subkey MISSING is contested (keyring_claimants): each
+ * key that carries it is tried alone, and gpgv is the judge of whose
+ * binding is good: a signing subkey counts only under its own primary
+ * key, with its back-signature, and under any other gpgv gives no
+ * verdict ("not cross-certified", an error status).  TRUE with
+ * *RESULT when exactly one key verifies the signature.  Otherwise
+ * FALSE, with *REASON when one gave a verdict (a signature bad under
+ * one key is bad under all: it is the subkey's), or when the subkey's
+ * own back-signature binds it under two committee keys (its holder's
+ * doing: which one signed cannot be told); with *UNDECIDED when none
+ * gave one; with ERROR when the keys cannot be read.  ENTITY is a
+ * clearsigned PART as it came, read anew for each try (gpg's
+ * verification replaces its content). */
+static gboolean
+check_claimants(Verifier *verifier, GMimeObject *part, const char *entity,
+                SignedKind kind, gint64 arrival, VerifyMode mode,
+                const char *missing, Signed **result, char **reason,
+                char **undecided, GError **error)
+{
+	guint count = keyring_claimants(verifier->keyring, missing);
+	guint good = 0;
+	g_autoptr(Signed) found = NULL;
+	g_autofree char *verdict = NULL;
+	g_autofree char *none = NULL;
+	for (guint i = 0; i < count; i++) {
+		if (!keyring_read_claimant(verifier->keyring, missing, i, error))
+			break;
+		g_autoptr(GMimeObject) copy = entity ? parse_entity(entity) : NULL;
+		g_autoptr(Signed) one = NULL;
+		g_autofree char *why = NULL;
+		g_autofree char *ignored = NULL;
+		g_autofree char *later = NULL;
+		if (check_signature(verifier, copy ? copy : part, kind, arrival, mode,
+		                    &one, &why, &ignored, &later)) {
+			if (good++ == 0)
+				found = g_steal_pointer(&one);
+		} else if (why && verdict == NULL) {
+			verdict = g_steal_pointer(&why);
+		} else if (later && none == NULL) {
+			none = g_steal_pointer(&later);
+		}
+	}
+	g_autoptr(GError) restore = NULL;
+	if (!keyring_read_whole(verifier->keyring, FALSE, &restore) &&
+	    (error == NULL || *error == NULL))
+		g_propagate_error(error, g_steal_pointer(&restore));
+	if (error && *error)
+		return FALSE;
+	if (good == 1) {
+		*result = g_steal_pointer(&found);
+		return TRUE;
+	}
+	if (good > 1)
+		*reason = g_strdup_printf("signing subkey %s bound, with its "
+		                          "back-signature, under %u committee keys",
+		                          missing, good);
+	else if (verdict)
+		*reason = g_steal_pointer(&verdict);
+	else
+		*undecided = none ? g_steal_pointer(&none)
+		                  : g_strdup("no key that carries the signing "
+		                             "subkey gave a verdict");
+	return FALSE;
+}
+
 /* verify_signed's work, whatever became of gpg. */
 static gboolean
 verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
@@ -563,28 +628,64 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	if (check_signature(verifier, part, kind, arrival, mode, result, reason,
 	                    &missing, &undecided))
 		return TRUE;
+	/* A signing subkey that more than one key carries is in none of
+	 * the committee keyring's (keyring.h): tried under each. */
+	gboolean contested = missing && *reason &&
+	                     keyring_claimants(verifier->keyring, missing) > 0;
+	if (contested) {
+		g_clear_pointer(reason, g_free);
+		if (check_claimants(verifier, part, entity, kind, arrival, mode,
+		                    missing, result, reason, &undecided, error))
+			return TRUE;
+		if (error && *error)
+			return FALSE;
+		/* No verdict from any: as if no key held it, which may be a
+		 * serving member's key gone from the keyrings (below). */
+		if (*reason == NULL)
+			*reason = g_strdup("unknown key");
+		else
+			g_clear_pointer(&missing, g_free);
+	}
 	/* The key the ledger records for someone serving, in no keyring
 	 * (as a primary key: someone else's key may carry it as a subkey):
 	 * a keyring caught empty, an update that dropped the key.  That is
 	 * tenure's problem, not the signer's: no verdict now; the mail
 	 * waits, and is set aside and reported, naming them, if it lasts
-	 * (retry.h). */
+	 * (retry.h).  So is a signing subkey last seen under such a key
+	 * (HOME/committee.subkeys): the key gone, the subkey is known by
+	 * no other means. */
 	const char *key = NULL;
 	const char *holder = missing && *reason
 	                         ? serving_holder(verifier, missing, &key)
 	                         : NULL;
+	g_auto(GStrv) carriers = holder == NULL && missing && *reason
+	                             ? keyring_subkey_carriers(verifier->keyring,
+	                                                       missing)
+	                             : NULL;
+	for (char **p = carriers; p && *p && holder == NULL; p++) {
+		holder = serving_holder(verifier, *p, &key);
+		if (holder && keyring_holds_primary(verifier->keyring, key))
+			holder = NULL;
+	}
 	if (holder != NULL && !keyring_holds_primary(verifier->keyring, key)) {
+		g_autofree char *signing = carriers
+		                               ? g_strdup_printf(" (its signing "
+		                                                 "subkey %s signed)",
+		                                                 missing)
+		                               : g_strdup("");
 		g_clear_pointer(reason, g_free);
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY,
-		            "no configured keyring holds the key %s, which the "
+		            "no configured keyring holds the key %s%s, which the "
 		            "ledger records for %s (a keyring emptied, or an "
-		            "update that dropped the key?)", key, holder);
+		            "update that dropped the key?)", key, signing, holder);
 		return FALSE;
 	}
 	/* A key of the keyrings that is not the committee's signed: slow
 	 * (gpg reads every keyring file), but such a signer is told why
-	 * the command does not count, as before the committee keyring. */
-	if (missing && keyring_holds_anywhere(verifier->keyring, missing)) {
+	 * the command does not count, as before the committee keyring.
+	 * Not a contested subkey: each key that carries it had its try. */
+	if (missing && !contested &&
+	    keyring_holds_anywhere(verifier->keyring, missing)) {
 		g_autofree char *ignored = NULL;
 		g_clear_pointer(reason, g_free);
 		if (!keyring_read_whole(verifier->keyring, TRUE, error))

@@ -9,6 +9,11 @@
 #                                        ago; prints its fingerprint
 #   gpg_fpr EMAIL                        primary fingerprint of EMAIL's key
 #   gpg_add_signing_subkey EMAIL         adds a signing subkey; prints its fpr
+#   gpg_steal_subkey PRIMARY SUBKEY FILE writes PRIMARY's public key to FILE,
+#                                        SUBKEY (someone else's signing
+#                                        subkey) bound under it as a signing
+#                                        subkey of its own, without the
+#                                        back-signature only SUBKEY could make
 #   gpg_revoke EMAIL                     revokes EMAIL's key (its own revocation)
 #   gpg_set_expire EMAIL WHEN DAYS       re-signs EMAIL's key at WHEN (date -d
 #                                        syntax) to expire DAYS later
@@ -78,6 +83,32 @@ gpg_add_signing_subkey() {
 		2>/dev/null || return 1
 	gw --with-colons --list-keys "$fpr" 2>/dev/null |
 		awk -F: '$1 == "fpr" { last = $10 } END { print last }'
+}
+
+# gpg binds an existing key as a subkey by its keygrip, dated now:
+# faking now to the subkey's own creation time keeps its fingerprint.
+# gpg needs the subkey's secret part for that (whoever steals it would
+# not: the back-signature it makes is taken out), so the binding is
+# made in a copy of $GPG_WORLD, which keeps everyone's keys as they are.
+gpg_steal_subkey() {
+	local primary=$1 subkey=$2 file=$3 made home
+	made=$(gw --with-colons --with-keygrip --list-keys "$subkey" 2>/dev/null |
+		awk -F: -v fpr="$subkey" '$1 == "sub" { t = $6 } $1 == "fpr" { f = $10 }
+			$1 == "grp" && f == fpr { print t, $10; exit }')
+	home=$(mktemp -d /tmp/tn.XXXXXX)
+	gpgconf --homedir "$GPG_WORLD" --kill all
+	cp -a "$GPG_WORLD/." "$home"
+	printf 'addkey\n13\n%s\nQ\n0\nsave\n' "${made#* }" |
+		gpg --homedir "$home" --batch --quiet --no-tty --pinentry-mode loopback \
+			--passphrase '' --expert --command-fd 0 \
+			--faked-system-time="${made%% *}!" --edit-key "$primary" \
+			>/dev/null 2>&1
+	gpg --homedir "$home" --batch --export "$primary" >"$file.backsig" 2>/dev/null
+	gpgconf --homedir "$home" --kill all
+	rm -rf "$home"
+	/usr/bin/python3 "$top_srcdir/tests/craft-packets.py" strip-backsigs \
+		"$file.backsig" >"$file"
+	rm -f "$file.backsig"
 }
 
 gpg_revoke() {

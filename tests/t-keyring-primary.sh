@@ -63,21 +63,11 @@ mg --export "$MALLORY" >"$W/mallory.gpg" 2>/dev/null
 # her address are read too (that she may learn how to have one
 # recorded).  Anyone can put her address on a key: Mallory's second key
 # carries it, and Erin's signing subkey, bound as a signing subkey of
-# his own without the back-signature only Erin's subkey could make
-# (gpg makes one, having Erin's secret key here: it is taken out).
-mg "$(gpg_faked '40 days ago')" --quick-gen-key "Nina Member <nina@example.org>" \
+# his own without the back-signature only Erin's subkey could make.
+gw "$(gpg_faked '40 days ago')" --quick-gen-key "Nina Member <nina@example.org>" \
 	ed25519 sign never 2>/dev/null
-MALLORY2=$(mg --with-colons --list-keys nina@example.org 2>/dev/null |
-	awk -F: '$1 == "fpr" { print $10; exit }')
-erin_sub=$(gw --with-colons --with-keygrip --list-keys "$ERIN" 2>/dev/null |
-	awk -F: -v fpr="$ERIN_SIGNING" '$1 == "sub" { t = $6 } $1 == "fpr" { f = $10 }
-		$1 == "grp" && f == fpr { print t, $10; exit }')
-printf 'addkey\n13\n%s\nQ\n0\nsave\n' "${erin_sub#* }" |
-	mg --expert --command-fd 0 --faked-system-time="${erin_sub%% *}!" \
-		--edit-key "$MALLORY2" >/dev/null 2>&1
-mg --export "$MALLORY2" >"$W/mallory2-backsig.gpg" 2>/dev/null
-/usr/bin/python3 "$top_srcdir/tests/craft-packets.py" strip-backsigs \
-	"$W/mallory2-backsig.gpg" >"$W/mallory2.gpg"
+MALLORY2=$(gpg_fpr nina@example.org)
+gpg_steal_subkey "$MALLORY2" "$ERIN_SIGNING" "$W/mallory2.gpg"
 test_begin "Mallory's second key carries Erin's signing subkey, without its back-signature (the set-up)"
 gpg --homedir "$MALLORY_HOME" --no-options --with-colons --import-options show-only \
 	--import "$W/mallory2.gpg" 2>/dev/null |
