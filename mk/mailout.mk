@@ -53,3 +53,8 @@ dist_check_SCRIPTS += tests/t-names.sh
 # A recommendation and its lapse, announced (issue 26 item 7).
 TESTS += tests/t-recommend-announce.sh
 dist_check_SCRIPTS += tests/t-recommend-announce.sh
+
+# A faked clock (--now) never sends through SMTP nor writes [publish]
+# (issue 26 item 11).
+TESTS += tests/t-now.sh
+dist_check_SCRIPTS += tests/t-now.sh

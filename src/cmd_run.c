@@ -67,6 +67,12 @@
  * `--dry-run` does one pass as `--once` does, on copies of the ledger,
  * the state and the GnuPG home, with the source read-only and no sink,
  * and prints what the pass did (dryrun.h): nothing is written or sent.
+ *
+ * Under `--now` (date_now_given) a pass keeps what it dates from the
+ * world: the outbox is not flushed through an SMTP sink (its mail stays
+ * queued, untouched, for a pass on the real clock) and [publish] is not
+ * written; a Maildir sink, the tests' own, still takes the mail.  It
+ * says so on stdout and in the log (now_say_kept).
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -166,6 +172,8 @@ typedef struct {
 	Retry *retry;   /* mail waiting for a verdict, mail set aside */
 	gint64 retry_woken; /* the retry time the reader was last woken for */
 	Reader reader;
+	guint now_kept_said; /* --now: the queued mail last said kept */
+	gboolean now_publish_said; /* --now: [publish] said not written */
 } Daemon;
 
 typedef struct {
@@ -173,6 +181,8 @@ typedef struct {
 	guint deferred;
 	Day next_due;
 	gboolean held;    /* the schedule was held: tenure doubted its clock */
+	guint now_kept;   /* --now: queued mail not sent through SMTP */
+	gboolean now_unpublished; /* --now: [publish] not written */
 } Pass;
 
 static void
@@ -678,6 +688,45 @@ fail:
 	return FALSE;
 }
 
+/* --now moves tenure's clock, not the world's: mail it dates must not
+ * reach the list, nor its page the web server (tenure(1), --now).  Only
+ * a Maildir sink, the tests' own, takes mail under it; SMTP mail stays
+ * queued, untouched, for a pass on the real clock. */
+static gboolean
+now_keeps_mail(const Conf *conf)
+{
+	return date_now_given() && !g_str_has_prefix(conf->sink_url, "maildir:");
+}
+
+/* Says, on stdout and in the log, what --now kept from the world: the
+ * queued mail whenever its number changed since last said, [publish]
+ * once; so a daemon's passes do not say it again every poll. */
+static void
+now_say_kept(Daemon *daemon, const Pass *pass)
+{
+	const Conf *conf = daemon->config->conf;
+	if (pass->now_kept > 0 && pass->now_kept != daemon->now_kept_said) {
+		g_autofree char *text = g_strdup_printf(
+		    "--now: not sending %u mail(s) through SMTP; the outbox "
+		    "keeps them",
+		    pass->now_kept);
+		char n[16];
+		g_snprintf(n, sizeof n, "%u", pass->now_kept);
+		printf("%s\n", text);
+		util_log("now-kept", "what", "outbox", "queued", n, "sink",
+		         conf->sink_url, "note", text, NULL);
+	}
+	daemon->now_kept_said = pass->now_kept;
+	if (pass->now_unpublished && !daemon->now_publish_said) {
+		const char *text = "--now: [publish] not written";
+		printf("%s\n", text);
+		util_log("now-kept", "what", "publish", "dir", conf->publish_dir,
+		         "note", text, NULL);
+		daemon->now_publish_said = TRUE;
+	}
+	fflush(stdout);
+}
+
 /* What a main pass does besides reporting mail set aside and sending
  * the outbox. */
 enum { PASS_SCHEDULE = 1 << 0, PASS_PUBLISH = 1 << 1, PASS_ALL = 3 };
@@ -687,7 +736,7 @@ enum { PASS_SCHEDULE = 1 << 0, PASS_PUBLISH = 1 << 1, PASS_ALL = 3 };
 static Pass
 main_pass(Daemon *daemon, gboolean once, unsigned what)
 {
-	Pass pass = {TRUE, 0, DAY_NONE, FALSE};
+	Pass pass = {TRUE, 0, DAY_NONE, FALSE, 0, FALSE};
 	const Conf *conf = daemon->config->conf;
 	g_autoptr(GError) error = NULL;
 	g_mutex_lock(&work.lock);
@@ -716,7 +765,9 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 	}
 	g_mutex_unlock(&work.lock);
 	guint sent = 0, dead = 0;
-	if (daemon->sink &&
+	if (daemon->sink && now_keeps_mail(conf))
+		pass.now_kept = outbox_count_queued(conf->state_dir);
+	else if (daemon->sink &&
 	    !outbox_flush(conf->state_dir, daemon->sink, date_now_unix(), &sent,
 	                  &pass.deferred, &dead, &error)) {
 		report(once, "outbox", error);
@@ -734,6 +785,9 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 	gboolean published = FALSE;
 	g_mutex_lock(&work.lock);
 	if ((what & PASS_PUBLISH) && have_ledger && daemon->sink &&
+	    conf->publish_dir && date_now_given())
+		pass.now_unpublished = TRUE;
+	else if ((what & PASS_PUBLISH) && have_ledger && daemon->sink &&
 	    !publish_run(conf, date_today(), &published, &error)) {
 		report(once, "publish", error);
 		pass.work_ok = FALSE;
@@ -767,7 +821,8 @@ seconds_to_wait(const Daemon *daemon, const Pass *pass)
 	gint64 wait = conf->poll_interval > 0 ? conf->poll_interval : 300;
 	gint64 now = date_now_unix();
 	gint64 outbox = outbox_next_due(conf->state_dir, now);
-	if (outbox >= 0)
+	/* Mail --now keeps is not due at all: it would wake every second. */
+	if (outbox >= 0 && !now_keeps_mail(conf))
 		wait = MIN(wait, outbox);
 	gint64 retry = retry_next_due(daemon->retry);
 	/* One due retry wakes the reader once, not at every wait. */
@@ -907,7 +962,7 @@ static Pass
 pass_once(Daemon *daemon, gboolean *ok)
 {
 	g_autoptr(GError) error = NULL;
-	Pass pass = {FALSE, 0, DAY_NONE, FALSE};
+	Pass pass = {FALSE, 0, DAY_NONE, FALSE, 0, FALSE};
 	*ok = FALSE;
 	if (!reader_start(daemon, TRUE, &error)) {
 		cmd_error(NAME, "%s", error->message);
@@ -942,6 +997,7 @@ run_once(Daemon *daemon)
 	Pass pass = pass_once(daemon, &ok);
 	if (util_stop_requested())
 		return CMD_OK;
+	now_say_kept(daemon, &pass);
 	/* Mail still waiting after an earlier failure (its retry not due
 	 * yet, so not tried in this pass) is work not done either. */
 	const Conf *conf = daemon->config->conf;
@@ -1021,6 +1077,7 @@ run_daemon(Daemon *daemon)
 			                 "schedule and outbox", NULL);
 		}
 		notify_pass(daemon, &pass, wait);
+		now_say_kept(daemon, &pass);
 		/* A doubt that ended after the schedule (the SMTP server's
 		 * greeting): the held acts now. */
 		if (pass.held && !clock_in_doubt())

@@ -10,13 +10,18 @@
 # start ("sem_open: File exists") before it runs anything.  A sanitizer
 # build accepts the preloaded library only with verify_asan_link_order=0.
 # Exits 127 when libfaketime is not installed.
+#
+# FAKED_PRELOAD names libraries to preload after libfaketime for COMMAND
+# alone: one in LD_PRELOAD that takes itself out of it when loaded (the
+# fault shim, tests/faultshim.c) would be gone by the time this shell
+# sets it for COMMAND.
 offset=$1
 shift
 for lib in /usr/lib/*/faketime/libfaketimeMT.so.1 \
 	/usr/lib/faketime/libfaketimeMT.so.1; do
 	if [ -r "$lib" ]; then
 		FAKETIME=$offset
-		LD_PRELOAD=$lib${LD_PRELOAD:+:$LD_PRELOAD}
+		LD_PRELOAD=$lib${FAKED_PRELOAD:+:$FAKED_PRELOAD}${LD_PRELOAD:+:$LD_PRELOAD}
 		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 		export FAKETIME LD_PRELOAD ASAN_OPTIONS
 		exec "$@"

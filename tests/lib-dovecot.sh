@@ -91,17 +91,24 @@ _dovecot_make_certificates() {
 	chmod 0644 "$tls"/*.crt
 }
 
+# The test certificates hold for any day a test sets tenure's clock to
+# (tests/lib.sh, tenure_at: years ahead or back; GnuTLS checks them on
+# that clock).  openssl's cannot start before today.
+_DOVECOT_VALIDITY='activation_date = "2000-01-01 00:00:00 UTC"
+expiration_date = "2099-12-31 23:59:59 UTC"
+'
+
 _dovecot_ca() {
 	if command -v certtool >/dev/null 2>&1; then
 		certtool --generate-privkey --key-type=ecdsa --curve=secp256r1 \
 			--outfile "$1.key" &&
-			printf 'cn = "tenure test %s"\nca\ncert_signing_key\ncrl_signing_key\nexpiration_days = 2\n' \
-				"$1" >"$1.tmpl" &&
+			printf 'cn = "tenure test %s"\nca\ncert_signing_key\ncrl_signing_key\n%s' \
+				"$1" "$_DOVECOT_VALIDITY" >"$1.tmpl" &&
 			certtool --generate-self-signed --load-privkey "$1.key" \
 				--template "$1.tmpl" --outfile "$1.crt"
 	else
 		openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
-			-nodes -keyout "$1.key" -out "$1.crt" -days 2 \
+			-nodes -keyout "$1.key" -out "$1.crt" -days 36500 \
 			-subj "/CN=tenure test $1" \
 			-addext basicConstraints=critical,CA:TRUE \
 			-addext keyUsage=critical,keyCertSign,cRLSign
@@ -117,7 +124,7 @@ _dovecot_issue() {
 		{
 			printf 'cn = "tenure test %s"\ndns_name = "%s"\n' "$name" "$dns"
 			[ -n "$ip" ] && printf 'ip_address = "%s"\n' "$ip"
-			printf 'tls_www_server\nsigning_key\nexpiration_days = 2\n'
+			printf 'tls_www_server\nsigning_key\n%s' "$_DOVECOT_VALIDITY"
 		} >"$name.tmpl"
 		certtool --generate-certificate --load-privkey "$name.key" \
 			--load-ca-certificate "$ca.crt" --load-ca-privkey "$ca.key" \
@@ -128,7 +135,7 @@ _dovecot_issue() {
 			printf 'subjectAltName=DNS:%s%s\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n' \
 				"$dns" "${ip:+,IP:$ip}" >"$name.ext" &&
 			openssl x509 -req -in "$name.csr" -CA "$ca.crt" -CAkey "$ca.key" \
-				-CAcreateserial -days 2 -extfile "$name.ext" -out "$name.crt"
+				-CAcreateserial -days 36500 -extfile "$name.ext" -out "$name.crt"
 	fi
 }
 

@@ -13,6 +13,7 @@
 #   state_reseal FILE             a state file edited by hand made whole again
 #   wait_for SECONDS 'CONDITION'  poll until CONDITION holds (or fail)
 #   process_ended PID             PID is gone (or a zombie not yet reaped)
+#   tenure_at WHEN ARG...         $TENURE on a clock set to WHEN (libfaketime)
 # Also: $TENURE (the binary), $top_srcdir, $top_builddir, a scratch
 # directory $TEST_DIR (short, under /tmp, removed at exit), and
 # test_cleanup CMD to run CMD at exit (servers, gpg agents).
@@ -190,4 +191,29 @@ test_free_port() {
 FAKED=$top_srcdir/tests/faked.sh
 faked_lib() {
 	"$FAKED" +0 true 2>/dev/null
+}
+
+# tenure_at WHEN ARG...: $TENURE ARG... on a clock stopped at WHEN (a
+# date, which is midnight UTC, or an ISO 8601 time), by libfaketime, as
+# --now stops tenure's: for a pass that sends through SMTP or writes
+# [publish], which --now keeps from the world (tenure(1)).  Only
+# tenure's clock is faked: the gpg it runs keeps the machine's, as under
+# --now (the tests' keys and signatures are made on that clock), and so
+# does its monotonic clock, which its timeouts count on.  Preloaded
+# libraries (with_fault) still reach tenure (faked.sh, FAKED_PRELOAD).
+# A background tenure, whose pid a test needs, is started the same way:
+#   TZ=UTC FAKETIME_ONLY_CMDS=tenure FAKETIME_DONT_FAKE_MONOTONIC=1 \
+#       "$FAKED" "$(faked_at WHEN)" "$TENURE" ... &
+# (faked_at gives WHEN in UTC, as libfaketime reads it under TZ=UTC).
+# A test that uses them calls faked_lib first.
+faked_at() {
+	date -u -d "$1" '+%Y-%m-%d %H:%M:%S'
+}
+tenure_at() {
+	local at
+	at=$(faked_at "$1") || return 1
+	shift
+	TZ=UTC FAKETIME_ONLY_CMDS=tenure FAKETIME_DONT_FAKE_MONOTONIC=1 \
+		FAKED_PRELOAD=${LD_PRELOAD:-} LD_PRELOAD= \
+		"$FAKED" "$at" "$TENURE" "$@"
 }

@@ -55,6 +55,14 @@ import time
 from aiosmtpd.smtp import SMTP, AuthResult
 
 
+# The test certificates hold for any day a test sets tenure's clock to
+# (tests/lib.sh, tenure_at: years ahead or back; GnuTLS checks them on
+# that clock).  openssl's cannot start before today.
+VALIDITY = ('activation_date = "2000-01-01 00:00:00 UTC"\n'
+            'expiration_date = "2099-12-31 23:59:59 UTC"\n')
+OPENSSL_DAYS = "36500"
+
+
 def run(*args):
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL)
@@ -65,7 +73,8 @@ def openssl_ca(directory, name):
     pem = os.path.join(directory, name + ".pem")
     run("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
-        "-out", pem, "-days", "2", "-subj", "/CN=tenure test CA " + name,
+        "-out", pem, "-days", OPENSSL_DAYS,
+        "-subj", "/CN=tenure test CA " + name,
         "-addext", "basicConstraints=critical,CA:TRUE",
         "-addext", "keyUsage=critical,keyCertSign,cRLSign")
     return key, pem
@@ -86,7 +95,7 @@ def openssl_certs(directory):
         "-out", csr, "-subj", "/CN=localhost")
     run("openssl", "x509", "-req", "-in", csr, "-CA", ca_pem, "-CAkey",
         ca_key, "-CAcreateserial", "-out",
-        os.path.join(directory, "server.pem"), "-days", "2",
+        os.path.join(directory, "server.pem"), "-days", OPENSSL_DAYS,
         "-extfile", ext)
 
 
@@ -107,8 +116,8 @@ def certtool_ca(directory, name):
     certtool_key(key)
     template = certtool_template(
         os.path.join(directory, name + ".tmpl"),
-        'cn = "tenure test CA %s"\nca\ncert_signing_key\n'
-        'expiration_days = 2\n' % name)
+        'cn = "tenure test CA %s"\nca\ncert_signing_key\n' % name
+        + VALIDITY)
     run("certtool", "--generate-self-signed", "--load-privkey", key,
         "--template", template, "--outfile", pem)
     return key, pem
@@ -123,7 +132,7 @@ def certtool_certs(directory):
         os.path.join(directory, "server.tmpl"),
         'cn = "localhost"\ndns_name = "localhost"\n'
         'ip_address = "127.0.0.1"\ntls_www_server\nsigning_key\n'
-        'expiration_days = 2\n')
+        + VALIDITY)
     run("certtool", "--generate-certificate", "--load-privkey", key,
         "--load-ca-certificate", ca_pem, "--load-ca-privkey", ca_key,
         "--template", template, "--outfile",

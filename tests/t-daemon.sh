@@ -346,13 +346,19 @@ reminders_to() {
 }
 
 test_begin "reminders at 90, 30 and 7 days go out exactly once each across restarts"
+# Each pass on a clock stopped at its day: --now would keep the mail
+# from the SMTP server.
 ok=yes
+faked_lib || ok=no-faketime
 for day in 2027-01-01 2027-10-02 2027-10-02 2027-11-01 2027-12-01 2027-12-01 \
 	2027-12-10 2027-12-24 2027-12-24 2027-12-30; do
-	"$TENURE" --config "$CASE/tenure.conf" --now "$day" run --once \
-		>"$TEST_DIR/out" 2>&1 || { ok="run --once --now $day failed: $(cat "$TEST_DIR/out")"; break; }
+	[ "$ok" = yes ] || break
+	tenure_at "$day" --config "$CASE/tenure.conf" run --once \
+		>"$TEST_DIR/out" 2>&1 || { ok="run --once at $day failed: $(cat "$TEST_DIR/out")"; break; }
 done
-if [ "$ok" = yes ]; then
+if [ "$ok" = no-faketime ]; then
+	test_skip "libfaketime (package faketime) is not installed"
+elif [ "$ok" = yes ]; then
 	test_expect_equal "alice: 90,30,7 bob: 90,30,7" \
 		"alice: $(reminders_to alice@example.org) bob: $(reminders_to bob@example.org)"
 else

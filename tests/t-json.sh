@@ -106,6 +106,7 @@ Date: 2015-01-01
 Rule: debian
 END
 cp ledger ledger.before
+faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
 smtp_start plain || test_skip_all "aiosmtpd would not start"
 committee_conf roles.chair="$CAROL" roles.leader="$LEO" \
 	sink.url="smtp://127.0.0.1:$SMTP_PORT" sink.starttls=no
@@ -113,11 +114,13 @@ mkdir -p state
 
 # The first pass records Alice's expiry and announces it, and Bob's
 # expiry that the rule fixed for 2016-12-31: refused for good.  A later
-# one reminds Bob 90 days before: the server asks it to wait.
+# one reminds Bob 90 days before: the server asks it to wait.  On a
+# clock stopped at those times: --now would keep the mail from the
+# server.
 smtp_answer "554 5.7.1 not from you"
-"$TENURE" --config "$CONF" --now 2016-06-01T10:00:00Z run --once >run1.out 2>run1.err
+tenure_at 2016-06-01T10:00:00Z --config "$CONF" run --once >run1.out 2>run1.err
 smtp_answer "451 4.3.0 try again later"
-"$TENURE" --config "$CONF" --now 2016-10-02T10:00:00Z run --once >run2.out 2>run2.err
+tenure_at 2016-10-02T10:00:00Z --config "$CONF" run --once >run2.out 2>run2.err
 "$TENURE" --config "$CONF" --now 2016-10-02T10:00:05Z status --date 2016-10-02 \
 	--format=json >mail.json 2>err
 

@@ -15,6 +15,7 @@
 command -v gpg >/dev/null || test_skip_all "no gpg"
 command -v certtool >/dev/null || command -v openssl >/dev/null ||
 	test_skip_all "neither certtool nor openssl for the test CA"
+faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
 fault_require
 
 smtp_start plain || test_skip_all "aiosmtpd would not start"
@@ -60,8 +61,10 @@ Source: <resign-erin@example.org>
 EOF
 }
 
+# run_once WHEN: one pass on a clock stopped at WHEN (--now would keep
+# the mail from the SMTP server).
 run_once() {
-	"$TENURE" --config "$CASE/tenure.conf" --now "$1" run --once \
+	tenure_at "$1" --config "$CASE/tenure.conf" run --once \
 		>"$CASE/stdout" 2>"$CASE/err"
 }
 
@@ -225,7 +228,9 @@ start_netstall
 
 test_begin "SIGTERM while the SMTP server says nothing: run --once stops within 5 s, the mail stays queued"
 setup_case stop-greeting "smtp://127.0.0.1:$STALL_PORT"
-"$TENURE" --config "$CASE/tenure.conf" --now 2026-12-31T10:00:00Z run --once \
+TZ=UTC FAKETIME_ONLY_CMDS=tenure FAKETIME_DONT_FAKE_MONOTONIC=1 \
+	"$FAKED" "$(faked_at 2026-12-31T10:00:00Z)" \
+	"$TENURE" --config "$CASE/tenure.conf" run --once \
 	2>"$CASE/err" &
 pid=$!
 wait_for 10 '[ "$(grep -c ACCEPT "$STALL_LOG")" -ge 1 ]'
@@ -238,7 +243,9 @@ setup_case stop-answer "smtp://127.0.0.1:$SMTP_PORT"
 before=$(delivered)
 echo 2 >"$SMTP_CONTROL.delay"
 : >"$SMTP_LOG"
-"$TENURE" --config "$CASE/tenure.conf" --now 2026-12-31T10:00:00Z run --once \
+TZ=UTC FAKETIME_ONLY_CMDS=tenure FAKETIME_DONT_FAKE_MONOTONIC=1 \
+	"$FAKED" "$(faked_at 2026-12-31T10:00:00Z)" \
+	"$TENURE" --config "$CASE/tenure.conf" run --once \
 	2>"$CASE/err" &
 pid=$!
 wait_for 10 'grep -q "^DATA" "$SMTP_LOG"'
@@ -253,7 +260,9 @@ test_begin "SIGTERM while the answer to the data never comes: run --once stops w
 setup_case stop-no-answer "smtp://127.0.0.1:$SMTP_PORT"
 echo 100 >"$SMTP_CONTROL.delay"
 : >"$SMTP_LOG"
-"$TENURE" --config "$CASE/tenure.conf" --now 2026-12-31T10:00:00Z run --once \
+TZ=UTC FAKETIME_ONLY_CMDS=tenure FAKETIME_DONT_FAKE_MONOTONIC=1 \
+	"$FAKED" "$(faked_at 2026-12-31T10:00:00Z)" \
+	"$TENURE" --config "$CASE/tenure.conf" run --once \
 	2>"$CASE/err" &
 pid=$!
 wait_for 10 'grep -q "^DATA" "$SMTP_LOG"'

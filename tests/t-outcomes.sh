@@ -17,6 +17,7 @@
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
 command -v certtool >/dev/null || command -v openssl >/dev/null ||
 	test_skip_all "neither certtool nor openssl for the test CA"
+faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
 smtp_start plain || test_skip_all "aiosmtpd would not start"
 
 # setup_case NAME: a ledger in which the debian rule fixes the expiries
@@ -72,8 +73,10 @@ Source: import
 LEDGER
 }
 
+# run_once WHEN: one pass on a clock stopped at WHEN (--now would keep
+# the mail from the SMTP server).
 run_once() {
-	"$TENURE" --config "$CASE/tenure.conf" --now "$1" run --once \
+	tenure_at "$1" --config "$CASE/tenure.conf" run --once \
 		>>"$CASE/out" 2>>"$CASE/err"
 }
 

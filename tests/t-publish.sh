@@ -11,6 +11,7 @@
 
 SCHEMA=$top_srcdir/doc/tenure.schema.json
 
+faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
 committee_init
 cd "$W" || exit 1
 
@@ -39,9 +40,10 @@ END
 mkdir -p state www
 committee_conf publish.dir=www
 
-# pass WHEN: one `run --once` at WHEN; its log in pass.log.
+# pass WHEN: one `run --once` on a clock stopped at WHEN (--now would
+# write nothing to [publish]); its log in pass.log.
 pass() {
-	"$TENURE" --config "$CONF" --now "$1" run --once >pass.out 2>pass.log
+	tenure_at "$1" --config "$CONF" run --once >pass.out 2>pass.log
 }
 # inodes: the inode numbers of the three files, one line.
 inodes() {

@@ -14,6 +14,7 @@
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
 command -v certtool >/dev/null || command -v openssl >/dev/null ||
 	test_skip_all "neither certtool nor openssl for the test CA"
+faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
 smtp_start plain || test_skip_all "aiosmtpd would not start"
 
 committee_init
@@ -24,8 +25,10 @@ committee_event resign "$today" "Member: Erin Example <erin@example.org>" \
 committee_conf "sink.url=smtp://127.0.0.1:$SMTP_PORT" "sink.starttls=no"
 : >"$W/keyring.gpg"
 
+# run_once TIME: one pass at TIME today, on a clock stopped there
+# (--now would keep the mail from the SMTP server).
 run_once() {
-	"$TENURE" --config "$CONF" --now "${today}T$1" run --once \
+	tenure_at "${today}T$1" --config "$CONF" run --once \
 		>"$CASE/stdout" 2>>"$CASE/log"
 }
 

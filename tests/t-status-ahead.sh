@@ -125,9 +125,14 @@ test_begin "the published page and JSON carry both warnings: they are the commit
 mkdir -p www
 : >keyring.gpg
 committee_conf publish.dir=www rule.name=fixed-term rule.term=4
-"$TENURE" --config "$CONF" --now 2026-12-04T10:00:00Z run --once >/dev/null 2>publish.log
-test_expect_equal "few-members-ahead vacant-ahead; 2" \
-	"$(/usr/bin/python3 -c 'import json; print(*[w["code"] for w in json.load(open("www/status.json"))["warnings"]])'); $(grep -c 'falls' www/index.html)" \
-	"$(cat publish.log)"
+# On a clock stopped at that time: --now would write nothing to [publish].
+if faked_lib; then
+	tenure_at 2026-12-04T10:00:00Z --config "$CONF" run --once >/dev/null 2>publish.log
+	test_expect_equal "few-members-ahead vacant-ahead; 2" \
+		"$(/usr/bin/python3 -c 'import json; print(*[w["code"] for w in json.load(open("www/status.json"))["warnings"]])'); $(grep -c 'falls' www/index.html)" \
+		"$(cat publish.log)"
+else
+	test_skip "libfaketime (package faketime) is not installed"
+fi
 
 test_done
