@@ -64,7 +64,7 @@ test_expect_equal "2 1" "$? $(grep -c 'goes with --once' flush.err)"
 printf 'wrong\n' >smtp-password
 "$TENURE" --config "$CONF" run 2>daemon.log &
 daemon=$!
-trap 'kill -KILL $daemon 2>/dev/null' EXIT
+test_cleanup '[ -n "$daemon" ] && kill -KILL "$daemon"'
 # The mail comes once the daemon runs (a sanitizer build starts slowly).
 wait_for 120 'grep -q "^run-start " daemon.log'
 deliver inbox "$(signed_mail "$BOB" bob@example.org bob-resigns \
@@ -88,7 +88,7 @@ else
 fi
 kill -TERM $daemon
 wait $daemon
-trap - EXIT
+daemon=
 
 # A mail waiting for a verdict: gpgv fails (the fake exits 2).
 . "$top_srcdir/tests/lib-fakegpg.sh"

@@ -26,7 +26,7 @@ stop_all() {
 	[ -n "$listener" ] && kill "$listener" 2>/dev/null
 	daemon= listener=
 }
-trap stop_all EXIT
+test_cleanup stop_all
 
 # listen NAME: a fresh socket $W/NAME.sock, its messages in $W/NAME.
 listen() {
