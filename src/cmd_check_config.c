@@ -73,6 +73,21 @@ check_writable(const Conf *conf, GPtrArray *problems, const char *key,
 	struct stat st;
 	if (stat(path, &st) < 0 || access(path, W_OK) == 0)
 		return;
+	/* Owner and mode say nothing here: under the units'
+	 * ProtectSystem=strict every path but the state directory is a
+	 * read-only mount unless the unit names it. */
+	if (errno == EROFS) {
+		g_autofree char *line = g_strdup_printf(
+		    "%s: %s is on a read-only mount (%s); the units run with "
+		    "ProtectSystem=strict, where only the paths their "
+		    "ReadWritePaths= names can be written: add it (systemctl "
+		    "edit tenure.service, or tenure-once.service for the "
+		    "timer: [Service] ReadWritePaths=%s), or mount it "
+		    "read-write",
+		    key, path, why, path);
+		add_problem(conf, problems, line);
+		return;
+	}
 	g_autofree char *owner = user_name(st.st_uid);
 	g_autofree char *me = user_name(geteuid());
 	g_autofree char *line = g_strdup_printf(
