@@ -28,6 +28,7 @@
 #include "keyring.h"
 #include "ledger.h"
 #include "mailout.h"
+#include "setup_check.h"
 #include "sink.h"
 #include "source.h"
 #include "util.h"
@@ -496,71 +497,20 @@ check_connect(const Conf *conf)
 static void
 check_keys(const Conf *conf, GPtrArray *problems)
 {
-	if (conf->keyrings == NULL)
+	/* check_files has named an unreadable keyring already. */
+	if (conf->keyrings == NULL || has_problem(problems, "[keys] keyring:"))
 		return;
-	g_autoptr(GPtrArray) fprs = g_ptr_array_new();
-	g_autoptr(GPtrArray) whose = g_ptr_array_new_with_free_func(g_free);
-	const struct {
-		const char *what;
-		const char *fpr;
-	} configured[] = {
-		{"[roles] chair", conf->chair},
-		{"[roles] leader", conf->leader},
-		{"[roles] secretary", conf->secretary},
-	};
-	for (gsize i = 0; i < G_N_ELEMENTS(configured); i++) {
-		if (configured[i].fpr == NULL)
-			continue;
-		g_ptr_array_add(fprs, (char *)configured[i].fpr);
-		g_ptr_array_add(whose, g_strdup(configured[i].what));
-	}
 	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, TRUE, NULL);
 	g_autoptr(Committee) committee = ledger ? committee_replay(ledger, NULL)
 	                                        : NULL;
-	Day today = date_today();
-	if (committee) {
-		g_autoptr(GPtrArray) members = committee_members_on(committee, today);
-		for (guint i = 0; i < members->len; i++) {
-			const Person *person = members->pdata[i];
-			const char *fpr = committee_key_on(committee, person->email, today);
-			if (fpr == NULL)
-				continue;
-			g_ptr_array_add(fprs, (char *)fpr);
-			g_autofree char *member = util_text_escape(person->member, FALSE);
-			g_ptr_array_add(whose, g_strdup_printf("[committee] ledger: member %s",
-			                                       member));
-		}
-		for (int r = 0; r < ROLE_COUNT; r++) {
-			const LedgerEvent *holder = committee_role_on(committee, r, today);
-			const char *fpr = committee_role_key_on(committee, r, today);
-			if (holder == NULL || fpr == NULL)
-				continue;
-			g_ptr_array_add(fprs, (char *)fpr);
-			g_autofree char *member = util_text_escape(holder->member, FALSE);
-			g_ptr_array_add(whose, g_strdup_printf("[committee] ledger: %s %s",
-			                                       committee_role_name(r),
-			                                       member));
-		}
-	}
-	g_ptr_array_add(fprs, NULL);
 	g_autoptr(GPtrArray) missing = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;
-	/* check_files has named an unreadable keyring already. */
-	if (has_problem(problems, "[keys] keyring:"))
-		return;
-	if (!keyring_missing(conf, (const char *const *)fprs->pdata, missing,
-	                     &error)) {
+	if (!setup_check_keys(conf, committee, date_today(), missing, &error)) {
 		add_problem(conf, problems, error->message);
 		return;
 	}
-	for (guint m = 0; m < missing->len; m++)
-		for (guint i = 0; i + 1 < fprs->len; i++)
-			if (g_ascii_strcasecmp(fprs->pdata[i], missing->pdata[m]) == 0) {
-				g_autofree char *line = g_strdup_printf(
-				    "%s: key %s is in no [keys] keyring",
-				    (char *)whose->pdata[i], (char *)missing->pdata[m]);
-				add_problem(conf, problems, line);
-			}
+	for (guint i = 0; i < missing->len; i++)
+		add_problem(conf, problems, missing->pdata[i]);
 }
 
 /* Problems with the files the configuration names; one line each. */
@@ -613,44 +563,6 @@ check_files(const Conf *conf, GPtrArray *problems)
 		    "%s: [committee] ledger: %s", conf->path, error->message));
 }
 
-/* What became of the holder [roles] names for ROLE, which the ledger
- * records no role event for: the configured holder lapses like one from
- * the ledger (committee.h), so a chair whose term ended, or whose key is
- * no member's, leaves the chair vacant, and a key event moves the role
- * to the holder's new key.  One warning when so. */
-static void
-warn_configured_holder(const Conf *conf, const Committee *committee,
-                       CommitteeRole role, const char *configured,
-                       GPtrArray *warnings)
-{
-	const char *key = committee_role_key_on(committee, role, date_today());
-	if (key && g_ascii_strcasecmp(key, configured) == 0)
-		return;
-	const char *holder = committee_key_first_holder(committee, configured);
-	g_autofree char *who =
-	    holder ? util_text_escape(committee_name_of(committee, holder), FALSE)
-	           : NULL;
-	const char *name = committee_role_name(role);
-	if (key == NULL && who == NULL)
-		g_ptr_array_add(warnings, g_strdup_printf(
-		    "%s: [roles] %s: %s is no member's key in the ledger, and the "
-		    "chair must be a member: the chair is vacant (record the key "
-		    "in the ledger, or have the secretary hand the chair over)",
-		    conf->path, name, configured));
-	else if (key == NULL)
-		g_ptr_array_add(warnings, g_strdup_printf(
-		    "%s: [roles] %s: %s is the key of %s, who is not a member "
-		    "today: the chair is vacant (the secretary can hand it to a "
-		    "member)",
-		    conf->path, name, configured, who));
-	else
-		g_ptr_array_add(warnings, g_strdup_printf(
-		    "%s: [roles] %s: %s was the key of %s, who signs with %s "
-		    "today: that key holds the %s's role",
-		    conf->path, name, configured, who ? who : "its holder", key,
-		    name));
-}
-
 /* [roles] against the ledger's role events.  A role the ledger does
  * not record must be configured, and the warnings say when its holder
  * has lapsed; one it records is the ledger's, and where [roles] names
@@ -675,8 +587,9 @@ check_roles(const Conf *conf, GPtrArray *problems, GPtrArray *notes,
 				g_string_append_printf(unset, "%s%s",
 				                       unset->len ? " and " : "", name);
 			else if (committee)
-				warn_configured_holder(conf, committee, r,
-				                       configured[r], warnings);
+				setup_check_holder(conf, committee, r,
+				                   configured[r], date_today(),
+				                   warnings);
 			continue;
 		}
 		Day today = date_today();
