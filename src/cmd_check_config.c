@@ -463,7 +463,10 @@ check_connect(const Conf *conf)
 	g_autoptr(GError) error = NULL;
 	Source *source =
 	    conf->source_url ? source_open(conf, conf->source_url, NULL) : NULL;
-	if (source && source->driver->probe == NULL)
+	if (source == NULL && conf->source_url)
+		printf("source: not connected to: it cannot be opened (the "
+		       "problem is above)\n");
+	else if (source && source->driver->probe == NULL)
 		printf("source: %s is a mailbox on this host: nothing to "
 		       "connect to\n",
 		       conf->source_url);
@@ -477,7 +480,10 @@ check_connect(const Conf *conf)
 	g_clear_error(&error);
 	Sink *sink = conf->sink_url ? sink_open(conf, conf->sink_url, NULL)
 	                            : NULL;
-	if (sink && sink->driver->probe == NULL)
+	if (sink == NULL && conf->sink_url)
+		printf("sink: not connected to: it cannot be opened (the "
+		       "problem is above)\n");
+	else if (sink && sink->driver->probe == NULL)
 		printf("sink: %s is a Maildir on this host: nothing to "
 		       "connect to\n",
 		       conf->sink_url);

@@ -127,6 +127,13 @@ connect "sink.url=smtp://localhost:$closed"
 expect_line "a closed SMTP port: exit 1, the connect step" 1 \
 	"smtp: smtp localhost:$closed (tls=starttls): connect: "
 
+connect "source.password-file=$W/no-such-password"
+expect_line "a source that cannot be opened is not connected to, and says why above" 1 \
+	"source: not connected to: it cannot be opened (the problem is above)"
+expect_line "... the problem names the password file" 1 \
+	"[source] password-file: $W/no-such-password"
+expect_line "... and the SMTP server is still tried" 1 "smtp: QUIT, no mail sent"
+
 committee_conf roles.chair="$CAROL" roles.leader="$LEO"
 rc=0
 "$TENURE" check-config --connect --config "$CONF" >cc.all 2>&1 || rc=$?
