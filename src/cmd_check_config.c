@@ -6,7 +6,8 @@
  * the [publish] directory (there, a directory, writable),
  * the keyrings, the templates (each kind of mail composed from samples),
  * the bot key (a test signature in the GnuPG home), the source and the
- * sink (opened, not connected to).  Each problem is reported once, and
+ * sink (opened; with --connect, then logged in to, step by step, by
+ * the drivers' own code, sending nothing).  Each problem is reported once, and
  * a cause is not reported again through what it spoils (an unreadable
  * keyring is one line, not one more per member).  When all is well it
  * ends with what run would do: where mail comes from and goes to, and
