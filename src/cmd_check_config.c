@@ -6,7 +6,8 @@
  * the [publish] directory (there, a directory, writable),
  * the keyrings, the templates (each kind of mail composed from samples),
  * the bot key (a test signature in the GnuPG home), the source and the
- * sink (opened, not connected to).  Each problem is reported once, and
+ * sink (opened; with --connect, then logged in to, step by step, by
+ * the drivers' own code, sending nothing).  Each problem is reported once, and
  * a cause is not reported again through what it spoils (an unreadable
  * keyring is one line, not one more per member).  When all is well it
  * ends with what run would do: where mail comes from and goes to, and
@@ -28,6 +29,7 @@
 #include "keyring.h"
 #include "ledger.h"
 #include "mailout.h"
+#include "setup_check.h"
 #include "sink.h"
 #include "source.h"
 #include "util.h"
@@ -73,6 +75,21 @@ check_writable(const Conf *conf, GPtrArray *problems, const char *key,
 	struct stat st;
 	if (stat(path, &st) < 0 || access(path, W_OK) == 0)
 		return;
+	/* Owner and mode say nothing here: under the units'
+	 * ProtectSystem=strict every path but the state directory is a
+	 * read-only mount unless the unit names it. */
+	if (errno == EROFS) {
+		g_autofree char *line = g_strdup_printf(
+		    "%s: %s is on a read-only mount (%s); the units run with "
+		    "ProtectSystem=strict, where only the paths their "
+		    "ReadWritePaths= names can be written: add it (systemctl "
+		    "edit tenure.service, or tenure-once.service for the "
+		    "timer: [Service] ReadWritePaths=%s), or mount it "
+		    "read-write",
+		    key, path, why, path);
+		add_problem(conf, problems, line);
+		return;
+	}
 	g_autofree char *owner = user_name(st.st_uid);
 	g_autofree char *me = user_name(geteuid());
 	g_autofree char *line = g_strdup_printf(
@@ -418,77 +435,89 @@ check_as_run(const Conf *conf, GPtrArray *problems)
 	}
 }
 
+/* Prints one step of a probe that went well: "imap: logged in as
+ * tenure". */
+static void
+print_step(const char *step, gpointer user_data)
+{
+	printf("%s: %s\n", (const char *)user_data, step);
+}
+
+/* Prints the step that failed, after those that went well. */
+static void
+print_failure(const char *what, const GError *error)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s%s: %s\n", util_log_prefix(UTIL_LOG_ERR), what,
+	        error->message);
+	fflush(stderr);
+}
+
+/* --connect: the source's and the sink's servers, connected and logged
+ * in to by their drivers' own code (source.h, sink.h), one line per
+ * step.  A source or sink that could not be opened has its problem
+ * reported already.  FALSE when a server could not be used. */
+static gboolean
+check_connect(const Conf *conf)
+{
+	gboolean ok = TRUE;
+	g_autoptr(GError) error = NULL;
+	Source *source =
+	    conf->source_url ? source_open(conf, conf->source_url, NULL) : NULL;
+	if (source == NULL && conf->source_url)
+		printf("source: not connected to: it cannot be opened (the "
+		       "problem is above)\n");
+	else if (source && source->driver->probe == NULL)
+		printf("source: %s is a mailbox on this host: nothing to "
+		       "connect to\n",
+		       conf->source_url);
+	else if (source &&
+	         !source_probe(source, print_step,
+	                       (gpointer)source->driver->scheme, &error)) {
+		print_failure(source->driver->scheme, error);
+		ok = FALSE;
+	}
+	source_close(source);
+	g_clear_error(&error);
+	Sink *sink = conf->sink_url ? sink_open(conf, conf->sink_url, NULL)
+	                            : NULL;
+	if (sink == NULL && conf->sink_url)
+		printf("sink: not connected to: it cannot be opened (the "
+		       "problem is above)\n");
+	else if (sink && sink->driver->probe == NULL)
+		printf("sink: %s is a Maildir on this host: nothing to "
+		       "connect to\n",
+		       conf->sink_url);
+	else if (sink && !sink_probe(sink, print_step,
+	                             (gpointer)sink->driver->scheme, &error)) {
+		print_failure(sink->driver->scheme, error);
+		ok = FALSE;
+	}
+	sink_close(sink);
+	fflush(stdout);
+	return ok;
+}
+
 /* Every key tenure expects to see signing: [roles] (chair, leader,
  * secretary), the role holders and the members the ledger names today.
  * One the keyrings lack could not sign a command that counts. */
 static void
 check_keys(const Conf *conf, GPtrArray *problems)
 {
-	if (conf->keyrings == NULL)
+	/* check_files has named an unreadable keyring already. */
+	if (conf->keyrings == NULL || has_problem(problems, "[keys] keyring:"))
 		return;
-	g_autoptr(GPtrArray) fprs = g_ptr_array_new();
-	g_autoptr(GPtrArray) whose = g_ptr_array_new_with_free_func(g_free);
-	const struct {
-		const char *what;
-		const char *fpr;
-	} configured[] = {
-		{"[roles] chair", conf->chair},
-		{"[roles] leader", conf->leader},
-		{"[roles] secretary", conf->secretary},
-	};
-	for (gsize i = 0; i < G_N_ELEMENTS(configured); i++) {
-		if (configured[i].fpr == NULL)
-			continue;
-		g_ptr_array_add(fprs, (char *)configured[i].fpr);
-		g_ptr_array_add(whose, g_strdup(configured[i].what));
-	}
 	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, TRUE, NULL);
 	g_autoptr(Committee) committee = ledger ? committee_replay(ledger, NULL)
 	                                        : NULL;
-	Day today = date_today();
-	if (committee) {
-		g_autoptr(GPtrArray) members = committee_members_on(committee, today);
-		for (guint i = 0; i < members->len; i++) {
-			const Person *person = members->pdata[i];
-			const char *fpr = committee_key_on(committee, person->email, today);
-			if (fpr == NULL)
-				continue;
-			g_ptr_array_add(fprs, (char *)fpr);
-			g_autofree char *member = util_text_escape(person->member, FALSE);
-			g_ptr_array_add(whose, g_strdup_printf("[committee] ledger: member %s",
-			                                       member));
-		}
-		for (int r = 0; r < ROLE_COUNT; r++) {
-			const LedgerEvent *holder = committee_role_on(committee, r, today);
-			const char *fpr = committee_role_key_on(committee, r, today);
-			if (holder == NULL || fpr == NULL)
-				continue;
-			g_ptr_array_add(fprs, (char *)fpr);
-			g_autofree char *member = util_text_escape(holder->member, FALSE);
-			g_ptr_array_add(whose, g_strdup_printf("[committee] ledger: %s %s",
-			                                       committee_role_name(r),
-			                                       member));
-		}
-	}
-	g_ptr_array_add(fprs, NULL);
 	g_autoptr(GPtrArray) missing = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GError) error = NULL;
-	/* check_files has named an unreadable keyring already. */
-	if (has_problem(problems, "[keys] keyring:"))
-		return;
-	if (!keyring_missing(conf, (const char *const *)fprs->pdata, missing,
-	                     &error)) {
+	if (!setup_check_keys(conf, committee, date_today(), missing, &error)) {
 		add_problem(conf, problems, error->message);
 		return;
 	}
-	for (guint m = 0; m < missing->len; m++)
-		for (guint i = 0; i + 1 < fprs->len; i++)
-			if (g_ascii_strcasecmp(fprs->pdata[i], missing->pdata[m]) == 0) {
-				g_autofree char *line = g_strdup_printf(
-				    "%s: key %s is in no [keys] keyring",
-				    (char *)whose->pdata[i], (char *)missing->pdata[m]);
-				add_problem(conf, problems, line);
-			}
+	for (guint i = 0; i < missing->len; i++)
+		add_problem(conf, problems, missing->pdata[i]);
 }
 
 /* Problems with the files the configuration names; one line each. */
@@ -541,44 +570,6 @@ check_files(const Conf *conf, GPtrArray *problems)
 		    "%s: [committee] ledger: %s", conf->path, error->message));
 }
 
-/* What became of the holder [roles] names for ROLE, which the ledger
- * records no role event for: the configured holder lapses like one from
- * the ledger (committee.h), so a chair whose term ended, or whose key is
- * no member's, leaves the chair vacant, and a key event moves the role
- * to the holder's new key.  One warning when so. */
-static void
-warn_configured_holder(const Conf *conf, const Committee *committee,
-                       CommitteeRole role, const char *configured,
-                       GPtrArray *warnings)
-{
-	const char *key = committee_role_key_on(committee, role, date_today());
-	if (key && g_ascii_strcasecmp(key, configured) == 0)
-		return;
-	const char *holder = committee_key_first_holder(committee, configured);
-	g_autofree char *who =
-	    holder ? util_text_escape(committee_name_of(committee, holder), FALSE)
-	           : NULL;
-	const char *name = committee_role_name(role);
-	if (key == NULL && who == NULL)
-		g_ptr_array_add(warnings, g_strdup_printf(
-		    "%s: [roles] %s: %s is no member's key in the ledger, and the "
-		    "chair must be a member: the chair is vacant (record the key "
-		    "in the ledger, or have the secretary hand the chair over)",
-		    conf->path, name, configured));
-	else if (key == NULL)
-		g_ptr_array_add(warnings, g_strdup_printf(
-		    "%s: [roles] %s: %s is the key of %s, who is not a member "
-		    "today: the chair is vacant (the secretary can hand it to a "
-		    "member)",
-		    conf->path, name, configured, who));
-	else
-		g_ptr_array_add(warnings, g_strdup_printf(
-		    "%s: [roles] %s: %s was the key of %s, who signs with %s "
-		    "today: that key holds the %s's role",
-		    conf->path, name, configured, who ? who : "its holder", key,
-		    name));
-}
-
 /* [roles] against the ledger's role events.  A role the ledger does
  * not record must be configured, and the warnings say when its holder
  * has lapsed; one it records is the ledger's, and where [roles] names
@@ -603,8 +594,9 @@ check_roles(const Conf *conf, GPtrArray *problems, GPtrArray *notes,
 				g_string_append_printf(unset, "%s%s",
 				                       unset->len ? " and " : "", name);
 			else if (committee)
-				warn_configured_holder(conf, committee, r,
-				                       configured[r], warnings);
+				setup_check_holder(conf, committee, r,
+				                   configured[r], date_today(),
+				                   warnings);
 			continue;
 		}
 		Day today = date_today();
@@ -743,6 +735,16 @@ print_what_run_does(const Conf *conf)
 	return TRUE;
 }
 
+static gboolean opt_connect;
+
+static const GOptionEntry entries[] = {
+	{"connect", 0, 0, G_OPTION_ARG_NONE, &opt_connect,
+	 "Then log in to the IMAP and SMTP servers (TLS verified, AUTH, the "
+	 "mailbox selected), sending nothing, and report each step",
+	 NULL},
+	{NULL},
+};
+
 int
 cmd_check_config(int argc, char **argv)
 {
@@ -750,7 +752,7 @@ cmd_check_config(int argc, char **argv)
 	    "check-config", NULL,
 	    "Reads the configuration, checks every section, key and the files "
 	    "it names,\nand reports every problem, one per line.",
-	    FALSE, NULL);
+	    FALSE, entries);
 	if (!cmd_parse(context, "check-config", &argc, &argv))
 		return CMD_USAGE;
 	if (argc > 1) {
@@ -801,7 +803,10 @@ cmd_check_config(int argc, char **argv)
 	for (guint i = 0; i < problems->len; i++)
 		fprintf(stderr, "%s%s\n", util_log_prefix(UTIL_LOG_ERR),
 		        (char *)problems->pdata[i]);
-	if (problems->len > 0)
+	/* The servers come after the files: a wrong password file or CA
+	 * file is named as such, not only as the login it spoils. */
+	gboolean connected = !opt_connect || check_connect(conf);
+	if (problems->len > 0 || !connected)
 		return CMD_FAILED;
 	printf("%s: OK\n", conf->path);
 	return print_what_run_does(conf) ? CMD_OK : CMD_FAILED;

@@ -66,6 +66,15 @@ sink_delivered(Sink *sink, const char *message_id)
 	       sink->driver->delivered(sink, message_id);
 }
 
+gboolean
+sink_probe(Sink *sink, SinkProbeReport report, gpointer user_data,
+           GError **error)
+{
+	if (sink->driver->probe == NULL)
+		return FALSE;
+	return sink->driver->probe(sink, report, user_data, error);
+}
+
 void
 sink_close(Sink *sink)
 {

@@ -44,6 +44,9 @@ SinkRefusal *sink_refusal_new(const char *address, const char *reply,
                               gboolean permanent);
 void sink_refusal_free(SinkRefusal *refusal);
 
+/* Told each step of a probe that went well, in the words of a line. */
+typedef void (*SinkProbeReport)(const char *step, gpointer user_data);
+
 typedef struct {
 	const char *scheme;
 	Sink *(*open)(const Conf *conf, const char *url, GError **error);
@@ -52,6 +55,13 @@ typedef struct {
 	                 GPtrArray *refused, GError **error);
 	gboolean (*delivered)(Sink *sink, const char *message_id);
 	void (*close)(Sink *sink);
+	/* For `check-config --connect`: opens a session as send() does
+	 * (TLS verified, AUTH), sends no mail, and ends it with QUIT,
+	 * telling REPORT each step as it succeeds.  FALSE with an error
+	 * that names the step that failed and quotes the server.  NULL for
+	 * a sink with no server (Maildir). */
+	gboolean (*probe)(Sink *sink, SinkProbeReport report,
+	                  gpointer user_data, GError **error);
 } SinkDriver;
 
 struct Sink {
@@ -64,6 +74,11 @@ gboolean sink_send(Sink *sink, const char *envelope_from,
                    GPtrArray *refused, GError **error);
 gboolean sink_delivered(Sink *sink, const char *message_id);
 void sink_close(Sink *sink);
+
+/* The driver's probe; FALSE without an error (nothing to connect to)
+ * when SINK has no server. */
+gboolean sink_probe(Sink *sink, SinkProbeReport report, gpointer user_data,
+                    GError **error);
 
 extern const SinkDriver sink_smtp_driver;
 extern const SinkDriver sink_maildir_driver;

@@ -48,6 +48,7 @@
 
 #include "sink.h"
 
+#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -57,6 +58,7 @@
 
 #include "clock.h"
 #include "netstop.h"
+#include "tls_verify.h"
 #include "util.h"
 
 #define CONNECT_TIMEOUT 15L
@@ -94,6 +96,7 @@ typedef struct {
 	gint64 stop_seen;       /* monotonic time a stop was first seen; 0 */
 	gboolean data_out;      /* the whole message went to the server */
 	gboolean cut;           /* this session was ended by a stop */
+	gboolean authenticated; /* the server took AUTH (a 235) */
 	int fd;                 /* the connection's socket, -1 while none */
 } SmtpSink;
 
@@ -182,6 +185,11 @@ debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
 {
 	SmtpSink *sink = user_data;
 	if (type == CURLINFO_HEADER_OUT) {
+		/* What answers a 334 is the AUTH exchange going on, not a
+		 * command of its own. */
+		if (g_ascii_strcasecmp(sink->last_command, "AUTH") == 0 &&
+		    g_str_has_prefix(sink->last_reply->str, "334"))
+			return 0;
 		gsize n = 0;
 		while (n < size && n < sizeof sink->last_command - 1 &&
 		       g_ascii_isalpha(data[n]))
@@ -200,6 +208,9 @@ debug_reply(CURL *handle, curl_infotype type, char *data, size_t size,
 	if (type != CURLINFO_HEADER_IN ||
 	    g_ascii_strcasecmp(sink->last_command, "QUIT") == 0)
 		return 0;
+	if (g_ascii_strcasecmp(sink->last_command, "AUTH") == 0 &&
+	    size >= 3 && memcmp(data, "235", 3) == 0)
+		sink->authenticated = TRUE;
 	g_autofree char *text = g_strndup(data, size);
 	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
 	for (char **line = lines; *line; line++) {
@@ -348,9 +359,31 @@ fail:
 	return NULL;
 }
 
+/* Forgets what the last session or mail left: before each try. */
 static void
-smtp_setup(SmtpSink *sink, const char *from, struct curl_slist *rcpt,
-           Reader *reader)
+smtp_reset(SmtpSink *sink)
+{
+	if (sink->fd >= 0)
+		netstop_grace(sink->fd, FALSE);
+	sink->errbuf[0] = '\0';
+	g_string_truncate(sink->last_reply, 0);
+	g_string_truncate(sink->refusals, 0);
+	sink->last_command[0] = '\0';
+	sink->failed_command[0] = '\0';
+	g_string_truncate(sink->failed_reply, 0);
+	g_clear_pointer(&sink->rcpt, g_free);
+	g_ptr_array_set_size(sink->rcpt_refused, 0);
+	sink->stop_seen = 0;
+	sink->cut = FALSE;
+	sink->data_out = FALSE;
+	sink->authenticated = FALSE;
+}
+
+/* The session as every mail and the probe have it: TLS, its
+ * verification, AUTH, the time limits, the stop, and the replies
+ * watched. */
+static void
+smtp_setup_session(SmtpSink *sink)
 {
 	CURL *curl = sink->curl;
 	/* A reset keeps the open connection, so a flush of many messages
@@ -372,18 +405,6 @@ smtp_setup(SmtpSink *sink, const char *from, struct curl_slist *rcpt,
 		curl_easy_setopt(curl, CURLOPT_USERNAME, sink->user);
 		curl_easy_setopt(curl, CURLOPT_PASSWORD, sink->password);
 	}
-	curl_easy_setopt(curl, CURLOPT_MAIL_FROM, from);
-	curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, rcpt);
-	/* One refused recipient (a member's address that no longer
-	 * exists) must not keep an announcement from the list; the mail
-	 * fails only when every recipient is refused, and the refusals are
-	 * logged. */
-	curl_easy_setopt(curl, RCPT_ALLOWFAILS, 1L);
-	curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-	curl_easy_setopt(curl, CURLOPT_READFUNCTION, read_message);
-	curl_easy_setopt(curl, CURLOPT_READDATA, reader);
-	curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE,
-	                 (curl_off_t)reader->len);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, CONNECT_TIMEOUT);
 	/* A stalled server holds the daemon's pass (mail is not read
@@ -402,6 +423,26 @@ smtp_setup(SmtpSink *sink, const char *from, struct curl_slist *rcpt,
 	curl_easy_setopt(curl, CURLOPT_VERBOSE, 1L);
 	curl_easy_setopt(curl, CURLOPT_DEBUGFUNCTION, debug_reply);
 	curl_easy_setopt(curl, CURLOPT_DEBUGDATA, sink);
+}
+
+static void
+smtp_setup(SmtpSink *sink, const char *from, struct curl_slist *rcpt,
+           Reader *reader)
+{
+	CURL *curl = sink->curl;
+	smtp_setup_session(sink);
+	curl_easy_setopt(curl, CURLOPT_MAIL_FROM, from);
+	curl_easy_setopt(curl, CURLOPT_MAIL_RCPT, rcpt);
+	/* One refused recipient (a member's address that no longer
+	 * exists) must not keep an announcement from the list; the mail
+	 * fails only when every recipient is refused, and the refusals are
+	 * logged. */
+	curl_easy_setopt(curl, RCPT_ALLOWFAILS, 1L);
+	curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+	curl_easy_setopt(curl, CURLOPT_READFUNCTION, read_message);
+	curl_easy_setopt(curl, CURLOPT_READDATA, reader);
+	curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE,
+	                 (curl_off_t)reader->len);
 }
 
 /* Only a 5xx answer to this message's recipients or data is
@@ -457,6 +498,37 @@ closed_while_idle(SmtpSink *sink, CURLcode rc, long status)
 	return status == 0 && sink->last_reply->len == 0;
 }
 
+/* What went wrong with the session that ended with RC and STATUS: curl's
+ * words, the server's, and what to look at. */
+static char *
+failure_text(const SmtpSink *sink, CURLcode rc, long status)
+{
+	const char *why =
+	    sink->errbuf[0] ? sink->errbuf : curl_easy_strerror(rc);
+	const char *hint = "";
+	if (rc == CURLE_USE_SSL_FAILED)
+		hint = "; [sink] starttls = required, so nothing was sent "
+		       "(starttls = no is only for a local MTA)";
+	else if (rc == CURLE_PEER_FAILED_VERIFICATION ||
+	         rc == CURLE_SSL_CACERT_BADFILE)
+		hint = "; the server's certificate must verify against the "
+		       "system CAs or [sink] ca-file";
+	else if (rc == CURLE_LOGIN_DENIED)
+		hint = "; check [sink] user and password-file";
+	/* The data went out and the last word from the server is still its
+	 * 354 go-ahead: whether it took the message is unknown. */
+	gboolean unanswered = sink->data_out && (status == 354 || status == 0);
+	if (unanswered)
+		hint = "; the message had gone out: the server may have it, "
+		       "and the retry may deliver it twice (same Message-ID)";
+	const GString *said =
+	    sink->failed_reply->len > 0 ? sink->failed_reply : sink->last_reply;
+	return said->len > 0 && status >= 400
+	        ? g_strdup_printf("%s (server said: %s)%s", why, said->str,
+	                          hint)
+	        : g_strdup_printf("%s%s", why, hint);
+}
+
 static gboolean
 smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
           GBytes *message, GPtrArray *refused, GError **error)
@@ -473,20 +545,8 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 	CURLcode rc = CURLE_OK;
 	long status = 0;
 	for (int attempt = 0;; attempt++) {
-		if (sink->fd >= 0)
-			netstop_grace(sink->fd, FALSE);
 		reader.offset = 0;
-		sink->errbuf[0] = '\0';
-		g_string_truncate(sink->last_reply, 0);
-		g_string_truncate(sink->refusals, 0);
-		sink->last_command[0] = '\0';
-		sink->failed_command[0] = '\0';
-		g_string_truncate(sink->failed_reply, 0);
-		g_clear_pointer(&sink->rcpt, g_free);
-		g_ptr_array_set_size(sink->rcpt_refused, 0);
-		sink->stop_seen = 0;
-		sink->cut = FALSE;
-		sink->data_out = FALSE;
+		smtp_reset(sink);
 		smtp_setup(sink, from, rcpt, &reader);
 		if (attempt > 0)
 			curl_easy_setopt(sink->curl, CURLOPT_FRESH_CONNECT, 1L);
@@ -514,31 +574,10 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 		pass_refusals(sink, refused);
 		return TRUE;
 	}
-	const char *why =
-	    sink->errbuf[0] ? sink->errbuf : curl_easy_strerror(rc);
-	const char *hint = "";
-	if (rc == CURLE_USE_SSL_FAILED)
-		hint = "; [sink] starttls = required, so nothing was sent "
-		       "(starttls = no is only for a local MTA)";
-	else if (rc == CURLE_PEER_FAILED_VERIFICATION ||
-	         rc == CURLE_SSL_CACERT_BADFILE)
-		hint = "; the server's certificate must verify against the "
-		       "system CAs or [sink] ca-file";
-	else if (rc == CURLE_LOGIN_DENIED)
-		hint = "; check [sink] user and password-file";
 	/* The data went out and the last word from the server is still its
 	 * 354 go-ahead: whether it took the message is unknown. */
 	gboolean unanswered = sink->data_out && (status == 354 || status == 0);
-	if (unanswered)
-		hint = "; the message had gone out: the server may have it, "
-		       "and the retry may deliver it twice (same Message-ID)";
-	const GString *said =
-	    sink->failed_reply->len > 0 ? sink->failed_reply : sink->last_reply;
-	g_autofree char *message_text =
-	    said->len > 0 && status >= 400
-	        ? g_strdup_printf("%s (server said: %s)%s", why, said->str,
-	                          hint)
-	        : g_strdup_printf("%s%s", why, hint);
+	g_autofree char *message_text = failure_text(sink, rc, status);
 	util_log_warning("smtp", "host", sink->host, "tls", sink->tls, "auth",
 	                 auth, "from", envelope_from, "recipients", to,
 	                 "smtpstatus", status_text, "errormsg", message_text,
@@ -563,6 +602,134 @@ smtp_send(Sink *base, const char *envelope_from, const char *const *recipients,
 	            message_text);
 	pass_refusals(sink, refused);
 	return FALSE;
+}
+
+/* The step a session that failed with RC had come to, by curl's code
+ * and the last command sent: "connect", "TLS", "AUTH", "EHLO", ... */
+static const char *
+failed_step(const SmtpSink *sink, CURLcode rc)
+{
+	switch (rc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+		return "connect";
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_CONNECT_ERROR:
+		return "TLS";
+	case CURLE_USE_SSL_FAILED:
+		return "STARTTLS";
+	case CURLE_LOGIN_DENIED:
+		return "AUTH";
+	default:
+		break;
+	}
+	if (sink->failed_command[0] != '\0')
+		return sink->failed_command;
+	if (sink->last_command[0] != '\0')
+		return sink->last_command;
+	return sink->last_reply->len > 0 ? "greeting" : "connect";
+}
+
+/* The server's certificate, described (tls_verify.h), from what curl
+ * kept of the handshake. */
+static char *
+peer_certificate(SmtpSink *sink)
+{
+	struct curl_certinfo *certificates = NULL;
+	if (curl_easy_getinfo(sink->curl, CURLINFO_CERTINFO, &certificates) !=
+	        CURLE_OK ||
+	    certificates == NULL || certificates->num_of_certs < 1)
+		return NULL;
+	for (struct curl_slist *field = certificates->certinfo[0]; field;
+	     field = field->next)
+		if (g_str_has_prefix(field->data, "Cert:")) {
+			g_autoptr(GBytes) pem = g_bytes_new_static(
+			    field->data + 5, strlen(field->data + 5));
+			return tls_verify_describe(pem, TRUE);
+		}
+	return NULL;
+}
+
+static size_t
+discard(char *data, size_t size, size_t nitems, void *user_data)
+{
+	return size * nitems;
+}
+
+/* Tells REPORT STEP, made from FORMAT. */
+static void G_GNUC_PRINTF(3, 4)
+report_step(SinkProbeReport report, gpointer user_data, const char *format,
+            ...)
+{
+	va_list args;
+	va_start(args, format);
+	g_autofree char *step = g_strdup_vprintf(format, args);
+	va_end(args);
+	report(step, user_data);
+}
+
+/* One session as send() opens it (smtp_setup_session), with NOOP for
+ * the mail: the command after the greeting, EHLO, STARTTLS and AUTH
+ * that proves the session usable and hands the server nothing.  curl
+ * ends the session with QUIT when its handle goes. */
+static gboolean
+smtp_probe(Sink *base, SinkProbeReport report, gpointer user_data,
+           GError **error)
+{
+	SmtpSink *sink = (SmtpSink *)base;
+	smtp_reset(sink);
+	smtp_setup_session(sink);
+	curl_easy_setopt(sink->curl, CURLOPT_CERTINFO, 1L);
+	curl_easy_setopt(sink->curl, CURLOPT_CUSTOMREQUEST, "NOOP");
+	curl_easy_setopt(sink->curl, CURLOPT_WRITEFUNCTION, discard);
+	CURLcode rc = curl_easy_perform(sink->curl);
+	long status = 0;
+	curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (rc != CURLE_OK) {
+		g_autofree char *text = failure_text(sink, rc, status);
+		const char *step = failed_step(sink, rc);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+		            "smtp %s (tls=%s): %s%s%s: %s", sink->host, sink->tls,
+		            step, sink->user && strcmp(step, "AUTH") == 0
+		                      ? " as " : "",
+		            sink->user && strcmp(step, "AUTH") == 0 ? sink->user
+		                                                     : "",
+		            text);
+		return FALSE;
+	}
+	if (sink->use_ssl == CURLUSESSL_NONE) {
+		report_step(report, user_data,
+		            "connected to %s without TLS ([sink] starttls = no: "
+		            "a local MTA)", sink->host);
+	} else {
+		g_autofree char *peer = peer_certificate(sink);
+		report_step(report, user_data,
+		            "connected to %s, %sTLS verified (%s)", sink->host,
+		            strcmp(sink->tls, "starttls") == 0 ? "STARTTLS, " : "",
+		            peer ? peer : "certificate unreadable");
+	}
+	if (sink->user && !sink->authenticated) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+		            "smtp %s (tls=%s): AUTH as %s: the server offers no "
+		            "AUTH (its EHLO answer lists none), and [sink] user "
+		            "is set", sink->host, sink->tls, sink->user);
+		return FALSE;
+	}
+	if (sink->user)
+		report_step(report, user_data, "logged in as %s (AUTH)",
+		            sink->user);
+	else
+		report_step(report, user_data,
+		            "no AUTH ([sink] user is not set)");
+	report_step(report, user_data, "NOOP answered: %s",
+	            sink->last_reply->str);
+	/* The handle goes with its session, which it ends with QUIT; a
+	 * fresh one keeps the sink usable. */
+	curl_easy_cleanup(sink->curl);
+	sink->curl = curl_easy_init();
+	report_step(report, user_data, "QUIT, no mail sent");
+	return TRUE;
 }
 
 static void
@@ -592,4 +759,5 @@ const SinkDriver sink_smtp_driver = {
     .open = smtp_open,
     .send = smtp_send,
     .close = smtp_close,
+    .probe = smtp_probe,
 };

@@ -64,6 +64,15 @@ source_wait(Source *source, int timeout, GError **error)
 	return source->driver->wait(source, timeout, error);
 }
 
+gboolean
+source_probe(Source *source, SourceProbeReport report, gpointer user_data,
+             GError **error)
+{
+	if (source->driver->probe == NULL)
+		return FALSE;
+	return source->driver->probe(source, report, user_data, error);
+}
+
 void
 source_close(Source *source)
 {

@@ -57,6 +57,10 @@ typedef gboolean (*SourceHandler)(const SourceMessage *message,
 
 typedef struct Source Source;
 
+/* Told each step of a probe that went well, in the words of a line
+ * ("connected to imaps://HOST:PORT, TLS verified (CN=...)"). */
+typedef void (*SourceProbeReport)(const char *step, gpointer user_data);
+
 typedef struct {
 	const char *scheme; /* "maildir", "mbox", "imap", "imaps" */
 	Source *(*open)(const Conf *conf, const char *url, GError **error);
@@ -68,6 +72,14 @@ typedef struct {
 	 * for sources that are read once (mbox). */
 	gboolean (*wait)(Source *source, int timeout, GError **error);
 	void (*close)(Source *source);
+	/* For `check-config --connect`: connects, brings the connection to
+	 * verified TLS, logs in and opens the mailbox read-only, by the
+	 * code fetch() uses, telling REPORT each step as it succeeds, then
+	 * logs out.  FALSE with an error that names the step that failed
+	 * and quotes the server.  It changes nothing, in the mailbox or the
+	 * state.  NULL for a source with no server (Maildir, mbox). */
+	gboolean (*probe)(Source *source, SourceProbeReport report,
+	                  gpointer user_data, GError **error);
 } SourceDriver;
 
 struct Source {
@@ -92,6 +104,11 @@ gboolean source_fetch(Source *source, SourceHandler handler,
                       gpointer user_data, GError **error);
 gboolean source_wait(Source *source, int timeout, GError **error);
 void source_close(Source *source);
+
+/* The driver's probe; FALSE without an error (nothing to connect to)
+ * when SOURCE has no server. */
+gboolean source_probe(Source *source, SourceProbeReport report,
+                      gpointer user_data, GError **error);
 
 /* Makes every wait of SOURCE end when FD becomes readable. */
 void source_wake_on(Source *source, int fd);

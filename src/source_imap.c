@@ -82,6 +82,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <time.h>
 
@@ -131,6 +132,7 @@ typedef struct {
 	char *user;
 	char *password;
 	char *ca_file;
+	char *peer;           /* the verified certificate, described */
 	char *mailbox;
 	int poll_interval;
 	gint64 max_age;         /* [keys] max-signature-age, in seconds */
@@ -326,6 +328,8 @@ verify_server(ImapSource *source, GError **error)
 		disconnect(source, FALSE);
 		return FALSE;
 	}
+	g_free(source->peer);
+	source->peer = tls_verify_describe(chain->pdata[0], FALSE);
 	return TRUE;
 }
 
@@ -700,8 +704,25 @@ observe_newest(ImapSource *source, GError **error)
 	return TRUE;
 }
 
+/* Tells REPORT (may be NULL) STEP, made from FORMAT. */
+static void G_GNUC_PRINTF(3, 4)
+report_step(SourceProbeReport report, gpointer user_data,
+            const char *format, ...)
+{
+	if (report == NULL)
+		return;
+	va_list args;
+	va_start(args, format);
+	g_autofree char *step = g_strdup_vprintf(format, args);
+	va_end(args);
+	report(step, user_data);
+}
+
+/* Connects, brings the connection to verified TLS and logs in, telling
+ * REPORT (may be NULL: the daemon's connections) each step. */
 static gboolean
-imap_connect(ImapSource *source, GError **error)
+start_session(ImapSource *source, SourceProbeReport report,
+              gpointer user_data, GError **error)
 {
 	gboolean authenticated = FALSE;
 	source->imap = mailimap_new(0, NULL);
@@ -713,7 +734,22 @@ imap_connect(ImapSource *source, GError **error)
 	mailimap_set_timeout(source->imap, NETWORK_TIMEOUT);
 	if (!connect_tls(source, &authenticated, error))
 		return FALSE;
+	report_step(report, user_data, "connected to %s, %sTLS verified (%s)",
+	            source->server, source->implicit_tls ? "" : "STARTTLS, ",
+	            source->peer ? source->peer : "certificate unreadable");
 	if (!authenticated && !log_in(source, error))
+		return FALSE;
+	report_step(report, user_data, "%s as %s",
+	            authenticated ? "pre-authenticated by the server"
+	                          : "logged in",
+	            source->user);
+	return TRUE;
+}
+
+static gboolean
+imap_connect(ImapSource *source, GError **error)
+{
+	if (!start_session(source, NULL, NULL, error))
 		return FALSE;
 	/* Capabilities may grow after login (Dovecot adds IDLE's friends). */
 	if (!refresh_capabilities(source, error))
@@ -1342,6 +1378,37 @@ imap_wait_or_stop(Source *base, int timeout, GError **error)
 	return FALSE;
 }
 
+/* The mailbox is opened with EXAMINE, as fetch() opens it: read-only,
+ * so that not even a \Recent flag changes. */
+static gboolean
+imap_probe(Source *base, SourceProbeReport report, gpointer user_data,
+           GError **error)
+{
+	ImapSource *source = (ImapSource *)base;
+	gboolean ok = FALSE;
+	int rc;
+	if (!start_session(source, report, user_data, error))
+		goto out;
+	deadline_arm(source, COMMAND_DEADLINE);
+	rc = mailimap_examine(source->imap, source->mailbox);
+	if (rc != MAILIMAP_NO_ERROR) {
+		g_autofree char *what = g_strdup_printf("EXAMINE %s", source->mailbox);
+		fail(source, rc, what, error);
+		goto out;
+	}
+	report_step(report, user_data,
+	            "mailbox %s selected read-only (EXAMINE): %u message(s)",
+	            source->mailbox,
+	            source->imap->imap_selection_info->sel_exists);
+	ok = TRUE;
+out:
+	deadline_rest(source);
+	disconnect(source, TRUE);
+	if (ok)
+		report_step(report, user_data, "logged out");
+	return ok;
+}
+
 static void
 imap_close(Source *base)
 {
@@ -1357,6 +1424,7 @@ imap_close(Source *base)
 		g_free(source->password);
 	}
 	g_free(source->ca_file);
+	g_free(source->peer);
 	g_free(source->mailbox);
 	g_free(source->cursor_path);
 	imap_cursor_clear(&source->cursor);
@@ -1516,4 +1584,5 @@ const SourceDriver source_imap_driver = {
 	.fetch = imap_fetch,
 	.wait = imap_wait_or_stop,
 	.close = imap_close,
+	.probe = imap_probe,
 };

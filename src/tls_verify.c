@@ -123,3 +123,27 @@ out:
 		gnutls_x509_trust_list_deinit(trust, 1);
 	return ok;
 }
+
+char *
+tls_verify_describe(GBytes *certificate, gboolean pem)
+{
+	gnutls_x509_crt_t crt = NULL;
+	gsize size;
+	const guchar *data = g_bytes_get_data(certificate, &size);
+	gnutls_datum_t datum = {(unsigned char *)data, (unsigned)size};
+	gnutls_datum_t subject = {NULL, 0}, issuer = {NULL, 0};
+	char *described = NULL;
+	if (gnutls_x509_crt_init(&crt) < 0)
+		return NULL;
+	if (gnutls_x509_crt_import(crt, &datum, pem ? GNUTLS_X509_FMT_PEM
+	                                            : GNUTLS_X509_FMT_DER) >= 0 &&
+	    gnutls_x509_crt_get_dn3(crt, &subject, 0) >= 0 &&
+	    gnutls_x509_crt_get_issuer_dn3(crt, &issuer, 0) >= 0)
+		described = g_strdup_printf("%s, issued by %s",
+		                            (const char *)subject.data,
+		                            (const char *)issuer.data);
+	gnutls_free(subject.data);
+	gnutls_free(issuer.data);
+	gnutls_x509_crt_deinit(crt);
+	return described;
+}

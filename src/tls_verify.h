@@ -21,4 +21,9 @@
 gboolean tls_verify_chain(GPtrArray *chain, const char *hostname,
                           const char *ca_file, GError **error);
 
+/* The subject and issuer of CERTIFICATE (DER, or PEM when PEM), for a
+ * person: "CN=mail.example.org, issued by CN=R3,O=Let's Encrypt,C=US".
+ * NULL when it cannot be read. */
+char *tls_verify_describe(GBytes *certificate, gboolean pem);
+
 #endif

@@ -317,7 +317,10 @@ def serve(args):
             ok = (data.login.decode() == user and
                   data.password.decode() == password)
             handler.log(session, "AUTH-OK" if ok else "AUTH-FAIL")
-            return AuthResult(success=ok)
+            # handled=False: aiosmtpd answers a failure with its 535, as
+            # a real server does; handled=True (the default) would leave
+            # the client waiting for an answer that never comes.
+            return AuthResult(success=ok, handled=False)
 
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
