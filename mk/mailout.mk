@@ -58,3 +58,8 @@ dist_check_SCRIPTS += tests/t-recommend-announce.sh
 # (issue 26 item 11).
 TESTS += tests/t-now.sh
 dist_check_SCRIPTS += tests/t-now.sh
+
+# The clock record's lock: a trust given during a daemon's pass is kept
+# (issue 25 item 1).
+TESTS += tests/t-clock-lock.sh
+dist_check_SCRIPTS += tests/t-clock-lock.sh

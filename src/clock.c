@@ -4,12 +4,15 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/timex.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 
@@ -18,6 +21,7 @@
 #include "util.h"
 
 #define CLOCK_FILE   "clock"
+#define CLOCK_LOCK   "clock.lock"
 #define BOOT_ID_FILE "/proc/sys/kernel/random/boot_id"
 #define REMEDY                                                                 \
 	"if tenure's clock is right, say so with `tenure clock trust`"
@@ -409,6 +413,37 @@ record_save(const char *state_dir, const Record *record, GError **error)
 	return ok;
 }
 
+/* Takes the lock every writer of STATE_DIR/clock holds from reading it
+ * to replacing it: the daemon's pass and `tenure clock trust` are
+ * different processes, and the one that wrote last from what it read
+ * before the other's write would undo it (a trust lost).  Not
+ * STATE_DIR/lock, which the daemon holds as long as it runs, nor the
+ * record itself, which each write replaces with a new file: a file of
+ * its own, held only for the read and the write.  Returns the
+ * descriptor to close, or -1 with ERROR. */
+static int
+record_lock(const char *state_dir, GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, CLOCK_LOCK, NULL);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
+		            g_strerror(errno));
+		return -1;
+	}
+	int rc;
+	while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
+		;
+	if (rc < 0) {
+		int saved = errno;
+		close(fd);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
+		            "%s: flock: %s", path, g_strerror(saved));
+		return -1;
+	}
+	return fd;
+}
+
 /* This boot's id; NULL when the kernel does not say. */
 static char *
 boot_id(void)
@@ -527,6 +562,13 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 	}
 	g_autofree char *torn = NULL;
 	gboolean unreadable = FALSE;
+	/* Without the lock the pass goes on (its doubt is what matters
+	 * now); the write that follows says what is wrong, if it fails. */
+	int locked = record_lock(state_dir, &error);
+	if (locked < 0) {
+		util_log_error("clock-record", "error", error->message, NULL);
+		g_clear_error(&error);
+	}
 	if (!record_load(state_dir, &record, &error)) {
 		unreadable = TRUE;
 		torn = g_strdup_printf("the clock record cannot be read (%s)",
@@ -612,6 +654,8 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 	if ((!unreadable || why == NULL) &&
 	    !record_save(state_dir, &record, &error))
 		util_log_error("clock-record", "error", error->message, NULL);
+	if (locked >= 0)
+		close(locked);
 	if (say_doubt)
 		util_log_warning("clock-doubt", "reason", why, "held",
 		                 "expiries, their announcements, reminders, "
@@ -630,6 +674,9 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 	Record record = {0};
 	g_autoptr(GError) local = NULL;
 	*was = NULL;
+	int locked = record_lock(state_dir, error);
+	if (locked < 0)
+		return FALSE;
 	/* A torn record is what the admin answers too: it is written anew. */
 	if (!record_load(state_dir, &record, &local)) {
 		*was = g_strdup_printf("the clock record cannot be read (%s)",
@@ -652,6 +699,7 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 	record.boot_id = boot_id();
 	record.boottime = seconds_since_boot();
 	gboolean ok = record_save(state_dir, &record, error);
+	close(locked);
 	record_clear(&record);
 	return ok;
 }

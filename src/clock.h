@@ -53,6 +53,10 @@
  * and what ended it) are kept in STATE_DIR/clock for `tenure status`,
  * and logged once each ("clock-doubt", "clock-trusted").
  *
+ * Every writer of STATE_DIR/clock (a pass, `tenure clock trust`) holds
+ * STATE_DIR/clock.lock from its read to its write, so that a trust given
+ * during a pass is not undone by the pass's write.
+ *
  * With --now (date_now_given) nothing is checked or recorded: the time
  * is the operator's.  The functions are thread-safe.
  *
