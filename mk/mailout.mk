@@ -63,3 +63,8 @@ dist_check_SCRIPTS += tests/t-now.sh
 # (issue 25 item 1).
 TESTS += tests/t-clock-lock.sh
 dist_check_SCRIPTS += tests/t-clock-lock.sh
+
+# A server's reading of its clock expires after an hour (issue 25
+# item 3).
+TESTS += tests/t-clock-reading.sh
+dist_check_SCRIPTS += tests/t-clock-reading.sh
