@@ -68,3 +68,8 @@ dist_check_SCRIPTS += tests/t-clock-lock.sh
 # item 3).
 TESTS += tests/t-clock-reading.sh
 dist_check_SCRIPTS += tests/t-clock-reading.sh
+
+# systemd-timedated answers for the kernel's NTP state where adjtimex is
+# denied; a private bus and tests/timedated.py stand for the system's.
+TESTS += tests/t-clock-timedated.sh
+dist_check_SCRIPTS += tests/t-clock-timedated.sh tests/timedated.py

@@ -70,6 +70,7 @@ static char *doubting;
 static char *doubting_kind; /* what it rests on: a server, the record... */
 static gint64 admin_taken; /* the `tenure clock trust` already counted */
 static gint in_doubt; /* atomic: clock_in_doubt */
+static gboolean timedated_silent; /* its silence was logged */
 
 /* The host of SERVER as clock_observe is given it ("the SMTP server
  * HOST:PORT", "the IMAP server imaps://HOST:PORT"), or of a URL. */
@@ -163,17 +164,33 @@ clock_is_witness(const char *server)
 static gboolean
 timedated_synchronised(void)
 {
+	g_autoptr(GError) error = NULL;
 	g_autoptr(GDBusConnection) bus =
-	    g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, NULL);
-	if (bus == NULL)
+	    g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, &error);
+	g_autoptr(GVariant) reply = NULL;
+	if (bus)
+		reply = g_dbus_connection_call_sync(
+		    bus, "org.freedesktop.timedate1",
+		    "/org/freedesktop/timedate1",
+		    "org.freedesktop.DBus.Properties", "Get",
+		    g_variant_new("(ss)", "org.freedesktop.timedate1",
+		                  "NTPSynchronized"),
+		    G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, 2000, NULL,
+		    &error);
+	/* No answer is no witness, said once until one comes: the admin
+	 * who finds tenure doubting a clock NTP keeps right learns why. */
+	if (reply == NULL) {
+		if (!timedated_silent)
+			util_log_warning(
+			    "clock-ntp-unknown", "error", error->message, "means",
+			    "the kernel's NTP state vouches for nothing "
+			    "(adjtimex is denied, and systemd-timedated "
+			    "did not answer)",
+			    NULL);
+		timedated_silent = TRUE;
 		return FALSE;
-	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(
-	    bus, "org.freedesktop.timedate1", "/org/freedesktop/timedate1",
-	    "org.freedesktop.DBus.Properties", "Get",
-	    g_variant_new("(ss)", "org.freedesktop.timedate1", "NTPSynchronized"),
-	    G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, 2000, NULL, NULL);
-	if (reply == NULL)
-		return FALSE;
+	}
+	timedated_silent = FALSE;
 	g_autoptr(GVariant) value = NULL;
 	g_variant_get(reply, "(v)", &value);
 	return g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN) &&
