@@ -73,3 +73,7 @@ dist_check_SCRIPTS += tests/t-clock-reading.sh
 # denied; a private bus and tests/timedated.py stand for the system's.
 TESTS += tests/t-clock-timedated.sh
 dist_check_SCRIPTS += tests/t-clock-timedated.sh tests/timedated.py
+
+# status counts the mail that waits for the clock (issue 25 item 2).
+TESTS += tests/t-clock-waiting.sh
+dist_check_SCRIPTS += tests/t-clock-waiting.sh

@@ -56,6 +56,7 @@ typedef struct {
 	char *ended;      /* the last doubt that ended: what it was */
 	gint64 ended_since, ended_at;
 	char *ended_why;  /* and what ended it */
+	guint waiting;    /* messages the last fetch held (doubted only) */
 } Record;
 
 static GMutex lock;
@@ -391,6 +392,7 @@ record_load(const char *state_dir, Record *record, GError **error)
 	record->ended_since = field_int(stanza, "Ended-Since");
 	record->ended_at = field_int(stanza, "Ended-At");
 	record->ended_why = g_strdup(deb822_get(stanza, "Ended-Why"));
+	record->waiting = (guint)CLAMP(field_int(stanza, "Waiting"), 0, G_MAXUINT);
 	return TRUE;
 }
 
@@ -410,6 +412,8 @@ record_save(const char *state_dir, const Record *record, GError **error)
 		g_string_append_printf(
 		    body, "Doubt: %s\nDoubt-Since: %" G_GINT64_FORMAT "\n",
 		    record->doubt, record->doubt_since);
+	if (record->doubt && record->waiting)
+		g_string_append_printf(body, "Waiting: %u\n", record->waiting);
 	if (record->trusted)
 		g_string_append_printf(body, "Trusted: %" G_GINT64_FORMAT "\n",
 		                       record->trusted);
@@ -657,6 +661,7 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 			            now, by);
 		g_clear_pointer(&record.doubt, g_free);
 		record.doubt_since = 0;
+		record.waiting = 0;
 		g_clear_pointer(&doubting, g_free);
 		g_clear_pointer(&doubting_kind, g_free);
 		record.checked = now;
@@ -710,6 +715,7 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 		            "the admin trusted it (tenure clock trust)");
 	g_clear_pointer(&record.doubt, g_free);
 	record.doubt_since = 0;
+	record.waiting = 0;
 	record.trusted = now;
 	record.checked = now;
 	g_free(record.boot_id);
@@ -719,6 +725,41 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 	close(locked);
 	record_clear(&record);
 	return ok;
+}
+
+void
+clock_note_waiting(const char *state_dir, guint count)
+{
+	g_autoptr(GError) error = NULL;
+	Record record = {0};
+	int locked = record_lock(state_dir, &error);
+	if (locked < 0) {
+		util_log_error("clock-record", "error", error->message, NULL);
+		return;
+	}
+	/* Only a doubt has mail waiting for it; a record that cannot be
+	 * read stays as it is (clock_doubt). */
+	if (record_load(state_dir, &record, &error) &&
+	    record.waiting != (record.doubt ? count : 0)) {
+		record.waiting = record.doubt ? count : 0;
+		if (!record_save(state_dir, &record, &error))
+			util_log_error("clock-record", "error", error->message,
+			               NULL);
+	}
+	close(locked);
+	record_clear(&record);
+}
+
+guint
+clock_waiting_recorded(const char *state_dir)
+{
+	Record record = {0};
+	g_autoptr(GError) error = NULL;
+	guint waiting = 0;
+	if (record_load(state_dir, &record, &error) && record.doubt)
+		waiting = record.waiting;
+	record_clear(&record);
+	return waiting;
 }
 
 char *
