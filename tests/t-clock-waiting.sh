@@ -8,7 +8,9 @@
 #     and status counts 3 in each format (the JSON valid under the
 #     schema);
 #   - after tenure clock trust, the next pass applies the resignation
-#     and status counts nothing.
+#     and status counts nothing;
+#   - the same from an mbox and from an IMAP mailbox (Dovecot), whose
+#     offset and cursor stay before the mail that waits.
 
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
@@ -84,6 +86,43 @@ status=$?
 "$TENURE" --config "$CONF" status --format=tsv >"$W/status.tsv" 2>&1
 test_expect_equal "0 1 0 0 0" \
 	"$status $(grep -c '^Event: resign' "$W/ledger") $(ls "$W/inbox/new" | wc -l | tr -d ' ') $(grep -c '^Clock: [0-9]* message' "$W/status") $(grep -c '^clock-waiting' "$W/status.tsv")" \
+	"$(cat "$W/log" "$W/status")"
+
+# --- The same from an mbox ----------------------------------------------
+
+# The offset kept stays before the mail that waits.
+committee_ledger --file "$W/mbox-ledger" \
+	"Alice Example <alice@example.org> $ALICE" \
+	"Bob Example <bob@example.org>"
+CONF=$W/mbox.conf
+committee_conf "$CONF" committee.ledger=mbox-ledger \
+	committee.state-dir=mbox-state "source.url=mbox:$W/list.mbox"
+STATE=$W/mbox-state
+: >"$W/list.mbox"
+once
+checked=$(sed -n 's/^Checked: //p' "$STATE/clock")
+sed -i "s/^Checked: .*/Checked: $((checked - 20 * 86400))/" "$STATE/clock"
+state_reseal "$STATE/clock"
+for mail in "$(signed_mail "$ALICE" alice@example.org mbox-resign "Tenure: resign")" \
+	"$W/m/talk-1.eml"; do
+	printf 'From someone@example.org %s\n' "$(date -u '+%a %b %e %H:%M:%S %Y')"
+	cat "$mail"
+	printf '\n'
+done >>"$W/list.mbox"
+test_begin "mbox, in doubt: nothing is handled, status counts 2"
+once
+status=$?
+"$TENURE" --config "$CONF" status >"$W/status" 2>&1
+test_expect_equal "1 0 1" \
+	"$status $(grep -c '^Event: resign' "$W/mbox-ledger") $(grep -c '^Clock: 2 message(s) wait' "$W/status")" \
+	"$(cat "$W/log" "$W/status")"
+test_begin "mbox, after tenure clock trust: the resignation is applied"
+"$TENURE" --config "$CONF" clock trust >/dev/null 2>>"$W/log"
+once
+status=$?
+"$TENURE" --config "$CONF" status >"$W/status" 2>&1
+test_expect_equal "0 1 0" \
+	"$status $(grep -c '^Event: resign' "$W/mbox-ledger") $(grep -c '^Clock: [0-9]* message' "$W/status")" \
 	"$(cat "$W/log" "$W/status")"
 
 # --- The same from an IMAP mailbox ---------------------------------------
