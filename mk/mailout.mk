@@ -58,3 +58,22 @@ dist_check_SCRIPTS += tests/t-recommend-announce.sh
 # (issue 26 item 11).
 TESTS += tests/t-now.sh
 dist_check_SCRIPTS += tests/t-now.sh
+
+# The clock record's lock: a trust given during a daemon's pass is kept
+# (issue 25 item 1).
+TESTS += tests/t-clock-lock.sh
+dist_check_SCRIPTS += tests/t-clock-lock.sh
+
+# A server's reading of its clock expires after an hour (issue 25
+# item 3).
+TESTS += tests/t-clock-reading.sh
+dist_check_SCRIPTS += tests/t-clock-reading.sh
+
+# systemd-timedated answers for the kernel's NTP state where adjtimex is
+# denied; a private bus and tests/timedated.py stand for the system's.
+TESTS += tests/t-clock-timedated.sh
+dist_check_SCRIPTS += tests/t-clock-timedated.sh tests/timedated.py
+
+# status counts the mail that waits for the clock (issue 25 item 2).
+TESTS += tests/t-clock-waiting.sh
+dist_check_SCRIPTS += tests/t-clock-waiting.sh

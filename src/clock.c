@@ -4,12 +4,15 @@
 #include "clock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/timex.h>
+#include <unistd.h>
 
 #include <gio/gio.h>
 
@@ -18,6 +21,7 @@
 #include "util.h"
 
 #define CLOCK_FILE   "clock"
+#define CLOCK_LOCK   "clock.lock"
 #define BOOT_ID_FILE "/proc/sys/kernel/random/boot_id"
 #define REMEDY                                                                 \
 	"if tenure's clock is right, say so with `tenure clock trust`"
@@ -52,6 +56,7 @@ typedef struct {
 	char *ended;      /* the last doubt that ended: what it was */
 	gint64 ended_since, ended_at;
 	char *ended_why;  /* and what ended it */
+	guint waiting;    /* messages the last fetch held (doubted only) */
 } Record;
 
 static GMutex lock;
@@ -66,6 +71,7 @@ static char *doubting;
 static char *doubting_kind; /* what it rests on: a server, the record... */
 static gint64 admin_taken; /* the `tenure clock trust` already counted */
 static gint in_doubt; /* atomic: clock_in_doubt */
+static gboolean timedated_silent; /* its silence was logged */
 
 /* The host of SERVER as clock_observe is given it ("the SMTP server
  * HOST:PORT", "the IMAP server imaps://HOST:PORT"), or of a URL. */
@@ -159,17 +165,33 @@ clock_is_witness(const char *server)
 static gboolean
 timedated_synchronised(void)
 {
+	g_autoptr(GError) error = NULL;
 	g_autoptr(GDBusConnection) bus =
-	    g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, NULL);
-	if (bus == NULL)
+	    g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, &error);
+	g_autoptr(GVariant) reply = NULL;
+	if (bus)
+		reply = g_dbus_connection_call_sync(
+		    bus, "org.freedesktop.timedate1",
+		    "/org/freedesktop/timedate1",
+		    "org.freedesktop.DBus.Properties", "Get",
+		    g_variant_new("(ss)", "org.freedesktop.timedate1",
+		                  "NTPSynchronized"),
+		    G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, 2000, NULL,
+		    &error);
+	/* No answer is no witness, said once until one comes: the admin
+	 * who finds tenure doubting a clock NTP keeps right learns why. */
+	if (reply == NULL) {
+		if (!timedated_silent)
+			util_log_warning(
+			    "clock-ntp-unknown", "error", error->message, "means",
+			    "the kernel's NTP state vouches for nothing "
+			    "(adjtimex is denied, and systemd-timedated "
+			    "did not answer)",
+			    NULL);
+		timedated_silent = TRUE;
 		return FALSE;
-	g_autoptr(GVariant) reply = g_dbus_connection_call_sync(
-	    bus, "org.freedesktop.timedate1", "/org/freedesktop/timedate1",
-	    "org.freedesktop.DBus.Properties", "Get",
-	    g_variant_new("(ss)", "org.freedesktop.timedate1", "NTPSynchronized"),
-	    G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, 2000, NULL, NULL);
-	if (reply == NULL)
-		return FALSE;
+	}
+	timedated_silent = FALSE;
 	g_autoptr(GVariant) value = NULL;
 	g_variant_get(reply, "(v)", &value);
 	return g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN) &&
@@ -370,6 +392,7 @@ record_load(const char *state_dir, Record *record, GError **error)
 	record->ended_since = field_int(stanza, "Ended-Since");
 	record->ended_at = field_int(stanza, "Ended-At");
 	record->ended_why = g_strdup(deb822_get(stanza, "Ended-Why"));
+	record->waiting = (guint)CLAMP(field_int(stanza, "Waiting"), 0, G_MAXUINT);
 	return TRUE;
 }
 
@@ -389,6 +412,8 @@ record_save(const char *state_dir, const Record *record, GError **error)
 		g_string_append_printf(
 		    body, "Doubt: %s\nDoubt-Since: %" G_GINT64_FORMAT "\n",
 		    record->doubt, record->doubt_since);
+	if (record->doubt && record->waiting)
+		g_string_append_printf(body, "Waiting: %u\n", record->waiting);
 	if (record->trusted)
 		g_string_append_printf(body, "Trusted: %" G_GINT64_FORMAT "\n",
 		                       record->trusted);
@@ -407,6 +432,37 @@ record_save(const char *state_dir, const Record *record, GError **error)
 	gboolean ok = state_file_write(path, body->str, body->len, error);
 	g_string_free(body, TRUE);
 	return ok;
+}
+
+/* Takes the lock every writer of STATE_DIR/clock holds from reading it
+ * to replacing it: the daemon's pass and `tenure clock trust` are
+ * different processes, and the one that wrote last from what it read
+ * before the other's write would undo it (a trust lost).  Not
+ * STATE_DIR/lock, which the daemon holds as long as it runs, nor the
+ * record itself, which each write replaces with a new file: a file of
+ * its own, held only for the read and the write.  Returns the
+ * descriptor to close, or -1 with ERROR. */
+static int
+record_lock(const char *state_dir, GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, CLOCK_LOCK, NULL);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
+		            g_strerror(errno));
+		return -1;
+	}
+	int rc;
+	while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
+		;
+	if (rc < 0) {
+		int saved = errno;
+		close(fd);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
+		            "%s: flock: %s", path, g_strerror(saved));
+		return -1;
+	}
+	return fd;
 }
 
 /* This boot's id; NULL when the kernel does not say. */
@@ -527,6 +583,13 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 	}
 	g_autofree char *torn = NULL;
 	gboolean unreadable = FALSE;
+	/* Without the lock the pass goes on (its doubt is what matters
+	 * now); the write that follows says what is wrong, if it fails. */
+	int locked = record_lock(state_dir, &error);
+	if (locked < 0) {
+		util_log_error("clock-record", "error", error->message, NULL);
+		g_clear_error(&error);
+	}
 	if (!record_load(state_dir, &record, &error)) {
 		unreadable = TRUE;
 		torn = g_strdup_printf("the clock record cannot be read (%s)",
@@ -598,6 +661,7 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 			            now, by);
 		g_clear_pointer(&record.doubt, g_free);
 		record.doubt_since = 0;
+		record.waiting = 0;
 		g_clear_pointer(&doubting, g_free);
 		g_clear_pointer(&doubting_kind, g_free);
 		record.checked = now;
@@ -612,6 +676,8 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 	if ((!unreadable || why == NULL) &&
 	    !record_save(state_dir, &record, &error))
 		util_log_error("clock-record", "error", error->message, NULL);
+	if (locked >= 0)
+		close(locked);
 	if (say_doubt)
 		util_log_warning("clock-doubt", "reason", why, "held",
 		                 "expiries, their announcements, reminders, "
@@ -630,6 +696,9 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 	Record record = {0};
 	g_autoptr(GError) local = NULL;
 	*was = NULL;
+	int locked = record_lock(state_dir, error);
+	if (locked < 0)
+		return FALSE;
 	/* A torn record is what the admin answers too: it is written anew. */
 	if (!record_load(state_dir, &record, &local)) {
 		*was = g_strdup_printf("the clock record cannot be read (%s)",
@@ -646,14 +715,51 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 		            "the admin trusted it (tenure clock trust)");
 	g_clear_pointer(&record.doubt, g_free);
 	record.doubt_since = 0;
+	record.waiting = 0;
 	record.trusted = now;
 	record.checked = now;
 	g_free(record.boot_id);
 	record.boot_id = boot_id();
 	record.boottime = seconds_since_boot();
 	gboolean ok = record_save(state_dir, &record, error);
+	close(locked);
 	record_clear(&record);
 	return ok;
+}
+
+void
+clock_note_waiting(const char *state_dir, guint count)
+{
+	g_autoptr(GError) error = NULL;
+	Record record = {0};
+	int locked = record_lock(state_dir, &error);
+	if (locked < 0) {
+		util_log_error("clock-record", "error", error->message, NULL);
+		return;
+	}
+	/* Only a doubt has mail waiting for it; a record that cannot be
+	 * read stays as it is (clock_doubt). */
+	if (record_load(state_dir, &record, &error) &&
+	    record.waiting != (record.doubt ? count : 0)) {
+		record.waiting = record.doubt ? count : 0;
+		if (!record_save(state_dir, &record, &error))
+			util_log_error("clock-record", "error", error->message,
+			               NULL);
+	}
+	close(locked);
+	record_clear(&record);
+}
+
+guint
+clock_waiting_recorded(const char *state_dir)
+{
+	Record record = {0};
+	g_autoptr(GError) error = NULL;
+	guint waiting = 0;
+	if (record_load(state_dir, &record, &error) && record.doubt)
+		waiting = record.waiting;
+	record_clear(&record);
+	return waiting;
 }
 
 char *

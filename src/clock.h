@@ -53,6 +53,10 @@
  * and what ended it) are kept in STATE_DIR/clock for `tenure status`,
  * and logged once each ("clock-doubt", "clock-trusted").
  *
+ * Every writer of STATE_DIR/clock (a pass, `tenure clock trust`) holds
+ * STATE_DIR/clock.lock from its read to its write, so that a trust given
+ * during a pass is not undone by the pass's write.
+ *
  * With --now (date_now_given) nothing is checked or recorded: the time
  * is the operator's.  The functions are thread-safe.
  *
@@ -109,6 +113,16 @@ typedef struct {
 char *clock_doubt_recorded(const char *state_dir, gint64 *since,
                            ClockEnded *ended);
 void clock_ended_clear(ClockEnded *ended);
+
+/* The messages that wait in the source while tenure doubts its clock
+ * (as many as the last whole fetch held), recorded in STATE_DIR/clock
+ * for `tenure status`; nothing is written when the record says so
+ * already.  A trusted clock records none. */
+void clock_note_waiting(const char *state_dir, guint count);
+
+/* How many messages STATE_DIR/clock says wait for the clock (0 when it
+ * cannot be read). */
+guint clock_waiting_recorded(const char *state_dir);
 
 /* Forgets every reading (for tests). */
 void clock_forget(void);

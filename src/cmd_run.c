@@ -156,8 +156,9 @@ typedef struct {
 	ReaderSet *next;   /* atomic: what a reload opened, to take up */
 	gint quit;         /* atomic: stop after the message at hand */
 	gint handled;      /* atomic: messages handled since main looked */
-	gint held;         /* atomic: a fetch stopped as tenure doubts its
+	gint held;         /* atomic: a fetch held mail as tenure doubts its
 	                      clock; main wakes the reader when it ends */
+	guint held_count;  /* the messages this fetch held (reader thread) */
 	gint64 poked;      /* when the main thread was last told */
 	/* Owned by the reader thread while it runs. */
 	Config *config;
@@ -469,17 +470,27 @@ handle_message(const SourceMessage *message, gpointer user_data,
 		return FALSE;
 	}
 	const Conf *conf = reader->config->conf;
+	/* Mail is acted on in order: once one message waits for the
+	 * clock, those after it in this fetch wait too, only counted. */
+	if (reader->held_count > 0) {
+		reader->held_count++;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_HELD,
+		            "%s waits: tenure doubts its clock", message->id);
+		return FALSE;
+	}
 	g_mutex_lock(&work.lock);
 	/* In doubt, the evidence is weighed again: a witness may have
 	 * spoken since (the IMAP server, on this very connection). */
 	if (work.scheduled_on != date_today() || clock_in_doubt())
 		schedule_today(conf, reader->once, NULL);
 	/* No date comes from a clock in doubt: a command waits in the
-	 * source, with no verdict, as the expiries do. */
+	 * source, with no verdict, as the expiries do; the source goes on
+	 * only so that `status` can say how many wait. */
 	if (clock_in_doubt() && !date_now_given()) {
 		g_mutex_unlock(&work.lock);
 		g_atomic_int_set(&reader->held, 1);
-		g_set_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+		reader->held_count++;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_HELD,
 		            "%s waits: tenure doubts its clock", message->id);
 		return FALSE;
 	}
@@ -518,8 +529,13 @@ reader_fetch(Reader *reader)
 		return FALSE;
 	g_autoptr(GError) error = NULL;
 	gint before = g_atomic_int_get(&reader->handled);
+	reader->held_count = 0;
 	gboolean ok = source_fetch(reader->source, handle_message, reader,
 	                           &error);
+	/* How many messages wait for the clock, for `status`: a fetch
+	 * that went through the mailbox counted them all. */
+	if (ok)
+		clock_note_waiting(conf->state_dir, reader->held_count);
 	if (g_atomic_int_get(&reader->handled) != before)
 		reader_poke(reader);
 	if (!ok && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))

@@ -107,6 +107,12 @@ print_tsv(const Status *status)
 		g_autofree char *text = util_tsv_field(warning->text);
 		printf("warning\t\t\t\t\t\t\t%s\n", text);
 	}
+	/* The mail that waits for the clock, counted in the rank column
+	 * (tenure(1), run: the clock); not on the published page. */
+	if (status->clock_doubt)
+		printf("clock-waiting\t%u\t\t\t\t\t\tmessages wait in the "
+		       "source, unread, until tenure trusts its clock\n",
+		       status->clock_waiting);
 	/* A step waiting for its second signature: its kind in the rank
 	 * column, the day signed as appointed, the day it lapses as the
 	 * term's end, who signed as the reason. */
@@ -193,8 +199,12 @@ print_text(const Status *status)
 		printf("warning: %s\n",
 		       ((const StatusWarning *)status->warnings->pdata[i])->text);
 	/* Why, for the operator (tenure(1), run: the clock). */
-	if (status->clock_doubt)
+	if (status->clock_doubt) {
 		printf("Clock: %s\n", status->clock_doubt);
+		printf("Clock: %u message(s) wait in the source, unread, until "
+		       "tenure trusts its clock\n",
+		       status->clock_waiting);
+	}
 	const ClockEnded *ended = &status->clock_ended;
 	if (ended->was) {
 		g_autoptr(GDateTime) since =

@@ -165,6 +165,12 @@ source_error_is_temporary(const GError *error)
 	return g_error_matches(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY);
 }
 
+gboolean
+source_error_is_held(const GError *error)
+{
+	return g_error_matches(error, TENURE_ERROR, TENURE_ERROR_HELD);
+}
+
 static char *
 time_text(gint64 t)
 {

@@ -133,6 +133,14 @@ gboolean source_error_is_message(const GError *error);
  * (TENURE_ERROR_TEMPORARY): the source keeps the message for later. */
 gboolean source_error_is_temporary(const GError *error);
 
+/* TRUE when ERROR says the message waits for tenure's clock to be
+ * trusted (TENURE_ERROR_HELD): the source leaves it where it is, with
+ * no retry record, keeps its cursor or offset before it, and goes on
+ * with the next message, so that the handler can count what waits (it
+ * holds every message after a held one too: mail is acted on in
+ * order). */
+gboolean source_error_is_held(const GError *error);
+
 /* For the configured source: message ID (KEY in RETRY) could not be
  * decided now for REASON.  Records its next try, and logs it
  * ("deferred id= reason= tries= next="); once CONF's retry-hours have

@@ -1076,6 +1076,13 @@ hand_over(ImapSource *source, const FetchedMessage *fetched,
 		message.arrival = date_now_unix();
 	g_autoptr(GError) local = NULL;
 	if (!handler(&message, user_data, &local)) {
+		/* Without a final outcome: the cursor stops before it, and
+		 * it is handed over again at the next fetch. */
+		if (source_error_is_held(local)) {
+			g_hash_table_add(source->waiting,
+			                 GUINT_TO_POINTER(fetched->uid));
+			return TRUE;
+		}
 		if (source_error_is_temporary(local))
 			return message_deferred(source, fetched->uid, id,
 			                        local->message, error);

@@ -352,6 +352,9 @@ maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
 				return FALSE;
 			continue;
 		}
+		/* Left in new/ for a later fetch. */
+		if (!handled && source_error_is_held(local))
+			continue;
 		if (!handled && source_error_is_temporary(local)) {
 			if (!defer(source, entry, local->message, &undecided, error))
 				return FALSE;

@@ -369,6 +369,12 @@ handle_at(MboxSource *source, const char *data, const char *p,
 		source_log_set_aside(id, failure->message);
 		handled = TRUE;
 	}
+	/* Without a final outcome: the offset kept stays before it. */
+	if (!handled && source_error_is_held(failure)) {
+		gint64 offset = (gint64)(p - data);
+		g_hash_table_add(source->waiting, g_memdup2(&offset, sizeof offset));
+		return TRUE;
+	}
 	if (!handled && source_error_is_temporary(failure)) {
 		if (source->retry == NULL) {
 			util_log_warning("deferred", "id", id, "reason",

@@ -188,6 +188,8 @@ read_mail_state(Status *status, const char *state_dir,
 		status->contact = NULL;
 	status->clock_doubt = clock_doubt_recorded(
 	    state_dir, &status->clock_doubt_since, &status->clock_ended);
+	if (status->clock_doubt)
+		status->clock_waiting = clock_waiting_recorded(state_dir);
 	g_autoptr(Retry) retry = retry_open(state_dir, error);
 	if (retry == NULL)
 		return FALSE;

@@ -116,6 +116,9 @@ typedef struct {
 	 * record cannot be read); NULL when it does not */
 	char *clock_doubt;
 	gint64 clock_doubt_since;
+	/* The messages that wait in the source for it, unread (as many as
+	 * the last fetch held: clock_note_waiting). */
+	guint clock_waiting;
 	/* The last doubt that ended, and what ended it (clock.h). */
 	ClockEnded clock_ended;
 } Status;

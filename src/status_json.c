@@ -302,6 +302,8 @@ add_clock_doubt(JsonBuilder *b, const Status *status)
 	json_builder_begin_object(b);
 	add_string(b, "since", when);
 	add_string(b, "reason", status->clock_doubt);
+	json_builder_set_member_name(b, "waiting");
+	json_builder_add_int_value(b, status->clock_waiting);
 	json_builder_end_object(b);
 }
 

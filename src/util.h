@@ -31,6 +31,9 @@ typedef enum {
 	                          died, a keyring is being rewritten, a
 	                          clock is out of step): never a verdict on
 	                          the mail; it waits and is tried again */
+	TENURE_ERROR_HELD,     /* the message waits, unread and with no
+	                          record, while tenure doubts its clock
+	                          (clock.h): kept for a later fetch */
 } TenureError;
 
 /* Replaces PATH whole: temp file PATH.tn-XXXXXX (O_EXCL), fsync,

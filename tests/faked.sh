@@ -15,15 +15,28 @@
 # alone: one in LD_PRELOAD that takes itself out of it when loaded (the
 # fault shim, tests/faultshim.c) would be gone by the time this shell
 # sets it for COMMAND.
+#
+# tests/faked.sh --file PATH COMMAND [ARG...]: the offset is read from
+# PATH at every clock call (libfaketime's FAKETIME_TIMESTAMP_FILE, not
+# cached), so that a test moves the clock of a process that runs: the
+# monotonic clock moves with it unless FAKETIME_DONT_FAKE_MONOTONIC=1.
 offset=$1
 shift
+if [ "$offset" = --file ]; then
+	FAKETIME_TIMESTAMP_FILE=$1
+	FAKETIME_NO_CACHE=1
+	unset FAKETIME
+	export FAKETIME_TIMESTAMP_FILE FAKETIME_NO_CACHE
+	shift
+fi
 for lib in /usr/lib/*/faketime/libfaketimeMT.so.1 \
 	/usr/lib/faketime/libfaketimeMT.so.1; do
 	if [ -r "$lib" ]; then
-		FAKETIME=$offset
+		# FAKETIME, when set, would outweigh the file.
+		[ "$offset" = --file ] || export FAKETIME="$offset"
 		LD_PRELOAD=$lib${FAKED_PRELOAD:+:$FAKED_PRELOAD}${LD_PRELOAD:+:$LD_PRELOAD}
 		ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
-		export FAKETIME LD_PRELOAD ASAN_OPTIONS
+		export LD_PRELOAD ASAN_OPTIONS
 		exec "$@"
 	fi
 done
