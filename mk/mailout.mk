@@ -3,13 +3,13 @@
 # and the schedule that decides what is due: announcements, reminders and
 # rule-driven expiries.
 src_libtenure_a_SOURCES += \
-	src/mailout.c src/mailout.h \
-	src/outbox.c src/outbox.h \
-	src/sink.c src/sink.h \
-	src/sink_smtp.c \
-	src/sink_maildir.c \
-	src/clock.c src/clock.h \
-	src/schedule.c src/schedule.h
+	src/out/mailout.c src/out/mailout.h \
+	src/out/outbox.c src/out/outbox.h \
+	src/out/sink.c src/out/sink.h \
+	src/out/sink_smtp.c \
+	src/out/sink_maildir.c \
+	src/base/clock.c src/base/clock.h \
+	src/out/schedule.c src/out/schedule.h
 
 templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = \

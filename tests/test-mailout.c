@@ -8,16 +8,16 @@
 #include <glib/gstdio.h>
 #include <gmime/gmime.h>
 
-#include "committee.h"
-#include "conf.h"
-#include "date.h"
-#include "ledger.h"
-#include "mailout.h"
-#include "outbox.h"
+#include "ledger/committee.h"
+#include "conf/conf.h"
+#include "base/date.h"
+#include "ledger/ledger.h"
+#include "out/mailout.h"
+#include "out/outbox.h"
 #include "rules/rule.h"
-#include "schedule.h"
-#include "term.h"
-#include "util.h"
+#include "out/schedule.h"
+#include "rules/term.h"
+#include "base/util.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeSignatureList, g_object_unref)
 

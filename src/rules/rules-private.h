@@ -19,9 +19,9 @@
 
 #include <glib.h>
 
-#include "date.h"
-#include "committee.h"
-#include "ledger.h"
+#include "base/date.h"
+#include "ledger/committee.h"
+#include "ledger/ledger.h"
 #include "rules/rule.h"
 
 /* A day later than any real date: "no such day yet". */
