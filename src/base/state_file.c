@@ -4,8 +4,11 @@
 #include "base/state_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "base/util.h"
 
@@ -253,4 +256,38 @@ state_file_upgrade(const char *state_dir, GError **error)
 		         count, NULL);
 	}
 	return TRUE;
+}
+
+int
+state_file_lock(const char *state_dir, GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, "lock", NULL);
+	if (!util_mkdir_p(state_dir, 0750, error))
+		return -1;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
+		            g_strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int saved = errno;
+		close(fd);
+		if (saved == EWOULDBLOCK)
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
+			            "%s: another tenure run or import holds the lock",
+			            path);
+		else
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: flock: %s", path, g_strerror(saved));
+		return -1;
+	}
+	/* Whoever holds the lock is the only writer: a temp file now is
+	 * one a killed process left. */
+	util_remove_temps(state_dir);
+	if (!state_file_upgrade(state_dir, error)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

@@ -72,4 +72,12 @@ gboolean state_file_read(const char *state_dir, const char *path,
  * exists.  Only for whoever holds the state lock. */
 gboolean state_file_upgrade(const char *state_dir, GError **error);
 
+/* Takes the exclusive lock STATE_DIR/lock (creating STATE_DIR) that
+ * keeps `tenure run` and `tenure import` apart, removes the temp
+ * files a killed process left there (util_remove_temps) and seals the
+ * state files of an older tenure (state_file_upgrade).  Returns the descriptor
+ * that holds the lock until closed, or -1 with ERROR set
+ * (TENURE_ERROR_LOCKED when another instance holds it). */
+int state_file_lock(const char *state_dir, GError **error);
+
 #endif

@@ -79,14 +79,6 @@ void util_remove_tree(const char *dir);
 /* Creates DIR and its parents with MODE when missing. */
 gboolean util_mkdir_p(const char *dir, int mode, GError **error);
 
-/* Takes the exclusive lock STATE_DIR/lock (creating STATE_DIR) that
- * keeps `tenure run` and `tenure import` apart, removes the temp
- * files a killed process left there (util_remove_temps) and seals the
- * state files of an older tenure (state_file_upgrade).  Returns the descriptor
- * that holds the lock until closed, or -1 with ERROR set
- * (TENURE_ERROR_LOCKED when another instance holds it). */
-int util_lock_state(const char *state_dir, GError **error);
-
 /* Priorities as syslog(3) and sd-daemon(3) number them. */
 typedef enum {
 	UTIL_LOG_ERR = 3,     /* work not done: a pass failed, mail lost

@@ -35,6 +35,7 @@
 #include "out/outbox.h"
 #include "out/schedule.h"
 #include "verify/signed_part.h"
+#include "base/state_file.h"
 #include "source/source.h"
 #include "base/util.h"
 
@@ -194,7 +195,7 @@ cmd_import(int argc, char **argv)
 	if (dry_run)
 		dry = dryrun_begin(conf, &error);
 	else
-		lock = util_lock_state(conf->state_dir, &error);
+		lock = state_file_lock(conf->state_dir, &error);
 	if (dry_run ? dry == NULL : lock < 0) {
 		cmd_error("import", "%s", error->message);
 		return CMD_FAILED;

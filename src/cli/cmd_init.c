@@ -30,6 +30,7 @@
 #include "ledger/ledger.h"
 #include "out/mailout.h"
 #include "rules/rule.h"
+#include "base/state_file.h"
 #include "base/util.h"
 
 #define NAME "init"
@@ -232,7 +233,7 @@ cmd_init(int argc, char **argv)
 	const char *const written[] = {path, state_dir, NULL};
 	if (!cmd_become_owner_of(NAME, written))
 		return CMD_FAILED;
-	int lock = state_dir ? util_lock_state(state_dir, &error) : -1;
+	int lock = state_dir ? state_file_lock(state_dir, &error) : -1;
 	if (state_dir && lock < 0) {
 		cmd_error(NAME, "%s", error->message);
 		return CMD_FAILED;

@@ -106,6 +106,7 @@
 #include "out/schedule.h"
 #include "cli/setup_check.h"
 #include "out/sink.h"
+#include "base/state_file.h"
 #include "source/source.h"
 #include "base/util.h"
 
@@ -1214,7 +1215,7 @@ cmd_run(int argc, char **argv)
 	if (dry_run)
 		return run_dry(conf);
 	g_autoptr(GError) error = NULL;
-	int lock = util_lock_state(conf->state_dir, &error);
+	int lock = state_file_lock(conf->state_dir, &error);
 	if (lock < 0) {
 		cmd_error(NAME, "%s", error->message);
 		conf_free(conf);
