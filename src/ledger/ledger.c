@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ledger/committee.h"
 #include "base/deb822.h"
 #include "base/state_file.h"
 #include "base/util.h"
@@ -848,16 +847,16 @@ cut_back(int fd, gsize len, const char *state_dir, const char *text,
 		mark_write(state_dir, text, len, events, NULL, NULL);
 }
 
-static gboolean
-append(const char *path, const char *state_dir, const LedgerEvent *event,
-       GError **error)
+gboolean
+ledger_file_append(const char *path, const char *state_dir,
+                   const LedgerEvent *event, LedgerCheck check,
+                   GError **error)
 {
 	gboolean ok = FALSE;
 	g_autofree char *existing = NULL;
 	g_autofree char *added = NULL;
 	g_autofree char *candidate = NULL;
 	g_autoptr(Ledger) ledger = NULL;
-	g_autoptr(Committee) committee = NULL;
 	g_autoptr(LedgerEvent) copy = ledger_event_copy(event);
 	g_auto(Mark) mark = {0};
 	gboolean found = FALSE;
@@ -912,11 +911,8 @@ append(const char *path, const char *state_dir, const LedgerEvent *event,
 	 * consistent; check on a copy before touching the file. */
 	candidate = g_strconcat(existing, added, NULL);
 	{
-		g_autoptr(Ledger) check = ledger_parse(path, candidate, -1, error);
-		if (check == NULL)
-			goto out;
-		committee = committee_replay(check, error);
-		if (committee == NULL)
+		g_autoptr(Ledger) with = ledger_parse(path, candidate, -1, error);
+		if (with == NULL || !check(with, error))
 			goto out;
 	}
 	/* The mark says first what is about to be appended: should the
@@ -951,30 +947,14 @@ out:
 }
 
 gboolean
-ledger_append(const char *path, const LedgerEvent *event, GError **error)
-{
-	return append(path, NULL, event, error);
-}
-
-gboolean
-ledger_append_guarded(const char *path, const char *state_dir,
-                      const LedgerEvent *event, GError **error)
-{
-	return append(path, state_dir, event, error);
-}
-
-gboolean
-ledger_create(const char *path, const Ledger *ledger, const char *state_dir,
-              GError **error)
+ledger_file_create(const char *path, const Ledger *ledger,
+                   const char *state_dir, LedgerCheck check, GError **error)
 {
 	g_autofree char *text = ledger_to_text(ledger);
 	gsize len = strlen(text);
 	{
-		g_autoptr(Ledger) check = ledger_parse(path, text, len, error);
-		if (check == NULL)
-			return FALSE;
-		g_autoptr(Committee) committee = committee_replay(check, error);
-		if (committee == NULL)
+		g_autoptr(Ledger) parsed = ledger_parse(path, text, len, error);
+		if (parsed == NULL || !check(parsed, error))
 			return FALSE;
 	}
 	if (g_file_test(path, G_FILE_TEST_EXISTS)) {
@@ -1033,15 +1013,6 @@ ledger_create(const char *path, const Ledger *ledger, const char *state_dir,
 	                                       ledger->events->len, NULL, error));
 }
 
-/* How much of the ledger a load takes, and what it does about an
- * append cut short past the mark (see cut_torn). */
-typedef enum {
-	LOAD_AS_IS,      /* the file as it is: no state directory */
-	LOAD_COMMITTED,  /* without such an append, which is left on disk */
-	LOAD_GUARDED,    /* without it, cut back on disk; then checked
-	                    against the mark, and the mark advanced */
-} LoadMode;
-
 /* Opens the ledger at PATH for reading, or says why not (*MISSING when
  * it does not exist, so that the caller may take it as empty). */
 static int
@@ -1087,13 +1058,10 @@ recover(const char *path, const Mark *mark, char **text, gsize *len,
 	return ok;
 }
 
-/* Reads, parses and replays the ledger at PATH, as MODE says (STATE_DIR
- * holds the mark, unless LOAD_AS_IS).  A missing file is an empty
- * ledger when MISSING_OK.  *LEFT_OUT (may be NULL) gets the length of
- * an append cut short that LOAD_COMMITTED left out. */
-static Ledger *
-load(const char *path, const char *state_dir, LoadMode mode,
-     gboolean missing_ok, gsize *left_out, GError **error)
+Ledger *
+ledger_file_load(const char *path, const char *state_dir, LedgerLoadMode mode,
+                 gboolean missing_ok, gsize *left_out, LedgerCheck check,
+                 GError **error)
 {
 	g_auto(Mark) mark = {0};
 	gboolean found = FALSE, missing = FALSE;
@@ -1112,13 +1080,13 @@ load(const char *path, const char *state_dir, LoadMode mode,
 	}
 	if (text == NULL)
 		return NULL;
-	if (mode != LOAD_AS_IS && !missing) {
+	if (mode != LEDGER_LOAD_AS_IS && !missing) {
 		/* A command that only looks may be run by someone who can
 		 * read the ledger but not the state (mode 0600): without the
 		 * mark, it reads the ledger as it is. */
 		g_autoptr(GError) local = NULL;
 		if (!mark_read(state_dir, &mark, &found, &local)) {
-			if (mode == LOAD_GUARDED) {
+			if (mode == LEDGER_LOAD_GUARDED) {
 				g_propagate_error(error, g_steal_pointer(&local));
 				return NULL;
 			}
@@ -1126,7 +1094,7 @@ load(const char *path, const char *state_dir, LoadMode mode,
 			found = FALSE;
 		}
 		gsize torn = torn_append(&mark, found, text, len);
-		if (torn && mode == LOAD_GUARDED) {
+		if (torn && mode == LEDGER_LOAD_GUARDED) {
 			if (!recover(path, &mark, &text, &len, error))
 				return NULL;
 		} else if (torn) {
@@ -1140,32 +1108,12 @@ load(const char *path, const char *state_dir, LoadMode mode,
 	if (ledger == NULL)
 		return NULL;
 	/* A ledger that parses but contradicts itself is refused as a whole. */
-	g_autoptr(Committee) committee = committee_replay(ledger, error);
-	if (committee == NULL)
+	if (!check(ledger, error))
 		return NULL;
-	if (mode == LOAD_GUARDED &&
+	if (mode == LEDGER_LOAD_GUARDED &&
 	    !mark_check(path, state_dir, &mark, found, text, len,
 	                ledger->events->len, error))
 		return NULL;
 	return g_steal_pointer(&ledger);
 }
 
-Ledger *
-ledger_load(const char *path, gboolean missing_ok, GError **error)
-{
-	return load(path, NULL, LOAD_AS_IS, missing_ok, NULL, error);
-}
-
-Ledger *
-ledger_load_committed(const char *path, const char *state_dir,
-                      gboolean missing_ok, gsize *left_out, GError **error)
-{
-	return load(path, state_dir, LOAD_COMMITTED, missing_ok, left_out,
-	            error);
-}
-
-Ledger *
-ledger_load_guarded(const char *path, const char *state_dir, GError **error)
-{
-	return load(path, state_dir, LOAD_GUARDED, FALSE, NULL, error);
-}

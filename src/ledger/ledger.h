@@ -178,6 +178,42 @@ gboolean ledger_append_guarded(const char *path, const char *state_dir,
 gboolean ledger_create(const char *path, const Ledger *ledger,
                        const char *state_dir, GError **error);
 
+/* The file work behind the loads, appends and creation above, which
+ * ledger_store.c defines: each hands these the check a whole ledger
+ * must pass, that the committee replays it (committee_replay).  The
+ * committee is built from the ledger, so the ledger takes that check as
+ * an argument rather than calling up into committee.c. */
+typedef gboolean (*LedgerCheck)(const Ledger *ledger, GError **error);
+
+/* How much of the ledger a load takes, and what it does about an
+ * append cut short past the mark (see ledger_load_guarded). */
+typedef enum {
+	LEDGER_LOAD_AS_IS,      /* the file as it is: no state directory */
+	LEDGER_LOAD_COMMITTED,  /* without such an append, which is left on
+	                           disk */
+	LEDGER_LOAD_GUARDED,    /* without it, cut back on disk; then checked
+	                           against the mark, and the mark advanced */
+} LedgerLoadMode;
+
+/* Reads, parses and checks (CHECK) the ledger at PATH, as MODE says
+ * (STATE_DIR holds the mark, unless LEDGER_LOAD_AS_IS).  A missing file
+ * is an empty ledger when MISSING_OK.  *LEFT_OUT (may be NULL) gets the
+ * length of an append cut short that LEDGER_LOAD_COMMITTED left out. */
+Ledger *ledger_file_load(const char *path, const char *state_dir,
+                         LedgerLoadMode mode, gboolean missing_ok,
+                         gsize *left_out, LedgerCheck check, GError **error);
+
+/* ledger_append (STATE_DIR NULL) or ledger_append_guarded, the ledger
+ * with EVENT checked by CHECK. */
+gboolean ledger_file_append(const char *path, const char *state_dir,
+                            const LedgerEvent *event, LedgerCheck check,
+                            GError **error);
+
+/* ledger_create, the new ledger checked by CHECK. */
+gboolean ledger_file_create(const char *path, const Ledger *ledger,
+                            const char *state_dir, LedgerCheck check,
+                            GError **error);
+
 void ledger_free(Ledger *ledger);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Ledger, ledger_free)
