@@ -1,5 +1,5 @@
 # rules: the term rules (one file each behind rules/rules-private.h), the
-# engine that walks time under them (plan.c), the term facts status and
+# engine that walks time under them (engine.c), the term facts status and
 # intake ask for (term.c), the randomised comparison (simulate.c), the
 # status of the committee on a date (status.c) and its published page,
 # and the plan and simulate subcommands.
@@ -11,6 +11,7 @@ src_libtenure_a_SOURCES += \
 	src/rules/senior_rolling.c \
 	src/rules/annual_expiry.c \
 	src/rules/debian.c \
+	src/rules/engine.c src/rules/engine.h \
 	src/rules/plan.c src/rules/plan.h \
 	src/rules/term.c src/rules/term.h \
 	src/rules/simulate.c src/rules/simulate.h \

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rules/engine.h"
 #include "rules/rules-private.h"
 #include "rules/simulate.h"
 #include "base/util.h"

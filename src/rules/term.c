@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "rules/engine.h"
 #include "rules/rules-private.h"
 #include "rules/term.h"
 #include "base/util.h"
