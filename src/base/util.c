@@ -534,6 +534,27 @@ util_log_at(UtilLogPriority priority, const char *event, ...)
 	g_string_free(line, TRUE);
 }
 
+gboolean
+util_fingerprint_normalize(const char *text, char **out)
+{
+	GString *fpr = g_string_new(NULL);
+	for (const char *p = text; *p; p++) {
+		if (*p == ' ')
+			continue;
+		if (!g_ascii_isxdigit(*p)) {
+			g_string_free(fpr, TRUE);
+			return FALSE;
+		}
+		g_string_append_c(fpr, g_ascii_toupper(*p));
+	}
+	if (fpr->len != 40 && fpr->len != 64) {
+		g_string_free(fpr, TRUE);
+		return FALSE;
+	}
+	*out = g_string_free(fpr, FALSE);
+	return TRUE;
+}
+
 gint64
 util_backoff(guint attempts)
 {

@@ -80,7 +80,7 @@ member_event(const char *text, Day date, GError **error)
 	}
 	g_autoptr(LedgerEvent) event = ledger_event_new(EVENT_APPOINT, date, member);
 	if (fingerprint && *fingerprint &&
-	    !ledger_fingerprint_normalize(fingerprint, &event->fingerprint)) {
+	    !util_fingerprint_normalize(fingerprint, &event->fingerprint)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
 		            "--member: \"%s\": \"%s\" is not a 40-digit hex fingerprint",
 		            text, fingerprint);

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ledger/ledger.h"
 #include "rules/rule.h"
 #include "base/util.h"
 
@@ -326,7 +325,7 @@ set_key(Conf *conf, const KeySpec *spec, const char *dir, const char *value)
 		return NULL;
 	case KEY_FPR: {
 		char *fpr;
-		if (!ledger_fingerprint_normalize(value, &fpr))
+		if (!util_fingerprint_normalize(value, &fpr))
 			return g_strdup_printf(
 			    "\"%s\" is not an OpenPGP fingerprint (40 hex digits)",
 			    value);

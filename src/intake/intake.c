@@ -69,7 +69,7 @@ static char *
 normalized(const char *fpr)
 {
 	char *out = NULL;
-	if (fpr == NULL || !ledger_fingerprint_normalize(fpr, &out))
+	if (fpr == NULL || !util_fingerprint_normalize(fpr, &out))
 		return NULL;
 	return out;
 }

@@ -381,7 +381,7 @@ committee_bootstrap_roles(Committee *committee, const char *chair,
 		g_free(committee->bootstrap[r]);
 		committee->bootstrap[r] = NULL;
 		if (given[r] &&
-		    !ledger_fingerprint_normalize(given[r], &committee->bootstrap[r]))
+		    !util_fingerprint_normalize(given[r], &committee->bootstrap[r]))
 			committee->bootstrap[r] = NULL;
 	}
 }

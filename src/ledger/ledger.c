@@ -158,27 +158,6 @@ ledger_member_name(const char *member)
 }
 
 gboolean
-ledger_fingerprint_normalize(const char *text, char **out)
-{
-	GString *fpr = g_string_new(NULL);
-	for (const char *p = text; *p; p++) {
-		if (*p == ' ')
-			continue;
-		if (!g_ascii_isxdigit(*p)) {
-			g_string_free(fpr, TRUE);
-			return FALSE;
-		}
-		g_string_append_c(fpr, g_ascii_toupper(*p));
-	}
-	if (fpr->len != 40 && fpr->len != 64) {
-		g_string_free(fpr, TRUE);
-		return FALSE;
-	}
-	*out = g_string_free(fpr, FALSE);
-	return TRUE;
-}
-
-gboolean
 ledger_text_clean(const char *value, char **bad)
 {
 	/* Line by line: a value continued over several lines is one. */
@@ -439,7 +418,7 @@ event_from_stanza(const Deb822Stanza *stanza, const char *source,
 
 	const Deb822Field *field;
 	if ((field = deb822_get_field(stanza, "Fingerprint")) &&
-	    !ledger_fingerprint_normalize(field->value, &event->fingerprint))
+	    !util_fingerprint_normalize(field->value, &event->fingerprint))
 		FAIL(field->line,
 		     "Fingerprint: \"%s\" is not a 40-digit hex fingerprint",
 		     field->value);

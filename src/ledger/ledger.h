@@ -96,10 +96,6 @@ LedgerEvent *ledger_event_current_form(const LedgerEvent *event);
  * ("" when there is no Comment). */
 char *ledger_event_comment_text(const LedgerEvent *event);
 
-/* Normalises a fingerprint (spaces removed, upper case); FALSE unless it
- * is 40 or 64 hex digits. */
-gboolean ledger_fingerprint_normalize(const char *text, char **out);
-
 /* TRUE when every line of VALUE is clean text (util_text_clean): no
  * control character but tab, no bidi override or isolate, no line or
  * paragraph separator.  Loading refuses a ledger with any other, and

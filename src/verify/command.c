@@ -263,7 +263,7 @@ set_field(Command *command, int f, const char *value, guint line_no,
 		return TRUE;
 	}
 	case F_FINGERPRINT:
-		if (!ledger_fingerprint_normalize(value, &command->fingerprint)) {
+		if (!util_fingerprint_normalize(value, &command->fingerprint)) {
 			*reason = g_strdup_printf("line %u: Fingerprint: \"%s\" is not a 40-digit OpenPGP fingerprint",
 			                          line_no, value);
 			return FALSE;

@@ -80,7 +80,7 @@ static void
 add_fingerprint(GHashTable *set, const char *text)
 {
 	char *fpr = NULL;
-	if (text && ledger_fingerprint_normalize(text, &fpr))
+	if (text && util_fingerprint_normalize(text, &fpr))
 		g_hash_table_add(set, fpr);
 }
 
