@@ -1,4 +1,5 @@
-/* mime.h: g_autoptr support for the GMime types tenure uses.
+/* mime.h: g_autoptr support for the GMime types tenure uses, and the
+ * largest mail tenure reads.
  *
  * GMime 3.2 defines no autoptr cleanups of its own; every file that uses
  * g_autoptr on a GMime object includes this header instead of defining
@@ -9,6 +10,12 @@
 
 #include <glib.h>
 #include <gmime/gmime.h>
+
+/* Larger mail is set aside unread: no command needs it, and a parser
+ * (or memory) should not be handed an attacker's gigabytes.  The
+ * sources refuse it (SOURCE_MAX_SIZE); verification bounds what it
+ * decodes of a signature by it. */
+#define MIME_MAX_MESSAGE_SIZE (10 * 1024 * 1024)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeCertificate, g_object_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeCryptoContext, g_object_unref)

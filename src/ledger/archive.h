@@ -13,8 +13,6 @@
 
 #include <glib.h>
 
-#include "conf/conf.h"
-
 /* Writes RAW durably; *PATH (may be NULL) gets the new file's path.  A
  * message archived already is kept once: nothing is written and *PATH is
  * NULL, so a rollback never removes the first copy. */

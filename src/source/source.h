@@ -38,12 +38,12 @@
 
 #include <glib.h>
 
+#include "base/mime.h"
 #include "conf/conf.h"
 #include "source/retry.h"
 
-/* Larger mail is set aside unread: no command needs it, and a parser
- * (or memory) should not be handed an attacker's gigabytes. */
-#define SOURCE_MAX_SIZE (10 * 1024 * 1024)
+/* Larger mail is set aside unread (mime.h). */
+#define SOURCE_MAX_SIZE MIME_MAX_MESSAGE_SIZE
 
 typedef struct {
 	char *id;          /* unique within the source: file name, UID, offset */

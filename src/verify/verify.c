@@ -10,7 +10,6 @@
 #include "verify/gpgrun.h"
 #include "ledger/ledger.h"
 #include "verify/packets.h"
-#include "source/source.h"
 #include "base/util.h"
 #include "verify/verify.h"
 #include "verify/verify_context.h"
@@ -388,7 +387,7 @@ signature_bounded(GMimeObject *part, SignedKind kind, char **reason)
 	/* The encoded form of a base64 signature is 4/3 of it, with line
 	 * ends: anything over twice the limit is too large decoded too. */
 	gint64 limit = kind == SIGNED_PGP_MIME ? 2 * PACKETS_MAX_SIGNATURE_BYTES
-	                                       : SOURCE_MAX_SIZE;
+	                                       : MIME_MAX_MESSAGE_SIZE;
 	g_autoptr(GByteArray) content = decoded_content(holder, limit);
 	if (content == NULL) {
 		*reason = g_strdup_printf("signature larger than %d bytes, or unreadable",
