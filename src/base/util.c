@@ -535,6 +535,21 @@ util_log_at(UtilLogPriority priority, const char *event, ...)
 }
 
 gboolean
+util_address_is_bare(const char *address)
+{
+	if (address == NULL || *address == '\0')
+		return FALSE;
+	/* Nothing that would break the envelope stanza or the SMTP
+	 * command the address becomes: printable ASCII only, no blanks,
+	 * no list or route syntax, one '@' with text on both sides. */
+	for (const char *p = address; *p; p++)
+		if (*p <= ' ' || *p >= 0x7f || strchr(",;<>()[]\\\"", *p))
+			return FALSE;
+	const char *at = strchr(address, '@');
+	return at && at != address && at[1] != '\0' && !strchr(at + 1, '@');
+}
+
+gboolean
 util_fingerprint_normalize(const char *text, char **out)
 {
 	GString *fpr = g_string_new(NULL);

@@ -79,8 +79,13 @@ void util_remove_tree(const char *dir);
 /* Creates DIR and its parents with MODE when missing. */
 gboolean util_mkdir_p(const char *dir, int mode, GError **error);
 
-/* Normalises an OpenPGP fingerprint (spaces removed, upper case); FALSE unless it
- * is 40 or 64 hex digits. */
+/* TRUE when ADDRESS is a bare address ("local@domain", printable ASCII,
+ * no blanks, brackets or lists): the only kind an SMTP envelope
+ * takes (outbox.h). */
+gboolean util_address_is_bare(const char *address);
+
+/* Normalises an OpenPGP fingerprint (spaces removed, upper case); FALSE
+ * unless it is 40 or 64 hex digits. */
 gboolean util_fingerprint_normalize(const char *text, char **out);
 
 /* Priorities as syslog(3) and sd-daemon(3) number them. */

@@ -25,7 +25,6 @@
 #include "intake/intake.h"
 #include "ledger/ledger.h"
 #include "out/mailout.h"
-#include "out/outbox.h"
 #include "ledger/pending.h"
 #include "source/retry.h"
 #include "source/relay.h"
@@ -264,7 +263,7 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	}
 	/* The address is the key holder's own user ID: anything but a bare
 	 * address would break the envelope, so that key gets no reply. */
-	if (!outbox_address_valid(to)) {
+	if (!util_address_is_bare(to)) {
 		util_log("reply-skipped", "msgid", mail->message_id, "to", to,
 		         "reason", "the signing key's address is not a bare address",
 		         NULL);

@@ -801,7 +801,7 @@ placeholder_address(const char *path, const char *header,
 			*empty = TRUE;
 			return NULL;
 		}
-		if (!outbox_address_valid(address)) {
+		if (!util_address_is_bare(address)) {
 			g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
 			            "%s: header %s: {{%s}} is \"%s\", not an "
 			            "address",

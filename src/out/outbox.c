@@ -388,21 +388,6 @@ outbox_known(const char *state_dir, const char *message_id)
 }
 
 gboolean
-outbox_address_valid(const char *address)
-{
-	if (address == NULL || *address == '\0')
-		return FALSE;
-	/* Nothing that would break the envelope stanza or the SMTP
-	 * command the address becomes: printable ASCII only, no blanks,
-	 * no list or route syntax, one '@' with text on both sides. */
-	for (const char *p = address; *p; p++)
-		if (*p <= ' ' || *p >= 0x7f || strchr(",;<>()[]\\\"", *p))
-			return FALSE;
-	const char *at = strchr(address, '@');
-	return at && at != address && at[1] != '\0' && !strchr(at + 1, '@');
-}
-
-gboolean
 outbox_add(const char *state_dir, const char *message_id,
            const char *envelope_from, const char *const *recipients,
            GBytes *message, GError **error)
@@ -411,7 +396,7 @@ outbox_add(const char *state_dir, const char *message_id,
 		return FALSE;
 	if (outbox_known(state_dir, message_id))
 		return TRUE;
-	if (!outbox_address_valid(envelope_from)) {
+	if (!util_address_is_bare(envelope_from)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
 		            "outbox: %s: envelope sender \"%s\" is not a bare "
 		            "address",
@@ -424,7 +409,7 @@ outbox_add(const char *state_dir, const char *message_id,
 		return FALSE;
 	}
 	for (const char *const *r = recipients; *r; r++) {
-		if (!outbox_address_valid(*r)) {
+		if (!util_address_is_bare(*r)) {
 			g_set_error(
 			    error, TENURE_ERROR, TENURE_ERROR_INVALID,
 			    "outbox: %s: recipient \"%s\" is not a bare "

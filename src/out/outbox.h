@@ -27,10 +27,6 @@ gboolean outbox_add(const char *state_dir, const char *message_id,
                     const char *const *recipients, GBytes *message,
                     GError **error);
 
-/* TRUE when ADDRESS is a bare address ("local@domain", printable ASCII,
- * no blanks, brackets or lists): the only kind the envelope takes. */
-gboolean outbox_address_valid(const char *address);
-
 /* Records MESSAGE_ID as sent at SENT (Unix time), unless it was ever
  * added: mail an earlier tenure sent, found in the list's archive by
  * `tenure import`, so that it is not queued (and sent) again. */
