@@ -8,7 +8,7 @@
  * auto-replied for replies), MIME headers, CRLF line endings, and a
  * PGP/MIME signature by the bot key when [keys] bot-key is set.  Body
  * lines are wrapped at MAILOUT_WRAP_WIDTH after the placeholders are
- * filled, as the template's lines say (mailout_wrap).
+ * filled, as the template's lines say (template_wrap, template.h).
  */
 #ifndef TENURE_MAILOUT_H
 #define TENURE_MAILOUT_H
@@ -49,31 +49,6 @@ gboolean mailout_is_own_mail(const Conf *conf, GMimeMessage *message);
 
 /* Body lines of tenure's mail are wrapped at this many characters. */
 #define MAILOUT_WRAP_WIDTH 72
-
-/* One line of a mail's body, filled in, and how the template wrote it. */
-typedef struct {
-	char *text;
-	gboolean prose; /* a line of a paragraph of prose */
-	guint label;    /* a "Label: value" line: the characters of
-	                   "Label: ", else 0 */
-} MailoutLine;
-
-/* Sets LINE's prose and label from TEMPLATE_LINE, the body line as the
- * template writes it (placeholders not filled in).  A line of its own
- * (not prose) is an empty line, one that starts with a blank or '>',
- * the signature separator "-- ", or one that starts with a label:
- * literal words followed by ": " ("Term rule: {{rule}}"). */
-void mailout_line_classify(const char *template_line, MailoutLine *line);
-
-/* The N LINES as a body with every line longer than WIDTH characters
- * broken at blanks; a single word longer than WIDTH stays whole, and so
- * does a label.  The words wrapped off a line of prose run into the
- * next line when that one is prose too; a line of its own never takes
- * words from another nor gives any: its continuation lines repeat its
- * leading blanks and '>' quote marks, or start under a label's value
- * (four blanks in after a label longer than 24 characters).  Every line
- * of the result ends in '\n'. */
-char *mailout_wrap(const MailoutLine *lines, guint n, guint width);
 
 /* The names of every placeholder a template may use, NULL-terminated
  * (static).  VARS naming any other is an error in mailout_compose. */
