@@ -8,6 +8,7 @@ src_libtenure_a_SOURCES += \
 	src/source/contact.c src/source/contact.h \
 	src/source/imap_cursor.c src/source/imap_cursor.h \
 	src/source/imap_failed.c src/source/imap_failed.h \
+	src/source/imap_place.c src/source/imap_place.h \
 	src/source/source_imap.c \
 	src/cli/cmd_run.c
 

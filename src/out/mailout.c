@@ -3,8 +3,9 @@
  * Once a template is rendered (template.h), its headers are set on a
  * GMime message one by one (address headers parsed, others encoded per
  * RFC 2047 when not ASCII), the body becomes a text/plain UTF-8 part,
- * and the whole is written with CRLF line endings.  When [keys] bot-key is set the body part is signed
- * (PGP/MIME, RFC 3156) through GMime's GPGME context.
+ * and the whole is written with CRLF line endings.  When [keys] bot-key
+ * is set the body part is signed (PGP/MIME, RFC 3156) through GMime's
+ * GPGME context.
  */
 #include "config.h"
 

@@ -6,41 +6,10 @@
  * certificate).  imap:// insists on STARTTLS and never falls back to
  * plain text.
  *
- * The cursor (server, user, mailbox, UIDVALIDITY, last UID; see
- * imap_cursor.h) advances one message at a time, after the handler has
- * returned TRUE, i.e. after the ledger and outbox writes the message
- * caused are on disk.  A first contact (no cursor for this mailbox: a
- * new one, or a cursor lost) and a changed UIDVALIDITY (the server
- * renumbered the mailbox) read the mail that is there within a window:
- * what arrived (INTERNALDATE) at most [keys] max-signature-age days
- * before the newest message, so that a command waiting in the mailbox is
- * not lost, while older list mail comes in only by `tenure import`.  The
- * window is reckoned by the server's clock, the newest INTERNALDATE;
- * tenure's own clock may only narrow it (a quiet list's newest mail may
- * be old).  What the first contact left out, before its window's start
- * (the cursor's horizon, a server time), is never read, not even after a
- * renumbering, whatever tenure's clock says.  The intake's Message-ID
- * and signature records, and the ledger, keep what is read again from
- * acting twice.
- *
- * A message that cannot be handled for a reason of its own is tried
- * again by the next fetches and, after IMAP_FAILED_TRIES tries (at once
- * when its RFC822.SIZE is over SOURCE_MAX_SIZE: it is never fetched),
- * recorded as failed in the state (imap_failed.h) while the cursor moves
- * on; a fetch that stops before such a message to try it again later
- * succeeds.  A message that cannot be decided now (source.h) is recorded
- * in STATE_DIR/retry ("imap UIDVALIDITY/UID") and holds the cursor: the
- * cursor never passes a message without a final outcome (handled, or
- * set aside).  Which messages wait is known to this process (waiting),
- * not only to the retry record, which merely schedules them: a record
- * lost, or torn and removed, while the daemon runs makes its message due
- * at once, and never lets the cursor pass it (issue 25, item 4); after a
- * restart everything beyond the cursor is read again.  The mail behind it is handled all the
- * same: this process remembers how far it has dealt with the mailbox
- * (handled_through), and fetches again only the waiting messages whose
- * next try is due; after a restart the mail behind a held cursor is read
- * once more, which the intake's records make harmless.  A message that
- * runs out of time is recorded as failed, and the cursor moves on.
+ * Where the source stands in the mailbox, and what it reads next (the
+ * cursor, a first contact's or a renumbering's window, failed and
+ * waiting messages), is imap_place.h's; this file holds the
+ * conversation with the server.
  *
  * Costs: the source talks to the server only when it has reason to
  * believe there is new mail (UIDNEXT beyond the cursor when the mailbox
@@ -94,10 +63,9 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "source/imap_cursor.h"
 #include "base/date.h"
-#include "source/imap_failed.h"
 #include "base/netstop.h"
+#include "source/imap_place.h"
 #include "source/source.h"
 #include "base/tls_verify.h"
 #include "base/util.h"
@@ -135,18 +103,7 @@ typedef struct {
 	char *peer;           /* the verified certificate, described */
 	char *mailbox;
 	int poll_interval;
-	gint64 max_age;         /* [keys] max-signature-age, in seconds */
-	char *cursor_path;
-	ImapCursor cursor;
-	ImapFailed *failed;     /* messages set aside (imap_failed.h) */
-	const Conf *conf;
-	Retry *retry;           /* messages waiting for a verdict (retry.h) */
-	guint32 handled_through; /* every UID up to it dealt with (handled,
-	                            set aside, or waiting) */
-	GHashTable *waiting;    /* UIDs without a final outcome that the
-	                           cursor must not pass, whatever RETRY,
-	                           which only schedules them, still holds */
-	gboolean retry_later;   /* a message failed a try: stop this fetch */
+	ImapPlace place;        /* where it stands (imap_place.h) */
 
 	mailimap *imap;         /* NULL while disconnected */
 	int fd;                 /* its socket, watched by netstop; -1 */
@@ -586,72 +543,26 @@ first_uid_since(ImapSource *source, gint64 when, guint32 *first,
 	return TRUE;
 }
 
-/* Where a reading window starts, by the server's clock: max-signature-age
- * before the newest mail (NEWEST), for an older command is refused
- * anyway (verify.h).  Tenure's own clock may narrow it, when it is later
- * (the newest mail of a quiet list may be weeks old), never widen it. */
-static gint64
-window_start(const ImapSource *source, gint64 newest)
-{
-	gint64 now = g_get_real_time() / G_USEC_PER_SEC;
-	return MAX(newest, now) - source->max_age;
-}
-
 /* Compares the mailbox just opened (EXISTS messages) with the cursor and
- * decides where to go on from, saving the cursor when that changed. */
+ * decides where to go on from (imap_place.h), asking the server what it
+ * needs for that. */
 static gboolean
 reconcile_cursor(ImapSource *source, guint32 uidvalidity, guint32 uidnext,
                  guint32 exists, GError **error)
 {
-	ImapCursor *cursor = &source->cursor;
-	char validity_text[16], next_text[16], old_text[16], from_text[24],
-		first_text[16];
-	g_snprintf(validity_text, sizeof validity_text, "%u", uidvalidity);
-	g_snprintf(next_text, sizeof next_text, "%u", uidnext);
-	gboolean first = !imap_cursor_matches(cursor, source->server,
-	                                      source->user, source->mailbox);
-	if (!first && cursor->uidvalidity == uidvalidity)
+	ImapPlace *place = &source->place;
+	gboolean first = !imap_place_matches(place);
+	if (!first && place->cursor.uidvalidity == uidvalidity)
 		return TRUE;
 	gint64 newest = 0;
 	if (!newest_arrival(source, exists, &newest, error))
 		return FALSE;
-	if (first) {
-		/* What was there is read within the window; the window's
-		 * server-clock start is the horizon for good. */
-		imap_cursor_clear(cursor);
-		cursor->server = g_strdup(source->server);
-		cursor->user = g_strdup(source->user);
-		cursor->mailbox = g_strdup(source->mailbox);
-		cursor->horizon = newest > 0 ? newest - source->max_age : 0;
-		cursor->read_from = window_start(source, newest);
-	} else {
-		cursor->read_from =
-			MAX(cursor->horizon, window_start(source, newest));
-	}
+	imap_place_set_window(place, first, newest);
 	guint32 first_uid = 0;
-	if (!first_uid_since(source, cursor->read_from, &first_uid, error))
+	if (!first_uid_since(source, place->cursor.read_from, &first_uid, error))
 		return FALSE;
-	g_snprintf(old_text, sizeof old_text, "%u", cursor->uidvalidity);
-	cursor->uidvalidity = uidvalidity;
-	cursor->last_uid = first_uid > 0 ? first_uid - 1 : uidnext - 1;
-	cursor->reread_until = uidnext - 1;
-	g_snprintf(from_text, sizeof from_text, "%" G_GINT64_FORMAT,
-	           cursor->read_from);
-	g_snprintf(first_text, sizeof first_text, "%u", cursor->last_uid + 1);
-	if (first)
-		util_log("imap-first-contact", "server", source->server, "mailbox",
-		         source->mailbox, "uidvalidity", validity_text, "uidnext",
-		         next_text, "read-from", from_text, "first-uid", first_text,
-		         NULL);
-	else
-		util_log_warning("imap-uidvalidity-changed", "server",
-		                 source->server, "mailbox", source->mailbox, "old",
-		                 old_text, "new", validity_text, "read-from",
-		                 from_text, "first-uid", first_text, NULL);
-	/* Nothing of the new numbering is dealt with yet. */
-	source->handled_through = cursor->last_uid;
-	g_hash_table_remove_all(source->waiting);
-	return imap_cursor_save(source->cursor_path, cursor, error);
+	return imap_place_restart(place, first, uidvalidity, uidnext, first_uid,
+	                          error);
 }
 
 static gboolean
@@ -677,7 +588,7 @@ open_mailbox(ImapSource *source, GError **error)
 		disconnect(source, FALSE);
 		return FALSE;
 	}
-	source->may_have_mail = uidnext > source->cursor.last_uid + 1;
+	source->may_have_mail = uidnext > source->place.cursor.last_uid + 1;
 	return TRUE;
 }
 
@@ -808,110 +719,19 @@ compare_pending(gconstpointer a, gconstpointer b)
 	return x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
-/* TRUE for mail that was there when a window was set (a first contact,
- * a renumbering) and arrived before it: older than any command that
- * could still act, or than what the first contact read. */
-static gboolean
-before_window(const ImapSource *source, const PendingMessage *message)
-{
-	const ImapCursor *cursor = &source->cursor;
-	return message->uid <= cursor->reread_until && message->arrival > 0 &&
-	       message->arrival < cursor->read_from;
-}
-
-static char *
-retry_key(guint32 uidvalidity, guint32 uid)
-{
-	return g_strdup_printf("imap %u/%u", uidvalidity, uid);
-}
-
-/* The messages of this mailbox the retry record has waiting join
- * those this process knows to wait (issue 25, item 4: the record may be
- * lost or torn, and removed, while they still wait). */
-static void
-note_waiting(ImapSource *source)
-{
-	g_autofree char *prefix = g_strdup_printf("imap %u/",
-	                                          source->cursor.uidvalidity);
-	g_autoptr(GPtrArray) waiting = retry_waiting(source->retry, prefix, 0);
-	for (guint i = 0; i < waiting->len; i++) {
-		guint32 uid = (guint32)g_ascii_strtoull(
-		    (char *)waiting->pdata[i] + strlen(prefix), NULL, 10);
-		if (uid > source->cursor.last_uid)
-			g_hash_table_add(source->waiting, GUINT_TO_POINTER(uid));
-	}
-}
-
-/* The lowest UID of this mailbox waiting for a verdict, or 0. */
-static guint32
-lowest_waiting(ImapSource *source)
-{
-	note_waiting(source);
-	guint32 lowest = 0;
-	GHashTableIter iter;
-	gpointer key;
-	g_hash_table_iter_init(&iter, source->waiting);
-	while (g_hash_table_iter_next(&iter, &key, NULL)) {
-		guint32 uid = GPOINTER_TO_UINT(key);
-		if (lowest == 0 || uid < lowest)
-			lowest = uid;
-	}
-	return lowest;
-}
-
-/* UID has a final outcome (handled, or set aside): nothing holds the
- * cursor before it any more. */
-static void
-outcome_final(ImapSource *source, guint32 uid)
-{
-	g_hash_table_remove(source->waiting, GUINT_TO_POINTER(uid));
-}
-
-/* Every UID up to UID is dealt with: the cursor moves there, but never
- * past a message waiting for a verdict. */
-static gboolean
-dealt_with(ImapSource *source, guint32 uid, GError **error)
-{
-	source->handled_through = MAX(source->handled_through, uid);
-	guint32 target = source->handled_through;
-	guint32 waiting = lowest_waiting(source);
-	if (waiting > 0)
-		target = MIN(target, waiting - 1);
-	if (target <= source->cursor.last_uid)
-		return TRUE;
-	source->cursor.last_uid = target;
-	return imap_cursor_save(source->cursor_path, &source->cursor, error);
-}
-
-/* Whether UID, beyond the cursor, is to be handed over now: a message
- * waiting for a verdict when its next try is due, any other once only
- * (the cursor may stand behind mail dealt with, see dealt_with). */
-static gboolean
-wanted(ImapSource *source, guint32 uid, gint64 now)
-{
-	g_autofree char *key = retry_key(source->cursor.uidvalidity, uid);
-	if (retry_is_waiting(source->retry, key))
-		return retry_due(source->retry, key, now);
-	/* Waiting, and its record gone: its schedule is lost, the message
-	 * is not, and it is tried now. */
-	if (g_hash_table_contains(source->waiting, GUINT_TO_POINTER(uid)))
-		return TRUE;
-	return uid > source->handled_through;
-}
-
 /* Lists the UIDs (with sizes and INTERNALDATEs) beyond the cursor.
  * "UID FETCH N:*" also answers with the last message when no UID is N
  * or above, so the answer is filtered.  Mail from before a window
- * (before_window) is left out; *SKIPPED_THROUGH gets the highest such
- * UID. */
+ * (imap_place_before_window) is left out; *SKIPPED_THROUGH gets the
+ * highest such UID. */
 static gboolean
 list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
          GError **error)
 {
-	if (source->cursor.last_uid == G_MAXUINT32)
+	if (source->place.cursor.last_uid == G_MAXUINT32)
 		return TRUE;
 	struct mailimap_set *set =
-		mailimap_set_new_interval(source->cursor.last_uid + 1, 0);
+		mailimap_set_new_interval(source->place.cursor.last_uid + 1, 0);
 	struct mailimap_fetch_type *type =
 		mailimap_fetch_type_new_fetch_att_list_empty();
 	mailimap_fetch_type_new_fetch_att_list_add(type, mailimap_fetch_att_new_uid());
@@ -935,7 +755,7 @@ list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
 			find_static(message, MAILIMAP_MSG_ATT_RFC822_SIZE);
 		struct mailimap_msg_att_static *date =
 			find_static(message, MAILIMAP_MSG_ATT_INTERNALDATE);
-		if (uid == NULL || uid->att_data.att_uid <= source->cursor.last_uid)
+		if (uid == NULL || uid->att_data.att_uid <= source->place.cursor.last_uid)
 			continue;
 		PendingMessage entry = {
 			uid->att_data.att_uid,
@@ -944,12 +764,13 @@ list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
 		};
 		if (entry.arrival > 0)
 			observe_arrival(source, entry.arrival);
-		if (before_window(source, &entry)) {
+		if (imap_place_before_window(&source->place, entry.uid,
+		                             entry.arrival)) {
 			char uid_text[16], arrival[24], from[24];
 			g_snprintf(uid_text, sizeof uid_text, "%u", entry.uid);
 			g_snprintf(arrival, sizeof arrival, "%" G_GINT64_FORMAT, entry.arrival);
 			g_snprintf(from, sizeof from, "%" G_GINT64_FORMAT,
-			           source->cursor.read_from);
+			           source->place.cursor.read_from);
 			util_log("imap-message-skipped", "server", source->server,
 			         "uid", uid_text, "reason",
 			         "arrived before the window read at a first contact or renumbering",
@@ -957,7 +778,7 @@ list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
 			*skipped_through = MAX(*skipped_through, entry.uid);
 			continue;
 		}
-		if (!wanted(source, entry.uid, now))
+		if (!imap_place_wanted(&source->place, entry.uid, now))
 			continue;
 		g_array_append_val(pending, entry);
 	}
@@ -993,66 +814,6 @@ compare_fetched(gconstpointer a, gconstpointer b)
 	return x->uid < y->uid ? -1 : x->uid > y->uid;
 }
 
-/* A message UID could not be handled for REASON, a reason of its own:
- * one more try is counted in the state.  Until the tries are used up
- * (or at once when FINAL: a message too large to fetch), the fetch
- * stops before it without an error, to try again next time; then it is
- * recorded as failed, logged once, and the cursor moves past it.  FALSE
- * only when the state cannot be written. */
-static gboolean
-message_failed(ImapSource *source, guint32 uid, const char *id,
-               const char *reason, gboolean final, GError **error)
-{
-	guint tries = 0;
-	gboolean give_up = FALSE;
-	if (!imap_failed_note(source->failed, source->cursor.uidvalidity, uid,
-	                      reason, final, &tries, &give_up, error))
-		return FALSE;
-	char tries_text[16];
-	g_snprintf(tries_text, sizeof tries_text, "%u", tries);
-	if (!give_up) {
-		util_log("imap-message-retry", "id", id, "tries", tries_text,
-		         "reason", reason, NULL);
-		source->retry_later = TRUE;
-		return TRUE;
-	}
-	util_log("set-aside", "id", id, "tries", tries_text, "reason", reason,
-	         NULL);
-	g_autofree char *key = retry_key(source->cursor.uidvalidity, uid);
-	if (!retry_forget(source->retry, key, error))
-		return FALSE;
-	outcome_final(source, uid);
-	return dealt_with(source, uid, error);
-}
-
-/* Message UID could not be decided now for REASON: recorded to be
- * fetched again when due; the cursor stays before it, but the mail
- * behind it is not held up; once its time is up, it is recorded as
- * failed like a message that cannot be handled. */
-static gboolean
-message_deferred(ImapSource *source, guint32 uid, const char *id,
-                 const char *reason, GError **error)
-{
-	g_autofree char *key = retry_key(source->cursor.uidvalidity, uid);
-	gboolean give_up = FALSE;
-	/* Waiting before its record is written: the record may be lost,
-	 * the cursor must still stop before the message. */
-	g_hash_table_add(source->waiting, GUINT_TO_POINTER(uid));
-	if (!source_defer(source->retry, source->conf, key, id, reason, &give_up,
-	                  error))
-		return FALSE;
-	if (!give_up)
-		return dealt_with(source, uid, error);
-	/* Set aside (source_defer said so in the log): recorded as failed
-	 * like a message that cannot be handled, and passed. */
-	guint tries = 0;
-	if (!imap_failed_note(source->failed, source->cursor.uidvalidity, uid,
-	                      reason, TRUE, &tries, &give_up, error))
-		return FALSE;
-	outcome_final(source, uid);
-	return dealt_with(source, uid, error);
-}
-
 /* Hands one fetched message over and, once the handler says it is dealt
  * with, moves the cursor past it. */
 static gboolean
@@ -1061,7 +822,7 @@ hand_over(ImapSource *source, const FetchedMessage *fetched,
 {
 	g_autofree char *id = g_strdup_printf("%s;UIDVALIDITY=%u/;UID=%u",
 	                                      source->mailbox,
-	                                      source->cursor.uidvalidity,
+	                                      source->place.cursor.uidvalidity,
 	                                      fetched->uid);
 	g_autoptr(GBytes) raw = g_bytes_new(fetched->body, fetched->length);
 	SourceMessage message = {
@@ -1079,27 +840,20 @@ hand_over(ImapSource *source, const FetchedMessage *fetched,
 		/* Without a final outcome: the cursor stops before it, and
 		 * it is handed over again at the next fetch. */
 		if (source_error_is_held(local)) {
-			g_hash_table_add(source->waiting,
-			                 GUINT_TO_POINTER(fetched->uid));
+			imap_place_held(&source->place, fetched->uid);
 			return TRUE;
 		}
 		if (source_error_is_temporary(local))
-			return message_deferred(source, fetched->uid, id,
-			                        local->message, error);
+			return imap_place_deferred(&source->place, fetched->uid,
+			                           id, local->message, error);
 		if (!source_error_is_message(local)) {
 			g_propagate_error(error, g_steal_pointer(&local));
 			return FALSE;
 		}
-		return message_failed(source, fetched->uid, id, local->message,
-		                      FALSE, error);
+		return imap_place_failed(&source->place, fetched->uid, id,
+		                         local->message, FALSE, error);
 	}
-	g_autofree char *key = retry_key(source->cursor.uidvalidity, fetched->uid);
-	if (!imap_failed_forget(source->failed, source->cursor.uidvalidity,
-	                        fetched->uid, error) ||
-	    !retry_forget(source->retry, key, error))
-		return FALSE;
-	outcome_final(source, fetched->uid);
-	return dealt_with(source, fetched->uid, error);
+	return imap_place_handled(&source->place, fetched->uid, error);
 }
 
 /* TRUE when UID is one of PENDING[0, COUNT). */
@@ -1173,7 +927,7 @@ fetch_batch(ImapSource *source, const PendingMessage *pending, guint count,
 	g_array_sort(fetched, compare_fetched);
 
 	gboolean ok = TRUE;
-	for (guint i = 0; ok && !source->retry_later && i < fetched->len; i++)
+	for (guint i = 0; ok && !source->place.retry_later && i < fetched->len; i++)
 		ok = hand_over(source, &g_array_index(fetched, FetchedMessage, i),
 		               handler, user_data, error);
 	mailimap_fetch_list_free(answer);
@@ -1185,7 +939,7 @@ fetch_pending(ImapSource *source, GArray *pending, SourceHandler handler,
               gpointer user_data, GError **error)
 {
 	guint first = 0;
-	while (first < pending->len && !source->retry_later) {
+	while (first < pending->len && !source->place.retry_later) {
 		/* Never fetched: a message this large cannot be a command,
 		 * and would cost its size in memory. */
 		const PendingMessage *next = &g_array_index(pending, PendingMessage,
@@ -1193,10 +947,11 @@ fetch_pending(ImapSource *source, GArray *pending, SourceHandler handler,
 		if (next->size > SOURCE_MAX_SIZE) {
 			g_autofree char *id = g_strdup_printf("%s;UIDVALIDITY=%u/;UID=%u",
 			                                      source->mailbox,
-			                                      source->cursor.uidvalidity,
+			                                      source->place.cursor.uidvalidity,
 			                                      next->uid);
 			g_autofree char *reason = source_too_large(next->size);
-			if (!message_failed(source, next->uid, id, reason, TRUE, error))
+			if (!imap_place_failed(&source->place, next->uid, id,
+			                       reason, TRUE, error))
 				return FALSE;
 			first++;
 			continue;
@@ -1219,35 +974,6 @@ fetch_pending(ImapSource *source, GArray *pending, SourceHandler handler,
 	return TRUE;
 }
 
-/* Records of an earlier UIDVALIDITY go (the renumbered mailbox is read
- * again anyway); TRUE in *DUE when a waiting message's next try has
- * come, so that the mailbox is listed again. */
-static gboolean
-tidy_waiting(ImapSource *source, gboolean *due, GError **error)
-{
-	g_autofree char *prefix = g_strdup_printf("imap %u/",
-	                                          source->cursor.uidvalidity);
-	g_autoptr(GPtrArray) all = retry_waiting(source->retry, "imap ", 0);
-	for (guint i = 0; i < all->len; i++)
-		if (!g_str_has_prefix(all->pdata[i], prefix) &&
-		    !retry_forget(source->retry, all->pdata[i], error))
-			return FALSE;
-	g_autoptr(GPtrArray) ready = retry_waiting(source->retry, prefix,
-	                                           date_now_unix());
-	*due = ready->len > 0;
-	/* A waiting message whose record is gone is due now. */
-	note_waiting(source);
-	GHashTableIter iter;
-	gpointer uid;
-	g_hash_table_iter_init(&iter, source->waiting);
-	while (!*due && g_hash_table_iter_next(&iter, &uid, NULL)) {
-		g_autofree char *key = retry_key(source->cursor.uidvalidity,
-		                                 GPOINTER_TO_UINT(uid));
-		*due = !retry_is_waiting(source->retry, key);
-	}
-	return TRUE;
-}
-
 static gboolean
 imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
            GError **error)
@@ -1256,10 +982,10 @@ imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
 	if (!ensure_connected(source, error))
 		return FALSE;
 	gboolean due = FALSE;
-	if (!tidy_waiting(source, &due, error))
+	if (!imap_place_tidy(&source->place, &due, error))
 		return FALSE;
-	source->handled_through = MAX(source->handled_through,
-	                              source->cursor.last_uid);
+	source->place.handled_through = MAX(source->place.handled_through,
+	                                    source->place.cursor.last_uid);
 	if (due)
 		source->may_have_mail = TRUE;
 	/* Mail that arrives while we fetch shows up as an EXISTS in the
@@ -1282,17 +1008,17 @@ imap_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		}
 		if (!fetch_pending(source, pending, handler, user_data, error))
 			return FALSE;
-		if (source->retry_later) {
+		if (source->place.retry_later) {
 			/* A message failed a try: the next fetch tries again
 			 * without waiting for new mail. */
-			source->retry_later = FALSE;
+			source->place.retry_later = FALSE;
 			source->may_have_mail = TRUE;
 			return TRUE;
 		}
 		/* Past mail left out at the end of the list, so it is not
 		 * listed again at every connection. */
-		if (skipped_through > source->cursor.last_uid &&
-		    !dealt_with(source, skipped_through, error))
+		if (skipped_through > source->place.cursor.last_uid &&
+		    !imap_place_dealt_with(&source->place, skipped_through, error))
 			return FALSE;
 		source->may_have_mail = source->imap != NULL && saw_exists(source);
 	}
@@ -1433,12 +1159,12 @@ imap_close(Source *base)
 	g_free(source->ca_file);
 	g_free(source->peer);
 	g_free(source->mailbox);
-	g_free(source->cursor_path);
-	imap_cursor_clear(&source->cursor);
-	imap_failed_free(source->failed);
-	retry_free(source->retry);
-	if (source->waiting)
-		g_hash_table_unref(source->waiting);
+	g_free(source->place.cursor_path);
+	imap_cursor_clear(&source->place.cursor);
+	imap_failed_free(source->place.failed);
+	retry_free(source->place.retry);
+	if (source->place.waiting)
+		g_hash_table_unref(source->place.waiting);
 	g_free(source);
 }
 
@@ -1551,17 +1277,20 @@ imap_open(const Conf *conf, const char *url, GError **error)
 {
 	ImapSource *source = g_new0(ImapSource, 1);
 	source->fd = -1;
-	source->waiting = g_hash_table_new(g_direct_hash, g_direct_equal);
+	source->place.waiting = g_hash_table_new(g_direct_hash, g_direct_equal);
 	gboolean found;
 	source->base.driver = &source_imap_driver;
 	source->base.wake_fd = -1;
 	source->poll_interval = conf->poll_interval > 0 ? conf->poll_interval : 300;
-	source->max_age = (gint64)conf->max_signature_age * 24 * 60 * 60;
+	source->place.max_age = (gint64)conf->max_signature_age * 24 * 60 * 60;
 	source->ca_file = g_strdup(conf->source_ca_file);
-	source->cursor_path = imap_cursor_path(conf->state_dir);
+	source->place.cursor_path = imap_cursor_path(conf->state_dir);
 
 	if (!parse_url(source, url, conf, error))
 		goto fail;
+	source->place.server = source->server;
+	source->place.user = source->user;
+	source->place.mailbox = source->mailbox;
 	if (conf->source_password_file == NULL) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
 		            "[source] password-file: required for %s", source->server);
@@ -1570,14 +1299,15 @@ imap_open(const Conf *conf, const char *url, GError **error)
 	source->password = conf_read_password(conf->source_password_file, error);
 	if (source->password == NULL)
 		goto fail;
-	if (!imap_cursor_load(source->cursor_path, &source->cursor, &found, error))
+	if (!imap_cursor_load(source->place.cursor_path, &source->place.cursor,
+	                      &found, error))
 		goto fail;
-	source->failed = imap_failed_load(conf->state_dir, error);
-	if (source->failed == NULL)
+	source->place.failed = imap_failed_load(conf->state_dir, error);
+	if (source->place.failed == NULL)
 		goto fail;
-	source->conf = conf;
-	source->retry = retry_open(conf->state_dir, error);
-	if (source->retry == NULL)
+	source->place.conf = conf;
+	source->place.retry = retry_open(conf->state_dir, error);
+	if (source->place.retry == NULL)
 		goto fail;
 	return &source->base;
 fail:
