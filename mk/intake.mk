@@ -8,6 +8,7 @@ src_libtenure_a_SOURCES += \
 	src/source/source_mbox.c \
 	src/verify/openpgp.c src/verify/openpgp.h \
 	src/verify/keyring.c src/verify/keyring.h \
+	src/verify/keyblocks.c src/verify/keyblocks.h \
 	src/verify/signed_part.c src/verify/signed_part.h \
 	src/verify/packets.c src/verify/packets.h \
 	src/verify/verify_context.c src/verify/verify_context.h \
