@@ -59,12 +59,14 @@ TESTS += tests/t-signature-record.sh
 dist_check_SCRIPTS += tests/t-signature-record.sh
 
 # tests/test-mbox-from: when a mail arrived, by the date that ends the
-# mbox "From " line (src/source/source_mbox.c), as a table of real writers' lines.
+# mbox "From " line (src/source/source_mbox.c), as a table of real
+# writers' lines.
 check_PROGRAMS += tests/test-mbox-from
 tests_test_mbox_from_LDADD = $(TEST_LDADD)
 TESTS += tests/test-mbox-from
 
-# tests/test-decide: the decisions on commands (src/intake/decide.c), as a table.
+# tests/test-decide: the decisions on commands (src/intake/decide.c), as
+# a table.
 check_PROGRAMS += tests/test-decide
 tests_test_decide_LDADD = $(TEST_LDADD) -lm
 TESTS += tests/test-decide tests/t-intake2.sh tests/t-authority.sh tests/t-key-change.sh
@@ -132,7 +134,8 @@ dist_check_SCRIPTS += tests/t-imap-waiting.sh tests/t-mbox-waiting.sh
 # (src/verify/gpgrun.h); installed in /usr/libexec/tenure, found in the build
 # tree by the tests (TENURE_LIBEXECDIR).
 pkglibexec_PROGRAMS = tenure-gpg
-tenure_gpg_SOURCES = src/verify/tenure_gpg.c src/verify/child_bounds.c src/verify/child_bounds.h \
+tenure_gpg_SOURCES = src/verify/tenure_gpg.c \
+	src/verify/child_bounds.c src/verify/child_bounds.h \
 	src/verify/agent_proc.c src/verify/agent_proc.h
 tenure_gpg_LDADD =
 
