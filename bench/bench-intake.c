@@ -18,8 +18,8 @@
 
 #include <gmime/gmime.h>
 
-#include "conf.h"
-#include "verify.h"
+#include "conf/conf.h"
+#include "verify/verify.h"
 
 static double
 now_seconds(void)

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "conf/conf.h"
 #include "fuzz.h"
 
 int

@@ -20,10 +20,10 @@
 
 #include <gmime/gmime.h>
 
-#include "command.h"
+#include "verify/command.h"
 #include "fuzz.h"
-#include "mime.h"
-#include "verify.h"
+#include "base/mime.h"
+#include "verify/verify.h"
 
 /* The cleartext of a clearsigned block, as gpg hands it back. */
 static char *

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "committee.h"
+#include "ledger/committee.h"
 #include "fuzz.h"
-#include "ledger.h"
+#include "ledger/ledger.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -14,11 +14,11 @@
 
 #include <gmime/gmime.h>
 
-#include "conf.h"
+#include "conf/conf.h"
 #include "fuzz.h"
-#include "mailout.h"
-#include "mime.h"
-#include "signed_part.h"
+#include "out/mailout.h"
+#include "base/mime.h"
+#include "verify/signed_part.h"
 
 static char *scratch;
 

@@ -50,8 +50,8 @@ if [ -f "$work/libtenure-fuzz.a" ] &&
 fi
 
 # libtenure: every source but the programs' (main.c, tenure_gpg.c), compiled once, two at a time.
-sources=$(cd "$srcdir" && ls src/*.c src/rules/*.c |
-	grep -v -e '^src/main\.c$' -e '^src/tenure_gpg\.c$')
+sources=$(cd "$srcdir" && ls src/*/*.c |
+	grep -v -e '^src/cli/main\.c$' -e '^src/verify/tenure_gpg\.c$')
 build_one() {
 	local src=$1 obj
 	obj=$work/obj/$(echo "$src" | tr / _).o

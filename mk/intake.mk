@@ -3,28 +3,29 @@
 # GPGME, the pure command parser, the exactly-once and pending state, the
 # archive, intake itself, and the import and audit subcommands.
 src_libtenure_a_SOURCES += \
-	src/source.c src/source.h \
-	src/source_maildir.c \
-	src/source_mbox.c \
-	src/openpgp.c src/openpgp.h \
-	src/keyring.c src/keyring.h \
-	src/signed_part.c src/signed_part.h \
-	src/packets.c src/packets.h \
-	src/verify_context.c src/verify_context.h \
-	src/gpgrun.c src/gpgrun.h \
-	src/child_bounds.c src/child_bounds.h \
-	src/agent_proc.c src/agent_proc.h \
-	src/verify.c src/verify.h \
-	src/command.c src/command.h \
-	src/seen.c src/seen.h \
-	src/pending.c src/pending.h \
-	src/retry.c src/retry.h \
-	src/decide.c src/decide.h \
-	src/relay.c src/relay.h \
-	src/archive.c src/archive.h \
-	src/intake.c src/intake.h \
-	src/cmd_import.c \
-	src/cmd_audit.c
+	src/source/source.c src/source/source.h \
+	src/source/source_maildir.c \
+	src/source/source_mbox.c \
+	src/verify/openpgp.c src/verify/openpgp.h \
+	src/verify/keyring.c src/verify/keyring.h \
+	src/verify/keyblocks.c src/verify/keyblocks.h \
+	src/verify/signed_part.c src/verify/signed_part.h \
+	src/verify/packets.c src/verify/packets.h \
+	src/verify/verify_context.c src/verify/verify_context.h \
+	src/verify/gpgrun.c src/verify/gpgrun.h \
+	src/verify/child_bounds.c src/verify/child_bounds.h \
+	src/verify/agent_proc.c src/verify/agent_proc.h \
+	src/verify/verify.c src/verify/verify.h \
+	src/verify/command.c src/verify/command.h \
+	src/ledger/seen.c src/ledger/seen.h \
+	src/ledger/pending.c src/ledger/pending.h \
+	src/source/retry.c src/source/retry.h \
+	src/intake/decide.c src/intake/decide.h \
+	src/source/relay.c src/source/relay.h \
+	src/ledger/archive.c src/ledger/archive.h \
+	src/intake/intake.c src/intake/intake.h \
+	src/cli/cmd_import.c \
+	src/cli/cmd_audit.c
 
 check_PROGRAMS += tests/test-command tests/test-verify tests/test-openpgp
 tests_test_openpgp_LDADD = $(TEST_LDADD)
@@ -41,7 +42,7 @@ check_PROGRAMS += bench/bench-intake
 bench_bench_intake_LDADD = $(TEST_LDADD)
 EXTRA_DIST += bench/import.sh bench/gen-maildir.py bench/keyring.sh
 
-# tests/test-relay: which host handed a mail over (src/relay.c), as a
+# tests/test-relay: which host handed a mail over (src/source/relay.c), as a
 # table of Received headers.
 check_PROGRAMS += tests/test-relay
 tests_test_relay_LDADD = $(TEST_LDADD)
@@ -58,12 +59,14 @@ TESTS += tests/t-signature-record.sh
 dist_check_SCRIPTS += tests/t-signature-record.sh
 
 # tests/test-mbox-from: when a mail arrived, by the date that ends the
-# mbox "From " line (src/source_mbox.c), as a table of real writers' lines.
+# mbox "From " line (src/source/source_mbox.c), as a table of real
+# writers' lines.
 check_PROGRAMS += tests/test-mbox-from
 tests_test_mbox_from_LDADD = $(TEST_LDADD)
 TESTS += tests/test-mbox-from
 
-# tests/test-decide: the decisions on commands (src/decide.c), as a table.
+# tests/test-decide: the decisions on commands (src/intake/decide.c), as
+# a table.
 check_PROGRAMS += tests/test-decide
 tests_test_decide_LDADD = $(TEST_LDADD) -lm
 TESTS += tests/test-decide tests/t-intake2.sh tests/t-authority.sh tests/t-key-change.sh
@@ -128,11 +131,12 @@ TESTS += tests/t-imap-waiting.sh tests/t-mbox-waiting.sh
 dist_check_SCRIPTS += tests/t-imap-waiting.sh tests/t-mbox-waiting.sh
 
 # tenure-gpg: the helper every gpg run goes through, under a deadline
-# (src/gpgrun.h); installed in /usr/libexec/tenure, found in the build
+# (src/verify/gpgrun.h); installed in /usr/libexec/tenure, found in the build
 # tree by the tests (TENURE_LIBEXECDIR).
 pkglibexec_PROGRAMS = tenure-gpg
-tenure_gpg_SOURCES = src/tenure_gpg.c src/child_bounds.c src/child_bounds.h \
-	src/agent_proc.c src/agent_proc.h
+tenure_gpg_SOURCES = src/verify/tenure_gpg.c \
+	src/verify/child_bounds.c src/verify/child_bounds.h \
+	src/verify/agent_proc.c src/verify/agent_proc.h
 tenure_gpg_LDADD =
 
 # The committee keyring by primary fingerprint (issue 24 item 1).

@@ -3,13 +3,14 @@
 # and the schedule that decides what is due: announcements, reminders and
 # rule-driven expiries.
 src_libtenure_a_SOURCES += \
-	src/mailout.c src/mailout.h \
-	src/outbox.c src/outbox.h \
-	src/sink.c src/sink.h \
-	src/sink_smtp.c \
-	src/sink_maildir.c \
-	src/clock.c src/clock.h \
-	src/schedule.c src/schedule.h
+	src/out/mailout.c src/out/mailout.h \
+	src/out/template.c src/out/template.h \
+	src/out/outbox.c src/out/outbox.h \
+	src/out/sink.c src/out/sink.h \
+	src/out/sink_smtp.c \
+	src/out/sink_maildir.c \
+	src/base/clock.c src/base/clock.h \
+	src/out/schedule.c src/out/schedule.h
 
 templatesdir = $(pkgdatadir)/templates
 dist_templates_DATA = \
@@ -33,6 +34,10 @@ check_PROGRAMS += tests/test-mailout tests/test-outbox
 # test-mailout runs the schedule, which asks the plan (libm) for dates.
 tests_test_mailout_LDADD = $(TEST_LDADD) -lm
 tests_test_outbox_LDADD = $(TEST_LDADD)
+# test-template: a template's body lines, classified and wrapped.
+check_PROGRAMS += tests/test-template
+tests_test_template_LDADD = $(TEST_LDADD)
+TESTS += tests/test-template
 TESTS += tests/test-mailout tests/test-outbox tests/t-mailout.sh \
 	tests/t-mailfaults.sh tests/t-announce.sh tests/t-resend.sh \
 	tests/t-clock.sh

@@ -1,5 +1,5 @@
 # rules: the term rules (one file each behind rules/rules-private.h), the
-# engine that walks time under them (plan.c), the term facts status and
+# engine that walks time under them (engine.c), the term facts status and
 # intake ask for (term.c), the randomised comparison (simulate.c), the
 # status of the committee on a date (status.c) and its published page,
 # and the plan and simulate subcommands.
@@ -11,15 +11,16 @@ src_libtenure_a_SOURCES += \
 	src/rules/senior_rolling.c \
 	src/rules/annual_expiry.c \
 	src/rules/debian.c \
-	src/plan.c src/plan.h \
-	src/term.c src/term.h \
-	src/simulate.c src/simulate.h \
-	src/status.c src/status.h \
-	src/status_html.c src/status_html.h \
-	src/status_json.c src/status_json.h \
-	src/plan_ics.c src/plan_ics.h \
-	src/publish.c src/publish.h \
-	src/cmd_plan.c src/cmd_simulate.c
+	src/rules/engine.c src/rules/engine.h \
+	src/rules/plan.c src/rules/plan.h \
+	src/rules/term.c src/rules/term.h \
+	src/rules/simulate.c src/rules/simulate.h \
+	src/views/status.c src/views/status.h \
+	src/views/status_html.c src/views/status_html.h \
+	src/views/status_json.c src/views/status_json.h \
+	src/views/plan_ics.c src/views/plan_ics.h \
+	src/views/publish.c src/views/publish.h \
+	src/cli/cmd_plan.c src/cli/cmd_simulate.c
 
 check_PROGRAMS += tests/test-rules
 tests_test_rules_LDADD = $(TEST_LDADD)

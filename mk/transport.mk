@@ -2,14 +2,15 @@
 # GnuTLS before login, and the cursor it keeps), the daemon loop of
 # `tenure run`, and the systemd units that run it.
 src_libtenure_a_SOURCES += \
-	src/tls_verify.c src/tls_verify.h \
-	src/netstop.c src/netstop.h \
-	src/notify.c src/notify.h \
-	src/contact.c src/contact.h \
-	src/imap_cursor.c src/imap_cursor.h \
-	src/imap_failed.c src/imap_failed.h \
-	src/source_imap.c \
-	src/cmd_run.c
+	src/base/tls_verify.c src/base/tls_verify.h \
+	src/base/netstop.c src/base/netstop.h \
+	src/cli/notify.c src/cli/notify.h \
+	src/source/contact.c src/source/contact.h \
+	src/source/imap_cursor.c src/source/imap_cursor.h \
+	src/source/imap_failed.c src/source/imap_failed.h \
+	src/source/imap_place.c src/source/imap_place.h \
+	src/source/source_imap.c \
+	src/cli/cmd_run.c
 
 # tenure.service or tenure.timer for one committee; the templates
 # tenure@NAME.service or tenure-once@NAME.timer for each of several.
@@ -56,7 +57,7 @@ EXTRA_DIST += \
 	bench/idle-bytes.sh bench/byte-counter.py bench/make-maildir.py \
 	bench/daemon-memory.sh bench/cycle-driver.py
 
-# `tenure run --dry-run` and `tenure import --dry-run` (src/dryrun.c):
+# `tenure run --dry-run` and `tenure import --dry-run` (src/cli/dryrun.c):
 # what a pass would do, with nothing written or sent.
 TESTS += tests/t-dryrun.sh tests/t-dryrun-imap.sh
 dist_check_SCRIPTS += tests/t-dryrun.sh tests/t-dryrun-imap.sh

@@ -6,7 +6,7 @@
  * SPEC is CALL[@TEXT]:N[+]:ACTION
  *   CALL    write, fsync, rename, unlink, open (only opens that create)
  *           or any (all of these); adjtimex (its path is "-": no @TEXT),
- *           the kernel's NTP state, read by src/clock.c, which the
+ *           the kernel's NTP state, read by src/base/clock.c, which the
  *           shipped units' sandbox denies with EPERM; init is the
  *           library's own start, once,
  *           when the dynamic loader runs the constructors (before main:

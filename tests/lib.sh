@@ -32,7 +32,7 @@ export top_srcdir top_builddir TENURE TENURE_LIBEXECDIR
 TEST_DIR=$(mktemp -d /tmp/tn.XXXXXX)
 export TEST_DIR
 # Tests move tenure's clock with libfaketime to let time pass: the
-# kernel's NTP state vouches for it (src/clock.h), whatever this
+# kernel's NTP state vouches for it (src/base/clock.h), whatever this
 # machine's is; t-clock.sh, which tests the doubt, says otherwise.
 : "${TENURE_TEST_CLOCK_NTP:=synced}"
 export TENURE_TEST_CLOCK_NTP
@@ -144,7 +144,7 @@ test_done() {
 
 # state_reseal FILE: after a state file was changed by hand, gives it
 # the first line that fits its content again ("# tenure-state bytes=LEN
-# sha256=HEX", see src/state_file.h), as tenure writes it.
+# sha256=HEX", see src/base/state_file.h), as tenure writes it.
 state_reseal() {
 	sed '1{/^# tenure-state /d}' "$1" >"$1.body"
 	{

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t-clock-reading.sh: a server's reading of its clock is evidence for an
-# hour (src/clock.c READING_LIFE), carried by the monotonic clock: a
+# hour (src/base/clock.c READING_LIFE), carried by the monotonic clock: a
 # server whose clock was wrong and was put right holds no doubt longer,
 # even when no new session with it comes (issue 25 item 3).
 #   - the tests' SMTP server 40 days ahead (its greeting gives its date,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # t-clock-timedated.sh: where the shipped units' sandbox denies tenure
 # adjtimex (ProtectClock=), systemd-timedated's NTPSynchronized, asked
-# over the system bus, answers for the kernel's NTP state (src/clock.c).
+# over the system bus, answers for the kernel's NTP state (src/base/clock.c).
 # A private dbus-daemon stands for the system bus (DBUS_SYSTEM_BUS_ADDRESS),
 # tests/timedated.py for timedated, and the fault shim makes adjtimex
 # fail with EPERM.  The last pass 15 minutes ahead of the clock (a doubt

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t-completion.sh: the bash completion (completion/tenure) offers every
-# command of src/main.c's table, every option each command's --help
+# command of src/cli/main.c's table, every option each command's --help
 # lists (GOption prints its entry tables), the --format values each
 # command takes, and every rule; driven as bash drives it, through
 # bash-completion's _init_completion.  And tenure(1) lists every option
@@ -32,10 +32,10 @@ complete_words() {
 		bash "$BASH_COMPLETION" "$top_srcdir/completion/tenure" "$@")
 }
 
-# The command table of src/main.c: {"name", cmd_name, "summary"}.
-commands=$(sed -n 's/^	{"\([a-z-]*\)", cmd_[a-z_]*,.*/\1/p' "$top_srcdir/src/main.c" | sort | tr '\n' ' ')
+# The command table of src/cli/main.c: {"name", cmd_name, "summary"}.
+commands=$(sed -n 's/^	{"\([a-z-]*\)", cmd_[a-z_]*,.*/\1/p' "$top_srcdir/src/cli/main.c" | sort | tr '\n' ' ')
 
-test_begin "the command table is read (src/main.c)"
+test_begin "the command table is read (src/cli/main.c)"
 case $commands in
 *run*status*) test_pass ;;
 *) test_fail "commands: $commands" ;;

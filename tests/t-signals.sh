@@ -6,7 +6,7 @@
 # held).  Each time the daemon reloads and goes on working; a daemon
 # that handled the signals only from `tenure run` on died of it.  The
 # time before the loader is done is out of every program's reach (see
-# src/main.c), so the clock starts there.  Commands other than `run`
+# src/cli/main.c), so the clock starts there.  Commands other than `run`
 # keep the signal mask they were started with: SIGTERM stops them.
 
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"

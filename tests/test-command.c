@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "command.h"
+#include "verify/command.h"
 
 #define FPR "0123456789ABCDEF0123456789ABCDEF01234567"
 

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
+#include "conf/conf.h"
 
 static char *dir;
 

@@ -3,7 +3,7 @@
 
 #include <glib.h>
 
-#include "date.h"
+#include "base/date.h"
 
 static void
 test_parse(void)

@@ -10,12 +10,12 @@
 
 #include <glib.h>
 
-#include "committee.h"
-#include "conf.h"
-#include "decide.h"
-#include "ledger.h"
+#include "ledger/committee.h"
+#include "conf/conf.h"
+#include "intake/decide.h"
+#include "ledger/ledger.h"
 #include "rules/rule.h"
-#include "term.h"
+#include "rules/term.h"
 
 #define FPR_ALICE "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
 #define FPR_BOB "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"

@@ -39,11 +39,11 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 
-#include "conf.h"
-#include "imap_cursor.h"
-#include "source.h"
-#include "tls_verify.h"
-#include "util.h"
+#include "conf/conf.h"
+#include "source/imap_cursor.h"
+#include "source/source.h"
+#include "base/tls_verify.h"
+#include "base/util.h"
 
 /* ---- The cursor file ---- */
 

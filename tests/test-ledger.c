@@ -5,11 +5,11 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "committee.h"
-#include "ledger.h"
-#include "state_file.h"
-#include "status.h"
-#include "util.h"
+#include "ledger/committee.h"
+#include "ledger/ledger.h"
+#include "base/state_file.h"
+#include "views/status.h"
+#include "base/util.h"
 
 #define FPR_A "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
 #define FPR_B "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB"

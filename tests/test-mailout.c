@@ -8,16 +8,17 @@
 #include <glib/gstdio.h>
 #include <gmime/gmime.h>
 
-#include "committee.h"
-#include "conf.h"
-#include "date.h"
-#include "ledger.h"
-#include "mailout.h"
-#include "outbox.h"
+#include "ledger/committee.h"
+#include "conf/conf.h"
+#include "base/date.h"
+#include "ledger/ledger.h"
+#include "out/mailout.h"
+#include "out/outbox.h"
 #include "rules/rule.h"
-#include "schedule.h"
-#include "term.h"
-#include "util.h"
+#include "out/schedule.h"
+#include "out/template.h"
+#include "rules/term.h"
+#include "base/util.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(GMimeSignatureList, g_object_unref)
 
@@ -360,84 +361,6 @@ test_compose_every_template(void)
 	}
 }
 
-/* mailout_wrap on LINES, each classified as the template line it is
- * (a table's text has no placeholders, so it is its own template). */
-static char *
-wrap_template_text(const char *text, guint width)
-{
-	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-	guint n = g_strv_length(lines);
-	if (n > 0 && lines[n - 1][0] == '\0')
-		n--;
-	g_autofree MailoutLine *body = g_new0(MailoutLine, n + 1);
-	for (guint i = 0; i < n; i++) {
-		mailout_line_classify(lines[i], &body[i]);
-		body[i].text = lines[i];
-	}
-	return mailout_wrap(body, n, width);
-}
-
-static void
-test_wrap_table(void)
-{
-	static const struct {
-		const char *in;
-		guint width;
-		const char *out;
-	} cases[] = {
-	    {"short line\n", 72, "short line\n"},
-	    {"one two three four", 9, "one two\nthree\nfour\n"},
-	    /* Continuations keep the indentation and the quote marks. */
-	    {"  one two three", 9, "  one two\n  three\n"},
-	    {"> one two three", 9, "> one two\n> three\n"},
-	    /* A word longer than the width is never cut. */
-	    {"a 0123456789ABCDEF b", 8, "a\n0123456789ABCDEF\nb\n"},
-	    /* Characters, not bytes, are counted. */
-	    {"\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9", 6,
-	     "\xc3\xa9\xc3\xa9\xc3\xa9 \xc3\xa9\xc3\xa9\n"},
-	    {"-- ", 2, "-- \n"},
-	    {"", 72, ""},
-	    {"a\n\nb\n", 72, "a\n\nb\n"},
-	    /* Prose runs on into the next line of its paragraph ... */
-	    {"one two three\nfour five\n", 9, "one two\nthree\nfour five\n"},
-	    {"one two three four\nfive\n", 9, "one two\nthree\nfour five\n"},
-	    /* ... but never into a field, a quote or a new paragraph. */
-	    {"one two three\nRule: x\n", 9, "one two\nthree\nRule: x\n"},
-	    {"one two three\n\nfour\n", 9, "one two\nthree\n\nfour\n"},
-	    {"> one two three\n> four\n", 9, "> one two\n> three\n> four\n"},
-	    /* A label of several words, and one not in English, make a
-	     * field line as well (issue 18: "... (debian 6.2.7) Term
-	     * rule: debian" on one line). */
-	    {"one two three four\nTerm rule: x\n", 13,
-	     "one two three\nfour\nTerm rule: x\n"},
-	    {"one two three four five\nR\xc3\xa8gle du mandat: x\n", 18,
-	     "one two three four\nfive\nR\xc3\xa8gle du mandat: x\n"},
-	    /* A label is never broken, however narrow. */
-	    {"Term rule: debian\n", 6, "Term rule: debian\n"},
-	    /* A field never gives its last words to the next line, and its
-	     * continuations start under its value. */
-	    {"Reason: aaa bbb ccc ddd\nTerm rule: x\n", 16,
-	     "Reason: aaa bbb\n        ccc ddd\nTerm rule: x\n"},
-	    {"Reason: aaa bbb ccc ddd\nmore prose\n", 16,
-	     "Reason: aaa bbb\n        ccc ddd\nmore prose\n"},
-	    /* A long label hangs its continuations four blanks in. */
-	    {"A label longer than twenty: aaa bbb ccc\n", 36,
-	     "A label longer than twenty: aaa bbb\n    ccc\n"},
-	    /* A colon after a placeholder or in a sentence is no label. */
-	    {"in the words of the rule, so: one two three\nfour\n", 20,
-	     "in the words of the\nrule, so: one two\nthree four\n"},
-	};
-	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autofree char *got =
-		    wrap_template_text(cases[i].in, cases[i].width);
-		if (g_strcmp0(got, cases[i].out) != 0)
-			g_error("case %zu: wrapping \"%s\" at %u:\nexpected\n%s"
-			        "got\n%s",
-			        i, cases[i].in, cases[i].width, cases[i].out,
-			        got);
-	}
-}
-
 /* Filled-in placeholders make long lines; the mail's body lines are
  * rewrapped to 72 columns and lose no word. */
 static void
@@ -544,8 +467,8 @@ template_labels(const char *path)
 	while (lines[i] && lines[i][0] != '\0')
 		i++; /* the headers */
 	for (; lines[i]; i++) {
-		MailoutLine line;
-		mailout_line_classify(lines[i], &line);
+		TemplateLine line;
+		template_line_classify(lines[i], &line);
 		if (line.label)
 			g_ptr_array_add(
 			    labels,
@@ -1846,7 +1769,6 @@ main(int argc, char **argv)
 	                test_header_injection);
 	g_test_add_func("/mailout/replies-reach-the-contact", test_contact);
 	g_test_add_func("/mailout/queue-is-once-per-event", test_queue_once);
-	g_test_add_func("/mailout/wrap-table", test_wrap_table);
 	g_test_add_func("/mailout/every-template-keeps-its-lines-apart",
 	                test_every_template_lines_stay_apart);
 	g_test_add_func("/mailout/body-lines-wrapped-at-72",

@@ -1,5 +1,5 @@
 /* test-mbox-from.c: when a mail arrived, as the mbox "From " line tells
- * it (src/source_mbox.c), in the forms the mail servers and clients that
+ * it (src/source/source_mbox.c), in the forms the mail servers and clients that
  * write mboxes really write.  What follows "From " is the envelope
  * sender, the sender's own choice: Exim and Postfix write a quoted local
  * part with blanks in it as it came, so dates in it must never count. */
@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "source.h"
+#include "source/source.h"
 
 typedef struct {
 	const char *name;

@@ -12,8 +12,8 @@
 
 #include <glib.h>
 
-#include "netstop.h"
-#include "util.h"
+#include "base/netstop.h"
+#include "base/util.h"
 
 static void
 block_stop_signals(void)

@@ -1,4 +1,4 @@
-/* test-openpgp.c: the framing of OpenPGP packets (src/openpgp.c), as a
+/* test-openpgp.c: the framing of OpenPGP packets (src/verify/openpgp.c), as a
  * table: every header form of RFC 4880 4.2, and every way a packet can
  * be cut. */
 #include "config.h"
@@ -7,7 +7,7 @@
 
 #include <glib.h>
 
-#include "openpgp.h"
+#include "verify/openpgp.h"
 
 typedef struct {
 	const char *name;

@@ -15,11 +15,11 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "conf.h"
-#include "outbox.h"
-#include "state_file.h"
-#include "sink.h"
-#include "util.h"
+#include "conf/conf.h"
+#include "out/outbox.h"
+#include "base/state_file.h"
+#include "out/sink.h"
+#include "base/util.h"
 
 static char *top_srcdir;
 static char *scratch; /* this run's directory */

@@ -1,11 +1,11 @@
 /* test-relay.c: which host handed a mail over, as a table of the
- * Received headers the common servers write (src/relay.c). */
+ * Received headers the common servers write (src/source/relay.c). */
 #include "config.h"
 
 #include <string.h>
 
-#include "mime.h"
-#include "relay.h"
+#include "base/mime.h"
+#include "source/relay.h"
 
 typedef struct {
 	const char *name;

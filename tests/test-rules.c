@@ -7,13 +7,13 @@
 
 #include <glib.h>
 
-#include "committee.h"
-#include "ledger.h"
-#include "plan.h"
+#include "ledger/committee.h"
+#include "ledger/ledger.h"
+#include "rules/plan.h"
 #include "rules/rule.h"
 #include "rules/rules-private.h"
-#include "status_html.h"
-#include "term.h"
+#include "views/status_html.h"
+#include "rules/term.h"
 
 static Day
 D(const char *text)

@@ -31,9 +31,9 @@
 
 #include <glib/gstdio.h>
 
-#include "command.h"
-#include "util.h"
-#include "verify.h"
+#include "verify/command.h"
+#include "base/util.h"
+#include "verify/verify.h"
 
 #define HEADERS "From: alice@example.org\nTo: debian-ctte@lists.debian.org\n" \
 	"Subject: Re: the chair\nMessage-ID: <x@example.org>\nMIME-Version: 1.0\n"

@@ -8,12 +8,12 @@
 #include <gio/gio.h>
 #include <string.h>
 
-#include "imap_cursor.h"
-#include "imap_failed.h"
-#include "pending.h"
-#include "seen.h"
-#include "state_file.h"
-#include "util.h"
+#include "source/imap_cursor.h"
+#include "source/imap_failed.h"
+#include "ledger/pending.h"
+#include "ledger/seen.h"
+#include "base/state_file.h"
+#include "base/util.h"
 
 static const char *const body =
     "[recommend nina@example.org]\nmember=Nina <nina@example.org>\n"

@@ -21,10 +21,10 @@
 #include <glib/gstdio.h>
 #include <gpgme.h>
 
-#include "mime.h"
-#include "packets.h"
-#include "util.h"
-#include "verify_context.h"
+#include "base/mime.h"
+#include "verify/packets.h"
+#include "base/util.h"
+#include "verify/verify_context.h"
 
 static char *dir;
 

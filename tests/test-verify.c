@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "verify.h"
+#include "verify/verify.h"
 
 #define HEADERS "From: a@example.org\nMessage-ID: <x@example.org>\nMIME-Version: 1.0\n"
 #define SIG_PART "Content-Type: application/pgp-signature\n\n" \

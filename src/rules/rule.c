@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "rules/rules-private.h"
-#include "util.h"
+#include "base/util.h"
 
 static const RuleClass *const classes[] = {
     &rule_none_class,           &rule_fixed_term_class,    &rule_rotation_class,

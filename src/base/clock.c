@@ -1,0 +1,794 @@
+/* clock.c: see clock.h. */
+#include "config.h"
+
+#include "base/clock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/timex.h>
+#include <unistd.h>
+
+#include <gio/gio.h>
+
+#include "base/deb822.h"
+#include "base/state_file.h"
+#include "base/util.h"
+
+#define CLOCK_FILE   "clock"
+#define CLOCK_LOCK   "clock.lock"
+#define BOOT_ID_FILE "/proc/sys/kernel/random/boot_id"
+#define REMEDY                                                                 \
+	"if tenure's clock is right, say so with `tenure clock trust`"
+/* A reading older than this is no evidence any more: a server whose
+ * clock was wrong and was put right does not hold the doubt until the
+ * next session with it. */
+#define READING_LIFE (60 * 60)
+/* The kernel's clock is disciplined by NTP within this (microseconds). */
+#define NTP_MAX_ERROR 1000000
+/* Tests only: a loopback or local server is a witness all the same, and
+ * the kernel's NTP state is this ("synced" or anything else). */
+#define TEST_LOCAL_WITNESS "TENURE_TEST_CLOCK_LOCAL_WITNESS"
+#define TEST_NTP_STATE     "TENURE_TEST_CLOCK_NTP"
+
+typedef struct {
+	char *server;
+	gint64 time; /* the server's time, or a time it passed */
+	gint64 seen; /* monotonic microseconds when it was read */
+	gboolean exact;
+	gboolean witness; /* a server on another host (clock_is_witness) */
+} Reading;
+
+/* What STATE_DIR/clock says; 0 and NULL where it says nothing. */
+typedef struct {
+	gint64 checked;  /* real time of the last pass that trusted it */
+	char *boot_id;   /* of that pass */
+	gint64 boottime; /* its seconds since boot */
+	char *doubt;
+	gint64 doubt_since;
+	gint64 trusted;   /* when the admin said `tenure clock trust` */
+	gint64 heard;     /* when a server that is a witness last agreed */
+	char *ended;      /* the last doubt that ended: what it was */
+	gint64 ended_since, ended_at;
+	char *ended_why;  /* and what ended it */
+	guint waiting;    /* messages the last fetch held (doubted only) */
+} Record;
+
+static GMutex lock;
+static GPtrArray *readings; /* of Reading *: per server, the last exact
+                               one and the latest lower bound */
+/* Under LOCK: when this process first weighed its clock (its start, by
+ * tenure's clock), whether a witness has vouched for it since, and the
+ * doubt it holds (also when the record cannot say). */
+static gint64 started;
+static gboolean witnessed;
+static char *doubting;
+static char *doubting_kind; /* what it rests on: a server, the record... */
+static gint64 admin_taken; /* the `tenure clock trust` already counted */
+static gint in_doubt; /* atomic: clock_in_doubt */
+static gboolean timedated_silent; /* its silence was logged */
+
+/* The host of SERVER as clock_observe is given it ("the SMTP server
+ * HOST:PORT", "the IMAP server imaps://HOST:PORT"), or of a URL. */
+static char *
+host_of(const char *server)
+{
+	const char *word = strrchr(server, ' ');
+	word = word ? word + 1 : server;
+	const char *scheme = strstr(word, "://");
+	if (scheme)
+		word = scheme + 3;
+	const char *at = strchr(word, '@');
+	if (at)
+		word = at + 1;
+	if (*word == '[') {
+		const char *close = strchr(word, ']');
+		return close ? g_strndup(word + 1, close - word - 1)
+		             : g_strdup(word + 1);
+	}
+	gsize len = strcspn(word, ":/");
+	return g_strndup(word, len);
+}
+
+static gboolean
+same_address(const struct sockaddr *a, const struct sockaddr *b)
+{
+	if (a == NULL || b == NULL || a->sa_family != b->sa_family)
+		return FALSE;
+	if (a->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	if (a->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		              &((const struct sockaddr_in6 *)b)->sin6_addr,
+		              sizeof(struct in6_addr)) == 0;
+	return FALSE;
+}
+
+static gboolean
+loopback(const struct sockaddr *a)
+{
+	if (a->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >>
+		        24) == 127;
+	if (a->sa_family == AF_INET6) {
+		const struct in6_addr *in6 =
+		    &((const struct sockaddr_in6 *)a)->sin6_addr;
+		if (IN6_IS_ADDR_LOOPBACK(in6))
+			return TRUE;
+		/* ::ffff:127.x.y.z */
+		return IN6_IS_ADDR_V4MAPPED(in6) && in6->s6_addr[12] == 127;
+	}
+	return FALSE;
+}
+
+gboolean
+clock_is_witness(const char *server)
+{
+	g_autofree char *host = host_of(server);
+	if (*host == '\0')
+		return FALSE;
+	if (g_strcmp0(g_getenv(TEST_LOCAL_WITNESS), "1") == 0)
+		return TRUE;
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
+	struct addrinfo *found = NULL;
+	if (getaddrinfo(host, NULL, &hints, &found) != 0)
+		return FALSE; /* what cannot be placed vouches for nothing */
+	struct ifaddrs *mine = NULL;
+	if (getifaddrs(&mine) != 0)
+		mine = NULL;
+	gboolean witness = TRUE;
+	for (struct addrinfo *a = found; a && witness; a = a->ai_next) {
+		if (loopback(a->ai_addr))
+			witness = FALSE;
+		for (struct ifaddrs *i = mine; i && witness; i = i->ifa_next)
+			if (same_address(a->ai_addr, i->ifa_addr))
+				witness = FALSE;
+	}
+	freeaddrinfo(found);
+	if (mine)
+		freeifaddrs(mine);
+	return witness;
+}
+
+/* What systemd-timedated says of the kernel's clock (its
+ * NTPSynchronized property, which it reads with adjtimex in its own
+ * process): the shipped units deny tenure the adjtimex call itself
+ * (ProtectClock=yes and the @system-service allow list), so that
+ * tenure cannot set the clock; asked over the system bus instead, with
+ * a short deadline.  FALSE when there is no answer. */
+static gboolean
+timedated_synchronised(void)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GDBusConnection) bus =
+	    g_bus_get_sync(G_BUS_TYPE_SYSTEM, NULL, &error);
+	g_autoptr(GVariant) reply = NULL;
+	if (bus)
+		reply = g_dbus_connection_call_sync(
+		    bus, "org.freedesktop.timedate1",
+		    "/org/freedesktop/timedate1",
+		    "org.freedesktop.DBus.Properties", "Get",
+		    g_variant_new("(ss)", "org.freedesktop.timedate1",
+		                  "NTPSynchronized"),
+		    G_VARIANT_TYPE("(v)"), G_DBUS_CALL_FLAGS_NONE, 2000, NULL,
+		    &error);
+	/* No answer is no witness, said once until one comes: the admin
+	 * who finds tenure doubting a clock NTP keeps right learns why. */
+	if (reply == NULL) {
+		if (!timedated_silent)
+			util_log_warning(
+			    "clock-ntp-unknown", "error", error->message, "means",
+			    "the kernel's NTP state vouches for nothing "
+			    "(adjtimex is denied, and systemd-timedated "
+			    "did not answer)",
+			    NULL);
+		timedated_silent = TRUE;
+		return FALSE;
+	}
+	timedated_silent = FALSE;
+	g_autoptr(GVariant) value = NULL;
+	g_variant_get(reply, "(v)", &value);
+	return g_variant_is_of_type(value, G_VARIANT_TYPE_BOOLEAN) &&
+	       g_variant_get_boolean(value);
+}
+
+/* Whether the kernel says its clock is synchronised (by NTP or the
+ * like) within NTP_MAX_ERROR: a witness that reads the clock every
+ * pass.  Where the sandbox denies adjtimex (EPERM), timedated answers
+ * for the kernel. */
+static gboolean
+ntp_synchronised(void)
+{
+	const char *test = g_getenv(TEST_NTP_STATE);
+	if (test && *test)
+		return strcmp(test, "synced") == 0;
+	struct timex tx;
+	memset(&tx, 0, sizeof tx);
+	int state = adjtimex(&tx);
+	if (state < 0 && (errno == EPERM || errno == ENOSYS))
+		return timedated_synchronised();
+	return state >= 0 && state != TIME_ERROR &&
+	       !(tx.status & STA_UNSYNC) && tx.maxerror <= NTP_MAX_ERROR;
+}
+
+static void
+reading_free(Reading *reading)
+{
+	g_free(reading->server);
+	g_free(reading);
+}
+
+void
+clock_observe(const char *server, gint64 server_time, gboolean exact)
+{
+	gint64 seen = g_get_monotonic_time();
+	g_mutex_lock(&lock);
+	if (readings == NULL)
+		readings = g_ptr_array_new_with_free_func(
+		    (GDestroyNotify)reading_free);
+	Reading *same = NULL;
+	for (guint i = 0; i < readings->len && same == NULL; i++) {
+		Reading *r = readings->pdata[i];
+		if (r->exact == exact && strcmp(r->server, server) == 0)
+			same = r;
+	}
+	if (same == NULL) {
+		same = g_new0(Reading, 1);
+		same->server = g_strdup(server);
+		same->exact = exact;
+		same->witness = clock_is_witness(server);
+		g_ptr_array_add(readings, same);
+	}
+	/* A lower bound only ever rises: an older message says less. */
+	gint64 carried = same->time + (seen - same->seen) / G_USEC_PER_SEC;
+	if (exact || same->seen == 0 || server_time > carried) {
+		same->time = server_time;
+		same->seen = seen;
+	}
+	g_mutex_unlock(&lock);
+}
+
+void
+clock_forget(void)
+{
+	g_mutex_lock(&lock);
+	g_clear_pointer(&readings, g_ptr_array_unref);
+	started = admin_taken = 0;
+	witnessed = FALSE;
+	g_clear_pointer(&doubting, g_free);
+	g_clear_pointer(&doubting_kind, g_free);
+	g_atomic_int_set(&in_doubt, 0);
+	g_mutex_unlock(&lock);
+}
+
+gboolean
+clock_in_doubt(void)
+{
+	return g_atomic_int_get(&in_doubt) != 0;
+}
+
+/* "3 days 2 h", "12 min", "40 s": how far apart two times are. */
+static char *
+span_text(gint64 seconds)
+{
+	seconds = ABS(seconds);
+	if (seconds >= 86400)
+		return g_strdup_printf("%" G_GINT64_FORMAT
+		                       " days %" G_GINT64_FORMAT " h",
+		                       seconds / 86400, seconds % 86400 / 3600);
+	if (seconds >= 3600)
+		return g_strdup_printf("%" G_GINT64_FORMAT
+		                       " h %" G_GINT64_FORMAT " min",
+		                       seconds / 3600, seconds % 3600 / 60);
+	if (seconds >= 60)
+		return g_strdup_printf("%" G_GINT64_FORMAT " min",
+		                       seconds / 60);
+	return g_strdup_printf("%" G_GINT64_FORMAT " s", seconds);
+}
+
+static char *
+time_text(gint64 when)
+{
+	g_autoptr(GDateTime) at = g_date_time_new_from_unix_utc(when);
+	return at ? g_date_time_format(at, "%Y-%m-%d %H:%M:%S UTC")
+	          : g_strdup("?");
+}
+
+/* What the witnesses' clocks say against NOW (readings of servers on
+ * this host, and readings older than READING_LIFE, say nothing);
+ * *CONFIRMED when one of them gives its time and agrees (naming it in
+ * *BY), *HEARD when one of them agrees at all.  Under LOCK. */
+static char *
+servers_disagree(gint64 now, gboolean *confirmed, gboolean *heard, char **by,
+                 const char **server)
+{
+	*confirmed = *heard = FALSE;
+	char *why = NULL;
+	gint64 mono = g_get_monotonic_time();
+	for (guint i = 0; readings && i < readings->len && why == NULL; i++) {
+		const Reading *r = readings->pdata[i];
+		*server = r->server;
+		if (!r->witness ||
+		    mono - r->seen > (gint64)READING_LIFE * G_USEC_PER_SEC)
+			continue;
+		gint64 theirs = r->time + (mono - r->seen) / G_USEC_PER_SEC;
+		gint64 off = now - theirs;
+		g_autofree char *span = span_text(off);
+		g_autofree char *at = time_text(theirs);
+		if (r->exact && ABS(off) > CLOCK_TOLERANCE)
+			why = g_strdup_printf(
+			    "the clock of %s says %s: tenure's is %s %s",
+			    r->server, at, span, off > 0 ? "ahead" : "behind");
+		else if (off < -CLOCK_TOLERANCE)
+			why = g_strdup_printf(
+			    "%s has passed %s already: tenure's clock "
+			    "is %s behind",
+			    r->server, at, span);
+		else {
+			*heard = TRUE;
+			if (r->exact && !*confirmed) {
+				*confirmed = TRUE;
+				g_free(*by);
+				*by = g_strdup_printf("%s agrees", r->server);
+			}
+		}
+	}
+	return why;
+}
+
+static void
+record_clear(Record *record)
+{
+	g_free(record->boot_id);
+	g_free(record->doubt);
+	g_free(record->ended);
+	g_free(record->ended_why);
+	memset(record, 0, sizeof *record);
+}
+
+static gint64
+field_int(const Deb822Stanza *stanza, const char *name)
+{
+	const char *text = deb822_get(stanza, name);
+	return text ? g_ascii_strtoll(text, NULL, 10) : 0;
+}
+
+static char *
+record_path(const char *state_dir)
+{
+	return g_build_filename(state_dir, CLOCK_FILE, NULL);
+}
+
+static gboolean
+record_load(const char *state_dir, Record *record, GError **error)
+{
+	g_autofree char *path = record_path(state_dir);
+	g_autofree char *body = NULL;
+	gsize len = 0;
+	if (!state_file_read(state_dir, path, REMEDY, &body, &len, NULL, error))
+		return FALSE;
+	if (body == NULL)
+		return TRUE;
+	g_autoptr(GPtrArray) stanzas = deb822_parse(path, body, len, error);
+	if (stanzas == NULL)
+		return FALSE;
+	if (stanzas->len == 0)
+		return TRUE;
+	const Deb822Stanza *stanza = stanzas->pdata[0];
+	record->checked = field_int(stanza, "Checked");
+	record->boot_id = g_strdup(deb822_get(stanza, "Boot-Id"));
+	record->boottime = field_int(stanza, "Boottime");
+	record->doubt = g_strdup(deb822_get(stanza, "Doubt"));
+	record->doubt_since = field_int(stanza, "Doubt-Since");
+	record->trusted = field_int(stanza, "Trusted");
+	record->heard = field_int(stanza, "Witness-Heard");
+	record->ended = g_strdup(deb822_get(stanza, "Ended"));
+	record->ended_since = field_int(stanza, "Ended-Since");
+	record->ended_at = field_int(stanza, "Ended-At");
+	record->ended_why = g_strdup(deb822_get(stanza, "Ended-Why"));
+	record->waiting = (guint)CLAMP(field_int(stanza, "Waiting"), 0, G_MAXUINT);
+	return TRUE;
+}
+
+static gboolean
+record_save(const char *state_dir, const Record *record, GError **error)
+{
+	GString *body = g_string_new(NULL);
+	if (record->checked)
+		g_string_append_printf(body,
+		                       "Checked: %" G_GINT64_FORMAT "\n"
+		                       "Boot-Id: %s\n"
+		                       "Boottime: %" G_GINT64_FORMAT "\n",
+		                       record->checked,
+		                       record->boot_id ? record->boot_id : "-",
+		                       record->boottime);
+	if (record->doubt)
+		g_string_append_printf(
+		    body, "Doubt: %s\nDoubt-Since: %" G_GINT64_FORMAT "\n",
+		    record->doubt, record->doubt_since);
+	if (record->doubt && record->waiting)
+		g_string_append_printf(body, "Waiting: %u\n", record->waiting);
+	if (record->trusted)
+		g_string_append_printf(body, "Trusted: %" G_GINT64_FORMAT "\n",
+		                       record->trusted);
+	if (record->heard)
+		g_string_append_printf(body,
+		                       "Witness-Heard: %" G_GINT64_FORMAT "\n",
+		                       record->heard);
+	if (record->ended)
+		g_string_append_printf(
+		    body,
+		    "Ended: %s\nEnded-Since: %" G_GINT64_FORMAT
+		    "\nEnded-At: %" G_GINT64_FORMAT "\nEnded-Why: %s\n",
+		    record->ended, record->ended_since, record->ended_at,
+		    record->ended_why ? record->ended_why : "-");
+	g_autofree char *path = record_path(state_dir);
+	gboolean ok = state_file_write(path, body->str, body->len, error);
+	g_string_free(body, TRUE);
+	return ok;
+}
+
+/* Takes the lock every writer of STATE_DIR/clock holds from reading it
+ * to replacing it: the daemon's pass and `tenure clock trust` are
+ * different processes, and the one that wrote last from what it read
+ * before the other's write would undo it (a trust lost).  Not
+ * STATE_DIR/lock, which the daemon holds as long as it runs, nor the
+ * record itself, which each write replaces with a new file: a file of
+ * its own, held only for the read and the write.  Returns the
+ * descriptor to close, or -1 with ERROR. */
+static int
+record_lock(const char *state_dir, GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, CLOCK_LOCK, NULL);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
+		            g_strerror(errno));
+		return -1;
+	}
+	int rc;
+	while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
+		;
+	if (rc < 0) {
+		int saved = errno;
+		close(fd);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
+		            "%s: flock: %s", path, g_strerror(saved));
+		return -1;
+	}
+	return fd;
+}
+
+/* This boot's id; NULL when the kernel does not say. */
+static char *
+boot_id(void)
+{
+	char *text = NULL;
+	if (!g_file_get_contents(BOOT_ID_FILE, &text, NULL, NULL))
+		return NULL;
+	return g_strstrip(text);
+}
+
+/* Seconds since boot, suspended time included, from /proc/uptime: the
+ * kernel's CLOCK_BOOTTIME, read from a file so that a process whose
+ * clock calls are faked (faketime) still sees the machine's; 0 when it
+ * cannot be read. */
+static gint64
+seconds_since_boot(void)
+{
+	g_autofree char *text = NULL;
+	if (!g_file_get_contents("/proc/uptime", &text, NULL, NULL))
+		return 0;
+	return g_ascii_strtoll(text, NULL, 10);
+}
+
+/* What the last pass says against NOW, in this boot (BOOT_ID, BOOTTIME)
+ * or after a reboot; WITNESSES when one is configured, to vouch for a
+ * jump across a reboot. */
+static char *
+history_disagrees(const Record *record, const char *boot, gint64 boottime,
+                  gint64 now, gboolean witnesses)
+{
+	if (record->checked == 0)
+		return NULL;
+	g_autofree char *last = time_text(record->checked);
+	/* The time since boot never goes back within a boot: a record that
+	 * says otherwise was written under a faked clock (faketime fakes
+	 * it too) and is compared as after a reboot. */
+	if (boot && g_strcmp0(record->boot_id, boot) == 0 &&
+	    record->boottime > 0 && record->boottime <= boottime) {
+		gint64 expected =
+		    record->checked + (boottime - record->boottime);
+		gint64 off = now - expected;
+		if (ABS(off) <= CLOCK_TOLERANCE)
+			return NULL;
+		g_autofree char *span = span_text(off);
+		return g_strdup_printf(
+		    "tenure's clock moved %s %s than the time "
+		    "since its last pass (%s)",
+		    span, off > 0 ? "further" : "less", last);
+	}
+	if (now < record->checked - CLOCK_TOLERANCE) {
+		g_autofree char *span = span_text(record->checked - now);
+		return g_strdup_printf(
+		    "tenure's clock is %s behind its last pass (%s)", span,
+		    last);
+	}
+	/* Across a reboot the time since boot says nothing; a long jump
+	 * with no witness to weigh it waits for the admin. */
+	if (!witnesses && now - record->checked > CLOCK_JUMP_LIMIT) {
+		g_autofree char *span = span_text(now - record->checked);
+		g_autofree char *limit = span_text(CLOCK_JUMP_LIMIT);
+		return g_strdup_printf(
+		    "tenure's clock moved %s across a restart since its last "
+		    "pass (%s), more than %s, and no witness is configured to "
+		    "vouch for it",
+		    span, last, limit);
+	}
+	return NULL;
+}
+
+/* Records the end of a doubt (was WHY since SINCE) at NOW, and what
+ * ended it (BY). */
+static void
+doubt_ended(Record *record, const char *was, gint64 since, gint64 now,
+            const char *by)
+{
+	g_free(record->ended);
+	record->ended = g_strdup(was);
+	record->ended_since = since;
+	record->ended_at = now;
+	g_free(record->ended_why);
+	record->ended_why = g_strdup(by);
+}
+
+static void
+log_ended(const Record *record)
+{
+	g_autofree char *began = time_text(record->ended_since);
+	util_log("clock-trusted", "was", record->ended, "since", began, "why",
+	         record->ended_why, NULL);
+}
+
+char *
+clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
+{
+	g_autoptr(GError) error = NULL;
+	Record record = {0};
+	gboolean confirmed = FALSE, heard = FALSE;
+	g_autofree char *by = NULL;
+	char *why = NULL;
+	g_autofree char *kind = NULL;
+	g_autofree char *boot = boot_id();
+	gint64 boottime = seconds_since_boot();
+	g_mutex_lock(&lock);
+	if (started == 0)
+		started = now;
+	/* The kernel's NTP state outweighs a server: it is read afresh,
+	 * and disciplines the very clock tenure reads. */
+	if (ntp_synchronised()) {
+		confirmed = TRUE;
+		by = g_strdup("the kernel's clock is synchronised (NTP)");
+	} else {
+		const char *server = NULL;
+		why = servers_disagree(now, &confirmed, &heard, &by, &server);
+		if (why)
+			kind = g_strdup(server);
+	}
+	g_autofree char *torn = NULL;
+	gboolean unreadable = FALSE;
+	/* Without the lock the pass goes on (its doubt is what matters
+	 * now); the write that follows says what is wrong, if it fails. */
+	int locked = record_lock(state_dir, &error);
+	if (locked < 0) {
+		util_log_error("clock-record", "error", error->message, NULL);
+		g_clear_error(&error);
+	}
+	if (!record_load(state_dir, &record, &error)) {
+		unreadable = TRUE;
+		torn = g_strdup_printf("the clock record cannot be read (%s)",
+		                       error->message);
+		g_clear_error(&error);
+		record_clear(&record);
+	}
+	/* The admin's word, given since this process began to doubt. */
+	gboolean admin = !torn && record.trusted > admin_taken &&
+	                 record.trusted >= (record.doubt_since
+	                                        ? record.doubt_since
+	                                        : started);
+	if (why == NULL && !confirmed && admin) {
+		/* Once: a later jump is a new doubt. */
+		admin_taken = record.trusted;
+		confirmed = TRUE;
+		g_free(by);
+		by = g_strdup("the admin trusted it (tenure clock trust)");
+	}
+	if (confirmed || heard)
+		witnessed = TRUE;
+	/* A configured server is waited for once it has been heard: one
+	 * that never gives a date (Postfix) or an empty mailbox would hold
+	 * every start for good. */
+	gboolean expect = witnesses && record.heard > 0;
+	if (heard)
+		record.heard = now;
+	if (why == NULL && !confirmed) {
+		kind = g_strdup(torn                     ? "record"
+		                : expect && !witnessed ? "start"
+		                                       : "history");
+		if (torn)
+			why = g_steal_pointer(&torn);
+		else if (expect && !witnessed)
+			why = g_strdup(
+			    "tenure started and no witness has vouched for its "
+			    "clock yet (a server on another host, or the "
+			    "kernel's NTP state)");
+		else
+			why = history_disagrees(&record, boot, boottime, now,
+			                        expect);
+		if (why == NULL && by == NULL)
+			by = g_strdup(heard ? "a witness agrees"
+			                    : "its last pass agrees");
+	}
+	gboolean was_doubting = record.doubt != NULL || doubting != NULL;
+	/* Logged once the record says so, so that `status` agrees with the
+	 * log from the line on. */
+	gboolean say_doubt = FALSE, say_ended = FALSE;
+	if (why) {
+		/* Once when it begins, and when it comes to rest on other
+		 * evidence: the reason's times move each pass. */
+		say_doubt = !was_doubting || g_strcmp0(kind, doubting_kind) != 0;
+		if (record.doubt == NULL)
+			record.doubt_since = doubting ? record.doubt_since : now;
+		if (record.doubt_since == 0)
+			record.doubt_since = now;
+		g_free(record.doubt);
+		record.doubt = g_strdup(why);
+		g_free(doubting);
+		doubting = g_strdup(why);
+		g_free(doubting_kind);
+		doubting_kind = g_steal_pointer(&kind);
+	} else {
+		say_ended = was_doubting;
+		if (was_doubting)
+			doubt_ended(&record, record.doubt ? record.doubt : doubting,
+			            record.doubt_since ? record.doubt_since : now,
+			            now, by);
+		g_clear_pointer(&record.doubt, g_free);
+		record.doubt_since = 0;
+		record.waiting = 0;
+		g_clear_pointer(&doubting, g_free);
+		g_clear_pointer(&doubting_kind, g_free);
+		record.checked = now;
+		g_free(record.boot_id);
+		record.boot_id = g_strdup(boot);
+		record.boottime = boottime;
+	}
+	g_atomic_int_set(&in_doubt, why != NULL);
+	/* A record that cannot be read stays as it is until the clock is
+	 * vouched for: written over with the doubt, it would say nothing
+	 * against the clock at the next pass. */
+	if ((!unreadable || why == NULL) &&
+	    !record_save(state_dir, &record, &error))
+		util_log_error("clock-record", "error", error->message, NULL);
+	if (locked >= 0)
+		close(locked);
+	if (say_doubt)
+		util_log_warning("clock-doubt", "reason", why, "held",
+		                 "expiries, their announcements, reminders, "
+		                 "commands",
+		                 NULL);
+	if (say_ended)
+		log_ended(&record);
+	g_mutex_unlock(&lock);
+	record_clear(&record);
+	return why;
+}
+
+gboolean
+clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
+{
+	Record record = {0};
+	g_autoptr(GError) local = NULL;
+	*was = NULL;
+	int locked = record_lock(state_dir, error);
+	if (locked < 0)
+		return FALSE;
+	/* A torn record is what the admin answers too: it is written anew. */
+	if (!record_load(state_dir, &record, &local)) {
+		*was = g_strdup_printf("the clock record cannot be read (%s)",
+		                       local->message);
+		record_clear(&record);
+	}
+	if (record.doubt) {
+		g_free(*was);
+		*was = g_strdup(record.doubt);
+	}
+	if (*was)
+		doubt_ended(&record, *was,
+		            record.doubt_since ? record.doubt_since : now, now,
+		            "the admin trusted it (tenure clock trust)");
+	g_clear_pointer(&record.doubt, g_free);
+	record.doubt_since = 0;
+	record.waiting = 0;
+	record.trusted = now;
+	record.checked = now;
+	g_free(record.boot_id);
+	record.boot_id = boot_id();
+	record.boottime = seconds_since_boot();
+	gboolean ok = record_save(state_dir, &record, error);
+	close(locked);
+	record_clear(&record);
+	return ok;
+}
+
+void
+clock_note_waiting(const char *state_dir, guint count)
+{
+	g_autoptr(GError) error = NULL;
+	Record record = {0};
+	int locked = record_lock(state_dir, &error);
+	if (locked < 0) {
+		util_log_error("clock-record", "error", error->message, NULL);
+		return;
+	}
+	/* Only a doubt has mail waiting for it; a record that cannot be
+	 * read stays as it is (clock_doubt). */
+	if (record_load(state_dir, &record, &error) &&
+	    record.waiting != (record.doubt ? count : 0)) {
+		record.waiting = record.doubt ? count : 0;
+		if (!record_save(state_dir, &record, &error))
+			util_log_error("clock-record", "error", error->message,
+			               NULL);
+	}
+	close(locked);
+	record_clear(&record);
+}
+
+guint
+clock_waiting_recorded(const char *state_dir)
+{
+	Record record = {0};
+	g_autoptr(GError) error = NULL;
+	guint waiting = 0;
+	if (record_load(state_dir, &record, &error) && record.doubt)
+		waiting = record.waiting;
+	record_clear(&record);
+	return waiting;
+}
+
+char *
+clock_doubt_recorded(const char *state_dir, gint64 *since, ClockEnded *ended)
+{
+	Record record = {0};
+	g_autoptr(GError) error = NULL;
+	*since = 0;
+	if (ended)
+		memset(ended, 0, sizeof *ended);
+	if (!record_load(state_dir, &record, &error))
+		return g_strdup_printf("the clock record cannot be read (%s)",
+		                       error->message);
+	char *reason = g_steal_pointer(&record.doubt);
+	if (reason)
+		*since = record.doubt_since;
+	if (ended && record.ended) {
+		ended->was = g_steal_pointer(&record.ended);
+		ended->why = g_steal_pointer(&record.ended_why);
+		ended->since = record.ended_since;
+		ended->at = record.ended_at;
+	}
+	record_clear(&record);
+	return reason;
+}
+
+void
+clock_ended_clear(ClockEnded *ended)
+{
+	g_clear_pointer(&ended->was, g_free);
+	g_clear_pointer(&ended->why, g_free);
+}

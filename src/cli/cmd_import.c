@@ -1,0 +1,244 @@
+/* cmd_import.c: tenure import mbox:FILE|maildir:DIR — backfill the ledger
+ * from an archive of list mail.  Each message goes through the same
+ * intake as live mail, judged by when it arrived (the mbox "From " line,
+ * the Maildir delivery time), so old signatures are not "too old".
+ *
+ * The archive is also the record of what tenure itself sent: the list
+ * carried its announcements.  A first pass finds them (mail with a
+ * Message-ID tenure made for this committee) and records them in the
+ * outbox as sent, so that a new host rebuilding a lost one's ledger
+ * does not announce again what the list has seen; and a transcript is
+ * not queued for a command that arrived before the last of them, since
+ * the tenure that sent it was at work then and answered.  A mail forged
+ * to look like tenure's can at worst keep an announcement or a
+ * transcript from being repeated; the ledger is decided by the signed
+ * commands alone.
+ *
+ * `--dry-run` imports into copies of the ledger and state (dryrun.h) and
+ * prints what the import would append, queue and refuse. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "cli/cmd.h"
+#include "base/date.h"
+#include "cli/dryrun.h"
+#include "intake/intake.h"
+#include "out/mailout.h"
+#include "base/mime.h"
+#include "out/outbox.h"
+#include "out/schedule.h"
+#include "verify/signed_part.h"
+#include "base/state_file.h"
+#include "source/source.h"
+#include "base/util.h"
+
+typedef struct {
+	const Conf *conf;
+	Intake *intake;
+	guint messages;
+	Day scheduled_on; /* the last day expiries were recorded for */
+	gboolean no_expiries; /* the rule could not be applied: said once */
+} ImportRun;
+
+/* Each message as `tenure run` would have met it: on a new day of the
+ * archive the expiries the rule made by then are recorded first, as the
+ * daemon's first pass of that day records them, so that a command from
+ * after a member's last day finds the term ended, and the ledger gets
+ * its events in the order a running tenure appended them. */
+static gboolean
+count_and_handle(const SourceMessage *message, gpointer user_data,
+                 GError **error)
+{
+	ImportRun *run = user_data;
+	run->messages++;
+	/* A message without a time (0) has no day of its own. */
+	Day day = message->arrival > 0 ? date_of_unix(message->arrival)
+	                               : DAY_NONE;
+	if (day != DAY_NONE && day > run->scheduled_on && !run->no_expiries) {
+		g_autoptr(GError) local = NULL;
+		if (!schedule_record_expiries(run->conf, day, &local)) {
+			/* The ledger cannot be read or written: no mail either.
+			 * A rule that cannot be applied (a broken rule event)
+			 * is said once; intake refuses what it cannot judge. */
+			if (g_error_matches(local, TENURE_ERROR, TENURE_ERROR_IO)) {
+				g_propagate_error(error, g_steal_pointer(&local));
+				return FALSE;
+			}
+			util_log_error("import-expiries", "result", "not recorded",
+			               "error", local->message, NULL);
+			run->no_expiries = TRUE;
+		}
+		run->scheduled_on = day;
+	}
+	return intake_handle(message, run->intake, error);
+}
+
+/* Tenure's own mail found in the archive. */
+typedef struct {
+	const Conf *conf;
+	guint count;
+	gint64 last; /* the arrival of the last one, or 0 */
+} OwnMail;
+
+static gboolean
+note_own_mail(const SourceMessage *message, gpointer user_data,
+              GError **error)
+{
+	OwnMail *own = user_data;
+	gsize len = 0;
+	const char *raw = g_bytes_get_data(message->raw, &len);
+	/* Most list mail has no Message-ID of tenure's form: it is passed
+	 * over unparsed (an empty message has no data to search). */
+	if (len == 0 || memmem(raw, len, "<tenure.", 8) == NULL)
+		return TRUE;
+	g_autofree char *reason = NULL;
+	g_autoptr(GMimeMessage) parsed = signed_part_parse(message->raw, &reason);
+	const char *id = parsed ? g_mime_message_get_message_id(parsed) : NULL;
+	if (id == NULL)
+		return TRUE;
+	g_autofree char *message_id = g_strdup_printf("<%s>", id);
+	/* Anyone can post mail under any Message-ID: only mail signed by
+	 * the bot's key, or without one an ID made with this
+	 * installation's secret, is tenure's own. */
+	if (!mailout_is_own_mail(own->conf, parsed))
+		return TRUE;
+	if (!outbox_note_sent(own->conf->state_dir, message_id,
+	                      message->arrival, error))
+		return FALSE;
+	own->count++;
+	own->last = MAX(own->last, message->arrival);
+	return TRUE;
+}
+
+/* The first pass: tenure's own mail in the archive URL, recorded as
+ * sent.  An archive (mbox, Maildir) is read whole and left as it is,
+ * even where it is the configured source. */
+static gboolean
+scan_own_mail(const char *url, OwnMail *own, GError **error)
+{
+	if (g_ascii_strncasecmp(url, "mbox:", 5) != 0 &&
+	    g_ascii_strncasecmp(url, "maildir:", 8) != 0)
+		return TRUE;
+	/* Opened without the configuration, so as an archive: never as
+	 * the live source, which reads new/ only or keeps an offset. */
+	Source *source = source_open(NULL, url, error);
+	if (source == NULL)
+		return FALSE;
+	source->read_only = TRUE;
+	/* What the source logs of the archive (a file that is no mail, a
+	 * message too large) it logs again in the second pass. */
+	gboolean quiet = util_log_quiet;
+	util_log_quiet = TRUE;
+	gboolean ok = source_fetch(source, note_own_mail, own, error);
+	util_log_quiet = quiet;
+	source_close(source);
+	if (ok && own->count > 0) {
+		char count[16];
+		g_snprintf(count, sizeof count, "%u", own->count);
+		g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc(own->last);
+		g_autofree char *last =
+		    when ? g_date_time_format(when, "%Y-%m-%dT%H:%M:%SZ")
+		         : g_strdup("?");
+		util_log("import-own-mail", "messages", count, "recorded", "as sent",
+		         "no-transcript-before", last, NULL);
+	}
+	return ok;
+}
+
+static guint
+ledger_length(const char *path)
+{
+	g_autoptr(Ledger) ledger = ledger_load(path, TRUE, NULL);
+	return ledger ? ledger->events->len : 0;
+}
+
+int
+cmd_import(int argc, char **argv)
+{
+	static gboolean quiet = FALSE, dry_run = FALSE;
+	static const GOptionEntry entries[] = {
+		{"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+		 "Log nothing but errors", NULL},
+		{"dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry_run,
+		 "Show what the import would append, queue and refuse; write "
+		 "nothing", NULL},
+		{NULL},
+	};
+	g_autoptr(GOptionContext) context = cmd_context_new(
+		"import", "mbox:FILE|maildir:DIR",
+		"Backfill the ledger from an archive of list mail.", FALSE, entries);
+	if (!cmd_parse(context, "import", &argc, &argv))
+		return CMD_USAGE;
+	if (argc != 2) {
+		cmd_error("import", "give one archive: mbox:FILE or maildir:DIR");
+		return CMD_USAGE;
+	}
+	if (quiet)
+		util_log_quiet = TRUE;
+	g_autoptr(Conf) conf = cmd_load_state_conf("import");
+	if (conf == NULL)
+		return CMD_FAILED;
+
+	g_autoptr(GError) error = NULL;
+	g_autoptr(DryRun) dry = NULL;
+	int lock = -1;
+	/* The same lock as `tenure run` (STATE_DIR/lock): intake keeps its
+	 * exactly-once records in memory and rewrites them whole, so two
+	 * intakes over one state directory must not run at once. */
+	if (dry_run)
+		dry = dryrun_begin(conf, &error);
+	else
+		lock = state_file_lock(conf->state_dir, &error);
+	if (dry_run ? dry == NULL : lock < 0) {
+		cmd_error("import", "%s", error->message);
+		return CMD_FAILED;
+	}
+	guint before = ledger_length(conf->ledger);
+	ImportRun run = {.conf = conf, .intake = intake_new(conf, &error)};
+	if (run.intake == NULL) {
+		cmd_error("import", "%s", error->message);
+		if (lock >= 0)
+			close(lock);
+		return CMD_FAILED;
+	}
+	if (dry)
+		intake_on_refusal(run.intake, dryrun_note_refusal, dry);
+	OwnMail own = {.conf = conf};
+	if (!scan_own_mail(argv[1], &own, &error)) {
+		cmd_error("import", "%s", error->message);
+		intake_free(run.intake);
+		if (lock >= 0)
+			close(lock);
+		return CMD_FAILED;
+	}
+	intake_answered_until(run.intake, own.last);
+	Source *source = source_open(conf, argv[1], &error);
+	if (source)
+		source->read_only = dry_run;
+	gboolean ok = source &&
+	              source_fetch(source, count_and_handle, &run, &error);
+	source_close(source);
+	intake_free(run.intake);
+	if (lock >= 0)
+		close(lock);
+	if (!ok) {
+		cmd_error("import", "%s", error->message);
+		return CMD_FAILED;
+	}
+	printf("import%s: %u messages read, %u ledger events %s\n",
+	       dry_run ? " --dry-run" : "", run.messages,
+	       ledger_length(conf->ledger) - before,
+	       dry_run ? "would be added" : "added");
+	if (dry && !dryrun_report(dry, stdout, &error)) {
+		cmd_error("import", "%s", error->message);
+		return CMD_FAILED;
+	}
+	return CMD_OK;
+}

@@ -1,0 +1,60 @@
+/* intake.h: turning list mail into ledger events.
+ *
+ * intake_handle is a SourceHandler: for each message it decides whether
+ * it carries a command (cheaply, before any signature check), verifies
+ * the OpenPGP signature against the configured keyrings only, parses the
+ * command from the signed text only, applies the role and term rules,
+ * records the signature as being applied, appends the ledger event,
+ * archives the message and records the signature as decided (exactly
+ * once: the ledger says, when the mail is seen again, whether a command
+ * interrupted between those steps was applied), and queues the
+ * transcript reply for refusals.
+ * Refusing a message is normal work and returns TRUE.  FALSE with
+ * TENURE_ERROR_MESSAGE means this one message cannot be handled (larger
+ * than SOURCE_MAX_SIZE, MIME the parser cannot read): the source sets
+ * it aside and goes on.  Any other FALSE means the work could not be
+ * done (ledger or state not writable) and the message must be seen
+ * again.
+ */
+#ifndef TENURE_INTAKE_H
+#define TENURE_INTAKE_H
+
+#include <glib.h>
+
+#include "conf/conf.h"
+#include "ledger/ledger.h"
+#include "source/source.h"
+
+typedef struct Intake Intake;
+
+Intake *intake_new(const Conf *conf, GError **error);
+
+/* For `tenure audit`: an Intake that re-checks archived mail into CONF's
+ * (scratch) ledger and state directory.  It verifies in audit mode (a key
+ * expired or revoked after the signature is logged, not refused), queues
+ * no replies and archives nothing.  An event it makes from a mail gets
+ * the Recorded time LEDGER (the real one, which must outlive the Intake)
+ * gives the event from that mail, so that what was recorded after a
+ * signature is judged as it was (decide.h). */
+Intake *intake_new_audit(const Conf *conf, const Ledger *ledger,
+                         GError **error);
+gboolean intake_handle(const SourceMessage *message, gpointer intake,
+                       GError **error);
+
+/* Called for every mail refused, after the "refused" log line: its
+ * source id, Message-ID and From: address (either may be NULL) and the
+ * reason.  `tenure run --dry-run` lists them. */
+typedef void (*IntakeRefusalFunc)(const char *id, const char *message_id,
+                                  const char *from, const char *reason,
+                                  gpointer user_data);
+void intake_on_refusal(Intake *intake, IntakeRefusalFunc func,
+                       gpointer user_data);
+
+/* For `tenure import` of a list archive in which tenure's own mail
+ * follows: no transcript is queued for mail that arrived at or before
+ * ARRIVAL, since the tenure that sent that later mail was at work and
+ * answered it then (a lost host's, say). */
+void intake_answered_until(Intake *intake, gint64 arrival);
+void intake_free(Intake *intake);
+
+#endif

@@ -1,0 +1,520 @@
+/* retry.c: see retry.h. */
+#include "config.h"
+
+#include "source/retry.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "out/mailout.h"
+#include "base/state_file.h"
+#include "base/util.h"
+
+/* What to do about a torn file (see state_file.h). */
+#define REMEDY                                                                 \
+	"remove it: mail waiting for a retry is then tried at once, and a "    \
+	"verification that never finished is started afresh"
+
+#define WAIT      "wait "
+#define VERIFY    "verify "
+#define SET_ASIDE "set-aside "
+/* The count of every message ever set aside (retry_set_aside_total). */
+#define COUNT     "set-aside-total"
+
+/* The reader thread's source and intake and the main thread's report
+ * share the file: one change at a time in the process, so that neither
+ * writes the file over the other's change (refresh, change, save). */
+static GRecMutex file_lock;
+#define LOCK_FILE()                                                            \
+	g_autoptr(GRecMutexLocker) locker = g_rec_mutex_locker_new(&file_lock); \
+	(void)locker
+
+struct Retry {
+	char *state_dir;
+	char *path;
+	GKeyFile *file;
+	struct stat seen; /* the file as last read or written; st_ino 0: none */
+};
+
+void
+retry_free(Retry *retry)
+{
+	if (retry == NULL)
+		return;
+	g_free(retry->state_dir);
+	g_free(retry->path);
+	if (retry->file)
+		g_key_file_free(retry->file);
+	g_free(retry);
+}
+
+static gboolean
+same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_ino == b->st_ino && a->st_dev == b->st_dev &&
+	       a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Reads the file again when it changed since it was last read or
+ * written here (another Retry object wrote it: each write is a new
+ * file, util_write_atomic). */
+static gboolean
+refresh(Retry *retry, GError **error)
+{
+	struct stat now = {0};
+	if (stat(retry->path, &now) < 0) {
+		if (errno != ENOENT) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: %s", retry->path, g_strerror(errno));
+			return FALSE;
+		}
+		memset(&now, 0, sizeof now);
+	}
+	if (retry->file != NULL && same_file(&now, &retry->seen))
+		return TRUE;
+	g_autoptr(GKeyFile) file = g_key_file_new();
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	if (!state_file_read(retry->state_dir, retry->path, REMEDY, &text, &len,
+	                     NULL, error))
+		return FALSE;
+	g_autoptr(GError) local = NULL;
+	if (text && !g_key_file_load_from_data(file, text, len, G_KEY_FILE_NONE,
+	                                       &local)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s: %s; %s", retry->path, local->message, REMEDY);
+		return FALSE;
+	}
+	if (retry->file)
+		g_key_file_free(retry->file);
+	retry->file = g_steal_pointer(&file);
+	retry->seen = now;
+	return TRUE;
+}
+
+static gboolean
+save(Retry *retry, GError **error)
+{
+	gsize length = 0;
+	g_autofree char *data = g_key_file_to_data(retry->file, &length, NULL);
+	if (!util_mkdir_p(retry->state_dir, 0750, error) ||
+	    !state_file_write(retry->path, data, (gssize)length, error))
+		return FALSE;
+	if (stat(retry->path, &retry->seen) < 0)
+		memset(&retry->seen, 0, sizeof retry->seen);
+	return TRUE;
+}
+
+Retry *
+retry_open(const char *state_dir, GError **error)
+{
+	g_autoptr(Retry) retry = g_new0(Retry, 1);
+	retry->state_dir = g_strdup(state_dir);
+	retry->path = g_build_filename(state_dir, "retry", NULL);
+	if (!refresh(retry, error))
+		return NULL;
+	return g_steal_pointer(&retry);
+}
+
+/* A group name for KIND and KEY: GKeyFile takes no '[', ']' or control
+ * character in one, so those (and '%') are written %XX. */
+static char *
+group(const char *kind, const char *key)
+{
+	GString *name = g_string_new(kind);
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == '[' || *p == ']' ||
+		    *p == '%')
+			g_string_append_printf(name, "%%%02X", *p);
+		else
+			g_string_append_c(name, (char)*p);
+	}
+	return g_string_free(name, FALSE);
+}
+
+/* The key of a group of KIND, or NULL for a group of another kind. */
+static char *
+key_of(const char *group_name, const char *kind)
+{
+	if (!g_str_has_prefix(group_name, kind))
+		return NULL;
+	return g_uri_unescape_string(group_name + strlen(kind), NULL);
+}
+
+/* One line whatever a value says: the values are read by people. */
+static void
+set_text(GKeyFile *file, const char *group_name, const char *name,
+         const char *value)
+{
+	g_autofree char *clean = util_text_escape(value ? value : "", FALSE);
+	g_key_file_set_string(file, group_name, name, clean);
+}
+
+gboolean
+retry_due(Retry *retry, const char *key, gint64 now)
+{
+	LOCK_FILE();
+	/* A file that cannot be read now delays nothing: the message is
+	 * tried, and its handling meets the same state error. */
+	if (!refresh(retry, NULL))
+		return TRUE;
+	g_autofree char *name = group(WAIT, key);
+	if (!g_key_file_has_group(retry->file, name))
+		return TRUE;
+	return util_backoff_due(
+	    g_key_file_get_int64(retry->file, name, "next", NULL), now);
+}
+
+gboolean
+retry_is_waiting(Retry *retry, const char *key)
+{
+	LOCK_FILE();
+	if (!refresh(retry, NULL))
+		return FALSE;
+	g_autofree char *name = group(WAIT, key);
+	return g_key_file_has_group(retry->file, name);
+}
+
+/* The set-aside records FILE holds (before this one). */
+static guint64
+count_set_aside(GKeyFile *file)
+{
+	guint64 count = 0;
+	g_auto(GStrv) groups = g_key_file_get_groups(file, NULL);
+	for (char **g = groups; *g; g++)
+		count += g_str_has_prefix(*g, SET_ASIDE);
+	return count;
+}
+
+gboolean
+retry_set_aside(Retry *retry, const char *key, const char *id,
+                const char *reason, gint64 now, GError **error)
+{
+	LOCK_FILE();
+	if (!refresh(retry, error))
+		return FALSE;
+	g_autofree char *name = group(SET_ASIDE, key);
+	/* Set aside once: a source that hands the mail over again (IMAP
+	 * tries a message three times) neither moves the date nor asks
+	 * for a second report. */
+	if (g_key_file_has_group(retry->file, name))
+		return TRUE;
+	guint64 total = g_key_file_get_uint64(retry->file, COUNT, "total", NULL);
+	g_key_file_set_uint64(retry->file, COUNT, "total",
+	                      MAX(total, count_set_aside(retry->file)) + 1);
+	g_key_file_set_int64(retry->file, name, "when", now);
+	set_text(retry->file, name, "id", id);
+	set_text(retry->file, name, "reason", reason);
+	g_key_file_set_boolean(retry->file, name, "reported", FALSE);
+	return save(retry, error);
+}
+
+gboolean
+retry_defer(Retry *retry, const char *key, const char *id, const char *reason,
+            gint64 now, gint64 limit, gint64 *next, guint *tries,
+            gboolean *set_aside, GError **error)
+{
+	LOCK_FILE();
+	if (!refresh(retry, error))
+		return FALSE;
+	g_autofree char *name = group(WAIT, key);
+	gboolean known = g_key_file_has_group(retry->file, name);
+	gint64 first =
+	    known ? g_key_file_get_int64(retry->file, name, "first", NULL)
+	          : now;
+	*tries =
+	    (guint)g_key_file_get_uint64(retry->file, name, "tries", NULL) + 1;
+	/* A clock set back leaves FIRST ahead of NOW: the wait counts from
+	 * now, and never comes out negative. */
+	first = MIN(first, now);
+	*set_aside = now - first >= limit;
+	if (*set_aside) {
+		g_key_file_remove_group(retry->file, name, NULL);
+		g_autofree char *hours = g_strdup_printf(
+		    "no verdict after %u tries in %" G_GINT64_FORMAT
+		    " hours: %s",
+		    *tries, (now - first) / 3600, reason);
+		return retry_set_aside(retry, key, id, hours, now, error);
+	}
+	*next = now + util_backoff(*tries);
+	g_key_file_set_int64(retry->file, name, "first", first);
+	g_key_file_set_int64(retry->file, name, "next", *next);
+	g_key_file_set_uint64(retry->file, name, "tries", *tries);
+	set_text(retry->file, name, "id", id);
+	set_text(retry->file, name, "reason", reason);
+	return save(retry, error);
+}
+
+gboolean
+retry_forget(Retry *retry, const char *key, GError **error)
+{
+	LOCK_FILE();
+	if (!refresh(retry, error))
+		return FALSE;
+	g_autofree char *name = group(WAIT, key);
+	if (!g_key_file_has_group(retry->file, name))
+		return TRUE;
+	g_key_file_remove_group(retry->file, name, NULL);
+	return save(retry, error);
+}
+
+GPtrArray *
+retry_waiting(Retry *retry, const char *prefix, gint64 now)
+{
+	LOCK_FILE();
+	GPtrArray *keys = g_ptr_array_new_with_free_func(g_free);
+	if (!refresh(retry, NULL))
+		return keys;
+	g_auto(GStrv) groups = g_key_file_get_groups(retry->file, NULL);
+	for (char **g = groups; *g; g++) {
+		g_autofree char *key = key_of(*g, WAIT);
+		if (key == NULL || !g_str_has_prefix(key, prefix))
+			continue;
+		if (now == 0 ||
+		    util_backoff_due(
+			g_key_file_get_int64(retry->file, *g, "next", NULL), now))
+			g_ptr_array_add(keys, g_steal_pointer(&key));
+	}
+	return keys;
+}
+
+gint64
+retry_next_due(Retry *retry)
+{
+	LOCK_FILE();
+	gint64 earliest = -1;
+	if (!refresh(retry, NULL))
+		return -1;
+	g_auto(GStrv) groups = g_key_file_get_groups(retry->file, NULL);
+	for (char **g = groups; *g; g++) {
+		if (!g_str_has_prefix(*g, WAIT))
+			continue;
+		gint64 next =
+		    g_key_file_get_int64(retry->file, *g, "next", NULL);
+		if (earliest < 0 || next < earliest)
+			earliest = next;
+	}
+	return earliest;
+}
+
+gboolean
+retry_make_due(Retry *retry, gint64 now, GError **error)
+{
+	LOCK_FILE();
+	if (!refresh(retry, error))
+		return FALSE;
+	gboolean changed = FALSE;
+	g_auto(GStrv) groups = g_key_file_get_groups(retry->file, NULL);
+	for (char **g = groups; *g; g++) {
+		if (!g_str_has_prefix(*g, WAIT) ||
+		    g_key_file_get_int64(retry->file, *g, "next", NULL) <= now)
+			continue;
+		g_key_file_set_int64(retry->file, *g, "next", now);
+		changed = TRUE;
+	}
+	return !changed || save(retry, error);
+}
+
+/* The unfinished runs of the verify group NAME, as they count. */
+static guint
+unfinished_runs(GKeyFile *file, const char *name)
+{
+	guint deadlines =
+	    (guint)g_key_file_get_uint64(file, name, "deadlines", NULL);
+	guint killed = (guint)g_key_file_get_uint64(file, name, "killed", NULL);
+	return deadlines + (killed > RETRY_FREE_KILLS ? killed - RETRY_FREE_KILLS
+	                                              : 0);
+}
+
+gboolean
+retry_verify_begin(Retry *retry, const char *digest, const char *id,
+                   guint *unfinished, GError **error)
+{
+	LOCK_FILE();
+	if (!refresh(retry, error))
+		return FALSE;
+	g_autofree char *name = group(VERIFY, digest);
+	/* A start still running was ended by nothing tenure saw: it was
+	 * killed.  A record of an older tenure counted such starts (and
+	 * deadlines, which it could not tell apart) as "starts". */
+	guint64 killed = g_key_file_get_uint64(retry->file, name, "killed", NULL);
+	if (g_key_file_get_boolean(retry->file, name, "running", NULL))
+		killed++;
+	killed += g_key_file_get_uint64(retry->file, name, "starts", NULL);
+	g_key_file_remove_key(retry->file, name, "starts", NULL);
+	if (killed > 0)
+		g_key_file_set_uint64(retry->file, name, "killed", killed);
+	*unfinished = unfinished_runs(retry->file, name);
+	g_key_file_set_boolean(retry->file, name, "running", TRUE);
+	set_text(retry->file, name, "id", id);
+	return save(retry, error);
+}
+
+gboolean
+retry_verify_end(Retry *retry, const char *digest, RetryVerifyEnd how,
+                 GError **error)
+{
+	LOCK_FILE();
+	if (!refresh(retry, error))
+		return FALSE;
+	g_autofree char *name = group(VERIFY, digest);
+	if (!g_key_file_has_group(retry->file, name))
+		return TRUE;
+	if (how == RETRY_VERIFY_DEADLINE) {
+		guint64 deadlines =
+		    g_key_file_get_uint64(retry->file, name, "deadlines", NULL);
+		g_key_file_set_uint64(retry->file, name, "deadlines",
+		                      deadlines + 1);
+	}
+	/* A stop ends this start and nothing else: what earlier runs
+	 * counted stays. */
+	if (how == RETRY_VERIFY_FINISHED ||
+	    (how == RETRY_VERIFY_STOPPED &&
+	     !g_key_file_has_key(retry->file, name, "deadlines", NULL) &&
+	     !g_key_file_has_key(retry->file, name, "killed", NULL)))
+		g_key_file_remove_group(retry->file, name, NULL);
+	else
+		g_key_file_set_boolean(retry->file, name, "running", FALSE);
+	return save(retry, error);
+}
+
+static char *
+time_text(gint64 t)
+{
+	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(t);
+	return dt ? g_date_time_format(dt, "%Y-%m-%d %H:%M:%S UTC")
+	          : g_strdup("?");
+}
+
+void
+retry_entry_free(RetryEntry *entry)
+{
+	if (entry == NULL)
+		return;
+	g_free(entry->id);
+	g_free(entry->reason);
+	g_free(entry);
+}
+
+GPtrArray *
+retry_list(Retry *retry)
+{
+	LOCK_FILE();
+	GPtrArray *entries =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)retry_entry_free);
+	if (!refresh(retry, NULL))
+		return entries;
+	g_auto(GStrv) groups = g_key_file_get_groups(retry->file, NULL);
+	for (int pass = 0; pass < 2; pass++) {
+		const char *kind = pass == 0 ? WAIT : SET_ASIDE;
+		for (char **g = groups; *g; g++) {
+			if (!g_str_has_prefix(*g, kind))
+				continue;
+			RetryEntry *entry = g_new0(RetryEntry, 1);
+			entry->waiting = pass == 0;
+			entry->id = g_key_file_get_string(retry->file, *g, "id", NULL);
+			if (entry->id == NULL)
+				entry->id = g_strdup("?");
+			entry->reason = g_key_file_get_string(retry->file, *g,
+			                                      "reason", NULL);
+			if (entry->reason == NULL)
+				entry->reason = g_strdup("");
+			entry->tries = (guint)g_key_file_get_uint64(
+			    retry->file, *g, "tries", NULL);
+			entry->when = g_key_file_get_int64(
+			    retry->file, *g, entry->waiting ? "next" : "when", NULL);
+			g_ptr_array_add(entries, entry);
+		}
+	}
+	return entries;
+}
+
+/* One report: a mail to [sink] from about the message of group NAME. */
+static gboolean
+report_one(Retry *retry, const Conf *conf, const char *name, GError **error)
+{
+	g_autofree char *id =
+	    g_key_file_get_string(retry->file, name, "id", NULL);
+	g_autofree char *reason =
+	    g_key_file_get_string(retry->file, name, "reason", NULL);
+	gint64 when = g_key_file_get_int64(retry->file, name, "when", NULL);
+	g_autofree char *since = time_text(when);
+	g_autoptr(GHashTable) vars = g_hash_table_new(g_str_hash, g_str_equal);
+	g_hash_table_insert(vars, "to", conf->sink_from);
+	g_hash_table_insert(vars, "source", id ? id : "?");
+	g_hash_table_insert(vars, "reason", reason ? reason : "");
+	g_hash_table_insert(vars, "date", since);
+	g_autofree char *event =
+	    g_strdup_printf("%s/%" G_GINT64_FORMAT, name, when);
+	const char *recipients[] = {conf->sink_from, NULL};
+	if (!mailout_queue(conf, "set-aside", vars, event, recipients, error))
+		return FALSE;
+	util_log_warning("set-aside-reported", "id", id, "to", conf->sink_from,
+	                 NULL);
+	g_key_file_set_boolean(retry->file, name, "reported", TRUE);
+	return save(retry, error);
+}
+
+static gint
+by_when_newest_first(gconstpointer a, gconstpointer b, gpointer file)
+{
+	gint64 x = g_key_file_get_int64(file, *(char *const *)a, "when", NULL);
+	gint64 y = g_key_file_get_int64(file, *(char *const *)b, "when", NULL);
+	return x > y ? -1 : x < y;
+}
+
+/* A reported record has done its work: only the latest
+ * RETRY_SET_ASIDE_KEPT stay, for `tenure status`, with the count of all
+ * (issue 24, item 3: an outsider's mail must not grow the state). */
+static gboolean
+prune_reported(Retry *retry, GError **error)
+{
+	g_autoptr(GPtrArray) reported = g_ptr_array_new_with_free_func(g_free);
+	g_auto(GStrv) groups = g_key_file_get_groups(retry->file, NULL);
+	for (char **g = groups; *g; g++)
+		if (g_str_has_prefix(*g, SET_ASIDE) &&
+		    g_key_file_get_boolean(retry->file, *g, "reported", NULL))
+			g_ptr_array_add(reported, g_strdup(*g));
+	if (reported->len <= RETRY_SET_ASIDE_KEPT)
+		return TRUE;
+	guint64 total =
+	    g_key_file_get_uint64(retry->file, COUNT, "total", NULL);
+	g_key_file_set_uint64(retry->file, COUNT, "total",
+	                      MAX(total, count_set_aside(retry->file)));
+	g_ptr_array_sort_with_data(reported, by_when_newest_first, retry->file);
+	for (guint i = RETRY_SET_ASIDE_KEPT; i < reported->len; i++)
+		g_key_file_remove_group(retry->file, reported->pdata[i], NULL);
+	return save(retry, error);
+}
+
+guint
+retry_set_aside_total(Retry *retry)
+{
+	LOCK_FILE();
+	if (!refresh(retry, NULL))
+		return 0;
+	guint64 total = g_key_file_get_uint64(retry->file, COUNT, "total", NULL);
+	return (guint)MAX(total, count_set_aside(retry->file));
+}
+
+gboolean
+retry_report(Retry *retry, const Conf *conf, GError **error)
+{
+	LOCK_FILE();
+	if (!refresh(retry, error))
+		return FALSE;
+	if (conf->sink_from == NULL || *conf->sink_from == '\0')
+		return TRUE;
+	g_auto(GStrv) groups = g_key_file_get_groups(retry->file, NULL);
+	for (char **g = groups; *g; g++) {
+		if (!g_str_has_prefix(*g, SET_ASIDE) ||
+		    g_key_file_get_boolean(retry->file, *g, "reported", NULL))
+			continue;
+		if (!report_one(retry, conf, *g, error))
+			return FALSE;
+	}
+	return prune_reported(retry, error);
+}

@@ -1,0 +1,547 @@
+/* source_mbox.c: an mbox file as a source.
+ *
+ * Messages start at a "From " line at the top of the file or after a
+ * blank line; the blank line before the next one belongs to the mbox, and
+ * one level of ">From " quoting is undone (mboxrd).  The arrival time is
+ * the date that ends the "From " line (source_mbox_from_line_time).  An
+ * archive given to `tenure import` is read whole; the configured source
+ * remembers the offset it has handled in STATE_DIR/mbox-offset, so each
+ * run reads only what was appended (a torn record is an error, see
+ * state_file.h).
+ * A message that cannot be handled (see source.h) is logged and left
+ * behind; the offset moves past it.  A message that cannot be decided
+ * now is recorded in STATE_DIR/retry ("mbox OFFSET") and holds the
+ * offset, as IMAP's cursor is held (source_imap.c): the mail behind it
+ * is handled all the same, once per process (handled_to), and the
+ * waiting message again when its next try is due.  This process knows
+ * which messages wait (waiting), the record only schedules them: one
+ * whose record was lost, or torn and removed, is due at once and still
+ * holds the offset (issue 25, item 4).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <gmime/gmime.h>
+
+#include "base/date.h"
+#include "source/source.h"
+#include "base/state_file.h"
+#include "base/util.h"
+
+typedef struct {
+	Source base;
+	char *path;
+	char *offset_path; /* live source only, else NULL */
+	const Conf *conf;
+	Retry *retry;      /* live source only: messages waiting (retry.h) */
+	gint64 handled_to; /* the mail before this offset is dealt with */
+	GHashTable *waiting; /* offsets (gint64) of messages without a final
+	                        outcome: the offset kept stays before them */
+	guint undecided;   /* an archive's messages left undecided */
+} MboxSource;
+
+static Source *
+mbox_open(const Conf *conf, const char *url, GError **error)
+{
+	g_autofree char *path = source_url_path(url);
+	if (path == NULL || !g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "source \"%s\": no such mbox file", url);
+		return NULL;
+	}
+	MboxSource *source = g_new0(MboxSource, 1);
+	source->base.driver = &source_mbox_driver;
+	source->base.wake_fd = -1;
+	if (conf && conf->source_url && conf->state_dir &&
+	    g_str_has_prefix(conf->source_url, "mbox:")) {
+		g_autofree char *configured = source_url_path(conf->source_url);
+		if (g_strcmp0(configured, path) == 0)
+			source->offset_path = g_build_filename(conf->state_dir,
+			                                       "mbox-offset", NULL);
+	}
+	source->path = g_steal_pointer(&path);
+	source->conf = conf;
+	source->waiting = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+	                                        g_free, NULL);
+	if (source->offset_path &&
+	    (source->retry = retry_open(conf->state_dir, error)) == NULL) {
+		source_mbox_driver.close(&source->base);
+		return NULL;
+	}
+	return &source->base;
+}
+
+/* The pieces of a From_ line's date, as read from its last words. */
+typedef struct {
+	int weekday; /* 1 (Monday) to 7, or 0 when the form has none */
+	int year, month, day, hour, minute, second;
+	int offset; /* seconds east of UTC */
+} FromDate;
+
+static gboolean
+all_digits(const char *word, gsize min, gsize max)
+{
+	gsize n = strlen(word);
+	if (n < min || n > max)
+		return FALSE;
+	for (gsize i = 0; i < n; i++)
+		if (!g_ascii_isdigit(word[i]))
+			return FALSE;
+	return TRUE;
+}
+
+/* "Fri" (or "Fri," when COMMA): 1 to 7; 0 when WORD is no weekday. */
+static int
+from_weekday(const char *word, gboolean comma)
+{
+	static const char *const days[] = {"Mon", "Tue", "Wed", "Thu",
+	                                   "Fri", "Sat", "Sun"};
+	if (strlen(word) != (comma ? 4u : 3u) || (comma && word[3] != ','))
+		return 0;
+	for (int i = 0; i < 7; i++)
+		if (strncmp(word, days[i], 3) == 0)
+			return i + 1;
+	return 0;
+}
+
+static int
+from_month(const char *word)
+{
+	static const char *const months[] = {
+		"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+		"Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+	};
+	for (int i = 0; i < 12; i++)
+		if (strcmp(word, months[i]) == 0)
+			return i + 1;
+	return 0;
+}
+
+/* "HH:MM:SS" or "HH:MM". */
+static gboolean
+from_time(const char *word, FromDate *date)
+{
+	g_auto(GStrv) parts = g_strsplit(word, ":", -1);
+	guint n = g_strv_length(parts);
+	if (n < 2 || n > 3)
+		return FALSE;
+	for (guint i = 0; i < n; i++)
+		if (!all_digits(parts[i], 2, 2))
+			return FALSE;
+	date->hour = atoi(parts[0]);
+	date->minute = atoi(parts[1]);
+	date->second = n == 3 ? atoi(parts[2]) : 0;
+	return TRUE;
+}
+
+/* "+0100", "-0500", or one of the zone names RFC 5322 keeps for
+ * compatibility (and "UTC"); any other name could mean anything. */
+static gboolean
+from_zone(const char *word, FromDate *date)
+{
+	static const struct {
+		const char *name;
+		int hours;
+	} names[] = {
+		{"UT", 0},   {"UTC", 0},  {"GMT", 0},  {"EST", -5}, {"EDT", -4},
+		{"CST", -6}, {"CDT", -5}, {"MST", -7}, {"MDT", -6}, {"PST", -8},
+		{"PDT", -7},
+	};
+	if ((word[0] == '+' || word[0] == '-') && all_digits(word + 1, 4, 4)) {
+		int hhmm = atoi(word + 1);
+		if (hhmm % 100 >= 60)
+			return FALSE;
+		date->offset = (hhmm / 100 * 3600 + hhmm % 100 * 60) *
+		               (word[0] == '-' ? -1 : 1);
+		return TRUE;
+	}
+	for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
+		if (strcmp(word, names[i].name) == 0) {
+			date->offset = names[i].hours * 3600;
+			return TRUE;
+		}
+	return FALSE;
+}
+
+static gboolean
+from_year(const char *word, FromDate *date)
+{
+	if (!all_digits(word, 4, 4))
+		return FALSE;
+	date->year = atoi(word);
+	return TRUE;
+}
+
+static gboolean
+from_day(const char *word, FromDate *date)
+{
+	if (!all_digits(word, 1, 2))
+		return FALSE;
+	date->day = atoi(word);
+	return TRUE;
+}
+
+/* "DD Mon YYYY HH:MM:SS ZONE", RFC 5322's form after its weekday. */
+static gboolean
+rfc5322_words(char **words, FromDate *date)
+{
+	return from_day(words[0], date) &&
+	       (date->month = from_month(words[1])) != 0 &&
+	       from_year(words[2], date) && from_time(words[3], date) &&
+	       from_zone(words[4], date);
+}
+
+/* Reads the date from the last COUNT of WORDS in one of the forms a
+ * mail server writes:
+ *   asctime             Fri Dec  4 17:01:40 2026
+ *   with a zone         Fri Dec  4 17:01:40 +0000 2026
+ *                       Fri Dec  4 17:01:40 2026 +0000
+ *   RFC 5322's form     Fri, 04 Dec 2026 17:01:40 +0000 (weekday optional)
+ * FALSE when the words are in none of them. */
+static gboolean
+from_date_words(char **words, guint count, FromDate *date)
+{
+	*date = (FromDate){0};
+	if (count == 5 && from_weekday(words[0], FALSE) == 0)
+		return rfc5322_words(words, date);
+	if (count == 6 && from_weekday(words[0], TRUE) != 0) {
+		date->weekday = from_weekday(words[0], TRUE);
+		return rfc5322_words(words + 1, date);
+	}
+	if ((date->weekday = from_weekday(words[0], FALSE)) == 0 ||
+	    (date->month = from_month(words[1])) == 0 ||
+	    !from_day(words[2], date) || !from_time(words[3], date))
+		return FALSE;
+	if (count == 5)
+		return from_year(words[4], date);
+	return (from_zone(words[4], date) && from_year(words[5], date)) ||
+	       (from_year(words[4], date) && from_zone(words[5], date));
+}
+
+gint64
+source_mbox_from_line_time(const char *line, gsize len)
+{
+	g_autofree char *copy = g_strndup(line, len);
+	g_auto(GStrv) split = g_strsplit_set(copy, " \t\r\n", -1);
+	g_autoptr(GPtrArray) words = g_ptr_array_new();
+	for (guint i = 0; split[i]; i++)
+		if (*split[i])
+			g_ptr_array_add(words, split[i]);
+	/* The date is the server's and ends the line; what comes between
+	 * "From" and it is the envelope sender, which the sender chose and
+	 * which may hold blanks and dates of its own ("a Nov 22 ... b"@x).
+	 * So only the last words are read, and at least one word must be
+	 * left for the sender.  At most one form fits the last words: the
+	 * forms differ in the shape of each word. */
+	for (guint count = 5; count <= 6; count++) {
+		if (words->len < count + 2)
+			break;
+		FromDate date;
+		if (!from_date_words((char **)words->pdata + words->len - count,
+		                     count, &date))
+			continue;
+		g_autoptr(GDateTime) utc = g_date_time_new_utc(
+		    date.year, date.month, date.day, date.hour, date.minute,
+		    date.second);
+		if (utc == NULL || date.year < 1971)
+			return 0;
+		/* A weekday that disagrees with the date leaves the date in
+		 * doubt: no server writes one. */
+		if (date.weekday != 0 &&
+		    g_date_time_get_day_of_week(utc) != date.weekday)
+			return 0;
+		return g_date_time_to_unix(utc) - date.offset;
+	}
+	return 0;
+}
+
+/* The message between START and END (the From_ line excluded), with one
+ * level of ">From " quoting undone. */
+static GBytes *
+message_bytes(const char *start, const char *end)
+{
+	GString *out = g_string_sized_new(end - start);
+	const char *p = start;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p);
+		const char *next = nl ? nl + 1 : end;
+		const char *q = p;
+		while (q < next && *q == '>')
+			q++;
+		if (q > p && next - q >= 5 && memcmp(q, "From ", 5) == 0)
+			p++;
+		g_string_append_len(out, p, next - p);
+		p = next;
+	}
+	gsize len = out->len;
+	return g_bytes_new_take(g_string_free(out, FALSE), len);
+}
+
+static gboolean
+is_from_line(const char *data, const char *p, const char *end)
+{
+	if (end - p < 5 || memcmp(p, "From ", 5) != 0)
+		return FALSE;
+	return p == data || (p - data >= 2 && p[-1] == '\n' &&
+	                     (p[-2] == '\n' || (p - data >= 3 && p[-2] == '\r' && p[-3] == '\n')));
+}
+
+/* The offset handled so far: 0 without a record, or with one for
+ * another mbox; FALSE when the record is torn (state_file.h), which is
+ * never read as an offset it does not say. */
+static gboolean
+read_offset(MboxSource *source, gint64 *offset, GError **error)
+{
+	g_autofree char *text = NULL;
+	*offset = 0;
+	if (source->offset_path == NULL)
+		return TRUE;
+	g_autofree char *state_dir = g_path_get_dirname(source->offset_path);
+	if (!state_file_read(state_dir, source->offset_path,
+	                     "remove it: the mbox is then read from its start, "
+	                     "and no command acts twice",
+	                     &text, NULL, NULL, error))
+		return FALSE;
+	if (text == NULL)
+		return TRUE;
+	g_auto(GStrv) fields = g_strsplit(g_strchomp(text), "\t", 2);
+	if (g_strv_length(fields) == 2 && strcmp(fields[1], source->path) == 0)
+		*offset = g_ascii_strtoll(fields[0], NULL, 10);
+	return TRUE;
+}
+
+/* Where the message whose From_ line starts at P ends: the next From_
+ * line, or END. */
+static const char *
+message_end(const char *data, const char *end, const char *p)
+{
+	const char *nl = memchr(p, '\n', end - p);
+	const char *next = nl ? nl + 1 : end;
+	while (next < end && !is_from_line(data, next, end)) {
+		const char *n = memchr(next, '\n', end - next);
+		next = n ? n + 1 : end;
+	}
+	return next;
+}
+
+/* Hands over the message from P to NEXT, or sets it aside; one that
+ * cannot be decided now is recorded for a later try (the configured
+ * source) or counted (an archive).  FALSE only with the handler's error,
+ * or when the state cannot be written. */
+static gboolean
+handle_at(MboxSource *source, const char *data, const char *p,
+          const char *next, const char *end, SourceHandler handler,
+          gpointer user_data, GError **error)
+{
+	const char *nl = memchr(p, '\n', end - p);
+	const char *body = nl ? nl + 1 : end;
+	/* The blank line before the next From_ is the separator. */
+	const char *stop = next;
+	if (next < end && stop > body && stop[-1] == '\n')
+		stop--;
+	g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT,
+	                                      (gint64)(p - data));
+	g_autofree char *key = g_strconcat("mbox ", id, NULL);
+	gsize length = stop > body ? (gsize)(stop - body) : 0;
+	g_autoptr(GError) failure = NULL;
+	gboolean handled = FALSE;
+	if (length > SOURCE_MAX_SIZE) {
+		/* Never copied out of the map: left behind unread. */
+		g_autofree char *reason = source_too_large(length);
+		source_log_set_aside(id, reason);
+		handled = TRUE;
+	} else {
+		SourceMessage message = {
+			.id = g_strdup(id),
+			.raw = message_bytes(body, body + length),
+			.arrival = source_mbox_from_line_time(p, body - p),
+		};
+		handled = handler(&message, user_data, &failure);
+		source_message_clear(&message);
+	}
+	/* One bad message must not stop an import of years of list
+	 * mail: it is logged and left behind. */
+	if (!handled && source_error_is_message(failure)) {
+		source_log_set_aside(id, failure->message);
+		handled = TRUE;
+	}
+	/* Without a final outcome: the offset kept stays before it. */
+	if (!handled && source_error_is_held(failure)) {
+		gint64 offset = (gint64)(p - data);
+		g_hash_table_add(source->waiting, g_memdup2(&offset, sizeof offset));
+		return TRUE;
+	}
+	if (!handled && source_error_is_temporary(failure)) {
+		if (source->retry == NULL) {
+			util_log_warning("deferred", "id", id, "reason",
+			                 failure->message, NULL);
+			source->undecided++;
+			return TRUE;
+		}
+		gboolean set_aside = FALSE;
+		gint64 offset = (gint64)(p - data);
+		/* Waiting before its record is written: the record may be
+		 * lost, the offset kept must still stay before it. */
+		g_hash_table_add(source->waiting, g_memdup2(&offset, sizeof offset));
+		if (!source_defer(source->retry, source->conf, key, id,
+		                  failure->message, &set_aside, error))
+			return FALSE;
+		if (set_aside)
+			g_hash_table_remove(source->waiting, &offset);
+		return TRUE;
+	}
+	if (!handled) {
+		g_propagate_error(error, g_steal_pointer(&failure));
+		return FALSE;
+	}
+	gint64 offset = (gint64)(p - data);
+	if (source->retry != NULL && !retry_forget(source->retry, key, error))
+		return FALSE;
+	g_hash_table_remove(source->waiting, &offset);
+	return TRUE;
+}
+
+/* The messages the retry record has waiting join those this process
+ * knows to wait. */
+static void
+note_waiting(MboxSource *source)
+{
+	g_autoptr(GPtrArray) waiting = retry_waiting(source->retry, "mbox ", 0);
+	for (guint i = 0; i < waiting->len; i++) {
+		gint64 offset = g_ascii_strtoll((char *)waiting->pdata[i] +
+		                                    strlen("mbox "), NULL, 10);
+		g_hash_table_add(source->waiting, g_memdup2(&offset, sizeof offset));
+	}
+}
+
+/* Whether the message at OFFSET is to be handed over now: a waiting one
+ * when its next try is due, any other once only. */
+static gboolean
+wanted(MboxSource *source, gint64 offset, gint64 now)
+{
+	if (source->retry == NULL)
+		return TRUE;
+	g_autofree char *key = g_strdup_printf("mbox %" G_GINT64_FORMAT, offset);
+	if (retry_is_waiting(source->retry, key))
+		return retry_due(source->retry, key, now);
+	/* Waiting, and its record gone: tried now. */
+	if (g_hash_table_contains(source->waiting, &offset))
+		return TRUE;
+	return offset >= source->handled_to;
+}
+
+/* The offset to record: the end of the mail dealt with, but never past a
+ * message waiting for a verdict. */
+static gint64
+offset_to_keep(MboxSource *source)
+{
+	gint64 keep = source->handled_to;
+	note_waiting(source);
+	GHashTableIter iter;
+	gpointer offset;
+	g_hash_table_iter_init(&iter, source->waiting);
+	while (g_hash_table_iter_next(&iter, &offset, NULL))
+		keep = MIN(keep, *(gint64 *)offset);
+	return keep;
+}
+
+/* A rewritten file (shorter than the offset) is read from its start:
+ * the records of where its messages were mean nothing now. */
+static gboolean
+forget_waiting(MboxSource *source, GError **error)
+{
+	source->handled_to = 0;
+	g_hash_table_remove_all(source->waiting);
+	if (source->retry == NULL)
+		return TRUE;
+	g_autoptr(GPtrArray) waiting = retry_waiting(source->retry, "mbox ", 0);
+	for (guint i = 0; i < waiting->len; i++)
+		if (!retry_forget(source->retry, waiting->pdata[i], error))
+			return FALSE;
+	return TRUE;
+}
+
+static gboolean
+mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
+           GError **error)
+{
+	MboxSource *source = (MboxSource *)base;
+	g_autoptr(GError) local = NULL;
+	g_autoptr(GMappedFile) map = g_mapped_file_new(source->path, FALSE, &local);
+	if (map == NULL) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
+		            local->message);
+		return FALSE;
+	}
+	const char *data = g_mapped_file_get_contents(map);
+	gsize size = g_mapped_file_get_length(map);
+	const char *end = data + size;
+	gint64 offset = 0;
+	if (!read_offset(source, &offset, error))
+		return FALSE;
+	/* A file that shrank was rewritten: start again from the top and
+	 * rely on the seen records. */
+	if (offset < 0 || (gsize)offset > size) {
+		offset = 0;
+		if (!forget_waiting(source, error))
+			return FALSE;
+	}
+	source->handled_to = MAX(source->handled_to, offset);
+	const char *p = data + offset;
+	if (p < end && !is_from_line(data, p, end)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s:%" G_GINT64_FORMAT ": not an mbox (no \"From \" line)",
+		            source->path, offset);
+		return FALSE;
+	}
+	gint64 now = date_now_unix();
+	while (p < end) {
+		const char *next = message_end(data, end, p);
+		if (!wanted(source, p - data, now)) {
+			p = next;
+			continue;
+		}
+		if (!handle_at(source, data, p, next, end, handler, user_data,
+		               error))
+			return FALSE;
+		source->handled_to = MAX(source->handled_to, next - data);
+		if (source->offset_path) {
+			g_autofree char *state = g_strdup_printf("%" G_GINT64_FORMAT "\t%s\n",
+			                                         offset_to_keep(source),
+			                                         source->path);
+			if (!state_file_write(source->offset_path, state, -1, error))
+				return FALSE;
+		}
+		p = next;
+	}
+	if (source->undecided > 0) {
+		source_undecided_error(source->undecided, error);
+		source->undecided = 0;
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static void
+mbox_close(Source *base)
+{
+	MboxSource *source = (MboxSource *)base;
+	g_free(source->path);
+	g_free(source->offset_path);
+	retry_free(source->retry);
+	if (source->waiting)
+		g_hash_table_unref(source->waiting);
+	g_free(source);
+}
+
+const SourceDriver source_mbox_driver = {
+	.scheme = "mbox",
+	.open = mbox_open,
+	.fetch = mbox_fetch,
+	.wait = NULL,
+	.close = mbox_close,
+};
