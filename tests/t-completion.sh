@@ -106,6 +106,9 @@ test_expect_equal "list.mbox | archive " \
 test_begin "tenure clock <TAB> offers trust, the one thing it does"
 test_expect_equal "trust " "$(complete_words tenure clock '')"
 
+test_begin "tenure outbox <TAB> offers drop"
+test_expect_equal "drop " "$(complete_words tenure outbox '')"
+
 test_begin "--config <TAB> completes a file name"
 test_expect_equal "list.mbox " "$(complete_words tenure --config l)"
 

@@ -72,6 +72,12 @@ gboolean state_file_read(const char *state_dir, const char *path,
  * exists.  Only for whoever holds the state lock. */
 gboolean state_file_upgrade(const char *state_dir, GError **error);
 
+/* Takes the exclusive lock on PATH (created, mode 0600), waiting for
+ * whoever holds it: a lock held only for one read and write, or one
+ * mail's attempt.  Returns the descriptor that holds it until closed,
+ * or -1 with ERROR. */
+int state_file_lock_wait(const char *path, GError **error);
+
 /* Takes the exclusive lock STATE_DIR/lock (creating STATE_DIR) that
  * keeps `tenure run` and `tenure import` apart, removes the temp
  * files a killed process left there (util_remove_temps) and seals the

@@ -16,9 +16,10 @@
  * The two share the ledger and the state.  One lock (the work lock) is
  * held while either reads or changes them: the handling of one message,
  * one run of the schedule; never while the reader talks to its server.
- * The outbox needs no lock: each of its files is written whole, and a
- * message queued while the outbox is being sent goes with the next
- * flush.  On a new day the schedule runs before the next message is
+ * The outbox needs no work lock: each of its files is written whole,
+ * and a message queued while the outbox is being sent goes with the
+ * next flush (a flush tries each message under the outbox's own lock,
+ * which `tenure outbox drop` takes too: outbox.h).  On a new day the schedule runs before the next message is
  * handled, whichever thread gets there first, so that expiries are
  * recorded before mail is acted on (a command signed after a member's
  * last day finds the term ended instead of outrunning the expiry).

@@ -10,6 +10,11 @@
  *   dead/NAME   a permanent refusal: the queue entry plus Dead-Reason;
  *               a recipient's own dead letter is named by the Message-ID
  *               and that address, with only that address in Recipients
+ *   dropped/NAME  dropped by the administrator (outbox_drop): the queue
+ *               entry plus Dead-Reason "dropped by the administrator:
+ *               REASON"; never sent, and known, so never queued again
+ *   lock        held by a flush while it tries one message and by
+ *               outbox_drop, so that a mail dropped is never sent
  *
  * The envelope stanza is deb822: Message-Id, Envelope-From, Recipients
  * (comma-separated), Queued, Attempts, Next-Attempt (Unix seconds),
@@ -384,7 +389,19 @@ outbox_known(const char *state_dir, const char *message_id)
 	g_autofree char *name = entry_name(message_id);
 	return known_in(state_dir, "queue", name) ||
 	       known_in(state_dir, "sent", name) ||
-	       known_in(state_dir, "dead", name);
+	       known_in(state_dir, "dead", name) ||
+	       known_in(state_dir, "dropped", name);
+}
+
+/* Takes STATE_DIR/outbox/lock, which a flush holds while it tries one
+ * message and outbox_drop while it drops one: not STATE_DIR/lock, which
+ * the daemon holds as long as it runs.  Returns the descriptor to
+ * close, or -1 with ERROR. */
+static int
+outbox_lock(const char *state_dir, GError **error)
+{
+	g_autofree char *path = outbox_path(state_dir, "lock", NULL);
+	return state_file_lock_wait(path, error);
 }
 
 gboolean
@@ -976,9 +993,19 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 			                 "set by a clock that was ahead",
 			                 NULL);
 		}
-		if (!flush_entry(state_dir, sink, memory, entry, now,
-		                 &hold_until, &hold_reason, &n_sent,
-		                 &n_deferred, &n_dead, error))
+		/* Under the outbox's lock, and only while still queued:
+		 * `tenure outbox drop` may have taken it since the queue
+		 * was read. */
+		int lock = outbox_lock(state_dir, error);
+		if (lock < 0)
+			goto write_failed;
+		gboolean done =
+		    !known_in(state_dir, "queue", entry->name) ||
+		    flush_entry(state_dir, sink, memory, entry, now, &hold_until,
+		                &hold_reason, &n_sent, &n_deferred, &n_dead,
+		                error);
+		close(lock);
+		if (!done)
 			goto write_failed;
 	}
 	memory->failures = 0;
@@ -1136,6 +1163,7 @@ outbox_message_free(OutboxMessage *message)
 		return;
 	g_free(message->message_id);
 	g_strfreev(message->recipients);
+	g_free(message->last_error);
 	if (message->message)
 		g_bytes_unref(message->message);
 	g_free(message);
@@ -1155,7 +1183,53 @@ outbox_queued(const char *state_dir, GError **error)
 		message->message_id = g_steal_pointer(&entry->message_id);
 		message->recipients = g_steal_pointer(&entry->recipients);
 		message->message = g_steal_pointer(&entry->message);
+		message->queued = entry->queued;
+		message->attempts = entry->attempts;
+		message->next_attempt = entry->next_attempt;
+		if (entry->last_error && *entry->last_error)
+			message->last_error = g_steal_pointer(&entry->last_error);
 		g_ptr_array_add(queued, message);
 	}
 	return queued;
+}
+
+gboolean
+outbox_drop(const char *state_dir, const char *message_id,
+            const char *reason, GError **error)
+{
+	g_autofree char *name = entry_name(message_id);
+	g_autofree char *queued = outbox_path(state_dir, "queue", name);
+	g_autofree char *dir = outbox_path(state_dir, "dropped", NULL);
+	if (!util_mkdir_p(dir, 0700, error))
+		return FALSE;
+	int lock = outbox_lock(state_dir, error);
+	if (lock < 0)
+		return FALSE;
+	g_autoptr(GError) local = NULL;
+	g_autoptr(Entry) entry = entry_load(state_dir, queued, NULL, &local);
+	gboolean ok = FALSE;
+	if (entry == NULL && !known_in(state_dir, "queue", name)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		            "%s is not in the outbox's queue%s", message_id,
+		            known_in(state_dir, "sent", name)      ? " (sent)"
+		            : known_in(state_dir, "dead", name)    ? " (a dead letter)"
+		            : known_in(state_dir, "dropped", name) ? " (dropped already)"
+		                                                   : "");
+	} else if (entry == NULL) {
+		g_propagate_error(error, g_steal_pointer(&local));
+	} else {
+		g_autofree char *why =
+		    g_strdup_printf("dropped by the administrator: %s", reason);
+		gsize len = 0;
+		g_autofree char *text = entry_serialize(entry, why, &len);
+		g_autofree char *dropped = outbox_path(state_dir, "dropped", name);
+		ok = state_file_write(dropped, text, len, error) &&
+		     remove_file(queued, error);
+		if (ok)
+			util_log_warning("outbox-dropped", "message-id",
+			                 entry->message_id, "reason", reason,
+			                 NULL);
+	}
+	close(lock);
+	return ok;
 }

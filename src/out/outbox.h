@@ -64,11 +64,16 @@ GPtrArray *outbox_dead_letters(const char *state_dir);
  * how many messages that was. */
 guint outbox_resends(const char *state_dir, guint *messages);
 
-/* A queued message as `tenure run --dry-run` shows it. */
+/* A queued message as `tenure run --dry-run` and `tenure outbox` show
+ * it. */
 typedef struct {
 	char *message_id;
-	char **recipients; /* NULL-terminated */
+	char **recipients; /* NULL-terminated: who still waits for it */
 	GBytes *message;   /* as it would be sent (CRLF) */
+	gint64 queued;       /* Unix time */
+	guint attempts;      /* attempts that failed */
+	gint64 next_attempt; /* Unix time; 0: the next flush */
+	char *last_error;    /* NULL: it never failed */
 } OutboxMessage;
 
 void outbox_message_free(OutboxMessage *message);
@@ -78,5 +83,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(OutboxMessage, outbox_message_free)
  * array); NULL with ERROR when the queue cannot be read.  Like a flush,
  * it moves an entry that does not parse to dead/. */
 GPtrArray *outbox_queued(const char *state_dir, GError **error);
+
+/* Removes the queued MESSAGE_ID for good, for REASON (the admin's, in
+ * the log): the entry goes to outbox/dropped with the reason, is never
+ * sent, is counted nowhere, and outbox_add of the same Message-ID stays
+ * a no-op.  Beside a running daemon: a flush tries each message under
+ * STATE_DIR/outbox/lock, and only while it is still queued, and so does
+ * this drop it.  FALSE with ERROR when MESSAGE_ID is not queued
+ * (TENURE_ERROR_INVALID) or the outbox cannot be written. */
+gboolean outbox_drop(const char *state_dir, const char *message_id,
+                     const char *reason, GError **error);
 
 #endif
