@@ -258,6 +258,105 @@ state_file_upgrade(const char *state_dir, GError **error)
 	return TRUE;
 }
 
+/* Adds to TORN the error of PATH when it is a sealed state file that is
+ * not whole (a file whose first line is not STATE_FILE_MAGIC is
+ * another's, a lock or an unsealed record, unless it is one of
+ * SEALED: a file of sealed_files or sealed_dirs).  FALSE with ERROR
+ * when PATH cannot be read. */
+static gboolean
+torn_check(const char *state_dir, const char *path, gboolean sealed,
+           GPtrArray *torn, GError **error)
+{
+	/* A temp file of a write under way is no state file yet. */
+	g_autofree char *base = g_path_get_basename(path);
+	if (strstr(base, UTIL_TEMP_MARK) ||
+	    !g_file_test(path, G_FILE_TEST_IS_REGULAR))
+		return TRUE;
+	if (!sealed) {
+		char head[sizeof STATE_FILE_MAGIC - 1];
+		FILE *file = fopen(path, "rb");
+		if (file == NULL) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: %s", path, g_strerror(errno));
+			return FALSE;
+		}
+		gsize got = fread(head, 1, sizeof head, file);
+		fclose(file);
+		if (got < sizeof head || memcmp(head, STATE_FILE_MAGIC, got))
+			return TRUE;
+	}
+	g_autofree char *body = NULL;
+	g_autoptr(GError) local = NULL;
+	if (state_file_read(state_dir, path, "", &body, NULL, NULL, &local))
+		return TRUE;
+	if (local->code == TENURE_ERROR_IO) {
+		g_propagate_error(error, g_steal_pointer(&local));
+		return FALSE;
+	}
+	/* "PATH:LINE: what is wrong; " and the empty remedy. */
+	char *text = g_strdup(local->message);
+	if (g_str_has_suffix(text, "; "))
+		text[strlen(text) - 2] = '\0';
+	g_ptr_array_add(torn, text);
+	return TRUE;
+}
+
+gboolean
+state_file_torn(const char *state_dir, const char *const *skip,
+                GPtrArray *torn, GError **error)
+{
+	for (guint i = 0; sealed_files[i]; i++) {
+		g_autofree char *path =
+		    g_build_filename(state_dir, sealed_files[i], NULL);
+		if (!torn_check(state_dir, path, TRUE, torn, error))
+			return FALSE;
+	}
+	/* Every other file and folder of STATE_DIR, one level down. */
+	g_autoptr(GDir) top = g_dir_open(state_dir, 0, NULL);
+	for (const char *name; top && (name = g_dir_read_name(top));) {
+		g_autofree char *path = g_build_filename(state_dir, name, NULL);
+		if (g_strv_contains(sealed_files, name))
+			continue;
+		if (!g_file_test(path, G_FILE_TEST_IS_DIR)) {
+			if (!torn_check(state_dir, path, FALSE, torn, error))
+				return FALSE;
+			continue;
+		}
+		GPtrArray *subs = g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+		for (const char *sub; dir && (sub = g_dir_read_name(dir));)
+			g_ptr_array_add(subs, g_build_filename(name, sub, NULL));
+		for (guint j = 0; j < subs->len; j++) {
+			const char *rel = subs->pdata[j];
+			if (skip && g_strv_contains(skip, rel))
+				continue;
+			g_autofree char *file =
+			    g_build_filename(state_dir, rel, NULL);
+			gboolean ok = TRUE;
+			if (!g_file_test(file, G_FILE_TEST_IS_DIR)) {
+				ok = torn_check(state_dir, file, FALSE, torn,
+				                error);
+			} else {
+				gboolean sealed = g_strv_contains(sealed_dirs, rel);
+				g_autoptr(GDir) inner = g_dir_open(file, 0, NULL);
+				for (const char *leaf; ok && inner &&
+				                       (leaf = g_dir_read_name(inner));) {
+					g_autofree char *leaf_path =
+					    g_build_filename(file, leaf, NULL);
+					ok = torn_check(state_dir, leaf_path,
+					                sealed, torn, error);
+				}
+			}
+			if (!ok) {
+				g_ptr_array_unref(subs);
+				return FALSE;
+			}
+		}
+		g_ptr_array_unref(subs);
+	}
+	return TRUE;
+}
+
 int
 state_file_lock_wait(const char *path, GError **error)
 {

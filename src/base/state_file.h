@@ -72,6 +72,15 @@ gboolean state_file_read(const char *state_dir, const char *path,
  * exists.  Only for whoever holds the state lock. */
 gboolean state_file_upgrade(const char *state_dir, GError **error);
 
+/* Adds to TORN, in words of state_file_read ("PATH:LINE: what is
+ * wrong"), every state file of STATE_DIR that is not whole: the files
+ * sealed_files and sealed_dirs name, and any file there or one or two
+ * levels down whose first line is the seal's; folders in SKIP
+ * (relative, as "outbox/dead") are left out.  Reads only.  FALSE with
+ * ERROR when a file cannot be read. */
+gboolean state_file_torn(const char *state_dir, const char *const *skip,
+                         GPtrArray *torn, GError **error);
+
 /* Takes the exclusive lock on PATH (created, mode 0600), waiting for
  * whoever holds it: a lock held only for one read and write, or one
  * mail's attempt.  Returns the descriptor that holds it until closed,

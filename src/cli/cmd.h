@@ -83,6 +83,7 @@ int cmd_audit(int argc, char **argv);
 int cmd_check_config(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_clock(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_outbox(int argc, char **argv);
 
 #endif

@@ -689,10 +689,18 @@ daemon_open(Daemon *daemon, Conf *conf, gboolean dry_run, GError **error)
 		goto fail;
 	}
 	if ((intake = intake_new(conf, error)) == NULL ||
-	    (daemon->retry = retry_open(conf->state_dir, error)) == NULL ||
-	    (source = source_open(conf, conf->source_url, error)) == NULL ||
-	    (!dry_run &&
-	     (daemon->sink = sink_open(conf, conf->sink_url, error)) == NULL))
+	    (daemon->retry = retry_open(conf->state_dir, error)) == NULL)
+		goto fail;
+	if ((source = source_open(conf, conf->source_url, error)) == NULL) {
+		/* A source that cannot even be opened (a Maildir gone) is
+		 * one that cannot be read, for status and check. */
+		if (!dry_run)
+			contact_record(conf->state_dir, conf->source_url,
+			               date_now_unix(), (*error)->message, NULL);
+		goto fail;
+	}
+	if (!dry_run &&
+	    (daemon->sink = sink_open(conf, conf->sink_url, error)) == NULL)
 		goto fail;
 	/* The reader starts on what was opened here: opened again, a
 	 * Maildir moved away in between would end the start. */

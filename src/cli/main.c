@@ -39,6 +39,7 @@ static const Command commands[] = {
 	{"check-config", cmd_check_config, "check the configuration and report every problem"},
 	{"init", cmd_init, "write the first stanzas of a new committee's ledger"},
 	{"clock", cmd_clock, "clock trust: say tenure's clock is right, ending a doubt"},
+	{"check", cmd_check, "monitoring plugin: OK, WARNING, CRITICAL or UNKNOWN, from the state"},
 	{"outbox", cmd_outbox, "list the mail waiting to be sent; drop ID: remove one for good"},
 };
 

@@ -1,0 +1,425 @@
+/* cmd_check.c: `tenure check`, a plugin for the monitoring system
+ * (Icinga, Nagios and what reads their plugins), issue 34.
+ *
+ * Exit 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN; the first line is
+ * "TENURE STATE - the worst problem", then "|" and performance data;
+ * every other problem on a line of its own after it.  It reads what
+ * `tenure status` reads (status_build) and the state files, and never
+ * connects: a server out of reach shows in what the daemon recorded.
+ *
+ *   CRITICAL  tenure doubts its clock and holds the acts the date
+ *             decides; the source not read, or the mail server not
+ *             taking a queued mail, for longer than --critical-source /
+ *             --critical-sink; a torn state file (state_file_torn) or
+ *             ledger; mail that cannot be composed or signed
+ *   WARNING   the source failing or not read for longer than
+ *             --warning-source; mail failing, within --critical-sink;
+ *             mail set aside (without a verdict, or refused for good);
+ *             a [keys] keyring unchanged for longer than
+ *             --warning-keyring days; the chair vacant
+ *   UNKNOWN   the configuration, the ledger or the state cannot be read,
+ *             or the command line is wrong
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/date.h"
+#include "base/state_file.h"
+#include "base/util.h"
+#include "cli/cmd.h"
+#include "out/outbox.h"
+#include "views/status.h"
+
+#define NAME "check"
+
+enum { CHECK_OK = 0, CHECK_WARNING = 1, CHECK_CRITICAL = 2, CHECK_UNKNOWN = 3 };
+
+static const char *const state_names[] = {"OK", "WARNING", "CRITICAL",
+                                          "UNKNOWN"};
+
+/* The thresholds, with their defaults. */
+static gint64 opt_warning_source = 1800;
+static gint64 opt_critical_source = 3600;
+static gint64 opt_critical_sink = 3600;
+static gint64 opt_warning_keyring = 180;
+
+static const GOptionEntry entries[] = {
+	{"warning-source", 0, 0, G_OPTION_ARG_INT64, &opt_warning_source,
+	 "WARNING when the source was not read for SECONDS (default 1800)",
+	 "SECONDS"},
+	{"critical-source", 0, 0, G_OPTION_ARG_INT64, &opt_critical_source,
+	 "CRITICAL when the source was not read for SECONDS (default 3600)",
+	 "SECONDS"},
+	{"critical-sink", 0, 0, G_OPTION_ARG_INT64, &opt_critical_sink,
+	 "CRITICAL when a mail fails to be sent for SECONDS after it was "
+	 "queued (default 3600)",
+	 "SECONDS"},
+	{"warning-keyring", 0, 0, G_OPTION_ARG_INT64, &opt_warning_keyring,
+	 "WARNING when a [keys] keyring is older than DAYS (default 180)",
+	 "DAYS"},
+	{NULL},
+};
+
+typedef struct {
+	int state;
+	char *text;
+} Problem;
+
+static void
+problem_free(Problem *problem)
+{
+	g_free(problem->text);
+	g_free(problem);
+}
+
+static void G_GNUC_PRINTF(3, 4)
+    add(GPtrArray *problems, int state, const char *format, ...)
+{
+	Problem *problem = g_new0(Problem, 1);
+	problem->state = state;
+	va_list args;
+	va_start(args, format);
+	problem->text = g_strdup_vprintf(format, args);
+	va_end(args);
+	g_ptr_array_add(problems, problem);
+}
+
+/* Worst first, in the order found among equals. */
+static gint
+problem_cmp(gconstpointer a, gconstpointer b)
+{
+	const Problem *x = *(Problem *const *)a;
+	const Problem *y = *(Problem *const *)b;
+	return y->state - x->state;
+}
+
+/* "3 h 20 min" for SECONDS.  Newly allocated. */
+static char *
+span_text(gint64 seconds)
+{
+	if (seconds < 120)
+		return g_strdup_printf("%" G_GINT64_FORMAT " s", seconds);
+	if (seconds < 2 * 3600)
+		return g_strdup_printf("%" G_GINT64_FORMAT " min", seconds / 60);
+	if (seconds < 2 * 86400)
+		return g_strdup_printf("%" G_GINT64_FORMAT " h", seconds / 3600);
+	return g_strdup_printf("%" G_GINT64_FORMAT " days", seconds / 86400);
+}
+
+static char *
+utc_text(gint64 t)
+{
+	g_autoptr(GDateTime) at = g_date_time_new_from_unix_utc(t);
+	return at ? g_date_time_format(at, "%Y-%m-%d %H:%M UTC") : g_strdup("?");
+}
+
+/* Prints the answer and returns its exit status. */
+static int
+answer(GPtrArray *problems, const char *ok_text, const char *perf,
+       GPtrArray *notes)
+{
+	g_ptr_array_sort(problems, problem_cmp);
+	int state = problems->len ? ((Problem *)problems->pdata[0])->state
+	                          : CHECK_OK;
+	const char *first = problems->len
+	                        ? ((Problem *)problems->pdata[0])->text
+	                        : ok_text;
+	g_autofree char *more =
+	    problems->len > 1
+	        ? g_strdup_printf(" (and %u more)", problems->len - 1)
+	        : g_strdup("");
+	printf("TENURE %s - %s%s%s%s\n", state_names[state], first, more,
+	       perf ? " | " : "", perf ? perf : "");
+	for (guint i = 1; i < problems->len; i++) {
+		const Problem *problem = problems->pdata[i];
+		printf("%s: %s\n", state_names[problem->state], problem->text);
+	}
+	for (guint i = 0; notes && i < notes->len; i++)
+		printf("%s\n", (const char *)notes->pdata[i]);
+	fflush(stdout);
+	return state;
+}
+
+static int
+unknown(const char *format, ...) G_GNUC_PRINTF(1, 2);
+
+static int
+unknown(const char *format, ...)
+{
+	va_list args;
+	va_start(args, format);
+	g_autofree char *text = g_strdup_vprintf(format, args);
+	va_end(args);
+	g_autoptr(GPtrArray) problems =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)problem_free);
+	add(problems, CHECK_UNKNOWN, "%s", text);
+	return answer(problems, NULL, NULL, NULL);
+}
+
+/* The source (contact.h): failing, or not read, for how long. */
+static void
+check_source(const Status *status, gint64 now, GPtrArray *problems,
+             GPtrArray *notes, gint64 *age)
+{
+	const Contact *contact = status->contact;
+	if (contact == NULL) {
+		g_ptr_array_add(notes, g_strdup("source: no record of a read "
+		                                 "yet (tenure run has not "
+		                                 "read it)"));
+		return;
+	}
+	*age = contact->last_ok ? MAX(0, now - contact->last_ok) : -1;
+	g_autofree char *last = contact->last_ok ? utc_text(contact->last_ok)
+	                                         : g_strdup("never");
+	if (contact->failing_since) {
+		gint64 failing = MAX(0, now - contact->failing_since);
+		g_autofree char *span = span_text(failing);
+		add(problems,
+		    failing > opt_critical_source ? CHECK_CRITICAL : CHECK_WARNING,
+		    "the source %s cannot be read for %s (last read %s): %s",
+		    contact->url, span, last, contact->error);
+		return;
+	}
+	if (*age < 0 || *age > opt_warning_source) {
+		g_autofree char *span = *age < 0 ? g_strdup("ever")
+		                                 : span_text(*age);
+		add(problems,
+		    *age < 0 || *age > opt_critical_source ? CHECK_CRITICAL
+		                                           : CHECK_WARNING,
+		    "the source %s was not read for %s (last read %s): is "
+		    "tenure running?",
+		    contact->url, span, last);
+	}
+}
+
+/* The mail that waits to be sent (status->held): not composed, or
+ * failing for how long since it was queued (outbox_queued). */
+static void
+check_mail(const Status *status, const char *state_dir, gint64 now,
+           GPtrArray *problems, guint *failing)
+{
+	g_autoptr(GHashTable) queued_at =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	g_autoptr(GPtrArray) queue = outbox_queued(state_dir, NULL);
+	for (guint i = 0; queue && i < queue->len; i++) {
+		const OutboxMessage *m = queue->pdata[i];
+		g_hash_table_replace(queued_at, g_strdup(m->message_id),
+		                     g_memdup2(&m->queued, sizeof m->queued));
+	}
+	guint unsent = 0, late = 0, within = 0;
+	const StatusHeld *first_unsent = NULL, *first_late = NULL,
+	                 *first_within = NULL;
+	gint64 longest = 0;
+	for (guint i = 0; i < status->held->len; i++) {
+		const StatusHeld *held = status->held->pdata[i];
+		if (g_str_has_prefix(held->last_error, "not composed: ")) {
+			unsent++;
+			first_unsent = first_unsent ? first_unsent : held;
+			continue;
+		}
+		const gint64 *at = g_hash_table_lookup(queued_at, held->message_id);
+		gint64 since = at ? MAX(0, now - *at) : 0;
+		if (since > opt_critical_sink) {
+			late++;
+			first_late = first_late ? first_late : held;
+			longest = MAX(longest, since);
+		} else {
+			within++;
+			first_within = first_within ? first_within : held;
+		}
+	}
+	*failing = late + within;
+	if (unsent)
+		add(problems, CHECK_CRITICAL,
+		    "%u mail(s) cannot be composed or signed: %s: %s", unsent,
+		    first_unsent->message_id,
+		    first_unsent->last_error + strlen("not composed: "));
+	if (late) {
+		g_autofree char *span = span_text(longest);
+		add(problems, CHECK_CRITICAL,
+		    "%u mail(s) not sent for %s after queueing: %s: %s", late,
+		    span, first_late->message_id, first_late->last_error);
+	}
+	if (within)
+		add(problems, CHECK_WARNING,
+		    "%u mail(s) failing, to be tried again: %s: %u attempt(s): "
+		    "%s",
+		    within, first_within->message_id, first_within->attempts,
+		    first_within->last_error);
+}
+
+/* The [keys] keyrings, by the time each last changed. */
+static void
+check_keyrings(const Conf *conf, gint64 now, GPtrArray *problems)
+{
+	for (char **k = conf->keyrings; k && *k; k++) {
+		struct stat st;
+		if (stat(*k, &st) != 0)
+			continue; /* check-config says so; status too */
+		gint64 days = (now - (gint64)st.st_mtime) / 86400;
+		if (days > opt_warning_keyring)
+			add(problems, CHECK_WARNING,
+			    "the keyring %s is %" G_GINT64_FORMAT " days old "
+			    "(more than %" G_GINT64_FORMAT "): update it",
+			    *k, days, opt_warning_keyring);
+	}
+}
+
+/* Days from ON to the next expiry among the upcoming events (an overdue
+ * one: negative); FALSE when none is ahead. */
+static gboolean
+next_expiry(const Status *status, gint64 *days)
+{
+	Day next = DAY_NONE;
+	for (guint i = 0; i < status->upcoming->len; i++) {
+		const PlanEvent *event = status->upcoming->pdata[i];
+		/* A scheduled expiry is announced ahead of its day. */
+		Day day = event->kind == PLAN_EXPIRE      ? event->date
+		          : event->kind == PLAN_SCHEDULED ? event->expiry
+		                                          : DAY_NONE;
+		if (day != DAY_NONE && (next == DAY_NONE || day < next))
+			next = day;
+	}
+	if (next == DAY_NONE)
+		return FALSE;
+	*days = (gint64)next - (gint64)status->on;
+	return TRUE;
+}
+
+static int
+check(const Conf *conf, const Ledger *ledger)
+{
+	g_autoptr(GPtrArray) problems =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)problem_free);
+	g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) error = NULL;
+	gint64 now = date_now_unix();
+	/* Torn files first: reading the outbox sets a torn queued mail
+	 * aside (outbox.h); dead letters are counted below. */
+	static const char *const skip[] = {"outbox/dead", "outbox/sent", NULL};
+	g_autoptr(GPtrArray) torn = g_ptr_array_new_with_free_func(g_free);
+	if (g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR) &&
+	    !state_file_torn(conf->state_dir, skip, torn, &error))
+		return unknown("the state cannot be read: %s", error->message);
+	for (guint i = 0; i < torn->len; i++)
+		add(problems, CHECK_CRITICAL, "a torn state file: %s",
+		    (const char *)torn->pdata[i]);
+	g_autoptr(Status) status =
+	    status_build(conf, ledger, date_today(), NULL, TRUE, &error);
+	if (status == NULL) {
+		if (error->code == TENURE_ERROR_IO)
+			return unknown("the state cannot be read: %s",
+			               error->message);
+		/* A torn record of mail or steps, or a ledger the rule
+		 * cannot replay. */
+		if (torn->len == 0)
+			add(problems, CHECK_CRITICAL, "%s", error->message);
+		return answer(problems, NULL, NULL, notes);
+	}
+	if (status->clock_doubt) {
+		g_autofree char *since =
+		    status->clock_doubt_since
+		        ? utc_text(status->clock_doubt_since)
+		        : g_strdup("?");
+		add(problems, CHECK_CRITICAL,
+		    "tenure doubts its clock since %s and holds the acts the date "
+		    "decides (%u mail(s) wait in the source): %s; check the "
+		    "clock, then tenure clock trust",
+		    since, status->clock_waiting, status->clock_doubt);
+	}
+	gint64 age = -1;
+	check_source(status, now, problems, notes, &age);
+	guint failing = 0;
+	check_mail(status, conf->state_dir, now, problems, &failing);
+	if (status->set_aside > 0)
+		add(problems, CHECK_WARNING,
+		    "%u mail(s) set aside without a verdict (tenure status)",
+		    status->set_aside);
+	if (status->dead->len > 0) {
+		const StatusDead *dead = status->dead->pdata[0];
+		add(problems, CHECK_WARNING,
+		    "%u mail(s) refused for good (dead letters): %s: %s",
+		    status->dead->len, dead->message_id, dead->reason);
+	}
+	check_keyrings(conf, now, problems);
+	const StatusRole *chair = &status->roles[ROLE_CHAIR];
+	if (chair->member == NULL && chair->key == NULL)
+		add(problems, CHECK_WARNING, "the chair is %s",
+		    chair->vacant ? "vacant" : "not named ([roles] chair)");
+	/* What status warns of besides, for the reader of the long
+	 * output; it does not change the state. */
+	static const char *const counted[] = {
+	    "source-failing", "mail-held",  "mail-dead", "mail-undecided",
+	    "mail-set-aside", "clock",      NULL};
+	for (guint i = 0; i < status->warnings->len; i++) {
+		const StatusWarning *warning = status->warnings->pdata[i];
+		if (!g_strv_contains(counted, warning->code))
+			g_ptr_array_add(notes,
+			                g_strdup_printf("note: %s", warning->text));
+	}
+	gint64 days = 0;
+	gboolean expiry = next_expiry(status, &days);
+	g_autofree char *age_text =
+	    age >= 0 ? g_strdup_printf("%" G_GINT64_FORMAT "s", age)
+	             : g_strdup("U");
+	g_autofree char *days_text =
+	    expiry ? g_strdup_printf("%" G_GINT64_FORMAT, days) : g_strdup("U");
+	g_autofree char *perf = g_strdup_printf(
+	    "outbox=%u failing=%u;0 waiting=%u set_aside=%u;0 dead=%u;0 "
+	    "source_age=%s;%" G_GINT64_FORMAT ";%" G_GINT64_FORMAT ";0 "
+	    "expiry_days=%s",
+	    status->queued, failing, status->waiting + status->clock_waiting,
+	    status->set_aside, status->dead->len, age_text, opt_warning_source,
+	    opt_critical_source, days_text);
+	g_autofree char *ok = g_strdup_printf(
+	    "%s: %u of %d seats filled, %u mail(s) queued, none failing",
+	    status->name, status->members, status->max_members, status->queued);
+	return answer(problems, ok, perf, notes);
+}
+
+int
+cmd_check(int argc, char **argv)
+{
+	g_autoptr(GOptionContext) context = cmd_context_new(
+	    NAME, NULL,
+	    "A check for the monitoring system (Icinga, Nagios): exit 0 OK,\n"
+	    "1 WARNING, 2 CRITICAL, 3 UNKNOWN; the first line names the worst\n"
+	    "problem, then performance data.  Reads the state; never "
+	    "connects.",
+	    FALSE, entries);
+	/* A usage error is UNKNOWN to the monitoring system. */
+	if (!cmd_parse(context, NAME, &argc, &argv))
+		return unknown("usage: see tenure check --help");
+	if (argc > 1)
+		return unknown("unexpected argument '%s'", argv[1]);
+	if (opt_warning_source < 0 || opt_critical_source < 0 ||
+	    opt_critical_sink < 0 || opt_warning_keyring < 0)
+		return unknown("a threshold is negative");
+	const char *path = cmd_globals.config_path ? cmd_globals.config_path
+	                                           : conf_default_path();
+	g_autoptr(GError) error = NULL;
+	g_autoptr(Conf) conf = conf_load(path, &error);
+	if (conf == NULL)
+		return unknown("the configuration cannot be read: %s",
+		               error->message);
+	/* As root, the service user: what the state holds is its. */
+	if (!cmd_become_state_owner(NAME, conf))
+		return unknown("cannot become the owner of the state");
+	gsize left_out = 0;
+	g_autoptr(Ledger) ledger = ledger_load_committed(
+	    conf->ledger, conf->state_dir, FALSE, &left_out, &error);
+	if (ledger == NULL && error->code != TENURE_ERROR_IO) {
+		g_autoptr(GPtrArray) problems =
+		    g_ptr_array_new_with_free_func((GDestroyNotify)problem_free);
+		add(problems, CHECK_CRITICAL, "the ledger is damaged: %s",
+		    error->message);
+		return answer(problems, NULL, NULL, NULL);
+	}
+	if (ledger == NULL)
+		return unknown("the ledger cannot be read: %s", error->message);
+	return check(conf, ledger);
+}
