@@ -1,0 +1,22 @@
+#!/bin/sh
+# t-release.sh: the tree can be released as the version configure.ac
+# sets (issue 34, item 1): tenure --version says it, and NEWS,
+# debian/changelog, the manual pages and debian/upstream/metadata agree
+# with it (mk/release-check.sh, which make dist runs too).
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+
+version=$(sed -n 's/^AC_INIT(\[tenure\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
+
+test_begin "configure.ac sets the version, and tenure --version says it"
+test_expect_equal "tenure $version" "$("$TENURE" --version)"
+
+check=$(sh "$top_srcdir/mk/release-check.sh" "$top_srcdir" "$version")
+for what in NEWS debian/changelog man/ debian/upstream/metadata; do
+	test_begin "$what agrees with configure.ac's version ($version)"
+	test_expect_equal "" "$(printf '%s\n' "$check" | grep -F "release-check: $what")"
+done
+
+test_begin "another version is refused: by NEWS, debian/changelog and each manual page"
+test_expect_equal "4" "$(sh "$top_srcdir/mk/release-check.sh" "$top_srcdir" 99.0 | wc -l | tr -d ' ')"
+
+test_done
