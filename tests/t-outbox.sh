@@ -197,4 +197,47 @@ at 2027-10-06T09:00:00Z run --once
 test_begin "with the address back, the dropped reminder is never sent"
 test_expect_equal "0 0 0" "$rc $(count_to alice@example.org) $(queued)" "$(cat "$CASE/err")"
 
+# --- Beside a running daemon -----------------------------------------
+# The daemon's first pass queues Alice's announcement and her reminder,
+# both refused for now; the reminder is dropped while it runs, the
+# address comes back, and SIGHUP makes the rest due: the announcement
+# goes, the reminder never.
+setup_case daemon
+smtp_refuse_rcpt alice@example.org "450 4.1.2 <alice@example.org>: try later"
+TZ=UTC FAKETIME_ONLY_CMDS=tenure FAKETIME_DONT_FAKE_MONOTONIC=1 \
+	"$FAKED" "$(faked_at 2027-10-05T09:00:00Z)" \
+	"$TENURE" --config "$CASE/tenure.conf" run 2>"$CASE/daemon.log" &
+daemon=$!
+test_cleanup "kill -KILL $daemon"
+test_begin "the daemon: Alice's announcement and reminder both wait"
+if wait_for 60 '[ "$(grep -c "^deferred .*recipients=alice@example.org" "$CASE/daemon.log" 2>/dev/null)" -ge 2 ]'; then
+	at 2027-10-05T09:00:10Z outbox
+	reminder=$(grep '	reminder	alice@example.org	' "$CASE/out" | cut -f1)
+	announcement=$(grep '	announce-scheduled	alice@example.org	' "$CASE/out" | cut -f1)
+	test_expect_equal "yes yes" "${reminder:+yes} ${announcement:+yes}" "$(cat "$CASE/out")"
+else
+	test_fail "not deferred" "$(cat "$CASE/daemon.log")"
+fi
+at 2027-10-05T09:00:10Z outbox drop "$reminder" --reason "Alice left; the daemon runs"
+test_begin "drop beside the running daemon"
+test_expect_equal "0 1" "$rc $(queued)" "$(cat "$CASE/err")"
+rm -f "$SMTP_CONTROL.rcpt"
+kill -HUP $daemon
+test_begin "after SIGHUP the announcement goes to Alice, the dropped reminder never"
+# The retry after the flush SIGHUP asks for (the list's copy went before).
+sent_after_flush() {
+	sed -n '/^run-flush /,$p' "$CASE/daemon.log" | grep -c -F "sent message-id=$1"
+}
+if wait_for 60 '[ "$(sent_after_flush "$announcement")" -ge 1 ]'; then
+	test_expect_equal "0 0 1" \
+		"$(grep -c "^sent message-id=$reminder" "$CASE/daemon.log") $(queued) $(count_to alice@example.org)" \
+		"$(cat "$CASE/daemon.log")"
+else
+	test_fail "the announcement was not sent" "$(cat "$CASE/daemon.log")"
+fi
+kill -TERM $daemon
+wait $daemon
+test_begin "the daemon ends cleanly"
+test_expect_equal 0 "$?" "$(tail -n 5 "$CASE/daemon.log")"
+
 test_done

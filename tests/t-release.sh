@@ -10,10 +10,12 @@ version=$(sed -n 's/^AC_INIT(\[tenure\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/conf
 test_begin "configure.ac sets the version, and tenure --version says it"
 test_expect_equal "tenure $version" "$("$TENURE" --version)"
 
-check=$(sh "$top_srcdir/mk/release-check.sh" "$top_srcdir" "$version")
+check=$(sh "$top_srcdir/mk/release-check.sh" "$top_srcdir" "$version" 2>&1)
+# 0: all agree; 1: some do not; anything else: it did not run.
+[ $? -le 1 ] || check="release-check: NEWS debian/changelog man/ debian/upstream/metadata: not checked: $check"
 for what in NEWS debian/changelog man/ debian/upstream/metadata; do
 	test_begin "$what agrees with configure.ac's version ($version)"
-	test_expect_equal "" "$(printf '%s\n' "$check" | grep -F "release-check: $what")"
+	test_expect_equal "" "$(printf '%s\n' "$check" | grep -F "$what")"
 done
 
 test_begin "another version is refused: by NEWS, debian/changelog and each manual page"
