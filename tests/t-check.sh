@@ -119,6 +119,7 @@ expect_check() {
 	test_begin "$1"
 	if [ "$rc" = "$2" ] && printf '%s\n' "$first" | grep -q -- "$3"; then
 		test_pass
+		echo "# $rc: $first"
 	else
 		test_fail "expected $2 and /$3/, got $rc" "$(cat "$CASE/out" "$CASE/err")"
 	fi
