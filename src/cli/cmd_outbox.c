@@ -55,11 +55,13 @@ message_kind(GBytes *message)
 	return g_strdup("-");
 }
 
-/* "now" when due at NOW, else the time in UTC.  Newly allocated. */
+/* "now" when due at NOW (or set further ahead than the longest backoff,
+ * by a clock that was ahead: due now, util_backoff_due), else the time
+ * in UTC.  Newly allocated. */
 static char *
 next_text(gint64 next, gint64 now)
 {
-	if (next <= now)
+	if (util_backoff_due(next, now))
 		return g_strdup("now");
 	g_autoptr(GDateTime) at = g_date_time_new_from_unix_utc(next);
 	return at ? g_date_time_format(at, "%Y-%m-%d %H:%M:%S UTC")
