@@ -109,6 +109,39 @@ test_expect_equal "trust " "$(complete_words tenure clock '')"
 test_begin "tenure outbox <TAB> offers drop"
 test_expect_equal "drop " "$(complete_words tenure outbox '')"
 
+# Two announcements kept in the outbox by a pass under --now (an SMTP
+# sink on a port nobody listens on: nothing is tried).
+mkdir -p "$TEST_DIR/ob/list/new" "$TEST_DIR/ob/list/cur" "$TEST_DIR/ob/list/tmp"
+: >"$TEST_DIR/ob/keyring.gpg"
+cat >"$TEST_DIR/ob/tenure.conf" <<EOF
+[committee]
+name = Technical Committee
+list = ctte@lists.example.org
+ledger = ledger
+state-dir = state
+templates = $top_srcdir/templates
+[rule]
+name = debian
+[keys]
+keyring = keyring.gpg
+gnupg-home = g
+[source]
+url = maildir:list
+[sink]
+url = smtp://127.0.0.1:$(test_free_port)
+starttls = no
+from = ctte-bot@example.org
+EOF
+printf 'Event: rule\nDate: 2015-01-01\nRule: debian\nSource: import\n\nEvent: appoint\nDate: 2023-01-10\nMember: A <a@example.org>\nSource: import\n\nEvent: appoint\nDate: 2023-03-01\nMember: B <b@example.org>\nSource: import\n' \
+	>"$TEST_DIR/ob/ledger"
+"$TENURE" --config "$TEST_DIR/ob/tenure.conf" --now 2027-01-01 run --once >/dev/null 2>&1
+test_begin "tenure --config FILE outbox drop <TAB> offers the IDs the outbox lists"
+ids=$("$TENURE" --config "$TEST_DIR/ob/tenure.conf" outbox | awk -F '\t' 'NR > 1 { print $1 }' | sort | tr '\n' ' ')
+case $ids in
+"<"*"> <"*"> ") test_expect_equal "$ids" "$(complete_words tenure --config "$TEST_DIR/ob/tenure.conf" outbox drop '')" ;;
+*) test_fail "expected two queued mails, got: $ids" ;;
+esac
+
 test_begin "--config <TAB> completes a file name"
 test_expect_equal "list.mbox " "$(complete_words tenure --config l)"
 
