@@ -536,6 +536,8 @@ test_every_template_lines_stay_apart(void)
 			    {"subject", "Tenure: a command with a long subject "
 			                "line that goes on and on"},
 			    {"in_reply_to", "<cmd-1@example.org>"},
+			    {"count", "40"},
+			    {"shown", "5"},
 			    {"signer",
 			     "0123456789ABCDEF0123456789ABCDEF01234567"},
 			    {"transcript",

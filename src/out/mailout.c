@@ -667,6 +667,8 @@ static const char *const placeholders[] = {
 	"eligible_from", "reason", "source", "signed_by", "days_left",
 	"late", "late_subject", "until", "role", "previous", "fingerprint",
 	"old_fingerprint", "last_day", "lapses",
+	/* the report of mail set aside (retry.c) */
+	"count", "shown",
 	/* replies to a refused command (intake.c) */
 	"to", "subject", "in_reply_to", "signer", "transcript",
 	NULL,
