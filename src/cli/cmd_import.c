@@ -100,17 +100,16 @@ note_own_mail(const SourceMessage *message, gpointer user_data,
 		return TRUE;
 	g_autofree char *reason = NULL;
 	g_autoptr(GMimeMessage) parsed = signed_part_parse(message->raw, &reason);
-	const char *id = parsed ? g_mime_message_get_message_id(parsed) : NULL;
-	if (id == NULL)
-		return TRUE;
-	g_autofree char *message_id = g_strdup_printf("<%s>", id);
-	/* Anyone can post mail under any Message-ID: only mail signed by
-	 * the bot's key, or without one an ID made with this
-	 * installation's secret, is tenure's own. */
-	if (!mailout_is_own_mail(own->conf, parsed))
+	/* Anyone can post mail under any Message-ID, and re-post the bot's
+	 * signed mail under another: only the ID inside what the bot's key
+	 * signed, or an ID made with this installation's secret, is
+	 * recorded; never a public ID of the releases before the secret. */
+	g_autofree char *message_id =
+	    parsed ? mailout_own_mail_id(own->conf, parsed) : NULL;
+	if (message_id == NULL)
 		return TRUE;
 	if (!outbox_note_sent(own->conf->state_dir, message_id,
-	                      message->arrival, error))
+	                      message->arrival, "import", error))
 		return FALSE;
 	own->count++;
 	own->last = MAX(own->last, message->arrival);

@@ -32,7 +32,9 @@ gboolean mailout_secret_ensure(const char *state_dir, GError **error);
 
 /* *KNOWN: whether the outbox ever took the mail for EVENT_KEY, under
  * its Message-ID or under the public one the releases before the
- * secret gave it (so that an upgrade sends nothing twice). */
+ * secret gave it (so that an upgrade sends nothing twice); the public
+ * one only where this outbox queued it, never where `tenure import`
+ * noted it. */
 gboolean mailout_known(const Conf *conf, const char *event_key,
                        gboolean *known, GError **error);
 
@@ -41,11 +43,19 @@ gboolean mailout_known(const Conf *conf, const char *event_key,
  * FALSE), its domain is CONF's. */
 gboolean mailout_is_own_message_id(const Conf *conf, const char *message_id);
 
-/* TRUE when MESSAGE is tenure's own mail as `tenure import` counts it:
- * with [keys] bot-key, mail whose PGP/MIME signature by that key
- * verifies in tenure's GnuPG home; without one, mail whose Message-ID
- * mailout_is_own_message_id recognises. */
-gboolean mailout_is_own_mail(const Conf *conf, GMimeMessage *message);
+/* The signed part of every mail tenure signs carries this header
+ * with the mail's Message-ID: the identity the bot's signature covers
+ * (the message's own Message-ID: header is outside it). */
+#define MAILOUT_SIGNED_ID_HEADER "X-Tenure-Message-ID"
+
+/* The Message-ID under which MESSAGE is tenure's own mail, as `tenure
+ * import` and a restore record it, or NULL: with [keys] bot-key, the
+ * MAILOUT_SIGNED_ID_HEADER inside a PGP/MIME part whose signature by
+ * that key verifies in tenure's GnuPG home; else (no bot key, or mail
+ * signed before the header) the message's Message-ID when
+ * mailout_is_own_message_id recognises it.  A public ID of the releases
+ * before the secret is never one. */
+char *mailout_own_mail_id(const Conf *conf, GMimeMessage *message);
 
 /* Body lines of tenure's mail are wrapped at this many characters. */
 #define MAILOUT_WRAP_WIDTH 72
