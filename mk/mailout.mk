@@ -48,8 +48,9 @@ TESTS += tests/t-outcomes.sh
 dist_check_SCRIPTS += tests/t-outcomes.sh
 TESTS += tests/t-unsent.sh
 dist_check_SCRIPTS += tests/t-unsent.sh
-TESTS += tests/t-ownmail.sh tests/t-ownmail-signed.sh
-dist_check_SCRIPTS += tests/t-ownmail.sh tests/t-ownmail-signed.sh
+TESTS += tests/t-ownmail.sh tests/t-ownmail-signed.sh tests/t-restore-resend.sh
+dist_check_SCRIPTS += tests/t-ownmail.sh tests/t-ownmail-signed.sh \
+	tests/t-restore-resend.sh
 TESTS += tests/t-contact.sh
 dist_check_SCRIPTS += tests/t-contact.sh
 TESTS += tests/t-names.sh

@@ -28,12 +28,7 @@ gpg_export_keyring "$W/keyring.gpg" carol@example.org alice@example.org \
 	bob@example.org leo@example.org
 
 # The bot's key, secret part and all, in tenure's own GnuPG home.
-mkdir -p "$W/g" && chmod 700 "$W/g"
-gpg --homedir "$W/g" --batch --quiet --passphrase '' \
-	--quick-gen-key "tenure <tenure@example.org>" ed25519 sign never 2>/dev/null
-test_cleanup "gpgconf --homedir '$W/g' --kill all"
-BOT=$(gpg --homedir "$W/g" --with-colons --list-secret-keys 2>/dev/null |
-	awk -F: '$1 == "fpr" { print $10; exit }')
+BOT=$(committee_bot_key)
 [ -n "$BOT" ] || test_skip_all "gpg made no bot key"
 
 LIST=debian-ctte@lists.debian.org

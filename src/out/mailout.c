@@ -597,16 +597,35 @@ mailout_own_mail_id(const Conf *conf, GMimeMessage *message)
 		return secret_made ? g_steal_pointer(&bracketed) : NULL;
 	/* With a bot key, the signature decides, and what it covers names
 	 * the mail: the state directory, and its secret, may be new (the
-	 * rebuild path), the bot's key not. */
+	 * rebuild path), the bot's key not.  Mail signed before the header
+	 * was counts only under an ID of this secret.  gpg is asked only
+	 * when there is an ID to believe. */
 	GMimeObject *part = g_mime_message_get_mime_part(message);
-	if (!GMIME_IS_MULTIPART_SIGNED(part) ||
-	    !signed_by_bot(conf, GMIME_MULTIPART_SIGNED(part)))
+	if (!GMIME_IS_MULTIPART_SIGNED(part))
 		return NULL;
 	char *inside = signed_id(GMIME_MULTIPART_SIGNED(part));
-	if (inside)
-		return inside;
-	/* Signed before the header was: only an ID of this secret. */
-	return secret_made ? g_steal_pointer(&bracketed) : NULL;
+	if ((inside == NULL && !secret_made) ||
+	    !signed_by_bot(conf, GMIME_MULTIPART_SIGNED(part))) {
+		g_free(inside);
+		return NULL;
+	}
+	return inside ? inside : g_steal_pointer(&bracketed);
+}
+
+gboolean
+mailout_note_seen(const Conf *conf, GMimeMessage *message, gint64 when,
+                  const char *where, char **noted, GError **error)
+{
+	*noted = NULL;
+	if (conf->state_dir == NULL)
+		return TRUE;
+	g_autofree char *id = mailout_own_mail_id(conf, message);
+	if (id == NULL)
+		return TRUE;
+	if (!outbox_note_sent(conf->state_dir, id, when, where, error))
+		return FALSE;
+	*noted = g_steal_pointer(&id);
+	return TRUE;
 }
 
 /* Why the bot's key cannot sign, said in plain words when it is its

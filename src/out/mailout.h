@@ -57,6 +57,17 @@ gboolean mailout_is_own_message_id(const Conf *conf, const char *message_id);
  * before the secret is never one. */
 char *mailout_own_mail_id(const Conf *conf, GMimeMessage *message);
 
+/* MESSAGE, read from the list at WHEN, is tenure's own mail
+ * (mailout_own_mail_id): it was sent, and the outbox records it so
+ * (Noted: WHERE, "list" or "import"), dropping a copy still queued, so
+ * that neither a rebuilt host nor a state directory restored from a
+ * backup sends again what the list has seen.  *NOTED gets the ID
+ * recorded, or NULL when MESSAGE is not tenure's.  FALSE when the
+ * outbox cannot be written. */
+gboolean mailout_note_seen(const Conf *conf, GMimeMessage *message,
+                           gint64 when, const char *where, char **noted,
+                           GError **error);
+
 /* Body lines of tenure's mail are wrapped at this many characters. */
 #define MAILOUT_WRAP_WIDTH 72
 

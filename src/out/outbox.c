@@ -518,9 +518,14 @@ outbox_note_sent(const char *state_dir, const char *message_id, gint64 sent,
 {
 	if (!outbox_ensure(state_dir, error))
 		return FALSE;
-	if (outbox_known(state_dir, message_id))
-		return TRUE;
 	g_autofree char *name = entry_name(message_id);
+	if (known_in(state_dir, "sent", name) || known_in(state_dir, "dead", name))
+		return TRUE;
+	/* A copy still queued (a state directory restored from before it
+	 * went) is dropped with the record: the list has the mail. */
+	if (known_in(state_dir, "queue", name))
+		util_log("outbox-seen-elsewhere", "message-id", message_id,
+		         "noted", noted, "queued", "dropped", NULL);
 	Entry entry = {.name = name, .message_id = (char *)message_id};
 	return record_sent_noted(state_dir, &entry, sent, noted, error);
 }

@@ -27,10 +27,12 @@ gboolean outbox_add(const char *state_dir, const char *message_id,
                     const char *const *recipients, GBytes *message,
                     GError **error);
 
-/* Records MESSAGE_ID as sent at SENT (Unix time), unless it was ever
- * added: mail an earlier tenure sent, found in the list's mail by
- * `tenure import` or after a restore, so that it is not queued (and
- * sent) again.  The record says NOTED (how it was found, "import"). */
+/* Records MESSAGE_ID as sent at SENT (Unix time), unless it was sent
+ * or is dead already: mail tenure sent, found in the list's mail by
+ * `tenure import` or by the intake (after a restore, say), so that it is
+ * not queued (and sent) again; a copy still queued is dropped (log line
+ * outbox-seen-elsewhere).  The record says NOTED (how it was found,
+ * "import", "list"). */
 gboolean outbox_note_sent(const char *state_dir, const char *message_id,
                           gint64 sent, const char *noted, GError **error);
 
