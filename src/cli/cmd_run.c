@@ -768,6 +768,7 @@ now_say_kept(Daemon *daemon, const Pass *pass)
  * mailout_note_seen).  Called under the work lock; TRUE while the
  * outbox waits. */
 static guint restore_seen;
+static gboolean restore_held; /* outbox-held said, outbox-released not */
 
 static gboolean
 restore_holds(const Conf *conf)
@@ -790,12 +791,17 @@ restore_holds(const Conf *conf)
 		return FALSE;
 	if (g_atomic_int_get(&fetches_done) >= need) {
 		g_atomic_int_set(&restore_need, -1);
-		util_log("outbox-released", "after", "the list was read", NULL);
+		if (restore_held)
+			util_log("outbox-released", "after", "the list was read",
+			         NULL);
+		restore_held = FALSE;
 		return FALSE;
 	}
-	util_log_warning("outbox-held", "until", "the list is read",
-	                 "why", "the state directory is older than the ledger",
-	                 NULL);
+	if (!restore_held)
+		util_log_warning("outbox-held", "until", "the list is read", "why",
+		                 "the state directory is older than the ledger",
+		                 NULL);
+	restore_held = TRUE;
 	return TRUE;
 }
 
