@@ -48,8 +48,10 @@ TESTS += tests/t-outcomes.sh
 dist_check_SCRIPTS += tests/t-outcomes.sh
 TESTS += tests/t-unsent.sh
 dist_check_SCRIPTS += tests/t-unsent.sh
-TESTS += tests/t-ownmail.sh
-dist_check_SCRIPTS += tests/t-ownmail.sh
+TESTS += tests/t-ownmail.sh tests/t-ownmail-signed.sh tests/t-restore-resend.sh \
+	tests/t-restore-resend-imap.sh
+dist_check_SCRIPTS += tests/t-ownmail.sh tests/t-ownmail-signed.sh \
+	tests/t-restore-resend.sh tests/t-restore-resend-imap.sh
 TESTS += tests/t-contact.sh
 dist_check_SCRIPTS += tests/t-contact.sh
 TESTS += tests/t-names.sh

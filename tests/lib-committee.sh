@@ -22,6 +22,8 @@
 #                            $W) from the defaults below, each SECTION.KEY
 #                            set to VALUE (added when not a default;
 #                            "SECTION.KEY=" leaves it out)
+#   committee_bot_key        makes the bot's key, secret part and all, in
+#                            the GnuPG home $W/g; prints its fingerprint
 #   with_signature MAIL SIGNATURE_FILE
 #                            prints MAIL with its armoured signature block
 #                            (PGP/MIME part or the end of a clearsigned
@@ -200,6 +202,14 @@ EOF
 			}
 		}
 	}' >"$file"
+}
+
+committee_bot_key() {
+	mkdir -p "$W/g" && chmod 700 "$W/g"
+	gpg --homedir "$W/g" --batch --quiet --passphrase '' --quick-gen-key \
+		"tenure <tenure@example.org>" ed25519 sign never 2>/dev/null
+	gpg --homedir "$W/g" --with-colons --list-secret-keys 2>/dev/null |
+		awk -F: '$1 == "fpr" { print $10; exit }'
 }
 
 signed_mail() {

@@ -221,8 +221,21 @@ test_message_id_secret(void)
 	/* An upgrade: the earlier release sent this reminder. */
 	g_autoptr(Conf) upgraded = test_conf();
 	g_autofree char *sent = legacy_id(upgraded, key);
-	g_assert_true(outbox_note_sent(upgraded->state_dir, sent, 1, NULL));
-	gboolean known = FALSE;
+	/* An import's note of the public ID proves nothing (anyone can
+	 * compute it, issue 32 item 3) ... */
+	g_assert_true(outbox_note_sent(upgraded->state_dir, sent, 1, "import",
+	                               NULL));
+	gboolean known = TRUE;
+	g_assert_true(mailout_known(upgraded, key, &known, NULL));
+	g_assert_false(known);
+	/* ... the earlier release's own sent record does. */
+	g_autofree char *name = g_compute_checksum_for_string(
+	    G_CHECKSUM_SHA256, sent, -1);
+	name[32] = '\0';
+	g_autofree char *record = g_build_filename(upgraded->state_dir, "outbox",
+	                                           "sent", name, NULL);
+	g_autofree char *text = g_strdup_printf("Message-Id: %s\nSent: 1\n", sent);
+	g_assert_true(g_file_set_contents(record, text, -1, NULL));
 	g_assert_true(mailout_known(upgraded, key, &known, NULL));
 	g_assert_true(known);
 	g_autoptr(GHashTable) vars = person_vars();
@@ -536,6 +549,8 @@ test_every_template_lines_stay_apart(void)
 			    {"subject", "Tenure: a command with a long subject "
 			                "line that goes on and on"},
 			    {"in_reply_to", "<cmd-1@example.org>"},
+			    {"count", "40"},
+			    {"shown", "5"},
 			    {"signer",
 			     "0123456789ABCDEF0123456789ABCDEF01234567"},
 			    {"transcript",
@@ -1028,8 +1043,18 @@ test_signed(void)
 	    g_mime_text_part_get_text(GMIME_TEXT_PART(signed_text));
 	g_assert_nonnull(
 	    strstr(text, "Bdale Garbée <bdale@example.org> has resigned"));
-	/* `tenure import` counts it as tenure's own by its signature. */
-	g_assert_true(mailout_is_own_mail(conf, message));
+	/* `tenure import` counts it as tenure's own by its signature, under
+	 * the ID inside what the signature covers. */
+	g_assert_cmpstr(g_mime_object_get_header(signed_text,
+	                                         MAILOUT_SIGNED_ID_HEADER),
+	                ==, id);
+	g_autofree char *own_id = mailout_own_mail_id(conf, message);
+	g_assert_cmpstr(own_id, ==, id);
+	/* Re-posted under another Message-ID, it is still known by the
+	 * signed one. */
+	g_mime_message_set_message_id(message, "repost@example.net");
+	g_autofree char *reposted_id = mailout_own_mail_id(conf, message);
+	g_assert_cmpstr(reposted_id, ==, id);
 	g_object_unref(message);
 
 	/* With a bot key, an unsigned mail is no mail of tenure's, whatever
@@ -1040,9 +1065,10 @@ test_signed(void)
 	g_assert_no_error(error);
 	conf->bot_key = bot_key;
 	GMimeMessage *unsigned_copy = parse_message(plain);
-	g_assert_false(mailout_is_own_mail(conf, unsigned_copy));
+	g_assert_null(mailout_own_mail_id(conf, unsigned_copy));
 	g_clear_pointer(&conf->bot_key, g_free);
-	g_assert_true(mailout_is_own_mail(conf, unsigned_copy));
+	g_autofree char *plain_id = mailout_own_mail_id(conf, unsigned_copy);
+	g_assert_cmpstr(plain_id, ==, id);
 	conf->bot_key = g_strdup(bot_fpr);
 	g_object_unref(unsigned_copy);
 

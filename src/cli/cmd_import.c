@@ -4,15 +4,14 @@
  * the Maildir delivery time), so old signatures are not "too old".
  *
  * The archive is also the record of what tenure itself sent: the list
- * carried its announcements.  A first pass finds them (mail with a
- * Message-ID tenure made for this committee) and records them in the
- * outbox as sent, so that a new host rebuilding a lost one's ledger
+ * carried its announcements.  A first pass finds them
+ * (intake_scan_own_mail: mail the bot's key signed, under the
+ * Message-ID inside what it signed, or mail with a Message-ID made with
+ * this installation's secret) and records them in the outbox as sent, so that a new host rebuilding a lost one's ledger
  * does not announce again what the list has seen; and a transcript is
  * not queued for a command that arrived before the last of them, since
- * the tenure that sent it was at work then and answered.  A mail forged
- * to look like tenure's can at worst keep an announcement or a
- * transcript from being repeated; the ledger is decided by the signed
- * commands alone.
+ * the tenure that sent it was at work then and answered.  The ledger
+ * is decided by the signed commands alone.
  *
  * `--dry-run` imports into copies of the ledger and state (dryrun.h) and
  * prints what the import would append, queue and refuse. */
@@ -32,9 +31,7 @@
 #include "intake/intake.h"
 #include "out/mailout.h"
 #include "base/mime.h"
-#include "out/outbox.h"
 #include "out/schedule.h"
-#include "verify/signed_part.h"
 #include "base/state_file.h"
 #include "source/source.h"
 #include "base/util.h"
@@ -78,78 +75,6 @@ count_and_handle(const SourceMessage *message, gpointer user_data,
 		run->scheduled_on = day;
 	}
 	return intake_handle(message, run->intake, error);
-}
-
-/* Tenure's own mail found in the archive. */
-typedef struct {
-	const Conf *conf;
-	guint count;
-	gint64 last; /* the arrival of the last one, or 0 */
-} OwnMail;
-
-static gboolean
-note_own_mail(const SourceMessage *message, gpointer user_data,
-              GError **error)
-{
-	OwnMail *own = user_data;
-	gsize len = 0;
-	const char *raw = g_bytes_get_data(message->raw, &len);
-	/* Most list mail has no Message-ID of tenure's form: it is passed
-	 * over unparsed (an empty message has no data to search). */
-	if (len == 0 || memmem(raw, len, "<tenure.", 8) == NULL)
-		return TRUE;
-	g_autofree char *reason = NULL;
-	g_autoptr(GMimeMessage) parsed = signed_part_parse(message->raw, &reason);
-	const char *id = parsed ? g_mime_message_get_message_id(parsed) : NULL;
-	if (id == NULL)
-		return TRUE;
-	g_autofree char *message_id = g_strdup_printf("<%s>", id);
-	/* Anyone can post mail under any Message-ID: only mail signed by
-	 * the bot's key, or without one an ID made with this
-	 * installation's secret, is tenure's own. */
-	if (!mailout_is_own_mail(own->conf, parsed))
-		return TRUE;
-	if (!outbox_note_sent(own->conf->state_dir, message_id,
-	                      message->arrival, error))
-		return FALSE;
-	own->count++;
-	own->last = MAX(own->last, message->arrival);
-	return TRUE;
-}
-
-/* The first pass: tenure's own mail in the archive URL, recorded as
- * sent.  An archive (mbox, Maildir) is read whole and left as it is,
- * even where it is the configured source. */
-static gboolean
-scan_own_mail(const char *url, OwnMail *own, GError **error)
-{
-	if (g_ascii_strncasecmp(url, "mbox:", 5) != 0 &&
-	    g_ascii_strncasecmp(url, "maildir:", 8) != 0)
-		return TRUE;
-	/* Opened without the configuration, so as an archive: never as
-	 * the live source, which reads new/ only or keeps an offset. */
-	Source *source = source_open(NULL, url, error);
-	if (source == NULL)
-		return FALSE;
-	source->read_only = TRUE;
-	/* What the source logs of the archive (a file that is no mail, a
-	 * message too large) it logs again in the second pass. */
-	gboolean quiet = util_log_quiet;
-	util_log_quiet = TRUE;
-	gboolean ok = source_fetch(source, note_own_mail, own, error);
-	util_log_quiet = quiet;
-	source_close(source);
-	if (ok && own->count > 0) {
-		char count[16];
-		g_snprintf(count, sizeof count, "%u", own->count);
-		g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc(own->last);
-		g_autofree char *last =
-		    when ? g_date_time_format(when, "%Y-%m-%dT%H:%M:%SZ")
-		         : g_strdup("?");
-		util_log("import-own-mail", "messages", count, "recorded", "as sent",
-		         "no-transcript-before", last, NULL);
-	}
-	return ok;
 }
 
 static guint
@@ -210,8 +135,9 @@ cmd_import(int argc, char **argv)
 	}
 	if (dry)
 		intake_on_refusal(run.intake, dryrun_note_refusal, dry);
-	OwnMail own = {.conf = conf};
-	if (!scan_own_mail(argv[1], &own, &error)) {
+	IntakeOwnMail own = {.conf = conf, .where = "import",
+	                     .log_as = "import-own-mail"};
+	if (!intake_scan_own_mail(argv[1], &own, &error)) {
 		cmd_error("import", "%s", error->message);
 		intake_free(run.intake);
 		if (lock >= 0)

@@ -520,10 +520,17 @@ reader_note_contact(Reader *reader, const GError *failure)
 }
 
 /* One fetch; FALSE when it failed (reported). */
+/* Fetches this process started, and those that went through the
+ * mailbox; the fetches that must have gone through before the outbox is
+ * sent after a restore, or -1 (restore_holds). */
+static gint fetches_started, fetches_done;
+static gint restore_need = -1;
+
 static gboolean
 reader_fetch(Reader *reader)
 {
 	const Conf *conf = reader->config->conf;
+	g_atomic_int_inc(&fetches_started);
 	g_mutex_lock(&work.lock);
 	gboolean have_ledger = ledger_ready(conf, reader->once, FALSE);
 	g_mutex_unlock(&work.lock);
@@ -543,8 +550,13 @@ reader_fetch(Reader *reader)
 	if (!ok && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
 		return TRUE;
 	reader_note_contact(reader, ok ? NULL : error);
-	if (ok)
+	if (ok) {
+		g_atomic_int_inc(&fetches_done);
+		/* An outbox held after a restore goes now (restore_holds). */
+		if (g_atomic_int_get(&restore_need) >= 0)
+			reader_poke(reader);
 		return TRUE;
+	}
 	report(reader->once, "fetch", error);
 	return FALSE;
 }
@@ -754,6 +766,54 @@ now_say_kept(Daemon *daemon, const Pass *pass)
 	fflush(stdout);
 }
 
+/* A state directory restored from a backup older than the ledger
+ * (ledger_grown_outside) knows nothing of the mail sent since the
+ * backup, and the list carried tenure's own mail back.  Before anything
+ * is sent, that mail is recorded as sent (issue 33 item 6): a Maildir or
+ * mbox source is read whole for it at once (it reads only what is new
+ * otherwise), and the outbox waits until a fetch this process started
+ * has gone through the mailbox (an IMAP source reads again from the
+ * restored cursor; the intake records what it meets,
+ * mailout_note_seen).  Called under the work lock; TRUE while the
+ * outbox waits. */
+static guint restore_seen;
+static gboolean restore_held; /* outbox-held said, outbox-released not */
+
+static gboolean
+restore_holds(const Conf *conf)
+{
+	guint grown = ledger_grown_outside();
+	if (grown != restore_seen) {
+		restore_seen = grown;
+		g_atomic_int_set(&restore_need,
+		                 MAX(g_atomic_int_get(&fetches_started), 1));
+		IntakeOwnMail own = {.conf = conf, .where = "list",
+		                     .log_as = "restore-own-mail"};
+		g_autoptr(GError) error = NULL;
+		if (conf->source_url &&
+		    !intake_scan_own_mail(conf->source_url, &own, &error))
+			util_log_error("restore-own-mail", "error", error->message,
+			               NULL);
+	}
+	gint need = g_atomic_int_get(&restore_need);
+	if (need < 0)
+		return FALSE;
+	if (g_atomic_int_get(&fetches_done) >= need) {
+		g_atomic_int_set(&restore_need, -1);
+		if (restore_held)
+			util_log("outbox-released", "after", "the list was read",
+			         NULL);
+		restore_held = FALSE;
+		return FALSE;
+	}
+	if (!restore_held)
+		util_log_warning("outbox-held", "until", "the list is read", "why",
+		                 "the state directory is older than the ledger",
+		                 NULL);
+	restore_held = TRUE;
+	return TRUE;
+}
+
 /* What a main pass does besides reporting mail set aside and sending
  * the outbox. */
 enum { PASS_SCHEDULE = 1 << 0, PASS_PUBLISH = 1 << 1, PASS_ALL = 3 };
@@ -790,11 +850,13 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 		pass.work_ok = FALSE;
 		g_clear_error(&error);
 	}
+	gboolean restored = restore_holds(conf);
 	g_mutex_unlock(&work.lock);
 	guint sent = 0, dead = 0;
-	if (daemon->sink && now_keeps_mail(conf))
+	/* Held after a restore: sent once the list is read. */
+	if (!restored && daemon->sink && now_keeps_mail(conf))
 		pass.now_kept = outbox_count_queued(conf->state_dir);
-	else if (daemon->sink &&
+	else if (!restored && daemon->sink &&
 	    !outbox_flush(conf->state_dir, daemon->sink, date_now_unix(), &sent,
 	                  &pass.deferred, &dead, &error)) {
 		report(once, "outbox", error);

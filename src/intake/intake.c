@@ -718,6 +718,26 @@ not_for_commands(const Intake *intake, GMimeMessage *message,
 	return NULL;
 }
 
+/* Tenure's own mail came back through the list: it was sent, and is
+ * recorded so (mailout_note_seen: only under an identity its signature
+ * covers, or an ID made with this installation's secret), so that a
+ * state directory restored from a backup does not send it again (issue
+ * 33 item 6). */
+static gboolean
+note_own_mail(Intake *intake, const SourceMessage *message,
+              GMimeMessage *parsed, GError **error)
+{
+	gint64 when = message->arrival > 0 ? message->arrival : date_now_unix();
+	g_autofree char *noted = NULL;
+	if (!mailout_note_seen(intake->conf, parsed, when, "list", &noted,
+	                       error))
+		return FALSE;
+	if (noted)
+		util_log("own-mail-seen", "id", message->id, "message-id", noted,
+		         NULL);
+	return TRUE;
+}
+
 static char *
 first_from_address(GMimeMessage *message)
 {
@@ -967,7 +987,7 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	if (skip) {
 		util_log("ignored", "id", message->id, "msgid",
 		         message_id ? message_id : "-", "reason", skip, NULL);
-		return TRUE;
+		return note_own_mail(intake, message, parsed, error);
 	}
 	GMimeObject *part = NULL;
 	g_autofree char *shape = NULL;
@@ -1083,4 +1103,61 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	if (parsed_command == COMMAND_PARSE_BAD)
 		return refuse(intake, &mail, reason, error);
 	return act(intake, &mail, error);
+}
+
+/* One message of intake_scan_own_mail. */
+static gboolean
+scan_one(const SourceMessage *message, gpointer user_data, GError **error)
+{
+	IntakeOwnMail *own = user_data;
+	gsize len = 0;
+	const char *raw = g_bytes_get_data(message->raw, &len);
+	/* Most list mail holds nothing of tenure's form: it is passed over
+	 * unparsed (an empty message has no data to search). */
+	if (len == 0 || g_strstr_len(raw, len, "<tenure.") == NULL)
+		return TRUE;
+	g_autofree char *reason = NULL;
+	g_autoptr(GMimeMessage) parsed = signed_part_parse(message->raw, &reason);
+	g_autofree char *noted = NULL;
+	if (parsed == NULL ||
+	    !mailout_note_seen(own->conf, parsed, message->arrival, own->where,
+	                       &noted, error))
+		return parsed != NULL ? FALSE : TRUE;
+	if (noted == NULL)
+		return TRUE;
+	own->count++;
+	own->last = MAX(own->last, message->arrival);
+	return TRUE;
+}
+
+gboolean
+intake_scan_own_mail(const char *url, IntakeOwnMail *own, GError **error)
+{
+	if (g_ascii_strncasecmp(url, "mbox:", 5) != 0 &&
+	    g_ascii_strncasecmp(url, "maildir:", 8) != 0)
+		return TRUE;
+	/* Opened without the configuration, so as an archive: never as
+	 * the live source, which reads new/ only or keeps an offset. */
+	Source *source = source_open(NULL, url, error);
+	if (source == NULL)
+		return FALSE;
+	source->read_only = TRUE;
+	/* What the source logs of the archive (a file that is no mail, a
+	 * message too large) it logs again when it is read for commands. */
+	gboolean quiet = util_log_quiet;
+	util_log_quiet = TRUE;
+	gboolean ok = source_fetch(source, scan_one, own, error);
+	util_log_quiet = quiet;
+	source_close(source);
+	if (ok && own->count > 0) {
+		char count[16];
+		g_snprintf(count, sizeof count, "%u", own->count);
+		g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc(own->last);
+		g_autofree char *last =
+		    when ? g_date_time_format(when, "%Y-%m-%dT%H:%M:%SZ")
+		         : g_strdup("?");
+		util_log(own->log_as, "messages", count, "recorded", "as sent",
+		         "last", last, NULL);
+	}
+	return ok;
 }

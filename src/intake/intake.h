@@ -55,6 +55,23 @@ void intake_on_refusal(Intake *intake, IntakeRefusalFunc func,
  * ARRIVAL, since the tenure that sent that later mail was at work and
  * answered it then (a lost host's, say). */
 void intake_answered_until(Intake *intake, gint64 arrival);
+
+/* Tenure's own mail found in an archive or a mailbox read whole. */
+typedef struct {
+	const Conf *conf;
+	const char *where;  /* the outbox record's Noted: "import", "list" */
+	const char *log_as; /* the log line naming how many were found */
+	guint count;
+	gint64 last; /* the arrival of the last one, or 0 */
+} IntakeOwnMail;
+
+/* Reads URL (mbox:FILE or maildir:DIR, new/ and cur/; any other source
+ * is left alone) whole and read-only, and records tenure's own mail in
+ * it as sent (mailout_note_seen): `tenure import` before the archive's
+ * commands, `tenure run` when the state directory is older than the
+ * ledger.  FALSE when the source or the outbox fails. */
+gboolean intake_scan_own_mail(const char *url, IntakeOwnMail *own,
+                              GError **error);
 void intake_free(Intake *intake);
 
 #endif

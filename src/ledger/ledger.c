@@ -686,6 +686,10 @@ mark_write(const char *state_dir, const char *text, gsize len, guint events,
 	return state_file_write(path, record, -1, error);
 }
 
+/* How often this process found the ledger grown past its mark by events
+ * tenure did not append (ledger_grown_outside). */
+static gint grown_outside;
+
 /* Checks TEXT (the whole ledger at PATH, EVENTS events) against MARK
  * (when FOUND): the ledger only ever grows, so it must be at least as
  * long and begin with the very bytes the mark recorded. */
@@ -718,7 +722,31 @@ mark_verify(const char *path, const char *state_dir, const Mark *mark,
 		            path, mark->bytes, mark_path, mark_path);
 		return FALSE;
 	}
+	/* Events past the mark that are not the append the mark names
+	 * were written while this state directory did not see them: a
+	 * state directory restored from a backup older than the ledger,
+	 * or events added by hand. */
+	gsize tail = len - mark->bytes;
+	gsize size = 0;
+	const char *appending =
+	    mark->appending ? g_bytes_get_data(mark->appending, &size) : NULL;
+	if (events > mark->events &&
+	    !(appending && tail >= size &&
+	      memcmp(text + mark->bytes, appending, size) == 0)) {
+		char seen[16], now[16];
+		g_snprintf(seen, sizeof seen, "%u", mark->events);
+		g_snprintf(now, sizeof now, "%u", events);
+		util_log_warning("ledger-ahead-of-state", "ledger", path,
+		                 "events", now, "state-saw", seen, NULL);
+		g_atomic_int_inc(&grown_outside);
+	}
 	return TRUE;
+}
+
+guint
+ledger_grown_outside(void)
+{
+	return (guint)g_atomic_int_get(&grown_outside);
 }
 
 /* Checks TEXT against STATE_DIR's mark (MARK, when FOUND) and advances

@@ -136,6 +136,13 @@ Ledger *ledger_load(const char *path, gboolean missing_ok, GError **error);
  * (0 when there is none); a missing file is empty when MISSING_OK. */
 Ledger *ledger_load_guarded(const char *path, const char *state_dir,
                             GError **error);
+
+/* How many times this process found a ledger holding events past the
+ * mark that tenure did not append with that state directory (log line
+ * ledger-ahead-of-state): the state is older than the ledger (restored
+ * from a backup), or events were added by hand.  `tenure run` then
+ * sends nothing until it has read the list once (issue 33 item 6). */
+guint ledger_grown_outside(void);
 Ledger *ledger_load_committed(const char *path, const char *state_dir,
                               gboolean missing_ok, gsize *left_out,
                               GError **error);

@@ -240,8 +240,11 @@ mailout_known(const Conf *conf, const char *event_key, gboolean *known,
 	if (id == NULL)
 		return FALSE;
 	g_autofree char *legacy = legacy_message_id(conf, event_key);
+	/* Anyone can compute the public ID: it counts only where this
+	 * outbox took it, never where an import noted it (issue 32 item
+	 * 3). */
 	*known = outbox_known(conf->state_dir, id) ||
-	         outbox_known(conf->state_dir, legacy);
+	         outbox_queued_here(conf->state_dir, legacy);
 	return TRUE;
 }
 
@@ -562,18 +565,67 @@ out:
 	return own;
 }
 
-gboolean
-mailout_is_own_mail(const Conf *conf, GMimeMessage *message)
+/* The identity the bot signed in SIGNED_PART: its content part's
+ * MAILOUT_SIGNED_ID_HEADER, bracketed, when it has tenure's form. */
+static char *
+signed_id(GMimeMultipartSigned *signed_part)
+{
+	GMimeObject *content = g_mime_multipart_get_part(
+	    GMIME_MULTIPART(signed_part), GMIME_MULTIPART_SIGNED_CONTENT);
+	const char *value =
+	    content ? g_mime_object_get_header(content, MAILOUT_SIGNED_ID_HEADER)
+	            : NULL;
+	if (value == NULL)
+		return NULL;
+	g_autofree char *id = g_strstrip(g_strdup(value));
+	if (!g_str_has_prefix(id, "<" ID_PREFIX) || !g_str_has_suffix(id, ">") ||
+	    strpbrk(id, " \t\r\n") != NULL)
+		return NULL;
+	return g_steal_pointer(&id);
+}
+
+char *
+mailout_own_mail_id(const Conf *conf, GMimeMessage *message)
 {
 	const char *id = g_mime_message_get_message_id(message);
 	g_autofree char *bracketed = id ? g_strdup_printf("<%s>", id) : NULL;
+	/* The message's own Message-ID: header is no one's word: anyone can
+	 * re-post the bot's signed mail under another.  It counts only
+	 * where this installation's secret made it. */
+	gboolean secret_made = mailout_is_own_message_id(conf, bracketed);
 	if (conf->bot_key == NULL || *conf->bot_key == '\0')
-		return mailout_is_own_message_id(conf, bracketed);
-	/* With a bot key, the signature decides: the state directory, and
-	 * its secret, may be new (the rebuild path), the bot's key not. */
+		return secret_made ? g_steal_pointer(&bracketed) : NULL;
+	/* With a bot key, the signature decides, and what it covers names
+	 * the mail: the state directory, and its secret, may be new (the
+	 * rebuild path), the bot's key not.  Mail signed before the header
+	 * was counts only under an ID of this secret.  gpg is asked only
+	 * when there is an ID to believe. */
 	GMimeObject *part = g_mime_message_get_mime_part(message);
-	return GMIME_IS_MULTIPART_SIGNED(part) &&
-	       signed_by_bot(conf, GMIME_MULTIPART_SIGNED(part));
+	if (!GMIME_IS_MULTIPART_SIGNED(part))
+		return NULL;
+	char *inside = signed_id(GMIME_MULTIPART_SIGNED(part));
+	if ((inside == NULL && !secret_made) ||
+	    !signed_by_bot(conf, GMIME_MULTIPART_SIGNED(part))) {
+		g_free(inside);
+		return NULL;
+	}
+	return inside ? inside : g_steal_pointer(&bracketed);
+}
+
+gboolean
+mailout_note_seen(const Conf *conf, GMimeMessage *message, gint64 when,
+                  const char *where, char **noted, GError **error)
+{
+	*noted = NULL;
+	if (conf->state_dir == NULL)
+		return TRUE;
+	g_autofree char *id = mailout_own_mail_id(conf, message);
+	if (id == NULL)
+		return TRUE;
+	if (!outbox_note_sent(conf->state_dir, id, when, where, error))
+		return FALSE;
+	*noted = g_steal_pointer(&id);
+	return TRUE;
 }
 
 /* Why the bot's key cannot sign, said in plain words when it is its
@@ -667,6 +719,8 @@ static const char *const placeholders[] = {
 	"eligible_from", "reason", "source", "signed_by", "days_left",
 	"late", "late_subject", "until", "role", "previous", "fingerprint",
 	"old_fingerprint", "last_day", "lapses",
+	/* the report of mail set aside (retry.c) */
+	"count", "shown",
 	/* replies to a refused command (intake.c) */
 	"to", "subject", "in_reply_to", "signer", "transcript",
 	NULL,
@@ -789,6 +843,11 @@ compose(const Conf *conf, const char *kind, GHashTable *vars,
 	                     GMIME_ENCODING_CONSTRAINT_7BIT);
 
 	if (sign && conf->bot_key && *conf->bot_key) {
+		/* The Message-ID inside what the signature covers: the
+		 * list's copy names itself, whatever its header says. */
+		g_autofree char *inner = g_strdup_printf("<%s>", bare_id);
+		g_mime_object_set_header(GMIME_OBJECT(text),
+		                         MAILOUT_SIGNED_ID_HEADER, inner, NULL);
 		g_autoptr(GMimeObject) signed_part =
 		    sign_part(conf, GMIME_OBJECT(text), error);
 		if (signed_part == NULL)

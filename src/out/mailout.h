@@ -32,7 +32,9 @@ gboolean mailout_secret_ensure(const char *state_dir, GError **error);
 
 /* *KNOWN: whether the outbox ever took the mail for EVENT_KEY, under
  * its Message-ID or under the public one the releases before the
- * secret gave it (so that an upgrade sends nothing twice). */
+ * secret gave it (so that an upgrade sends nothing twice); the public
+ * one only where this outbox queued it, never where `tenure import`
+ * noted it. */
 gboolean mailout_known(const Conf *conf, const char *event_key,
                        gboolean *known, GError **error);
 
@@ -41,11 +43,30 @@ gboolean mailout_known(const Conf *conf, const char *event_key,
  * FALSE), its domain is CONF's. */
 gboolean mailout_is_own_message_id(const Conf *conf, const char *message_id);
 
-/* TRUE when MESSAGE is tenure's own mail as `tenure import` counts it:
- * with [keys] bot-key, mail whose PGP/MIME signature by that key
- * verifies in tenure's GnuPG home; without one, mail whose Message-ID
- * mailout_is_own_message_id recognises. */
-gboolean mailout_is_own_mail(const Conf *conf, GMimeMessage *message);
+/* The signed part of every mail tenure signs carries this header
+ * with the mail's Message-ID: the identity the bot's signature covers
+ * (the message's own Message-ID: header is outside it). */
+#define MAILOUT_SIGNED_ID_HEADER "X-Tenure-Message-ID"
+
+/* The Message-ID under which MESSAGE is tenure's own mail, as `tenure
+ * import` and a restore record it, or NULL: with [keys] bot-key, the
+ * MAILOUT_SIGNED_ID_HEADER inside a PGP/MIME part whose signature by
+ * that key verifies in tenure's GnuPG home; else (no bot key, or mail
+ * signed before the header) the message's Message-ID when
+ * mailout_is_own_message_id recognises it.  A public ID of the releases
+ * before the secret is never one. */
+char *mailout_own_mail_id(const Conf *conf, GMimeMessage *message);
+
+/* MESSAGE, read from the list at WHEN, is tenure's own mail
+ * (mailout_own_mail_id): it was sent, and the outbox records it so
+ * (Noted: WHERE, "list" or "import"), dropping a copy still queued, so
+ * that neither a rebuilt host nor a state directory restored from a
+ * backup sends again what the list has seen.  *NOTED gets the ID
+ * recorded, or NULL when MESSAGE is not tenure's.  FALSE when the
+ * outbox cannot be written. */
+gboolean mailout_note_seen(const Conf *conf, GMimeMessage *message,
+                           gint64 when, const char *where, char **noted,
+                           GError **error);
 
 /* Body lines of tenure's mail are wrapped at this many characters. */
 #define MAILOUT_WRAP_WIDTH 72

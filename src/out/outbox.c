@@ -6,7 +6,8 @@
  *
  *   queue/NAME  waiting: an envelope stanza, an empty line, the message
  *   sent/NAME   the record that NAME was delivered (Message-Id, Sent,
- *               and Resends when it was sent again, see below)
+ *               and Resends when it was sent again, see below; Noted,
+ *               where it was only found elsewhere: "import", "restore")
  *   dead/NAME   a permanent refusal: the queue entry plus Dead-Reason;
  *               a recipient's own dead letter is named by the Message-ID
  *               and that address, with only that address in Recipients
@@ -494,17 +495,20 @@ remove_file(const char *path, GError **error)
 	return util_fsync_dir(path, error);
 }
 
+/* The sent record of ENTRY at NOW; NOTED (or NULL) says the mail was
+ * only found elsewhere, not sent from this outbox. */
 static gboolean
-record_sent(const char *state_dir, const Entry *entry, gint64 now,
-            GError **error)
+record_sent_noted(const char *state_dir, const Entry *entry, gint64 now,
+                  const char *noted, GError **error)
 {
-	g_autofree char *record =
-	    entry->resends
-	        ? g_strdup_printf("Message-Id: %s\nSent: %" G_GINT64_FORMAT
-	                          "\nResends: %u\n",
-	                          entry->message_id, now, entry->resends)
-	        : g_strdup_printf("Message-Id: %s\nSent: %" G_GINT64_FORMAT "\n",
-	                          entry->message_id, now);
+	GString *text = g_string_new(NULL);
+	g_string_append_printf(text, "Message-Id: %s\nSent: %" G_GINT64_FORMAT
+	                       "\n", entry->message_id, now);
+	if (entry->resends)
+		g_string_append_printf(text, "Resends: %u\n", entry->resends);
+	if (noted)
+		g_string_append_printf(text, "Noted: %s\n", noted);
+	g_autofree char *record = g_string_free(text, FALSE);
 	g_autofree char *sent = outbox_path(state_dir, "sent", entry->name);
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
 	/* A record already there (a crash after it and before the queue
@@ -518,17 +522,46 @@ record_sent(const char *state_dir, const Entry *entry, gint64 now,
 	return remove_file(queued, error);
 }
 
+static gboolean
+record_sent(const char *state_dir, const Entry *entry, gint64 now,
+            GError **error)
+{
+	return record_sent_noted(state_dir, entry, now, NULL, error);
+}
+
 gboolean
 outbox_note_sent(const char *state_dir, const char *message_id, gint64 sent,
-                 GError **error)
+                 const char *noted, GError **error)
 {
 	if (!outbox_ensure(state_dir, error))
 		return FALSE;
-	if (outbox_known(state_dir, message_id))
-		return TRUE;
 	g_autofree char *name = entry_name(message_id);
+	if (known_in(state_dir, "sent", name) || known_in(state_dir, "dead", name))
+		return TRUE;
+	/* A copy still queued (a state directory restored from before it
+	 * went) is dropped with the record: the list has the mail. */
+	if (known_in(state_dir, "queue", name))
+		util_log("outbox-seen-elsewhere", "message-id", message_id,
+		         "noted", noted, "queued", "dropped", NULL);
 	Entry entry = {.name = name, .message_id = (char *)message_id};
-	return record_sent(state_dir, &entry, sent, error);
+	return record_sent_noted(state_dir, &entry, sent, noted, error);
+}
+
+gboolean
+outbox_queued_here(const char *state_dir, const char *message_id)
+{
+	g_autofree char *name = entry_name(message_id);
+	if (known_in(state_dir, "queue", name) ||
+	    known_in(state_dir, "dead", name))
+		return TRUE;
+	g_autofree char *path = outbox_path(state_dir, "sent", name);
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	if (!g_file_get_contents(path, &text, &len, NULL))
+		return FALSE;
+	/* A record that only notes mail found elsewhere (Noted:) is no
+	 * proof that this outbox took it. */
+	return g_strstr_len(text, len, "\nNoted:") == NULL;
 }
 
 /* Writes the dead letter NAME of ENTRY, for REASON, and reports it: once,

@@ -27,14 +27,21 @@ gboolean outbox_add(const char *state_dir, const char *message_id,
                     const char *const *recipients, GBytes *message,
                     GError **error);
 
-/* Records MESSAGE_ID as sent at SENT (Unix time), unless it was ever
- * added: mail an earlier tenure sent, found in the list's archive by
- * `tenure import`, so that it is not queued (and sent) again. */
+/* Records MESSAGE_ID as sent at SENT (Unix time), unless it was sent
+ * or is dead already: mail tenure sent, found in the list's mail by
+ * `tenure import` or by the intake (after a restore, say), so that it is
+ * not queued (and sent) again; a copy still queued is dropped (log line
+ * outbox-seen-elsewhere).  The record says NOTED (how it was found,
+ * "import", "list"). */
 gboolean outbox_note_sent(const char *state_dir, const char *message_id,
-                          gint64 sent, GError **error);
+                          gint64 sent, const char *noted, GError **error);
 
 /* TRUE when MESSAGE_ID was ever added (queued, sent or dead). */
 gboolean outbox_known(const char *state_dir, const char *message_id);
+
+/* TRUE when this outbox itself took MESSAGE_ID (queued, sent or dead),
+ * not only noted it as found elsewhere (outbox_note_sent). */
+gboolean outbox_queued_here(const char *state_dir, const char *message_id);
 
 /* Sends what is due at NOW (Unix time).  FALSE only when the outbox
  * itself cannot be read or written; sending failures are counted. */

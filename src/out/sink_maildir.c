@@ -108,6 +108,76 @@ write_all(int fd, const char *path, const char *data, gsize len, GError **error)
 	return TRUE;
 }
 
+/* The value of header NAME in the header of TEXT (LF or CRLF lines, up
+ * to the first empty line), stripped; NULL when there is none. */
+static char *
+header_value(const char *text, const char *name)
+{
+	gsize name_len = strlen(name);
+	for (const char *line = text; *line && *line != '\n' &&
+	                              !(line[0] == '\r' && line[1] == '\n');) {
+		const char *end = strchr(line, '\n');
+		if (end == NULL)
+			end = line + strlen(line);
+		if (g_ascii_strncasecmp(line, name, name_len) == 0 &&
+		    line[name_len] == ':')
+			return g_strstrip(g_strndup(line + name_len + 1,
+			                            end - line - name_len - 1));
+		line = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+/* TRUE when the message in PATH has Message-ID: ID and, when
+ * RECIPIENTS is not NULL, went to every one of them (X-Envelope-To). */
+static gboolean
+file_holds(const char *path, const char *id, const char *const *recipients)
+{
+	g_autofree char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return FALSE;
+	g_autofree char *held = header_value(text, "Message-ID");
+	if (held == NULL || strcmp(held, id) != 0)
+		return FALSE;
+	if (recipients == NULL)
+		return TRUE;
+	g_autofree char *to = header_value(text, "X-Envelope-To");
+	g_auto(GStrv) took = g_strsplit(to ? to : "", ",", -1);
+	for (char **t = took; *t; t++)
+		g_strstrip(*t);
+	for (const char *const *r = recipients; *r; r++)
+		if (!g_strv_contains((const char *const *)took, *r))
+			return FALSE;
+	return TRUE;
+}
+
+/* Looks through new/ and cur/ (a reader may have moved the file) for
+ * MESSAGE_ID, sent to RECIPIENTS (NULL: to anyone). */
+static gboolean
+maildir_holds(const MaildirSink *sink, const char *message_id,
+              const char *const *recipients)
+{
+	static const char *const subs[] = {"new", "cur"};
+	for (gsize i = 0; i < G_N_ELEMENTS(subs); i++) {
+		g_autofree char *dir = g_build_filename(sink->path, subs[i], NULL);
+		g_autoptr(GDir) handle = g_dir_open(dir, 0, NULL);
+		const char *name;
+		while (handle && (name = g_dir_read_name(handle)) != NULL) {
+			g_autofree char *path =
+			    g_build_filename(dir, name, NULL);
+			if (file_holds(path, message_id, recipients))
+				return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+static gboolean
+maildir_delivered(Sink *base, const char *message_id)
+{
+	return maildir_holds((MaildirSink *)base, message_id, NULL);
+}
+
 static gboolean
 maildir_send(Sink *base, const char *envelope_from,
              const char *const *recipients, GBytes *message,
@@ -126,6 +196,16 @@ maildir_send(Sink *base, const char *envelope_from,
 	g_autoptr(GString) text =
 	    maildir_text(envelope_from, recipients, message);
 	g_autofree char *to = g_strjoinv(",", (char **)recipients);
+
+	/* A Message-ID the Maildir holds for these recipients already (a
+	 * state directory restored from a backup sends it again) is not
+	 * delivered twice. */
+	g_autofree char *id = header_value(text->str, "Message-ID");
+	if (id && maildir_holds(sink, id, recipients)) {
+		util_log("maildir-held", "path", sink->path, "message-id", id,
+		         "recipients", to, NULL);
+		return TRUE;
+	}
 
 	for (int i = 0; fd < 0 && i < NAME_TRIES; i++) {
 		g_free(name);
@@ -187,47 +267,6 @@ out:
 	if (tmp)
 		unlink(tmp);
 	return ok;
-}
-
-/* TRUE when the header of the message in PATH has Message-ID: ID. */
-static gboolean
-file_has_message_id(const char *path, const char *id)
-{
-	g_autofree char *text = NULL;
-	if (!g_file_get_contents(path, &text, NULL, NULL))
-		return FALSE;
-	char *end = strstr(text, "\n\n");
-	if (end)
-		*end = '\0';
-	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
-	for (char **line = lines; *line; line++) {
-		if (g_ascii_strncasecmp(*line, "Message-ID:", 11) != 0)
-			continue;
-		g_autofree char *value = g_strstrip(g_strdup(*line + 11));
-		if (strcmp(value, id) == 0)
-			return TRUE;
-	}
-	return FALSE;
-}
-
-/* Looks through new/ and cur/ (a reader may have moved the file). */
-static gboolean
-maildir_delivered(Sink *base, const char *message_id)
-{
-	MaildirSink *sink = (MaildirSink *)base;
-	static const char *const subs[] = {"new", "cur"};
-	for (gsize i = 0; i < G_N_ELEMENTS(subs); i++) {
-		g_autofree char *dir = g_build_filename(sink->path, subs[i], NULL);
-		g_autoptr(GDir) handle = g_dir_open(dir, 0, NULL);
-		const char *name;
-		while (handle && (name = g_dir_read_name(handle)) != NULL) {
-			g_autofree char *path =
-			    g_build_filename(dir, name, NULL);
-			if (file_has_message_id(path, message_id))
-				return TRUE;
-		}
-	}
-	return FALSE;
 }
 
 static void

@@ -432,38 +432,71 @@ retry_list(Retry *retry)
 	return entries;
 }
 
-/* One report: a mail to [sink] from about the message of group NAME. */
-static gboolean
-report_one(Retry *retry, const Conf *conf, const char *name, GError **error)
-{
-	g_autofree char *id =
-	    g_key_file_get_string(retry->file, name, "id", NULL);
-	g_autofree char *reason =
-	    g_key_file_get_string(retry->file, name, "reason", NULL);
-	gint64 when = g_key_file_get_int64(retry->file, name, "when", NULL);
-	g_autofree char *since = time_text(when);
-	g_autoptr(GHashTable) vars = g_hash_table_new(g_str_hash, g_str_equal);
-	g_hash_table_insert(vars, "to", conf->sink_from);
-	g_hash_table_insert(vars, "source", id ? id : "?");
-	g_hash_table_insert(vars, "reason", reason ? reason : "");
-	g_hash_table_insert(vars, "date", since);
-	g_autofree char *event =
-	    g_strdup_printf("%s/%" G_GINT64_FORMAT, name, when);
-	const char *recipients[] = {conf->sink_from, NULL};
-	if (!mailout_queue(conf, "set-aside", vars, event, recipients, error))
-		return FALSE;
-	util_log_warning("set-aside-reported", "id", id, "to", conf->sink_from,
-	                 NULL);
-	g_key_file_set_boolean(retry->file, name, "reported", TRUE);
-	return save(retry, error);
-}
-
 static gint
 by_when_newest_first(gconstpointer a, gconstpointer b, gpointer file)
 {
 	gint64 x = g_key_file_get_int64(file, *(char *const *)a, "when", NULL);
 	gint64 y = g_key_file_get_int64(file, *(char *const *)b, "when", NULL);
 	return x > y ? -1 : x < y;
+}
+
+/* The set-aside records shown in one report: the latest few. */
+#define REPORT_SHOWN 5
+
+/* One report for the pass: a mail to [sink] from naming how many
+ * messages were set aside since the last report and the latest
+ * REPORT_SHOWN of them, and each of them marked reported (issue 32
+ * item 5: an outsider's 40 mails set aside make one report, not 40). */
+static gboolean
+report_pass(Retry *retry, const Conf *conf, GPtrArray *names,
+            GError **error)
+{
+	g_ptr_array_sort_with_data(names, by_when_newest_first, retry->file);
+	GString *list = g_string_new(NULL);
+	for (guint i = 0; i < names->len && i < REPORT_SHOWN; i++) {
+		const char *name = names->pdata[i];
+		g_autofree char *id =
+		    g_key_file_get_string(retry->file, name, "id", NULL);
+		g_autofree char *reason =
+		    g_key_file_get_string(retry->file, name, "reason", NULL);
+		g_autofree char *when = time_text(
+		    g_key_file_get_int64(retry->file, name, "when", NULL));
+		g_string_append_printf(list, "%sMail: %s\nSet aside: %s\nWhy: %s\n",
+		                       i ? "\n" : "", id ? id : "?", when,
+		                       reason ? reason : "");
+	}
+	gint64 latest =
+	    g_key_file_get_int64(retry->file, names->pdata[0], "when", NULL);
+	g_autofree char *since = time_text(latest);
+	g_autofree char *count = g_strdup_printf("%u", names->len);
+	g_autofree char *shown = g_strdup_printf(
+	    "%u", MIN(names->len, (guint)REPORT_SHOWN));
+	g_autofree char *listed = g_string_free(list, FALSE);
+	g_autoptr(GHashTable) vars = g_hash_table_new(g_str_hash, g_str_equal);
+	g_hash_table_insert(vars, "to", conf->sink_from);
+	g_hash_table_insert(vars, "source", listed);
+	g_hash_table_insert(vars, "count", count);
+	g_hash_table_insert(vars, "shown", shown);
+	g_hash_table_insert(vars, "date", since);
+	/* The count of all ever set aside only grows: one event a report. */
+	guint64 total = g_key_file_get_uint64(retry->file, COUNT, "total", NULL);
+	g_autofree char *event = g_strdup_printf(
+	    "set-aside-report/%" G_GUINT64_FORMAT "/%" G_GINT64_FORMAT,
+	    MAX(total, count_set_aside(retry->file)), latest);
+	const char *recipients[] = {conf->sink_from, NULL};
+	if (!mailout_queue(conf, "set-aside", vars, event, recipients, error))
+		return FALSE;
+	for (guint i = 0; i < names->len; i++) {
+		const char *name = names->pdata[i];
+		g_autofree char *id =
+		    g_key_file_get_string(retry->file, name, "id", NULL);
+		util_log_warning("set-aside-reported", "id", id, "to",
+		                 conf->sink_from, NULL);
+		g_key_file_set_boolean(retry->file, name, "reported", TRUE);
+	}
+	util_log_warning("set-aside-report", "messages", count, "listed", shown,
+	                 "to", conf->sink_from, NULL);
+	return save(retry, error);
 }
 
 /* A reported record has done its work: only the latest
@@ -509,12 +542,12 @@ retry_report(Retry *retry, const Conf *conf, GError **error)
 	if (conf->sink_from == NULL || *conf->sink_from == '\0')
 		return TRUE;
 	g_auto(GStrv) groups = g_key_file_get_groups(retry->file, NULL);
-	for (char **g = groups; *g; g++) {
-		if (!g_str_has_prefix(*g, SET_ASIDE) ||
-		    g_key_file_get_boolean(retry->file, *g, "reported", NULL))
-			continue;
-		if (!report_one(retry, conf, *g, error))
-			return FALSE;
-	}
+	g_autoptr(GPtrArray) unreported = g_ptr_array_new();
+	for (char **g = groups; *g; g++)
+		if (g_str_has_prefix(*g, SET_ASIDE) &&
+		    !g_key_file_get_boolean(retry->file, *g, "reported", NULL))
+			g_ptr_array_add(unreported, *g);
+	if (unreported->len > 0 && !report_pass(retry, conf, unreported, error))
+		return FALSE;
 	return prune_reported(retry, error);
 }

@@ -137,8 +137,10 @@ void retry_entry_free(RetryEntry *entry);
 /* RetryEntry* for every message waiting, then every message set aside. */
 GPtrArray *retry_list(Retry *retry);
 
-/* Queues, for each message set aside and not yet reported, one mail to
- * [sink] from (template "set-aside") and marks it reported; of the
+/* Queues one mail to [sink] from (template "set-aside") for all the
+ * messages set aside and not yet reported, naming how many and the
+ * latest five, and marks them reported (one report a pass, however
+ * many an outsider's mail made); of the
  * reported records only the latest RETRY_SET_ASIDE_KEPT stay.  FALSE
  * when the outbox or the file cannot be written (tried again next
  * time). */
