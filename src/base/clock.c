@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/timex.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
@@ -57,6 +58,7 @@ typedef struct {
 	gint64 ended_since, ended_at;
 	char *ended_why;  /* and what ended it */
 	guint waiting;    /* messages the last fetch held (doubted only) */
+	gboolean present; /* the file is there */
 } Record;
 
 static GMutex lock;
@@ -72,6 +74,7 @@ static char *doubting_kind; /* what it rests on: a server, the record... */
 static gint64 admin_taken; /* the `tenure clock trust` already counted */
 static gint in_doubt; /* atomic: clock_in_doubt */
 static gboolean timedated_silent; /* its silence was logged */
+static char *ran_before; /* clock_note_start: what shows a run, or NULL */
 
 /* The host of SERVER as clock_observe is given it ("the SMTP server
  * HOST:PORT", "the IMAP server imaps://HOST:PORT"), or of a URL. */
@@ -254,6 +257,40 @@ clock_observe(const char *server, gint64 server_time, gboolean exact)
 	g_mutex_unlock(&lock);
 }
 
+/* What in STATE_DIR shows that tenure has run on it: mail seen, read
+ * from IMAP, or queued and sent (`tenure init` makes none of them);
+ * NULL when nothing does. */
+static char *
+traces_of_runs(const char *state_dir)
+{
+	static const char *const traces[] = {"seen", "outbox", "imap-cursor"};
+	for (gsize i = 0; i < G_N_ELEMENTS(traces); i++) {
+		g_autofree char *path =
+		    g_build_filename(state_dir, traces[i], NULL);
+		if (g_file_test(path, G_FILE_TEST_EXISTS))
+			return g_strdup_printf("%s is there", path);
+	}
+	return NULL;
+}
+
+/* Why STATE_DIR/clock, missing, is lost (RAN: what shows tenure ran). */
+static char *
+lost_text(const char *ran)
+{
+	return g_strdup_printf("the clock record is missing, though tenure "
+	                       "has run here before (%s)",
+	                       ran);
+}
+
+void
+clock_note_start(const char *state_dir)
+{
+	g_mutex_lock(&lock);
+	g_free(ran_before);
+	ran_before = traces_of_runs(state_dir);
+	g_mutex_unlock(&lock);
+}
+
 void
 clock_forget(void)
 {
@@ -331,7 +368,10 @@ servers_disagree(gint64 now, gboolean *confirmed, gboolean *heard, char **by,
 			    "is %s behind",
 			    r->server, at, span);
 		else {
-			*heard = TRUE;
+			/* A lower bound that agrees says only that tenure's
+			 * clock is not behind: it vouches for no jump. */
+			if (r->exact)
+				*heard = TRUE;
 			if (r->exact && !*confirmed) {
 				*confirmed = TRUE;
 				g_free(*by);
@@ -375,6 +415,7 @@ record_load(const char *state_dir, Record *record, GError **error)
 		return FALSE;
 	if (body == NULL)
 		return TRUE;
+	record->present = TRUE;
 	g_autoptr(GPtrArray) stanzas = deb822_parse(path, body, len, error);
 	if (stanzas == NULL)
 		return FALSE;
@@ -465,27 +506,72 @@ record_lock(const char *state_dir, GError **error)
 	return fd;
 }
 
-/* This boot's id; NULL when the kernel does not say. */
+/* The file in the unit's RuntimeDirectory= (a tmpfs the reboot empties,
+ * kept across restarts by RuntimeDirectoryPreserve=) that names this
+ * boot where the sandbox hides the kernel's boot id (ProcSubset=pid). */
+#define RUN_BOOT_FILE "boot-id"
+
+/* This boot's id: the kernel's, or where the sandbox hides it, the one
+ * tenure keeps in $RUNTIME_DIRECTORY (made by the first process of the
+ * boot to look).  NULL when neither can be read, and in *WHY why not
+ * (newly allocated). */
 static char *
-boot_id(void)
+boot_id(char **why)
 {
 	char *text = NULL;
-	if (!g_file_get_contents(BOOT_ID_FILE, &text, NULL, NULL))
-		return NULL;
-	return g_strstrip(text);
+	g_autoptr(GError) kernel = NULL, run = NULL;
+	*why = NULL;
+	if (g_file_get_contents(BOOT_ID_FILE, &text, NULL, &kernel))
+		return g_strstrip(text);
+	const char *dir = g_getenv("RUNTIME_DIRECTORY");
+	if (dir && *dir) {
+		/* Several directories may be given; the first is tenure's. */
+		g_autofree char *first = g_strndup(dir, strcspn(dir, ":"));
+		g_autofree char *path =
+		    g_build_filename(first, RUN_BOOT_FILE, NULL);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		              0644);
+		if (fd >= 0) {
+			g_autofree char *made =
+			    g_strdup_printf("%s\n", g_uuid_string_random());
+			gboolean ok = write(fd, made, strlen(made)) ==
+			              (ssize_t)strlen(made);
+			if (close(fd) < 0 || !ok)
+				unlink(path);
+		}
+		if (g_file_get_contents(path, &text, NULL, &run) &&
+		    *g_strstrip(text) != '\0')
+			return text;
+		g_free(text);
+		if (run == NULL)
+			g_set_error(&run, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s is empty", path);
+	}
+	*why = g_strdup_printf(
+	    "this boot's id cannot be read (%s; %s), so tenure cannot tell "
+	    "a jump of its clock within this boot from a reboot",
+	    kernel->message,
+	    run ? run->message
+	        : "and no RuntimeDirectory= ($RUNTIME_DIRECTORY) to keep "
+	          "one in");
+	return NULL;
 }
 
-/* Seconds since boot, suspended time included, from /proc/uptime: the
- * kernel's CLOCK_BOOTTIME, read from a file so that a process whose
- * clock calls are faked (faketime) still sees the machine's; 0 when it
- * cannot be read. */
+/* Seconds since boot, suspended time included: the kernel's
+ * CLOCK_BOOTTIME, read from /proc/uptime where it can be, so that a
+ * process whose clock calls are faked (faketime) still sees the
+ * machine's, and else from clock_gettime, which needs no /proc (the
+ * unit's ProcSubset=pid hides /proc/uptime).  0 when neither says. */
 static gint64
 seconds_since_boot(void)
 {
 	g_autofree char *text = NULL;
-	if (!g_file_get_contents("/proc/uptime", &text, NULL, NULL))
-		return 0;
-	return g_ascii_strtoll(text, NULL, 10);
+	if (g_file_get_contents("/proc/uptime", &text, NULL, NULL))
+		return g_ascii_strtoll(text, NULL, 10);
+	struct timespec ts;
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) == 0)
+		return ts.tv_sec;
+	return 0;
 }
 
 /* What the last pass says against NOW, in this boot (BOOT_ID, BOOTTIME)
@@ -527,8 +613,9 @@ history_disagrees(const Record *record, const char *boot, gint64 boottime,
 		g_autofree char *limit = span_text(CLOCK_JUMP_LIMIT);
 		return g_strdup_printf(
 		    "tenure's clock moved %s across a restart since its last "
-		    "pass (%s), more than %s, and no witness is configured to "
-		    "vouch for it",
+		    "pass (%s), more than %s, and no witness that gives its "
+		    "time (a server's date, the kernel's NTP state) has "
+		    "vouched for it",
 		    span, last, limit);
 	}
 	return NULL;
@@ -565,7 +652,8 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 	g_autofree char *by = NULL;
 	char *why = NULL;
 	g_autofree char *kind = NULL;
-	g_autofree char *boot = boot_id();
+	g_autofree char *boot_why = NULL;
+	g_autofree char *boot = boot_id(&boot_why);
 	gint64 boottime = seconds_since_boot();
 	g_mutex_lock(&lock);
 	if (started == 0)
@@ -596,6 +684,13 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		                       error->message);
 		g_clear_error(&error);
 		record_clear(&record);
+	} else if (!record.present && ran_before) {
+		/* Lost (a restore that missed it, a hand cleanup), not a
+		 * first start: as torn, until a witness that gives its time
+		 * or the admin vouches; left missing meanwhile, so that the
+		 * next process finds it so too. */
+		unreadable = TRUE;
+		torn = lost_text(ran_before);
 	}
 	/* The admin's word, given since this process began to doubt. */
 	gboolean admin = !torn && record.trusted > admin_taken &&
@@ -620,9 +715,14 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 	if (why == NULL && !confirmed) {
 		kind = g_strdup(torn                     ? "record"
 		                : expect && !witnessed ? "start"
+		                : boot == NULL && record.checked ? "boot"
 		                                       : "history");
 		if (torn)
 			why = g_steal_pointer(&torn);
+		else if (boot == NULL && record.checked)
+			/* Never the after-a-reboot rules in silence: a jump
+			 * within the boot would pass for one across it. */
+			why = g_steal_pointer(&boot_why);
 		else if (expect && !witnessed)
 			why = g_strdup(
 			    "tenure started and no witness has vouched for its "
@@ -704,6 +804,10 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 		*was = g_strdup_printf("the clock record cannot be read (%s)",
 		                       local->message);
 		record_clear(&record);
+	} else if (!record.present) {
+		g_autofree char *ran = traces_of_runs(state_dir);
+		if (ran)
+			*was = lost_text(ran);
 	}
 	if (record.doubt) {
 		g_free(*was);
@@ -719,7 +823,8 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 	record.trusted = now;
 	record.checked = now;
 	g_free(record.boot_id);
-	record.boot_id = boot_id();
+	g_autofree char *boot_why = NULL;
+	record.boot_id = boot_id(&boot_why);
 	record.boottime = seconds_since_boot();
 	gboolean ok = record_save(state_dir, &record, error);
 	close(locked);
@@ -773,6 +878,10 @@ clock_doubt_recorded(const char *state_dir, gint64 *since, ClockEnded *ended)
 	if (!record_load(state_dir, &record, &error))
 		return g_strdup_printf("the clock record cannot be read (%s)",
 		                       error->message);
+	if (!record.present) {
+		g_autofree char *ran = traces_of_runs(state_dir);
+		return ran ? lost_text(ran) : NULL;
+	}
 	char *reason = g_steal_pointer(&record.doubt);
 	if (reason)
 		*since = record.doubt_since;
