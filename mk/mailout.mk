@@ -95,3 +95,9 @@ dist_check_SCRIPTS += tests/t-clock-lowerbound.sh
 # While in doubt the witnesses are asked again (issue 33 item 4).
 TESTS += tests/t-clock-ask.sh
 dist_check_SCRIPTS += tests/t-clock-ask.sh
+
+# The clock's fault classes tried: witnesses that disagree, NTP lost
+# mid-run, EROFS and EIO at clock.lock and message-id-key (issue 33
+# item 7).
+TESTS += tests/t-clock-faults.sh
+dist_check_SCRIPTS += tests/t-clock-faults.sh
