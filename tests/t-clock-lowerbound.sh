@@ -6,7 +6,7 @@
 #   - the mailbox's INTERNALDATEs agree (tenure is not behind) but vouch
 #     for no jump: the 2-day jump limit holds, no expiry is recorded or
 #     announced, run --once exits 1, and no "a witness agrees" is logged;
-#   - the record keeps no Witness-Heard from a lower bound, so the start
+#   - the record keeps no Witness-Dated from a lower bound, so the start
 #     waits for none;
 #   - a server's exact reading (the SMTP greeting's date, 40 days ahead
 #     too) does vouch for the jump, and the expiry is recorded.
@@ -54,7 +54,7 @@ rm -f "$SMTP_CONTROL.date"
 test_begin "on the right clock, the mailbox read: the pass is recorded, no witness heard from a lower bound"
 "$TENURE" --config "$CONF" run --once >>"$DIR/out" 2>>"$DIR/log"
 test_expect_equal "0 0 0" \
-	"$? $(clock_expires) $(grep -c '^Witness-Heard:' "$DIR/state/clock")" \
+	"$? $(clock_expires) $(grep -c '^Witness-' "$DIR/state/clock")" \
 	"$(cat "$DIR/log" "$DIR/state/clock")"
 
 clock_reboot
@@ -69,6 +69,22 @@ test_begin "... a second pass the same: the INTERNALDATEs never end the doubt"
 test_expect_equal "1 0 0" "$? $(clock_expires) $(grep -c '^clock-trusted' "$DIR/log")" \
 	"$(cat "$DIR/log")"
 
+test_begin "a record from before (Witness-Heard, written for an INTERNALDATE), on the right clock after a reboot: no start wait for good, the pass acts"
+clock_committee "$W/upgrade" \
+	"source.url=imaps://127.0.0.1:$DOVECOT_IMAPS_PORT/INBOX" \
+	"source.user=$DOVECOT_USER" \
+	"source.password-file=$DOVECOT_PASSWORD_FILE" \
+	"source.ca-file=$DOVECOT_CA" \
+	"sink.url=smtp://127.0.0.1:$SMTP_PORT" sink.starttls=no
+"$TENURE" --config "$CONF" run --once >>"$DIR/out" 2>>"$DIR/log"
+printf 'Witness-Heard: %s\n' "$(date +%s)" >>"$DIR/state/clock"
+clock_reboot
+"$TENURE" --config "$CONF" run --once >>"$DIR/out" 2>>"$DIR/log"
+test_expect_equal "0 0" "$? $(grep -c '^clock-doubt' "$DIR/log")" \
+	"$(cat "$DIR/log" "$DIR/state/clock")"
+
+DIR=$W/c
+CONF=$DIR/tenure.conf
 test_begin "the SMTP server's greeting gives its date, 40 days ahead too: an exact reading vouches, the expiry is recorded"
 echo $((40 * 86400)) >"$SMTP_CONTROL.date"
 # The greeting is read when mail goes out: a resignation to announce.

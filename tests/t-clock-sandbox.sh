@@ -67,6 +67,13 @@ test_expect_equal "1 0 1 0" \
 	"$? $(clock_expires) $(grep -c '^clock-doubt reason="tenure.s clock moved 1 days\? 1[56] h further than the time since its last pass' "$DIR/log") $(grep -l 'Erin Example expired' "$DIR"/sent/new/* 2>/dev/null | wc -l | tr -d ' ')" \
 	"$(cat "$DIR/log")"
 
+test_begin "tenure clock trust on the full /proc (the same runtime directory) names the boot as the sandboxed pass did"
+boot=$(sed -n 's/^Boot-Id: //p' "$DIR/state/clock")
+"$FAKED" +40h "$TENURE" --config "$CONF" clock trust >/dev/null 2>>"$DIR/log"
+test_expect_equal "0 $boot $boot" \
+	"$? $(sed -n 's/^Boot-Id: //p' "$DIR/state/clock") $(cat "$DIR/run/boot-id" 2>/dev/null)" \
+	"$(cat "$DIR/log" "$DIR/state/clock")"
+
 test_begin "the same step on the full /proc is doubted alike"
 clock_committee "$W/full"
 "$TENURE" --config "$CONF" run --once >>"$DIR/out" 2>>"$DIR/log"

@@ -53,7 +53,8 @@ typedef struct {
 	char *doubt;
 	gint64 doubt_since;
 	gint64 trusted;   /* when the admin said `tenure clock trust` */
-	gint64 heard;     /* when a server that is a witness last agreed */
+	gint64 heard;     /* when a server that is a witness last agreed,
+	                     giving its time */
 	char *ended;      /* the last doubt that ended: what it was */
 	gint64 ended_since, ended_at;
 	char *ended_why;  /* and what ended it */
@@ -428,7 +429,10 @@ record_load(const char *state_dir, Record *record, GError **error)
 	record->doubt = g_strdup(deb822_get(stanza, "Doubt"));
 	record->doubt_since = field_int(stanza, "Doubt-Since");
 	record->trusted = field_int(stanza, "Trusted");
-	record->heard = field_int(stanza, "Witness-Heard");
+	/* Not Witness-Heard, which releases before 0.2 also wrote for an
+	 * INTERNALDATE: a start would wait for good for an exact reading
+	 * an IMAP-only set-up never gives. */
+	record->heard = field_int(stanza, "Witness-Dated");
 	record->ended = g_strdup(deb822_get(stanza, "Ended"));
 	record->ended_since = field_int(stanza, "Ended-Since");
 	record->ended_at = field_int(stanza, "Ended-At");
@@ -460,7 +464,7 @@ record_save(const char *state_dir, const Record *record, GError **error)
 		                       record->trusted);
 	if (record->heard)
 		g_string_append_printf(body,
-		                       "Witness-Heard: %" G_GINT64_FORMAT "\n",
+		                       "Witness-Dated: %" G_GINT64_FORMAT "\n",
 		                       record->heard);
 	if (record->ended)
 		g_string_append_printf(
@@ -511,42 +515,67 @@ record_lock(const char *state_dir, GError **error)
  * boot where the sandbox hides the kernel's boot id (ProcSubset=pid). */
 #define RUN_BOOT_FILE "boot-id"
 
-/* This boot's id: the kernel's, or where the sandbox hides it, the one
- * tenure keeps in $RUNTIME_DIRECTORY (made by the first process of the
- * boot to look).  NULL when neither can be read, and in *WHY why not
- * (newly allocated). */
+/* The units' RuntimeDirectory=, where $RUNTIME_DIRECTORY is not set (a
+ * command the admin runs by hand). */
+#define RUN_DIR_DEFAULT "/run/tenure"
+
+/* The path of the boot id tenure keeps: in $RUNTIME_DIRECTORY (its
+ * first directory), else in RUN_DIR_DEFAULT. */
+static char *
+run_boot_path(gboolean *given)
+{
+	const char *dir = g_getenv("RUNTIME_DIRECTORY");
+	*given = dir && *dir;
+	g_autofree char *first =
+	    *given ? g_strndup(dir, strcspn(dir, ":")) : g_strdup(RUN_DIR_DEFAULT);
+	return g_build_filename(first, RUN_BOOT_FILE, NULL);
+}
+
+static char *
+read_id(const char *path, GError **error)
+{
+	char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, error))
+		return NULL;
+	if (*g_strstrip(text) != '\0')
+		return text;
+	g_free(text);
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s is empty", path);
+	return NULL;
+}
+
+/* This boot's id.  The one tenure keeps in its runtime directory when
+ * there is one, so that every process of the boot (the daemon in the
+ * sandbox, `tenure clock trust` by hand) names the boot alike; else the
+ * kernel's; else, where the sandbox hides the kernel's (ProcSubset=pid),
+ * one made now in $RUNTIME_DIRECTORY by the first process of the boot
+ * to look.  NULL when none can be read, and in *WHY why not (newly
+ * allocated). */
 static char *
 boot_id(char **why)
 {
-	char *text = NULL;
 	g_autoptr(GError) kernel = NULL, run = NULL;
+	gboolean given = FALSE;
+	g_autofree char *path = run_boot_path(&given);
 	*why = NULL;
-	if (g_file_get_contents(BOOT_ID_FILE, &text, NULL, &kernel))
-		return g_strstrip(text);
-	const char *dir = g_getenv("RUNTIME_DIRECTORY");
-	if (dir && *dir) {
-		/* Several directories may be given; the first is tenure's. */
-		g_autofree char *first = g_strndup(dir, strcspn(dir, ":"));
-		g_autofree char *path =
-		    g_build_filename(first, RUN_BOOT_FILE, NULL);
+	char *id = read_id(path, NULL);
+	if (id == NULL)
+		id = read_id(BOOT_ID_FILE, &kernel);
+	if (id == NULL && given) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
 		              0644);
 		if (fd >= 0) {
-			g_autofree char *made =
-			    g_strdup_printf("%s\n", g_uuid_string_random());
+			g_autofree char *uuid = g_uuid_string_random();
+			g_autofree char *made = g_strdup_printf("%s\n", uuid);
 			gboolean ok = write(fd, made, strlen(made)) ==
 			              (ssize_t)strlen(made);
 			if (close(fd) < 0 || !ok)
 				unlink(path);
 		}
-		if (g_file_get_contents(path, &text, NULL, &run) &&
-		    *g_strstrip(text) != '\0')
-			return text;
-		g_free(text);
-		if (run == NULL)
-			g_set_error(&run, TENURE_ERROR, TENURE_ERROR_IO,
-			            "%s is empty", path);
+		id = read_id(path, &run);
 	}
+	if (id)
+		return id;
 	*why = g_strdup_printf(
 	    "this boot's id cannot be read (%s; %s), so tenure cannot tell "
 	    "a jump of its clock within this boot from a reboot",

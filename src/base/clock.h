@@ -31,7 +31,7 @@
  * Only an exact reading vouches for a jump forward: a server's date, the
  * kernel's NTP state, the admin.  A lower bound (an INTERNALDATE) proves
  * only that tenure's clock is not behind the server's: it can raise a
- * doubt, never end one, never count as a witness heard (Witness-Heard),
+ * doubt, never end one, never count as a witness heard (Witness-Dated),
  * and never lift CLOCK_JUMP_LIMIT.
  *
  * Besides, tenure's own last pass, kept in STATE_DIR/clock (sealed,
@@ -41,7 +41,8 @@
  * sandbox leaves them (ProcSubset=pid hides /proc): the time since boot
  * by clock_gettime when /proc/uptime is hidden, the boot id from
  * $RUNTIME_DIRECTORY/boot-id (RuntimeDirectory=, a tmpfs a reboot
- * empties, kept across restarts) when the kernel's is hidden.  A boot
+ * empties, kept across restarts; /run/tenure for a command run by hand)
+ * when that is there, else the kernel's, else one made there.  A boot
  * id that cannot be read at all is a doubt, never a silent fall back to
  * the after-a-reboot rules.  In the same boot the real time
  * must have moved as the time since boot did; after a reboot it must
