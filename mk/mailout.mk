@@ -84,3 +84,22 @@ dist_check_SCRIPTS += tests/t-clock-timedated.sh tests/timedated.py
 # status counts the mail that waits for the clock (issue 25 item 2).
 TESTS += tests/t-clock-waiting.sh
 dist_check_SCRIPTS += tests/t-clock-waiting.sh
+
+# The clock's evidence inside the unit's sandbox (ProcSubset=pid), and a
+# lost clock record (issue 33 items 1 and 3).
+TESTS += tests/t-clock-sandbox.sh
+dist_check_SCRIPTS += tests/t-clock-sandbox.sh tests/lib-clock.sh
+
+# An IMAP INTERNALDATE vouches only for "not behind" (issue 33 item 2).
+TESTS += tests/t-clock-lowerbound.sh
+dist_check_SCRIPTS += tests/t-clock-lowerbound.sh
+
+# While in doubt the witnesses are asked again (issue 33 item 4).
+TESTS += tests/t-clock-ask.sh
+dist_check_SCRIPTS += tests/t-clock-ask.sh
+
+# The clock's fault classes tried: witnesses that disagree, NTP lost
+# mid-run, EROFS and EIO at clock.lock and message-id-key (issue 33
+# item 7).
+TESTS += tests/t-clock-faults.sh
+dist_check_SCRIPTS += tests/t-clock-faults.sh

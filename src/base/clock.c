@@ -12,6 +12,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/timex.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
@@ -52,11 +53,13 @@ typedef struct {
 	char *doubt;
 	gint64 doubt_since;
 	gint64 trusted;   /* when the admin said `tenure clock trust` */
-	gint64 heard;     /* when a server that is a witness last agreed */
+	gint64 heard;     /* when a server that is a witness last agreed,
+	                     giving its time */
 	char *ended;      /* the last doubt that ended: what it was */
 	gint64 ended_since, ended_at;
 	char *ended_why;  /* and what ended it */
 	guint waiting;    /* messages the last fetch held (doubted only) */
+	gboolean present; /* the file is there */
 } Record;
 
 static GMutex lock;
@@ -72,6 +75,7 @@ static char *doubting_kind; /* what it rests on: a server, the record... */
 static gint64 admin_taken; /* the `tenure clock trust` already counted */
 static gint in_doubt; /* atomic: clock_in_doubt */
 static gboolean timedated_silent; /* its silence was logged */
+static char *ran_before; /* clock_note_start: what shows a run, or NULL */
 
 /* The host of SERVER as clock_observe is given it ("the SMTP server
  * HOST:PORT", "the IMAP server imaps://HOST:PORT"), or of a URL. */
@@ -254,6 +258,40 @@ clock_observe(const char *server, gint64 server_time, gboolean exact)
 	g_mutex_unlock(&lock);
 }
 
+/* What in STATE_DIR shows that tenure has run on it: mail seen, read
+ * from IMAP, or queued and sent (`tenure init` makes none of them);
+ * NULL when nothing does. */
+static char *
+traces_of_runs(const char *state_dir)
+{
+	static const char *const traces[] = {"seen", "outbox", "imap-cursor"};
+	for (gsize i = 0; i < G_N_ELEMENTS(traces); i++) {
+		g_autofree char *path =
+		    g_build_filename(state_dir, traces[i], NULL);
+		if (g_file_test(path, G_FILE_TEST_EXISTS))
+			return g_strdup_printf("%s is there", path);
+	}
+	return NULL;
+}
+
+/* Why STATE_DIR/clock, missing, is lost (RAN: what shows tenure ran). */
+static char *
+lost_text(const char *ran)
+{
+	return g_strdup_printf("the clock record is missing, though tenure "
+	                       "has run here before (%s)",
+	                       ran);
+}
+
+void
+clock_note_start(const char *state_dir)
+{
+	g_mutex_lock(&lock);
+	g_free(ran_before);
+	ran_before = traces_of_runs(state_dir);
+	g_mutex_unlock(&lock);
+}
+
 void
 clock_forget(void)
 {
@@ -331,7 +369,10 @@ servers_disagree(gint64 now, gboolean *confirmed, gboolean *heard, char **by,
 			    "is %s behind",
 			    r->server, at, span);
 		else {
-			*heard = TRUE;
+			/* A lower bound that agrees says only that tenure's
+			 * clock is not behind: it vouches for no jump. */
+			if (r->exact)
+				*heard = TRUE;
 			if (r->exact && !*confirmed) {
 				*confirmed = TRUE;
 				g_free(*by);
@@ -375,6 +416,7 @@ record_load(const char *state_dir, Record *record, GError **error)
 		return FALSE;
 	if (body == NULL)
 		return TRUE;
+	record->present = TRUE;
 	g_autoptr(GPtrArray) stanzas = deb822_parse(path, body, len, error);
 	if (stanzas == NULL)
 		return FALSE;
@@ -387,7 +429,10 @@ record_load(const char *state_dir, Record *record, GError **error)
 	record->doubt = g_strdup(deb822_get(stanza, "Doubt"));
 	record->doubt_since = field_int(stanza, "Doubt-Since");
 	record->trusted = field_int(stanza, "Trusted");
-	record->heard = field_int(stanza, "Witness-Heard");
+	/* Not Witness-Heard, which releases before 0.2 also wrote for an
+	 * INTERNALDATE: a start would wait for good for an exact reading
+	 * an IMAP-only set-up never gives. */
+	record->heard = field_int(stanza, "Witness-Dated");
 	record->ended = g_strdup(deb822_get(stanza, "Ended"));
 	record->ended_since = field_int(stanza, "Ended-Since");
 	record->ended_at = field_int(stanza, "Ended-At");
@@ -419,7 +464,7 @@ record_save(const char *state_dir, const Record *record, GError **error)
 		                       record->trusted);
 	if (record->heard)
 		g_string_append_printf(body,
-		                       "Witness-Heard: %" G_GINT64_FORMAT "\n",
+		                       "Witness-Dated: %" G_GINT64_FORMAT "\n",
 		                       record->heard);
 	if (record->ended)
 		g_string_append_printf(
@@ -465,27 +510,97 @@ record_lock(const char *state_dir, GError **error)
 	return fd;
 }
 
-/* This boot's id; NULL when the kernel does not say. */
+/* The file in the unit's RuntimeDirectory= (a tmpfs the reboot empties,
+ * kept across restarts by RuntimeDirectoryPreserve=) that names this
+ * boot where the sandbox hides the kernel's boot id (ProcSubset=pid). */
+#define RUN_BOOT_FILE "boot-id"
+
+/* The units' RuntimeDirectory=, where $RUNTIME_DIRECTORY is not set (a
+ * command the admin runs by hand). */
+#define RUN_DIR_DEFAULT "/run/tenure"
+
+/* The path of the boot id tenure keeps: in $RUNTIME_DIRECTORY (its
+ * first directory), else in RUN_DIR_DEFAULT. */
 static char *
-boot_id(void)
+run_boot_path(gboolean *given)
 {
-	char *text = NULL;
-	if (!g_file_get_contents(BOOT_ID_FILE, &text, NULL, NULL))
-		return NULL;
-	return g_strstrip(text);
+	const char *dir = g_getenv("RUNTIME_DIRECTORY");
+	*given = dir && *dir;
+	g_autofree char *first =
+	    *given ? g_strndup(dir, strcspn(dir, ":")) : g_strdup(RUN_DIR_DEFAULT);
+	return g_build_filename(first, RUN_BOOT_FILE, NULL);
 }
 
-/* Seconds since boot, suspended time included, from /proc/uptime: the
- * kernel's CLOCK_BOOTTIME, read from a file so that a process whose
- * clock calls are faked (faketime) still sees the machine's; 0 when it
- * cannot be read. */
+static char *
+read_id(const char *path, GError **error)
+{
+	char *text = NULL;
+	if (!g_file_get_contents(path, &text, NULL, error))
+		return NULL;
+	if (*g_strstrip(text) != '\0')
+		return text;
+	g_free(text);
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s is empty", path);
+	return NULL;
+}
+
+/* This boot's id.  The one tenure keeps in its runtime directory when
+ * there is one, so that every process of the boot (the daemon in the
+ * sandbox, `tenure clock trust` by hand) names the boot alike; else the
+ * kernel's; else, where the sandbox hides the kernel's (ProcSubset=pid),
+ * one made now in $RUNTIME_DIRECTORY by the first process of the boot
+ * to look.  NULL when none can be read, and in *WHY why not (newly
+ * allocated). */
+static char *
+boot_id(char **why)
+{
+	g_autoptr(GError) kernel = NULL, run = NULL;
+	gboolean given = FALSE;
+	g_autofree char *path = run_boot_path(&given);
+	*why = NULL;
+	char *id = read_id(path, NULL);
+	if (id == NULL)
+		id = read_id(BOOT_ID_FILE, &kernel);
+	if (id == NULL && given) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		              0644);
+		if (fd >= 0) {
+			g_autofree char *uuid = g_uuid_string_random();
+			g_autofree char *made = g_strdup_printf("%s\n", uuid);
+			gboolean ok = write(fd, made, strlen(made)) ==
+			              (ssize_t)strlen(made);
+			if (close(fd) < 0 || !ok)
+				unlink(path);
+		}
+		id = read_id(path, &run);
+	}
+	if (id)
+		return id;
+	*why = g_strdup_printf(
+	    "this boot's id cannot be read (%s; %s), so tenure cannot tell "
+	    "a jump of its clock within this boot from a reboot",
+	    kernel->message,
+	    run ? run->message
+	        : "and no RuntimeDirectory= ($RUNTIME_DIRECTORY) to keep "
+	          "one in");
+	return NULL;
+}
+
+/* Seconds since boot, suspended time included: the kernel's
+ * CLOCK_BOOTTIME, read from /proc/uptime where it can be, so that a
+ * process whose clock calls are faked (faketime) still sees the
+ * machine's, and else from clock_gettime, which needs no /proc (the
+ * unit's ProcSubset=pid hides /proc/uptime).  0 when neither says. */
 static gint64
 seconds_since_boot(void)
 {
 	g_autofree char *text = NULL;
-	if (!g_file_get_contents("/proc/uptime", &text, NULL, NULL))
-		return 0;
-	return g_ascii_strtoll(text, NULL, 10);
+	if (g_file_get_contents("/proc/uptime", &text, NULL, NULL))
+		return g_ascii_strtoll(text, NULL, 10);
+	struct timespec ts;
+	if (clock_gettime(CLOCK_BOOTTIME, &ts) == 0)
+		return ts.tv_sec;
+	return 0;
 }
 
 /* What the last pass says against NOW, in this boot (BOOT_ID, BOOTTIME)
@@ -527,8 +642,9 @@ history_disagrees(const Record *record, const char *boot, gint64 boottime,
 		g_autofree char *limit = span_text(CLOCK_JUMP_LIMIT);
 		return g_strdup_printf(
 		    "tenure's clock moved %s across a restart since its last "
-		    "pass (%s), more than %s, and no witness is configured to "
-		    "vouch for it",
+		    "pass (%s), more than %s, and no witness that gives its "
+		    "time (a server's date, the kernel's NTP state) has "
+		    "vouched for it",
 		    span, last, limit);
 	}
 	return NULL;
@@ -565,7 +681,8 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 	g_autofree char *by = NULL;
 	char *why = NULL;
 	g_autofree char *kind = NULL;
-	g_autofree char *boot = boot_id();
+	g_autofree char *boot_why = NULL;
+	g_autofree char *boot = boot_id(&boot_why);
 	gint64 boottime = seconds_since_boot();
 	g_mutex_lock(&lock);
 	if (started == 0)
@@ -596,6 +713,13 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		                       error->message);
 		g_clear_error(&error);
 		record_clear(&record);
+	} else if (!record.present && ran_before) {
+		/* Lost (a restore that missed it, a hand cleanup), not a
+		 * first start: as torn, until a witness that gives its time
+		 * or the admin vouches; left missing meanwhile, so that the
+		 * next process finds it so too. */
+		unreadable = TRUE;
+		torn = lost_text(ran_before);
 	}
 	/* The admin's word, given since this process began to doubt. */
 	gboolean admin = !torn && record.trusted > admin_taken &&
@@ -620,9 +744,14 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 	if (why == NULL && !confirmed) {
 		kind = g_strdup(torn                     ? "record"
 		                : expect && !witnessed ? "start"
+		                : boot == NULL && record.checked ? "boot"
 		                                       : "history");
 		if (torn)
 			why = g_steal_pointer(&torn);
+		else if (boot == NULL && record.checked)
+			/* Never the after-a-reboot rules in silence: a jump
+			 * within the boot would pass for one across it. */
+			why = g_steal_pointer(&boot_why);
 		else if (expect && !witnessed)
 			why = g_strdup(
 			    "tenure started and no witness has vouched for its "
@@ -704,6 +833,10 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 		*was = g_strdup_printf("the clock record cannot be read (%s)",
 		                       local->message);
 		record_clear(&record);
+	} else if (!record.present) {
+		g_autofree char *ran = traces_of_runs(state_dir);
+		if (ran)
+			*was = lost_text(ran);
 	}
 	if (record.doubt) {
 		g_free(*was);
@@ -719,7 +852,8 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 	record.trusted = now;
 	record.checked = now;
 	g_free(record.boot_id);
-	record.boot_id = boot_id();
+	g_autofree char *boot_why = NULL;
+	record.boot_id = boot_id(&boot_why);
 	record.boottime = seconds_since_boot();
 	gboolean ok = record_save(state_dir, &record, error);
 	close(locked);
@@ -773,6 +907,10 @@ clock_doubt_recorded(const char *state_dir, gint64 *since, ClockEnded *ended)
 	if (!record_load(state_dir, &record, &error))
 		return g_strdup_printf("the clock record cannot be read (%s)",
 		                       error->message);
+	if (!record.present) {
+		g_autofree char *ran = traces_of_runs(state_dir);
+		return ran ? lost_text(ran) : NULL;
+	}
 	char *reason = g_steal_pointer(&record.doubt);
 	if (reason)
 		*since = record.doubt_since;

@@ -28,16 +28,30 @@
  *
  *   The admin (`tenure clock trust`, clock_trust), once.
  *
+ * Only an exact reading vouches for a jump forward: a server's date, the
+ * kernel's NTP state, the admin.  A lower bound (an INTERNALDATE) proves
+ * only that tenure's clock is not behind the server's: it can raise a
+ * doubt, never end one, never count as a witness heard (Witness-Dated),
+ * and never lift CLOCK_JUMP_LIMIT.
+ *
  * Besides, tenure's own last pass, kept in STATE_DIR/clock (sealed,
  * state_file.h): the real time, the boot id and the time since boot
  * (CLOCK_BOOTTIME, which counts suspended time and never jumps) of the
- * last pass that trusted the clock.  In the same boot the real time
+ * last pass that trusted the clock.  Both are read where the unit's
+ * sandbox leaves them (ProcSubset=pid hides /proc): the time since boot
+ * by clock_gettime when /proc/uptime is hidden, the boot id from
+ * $RUNTIME_DIRECTORY/boot-id (RuntimeDirectory=, a tmpfs a reboot
+ * empties, kept across restarts; /run/tenure for a command run by hand)
+ * when that is there, else the kernel's, else one made there.  A boot
+ * id that cannot be read at all is a doubt, never a silent fall back to
+ * the after-a-reboot rules.  In the same boot the real time
  * must have moved as the time since boot did; after a reboot it must
  * not be behind the last pass, and, when no witness has been heard (a
  * Maildir in and out, no NTP), not more than CLOCK_JUMP_LIMIT ahead.
  * A witness that gives its time and agrees settles a disagreement with
  * the last pass: the record is written anew.  No record at all is a
- * first start, which the last pass cannot contradict.
+ * first start, which the last pass cannot contradict (unless it is
+ * lost: below).
  *
  * A start is not a clean slate: when a server that is a witness is
  * configured (clock_doubt's WITNESSES) and has been heard before (the
@@ -45,7 +59,13 @@
  * witness that agrees; one never heard (a server that gives no date, an
  * empty mailbox) is not waited for, and the jump limit holds instead.
  * The acts wait too when the record cannot be read (torn), until a
- * witness that gives its time or the admin vouches.
+ * witness that gives its time or the admin vouches; and when it is
+ * missing though other state shows tenure has run before
+ * (clock_note_start): lost, not a first start.
+ *
+ * While in doubt, the run asks the witnesses again every CLOCK_ASK_AGAIN
+ * (a fresh SMTP session; the NTP state is read at every pass), so that
+ * a server put right ends the doubt within minutes.
  *
  * The evidence is weighed afresh at every pass: the doubt ends when
  * none is left against the clock.  While it lasts, clock_doubt says
@@ -73,6 +93,9 @@
 /* The jump across a restart that waits for the admin when no witness
  * is configured. */
 #define CLOCK_JUMP_LIMIT (2 * 86400)
+/* While in doubt, the witnesses are asked again this often (seconds):
+ * a fresh SMTP session, the kernel's NTP state. */
+#define CLOCK_ASK_AGAIN (3 * 60)
 
 /* A server's clock, seen now: SERVER_TIME (Unix seconds) is its time at
  * this moment when EXACT, or a time it has passed (an INTERNALDATE).
@@ -123,6 +146,13 @@ void clock_note_waiting(const char *state_dir, guint count);
 /* How many messages STATE_DIR/clock says wait for the clock (0 when it
  * cannot be read). */
 guint clock_waiting_recorded(const char *state_dir);
+
+/* A pass's process, as it starts and before it writes any state: looks
+ * in STATE_DIR for what shows that tenure has run on it before (mail
+ * seen, read from IMAP, or queued and sent).  With any, a missing
+ * STATE_DIR/clock is lost, not a first start, and doubted as a torn
+ * one is. */
+void clock_note_start(const char *state_dir);
 
 /* Forgets every reading (for tests). */
 void clock_forget(void);

@@ -178,6 +178,8 @@ typedef struct {
 	Reader reader;
 	guint now_kept_said; /* --now: the queued mail last said kept */
 	gboolean now_publish_said; /* --now: [publish] said not written */
+	gint64 clock_asked; /* monotonic µs when the sink was last asked
+	                       for the time (ask_witnesses), or 0 */
 } Daemon;
 
 typedef struct {
@@ -814,6 +816,42 @@ restore_holds(const Conf *conf)
 	return TRUE;
 }
 
+static void
+probe_step(const char *step, gpointer user_data)
+{
+	(void)step;
+	(void)user_data;
+}
+
+/* While tenure doubts its clock the witnesses are asked again, every
+ * CLOCK_ASK_AGAIN (clock.h): a fresh session with the SMTP server (its
+ * greeting, EHLO, NOOP, QUIT: no mail), whose greeting may give its
+ * date, and the kernel's NTP state, which clock_doubt reads afresh; so
+ * that a server put right or a clock synchronised ends the doubt within
+ * minutes, not when the next mail goes out (which the doubt may hold).
+ * An IMAP server is not asked: its INTERNALDATEs vouch only for "not
+ * behind", and a doubt never rests on them alone for long.  Whether the
+ * doubt ended: then the held acts run. */
+static gboolean
+ask_witnesses(Daemon *daemon)
+{
+	const Conf *conf = daemon->config->conf;
+	gint64 mono = g_get_monotonic_time();
+	if (!clock_in_doubt() || date_now_given() || daemon->sink == NULL ||
+	    (daemon->clock_asked &&
+	     mono - daemon->clock_asked <
+	         (gint64)CLOCK_ASK_AGAIN * G_USEC_PER_SEC))
+		return FALSE;
+	daemon->clock_asked = mono;
+	g_autoptr(GError) error = NULL;
+	if (!sink_probe(daemon->sink, probe_step, NULL, &error) && error)
+		util_log("clock-ask", "sink", conf->sink_url, "error",
+		         error->message, NULL);
+	g_free(clock_doubt(conf->state_dir, date_now_unix(),
+	                   witnesses_configured(conf)));
+	return !clock_in_doubt();
+}
+
 /* What a main pass does besides reporting mail set aside and sending
  * the outbox. */
 enum { PASS_SCHEDULE = 1 << 0, PASS_PUBLISH = 1 << 1, PASS_ALL = 3 };
@@ -869,6 +907,8 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 	if ((sent || pass.deferred || dead) && !date_now_given())
 		g_free(clock_doubt(conf->state_dir, date_now_unix(),
 		                   witnesses_configured(conf)));
+	/* Still in doubt: asked again, when due. */
+	ask_witnesses(daemon);
 	/* The published files follow the ledger (and the day): after the
 	 * intake and the schedule, which are what change it. */
 	gboolean published = FALSE;
@@ -924,6 +964,9 @@ seconds_to_wait(const Daemon *daemon, const Pass *pass)
 			(gint64)(pass->next_due - date_from_ymd(1970, 1, 1)) * 86400;
 		wait = MIN(wait, day_start - now);
 	}
+	/* A doubt's witnesses are asked again when due (ask_witnesses). */
+	if (clock_in_doubt() && daemon->sink && !date_now_given())
+		wait = MIN(wait, CLOCK_ASK_AGAIN);
 	/* Never spin: something "due now" after a pass waits a second. */
 	return (int)MAX(wait, 1);
 }
@@ -1283,6 +1326,8 @@ cmd_run(int argc, char **argv)
 	Conf *conf = cmd_load_state_conf(NAME);
 	if (conf == NULL)
 		return CMD_FAILED;
+	/* Before this process writes any state (clock.h). */
+	clock_note_start(conf->state_dir);
 	if (dry_run)
 		return run_dry(conf);
 	g_autoptr(GError) error = NULL;
