@@ -491,23 +491,7 @@ static int
 record_lock(const char *state_dir, GError **error)
 {
 	g_autofree char *path = g_build_filename(state_dir, CLOCK_LOCK, NULL);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
-		            g_strerror(errno));
-		return -1;
-	}
-	int rc;
-	while ((rc = flock(fd, LOCK_EX)) < 0 && errno == EINTR)
-		;
-	if (rc < 0) {
-		int saved = errno;
-		close(fd);
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
-		            "%s: flock: %s", path, g_strerror(saved));
-		return -1;
-	}
-	return fd;
+	return state_file_lock_wait(path, error);
 }
 
 /* The file in the unit's RuntimeDirectory= (a tmpfs the reboot empties,
