@@ -185,6 +185,16 @@ run
 expect "! nina_appointed && ! resigned Bob && grep -q '^refused id=0 ' '$W/log' && [ \"\$(cat '$W/status')\" != 0 ] && grep -q 'inbox:$bob_at: the message there has a Content-Length that ends neither' '$W/log'" \
 	"a damaged Content-Length: the run fails naming its offset, nothing read from there"
 
+# The same cut, in a file not changed for an hour: no writer is at it.
+committee a5
+committee_event role "$(day '3 days ago')" "Role: chair" \
+	"Member: Alice Member <alice@example.org>"
+cp "$W/a3/lda/home/inbox" "$INBOX"
+touch -d '1 hour ago' "$INBOX"
+run
+expect "! nina_appointed && ! resigned Bob && ! grep -q '^mbox-unfinished' '$W/log' && [ \"\$(cat '$W/status')\" != 0 ] && grep -q 'inbox:$bob_at: the message there has a Content-Length that ends neither' '$W/log'" \
+	"a message cut short in a file no one writes is damaged: the run fails naming it"
+
 # --- 2. mboxo, as Exim and Postfix write it -----------------------------
 
 # Dave's signed resignation quotes the minutes with ">From"; an mboxo
@@ -227,6 +237,20 @@ committee b3
 run
 expect "! resigned Dave && [ \"\$(grep -c '^refused .*reason=.*bad signature' '$W/log')\" = 1 ] && [ \"\$(cat '$W/status')\" = 0 ]" \
 	"mboxo: a text changed after signing is refused once, a bad signature"
+
+# In an mboxo a Content-Length is its author's: a first message whose
+# own fits makes no mbox split by them once a message has none.
+committee b4
+{
+	printf 'From mallory@example.net %s\n' "$(asctime '1 hour ago')"
+	printf 'From: mallory@example.net\nContent-Length: 4\n\nHi!\n\n'
+	printf 'From dave@example.org %s\n' "$(asctime now)"
+	cat "$W/m/dave-minutes.eml"
+	printf '\n'
+} >"$INBOX"
+run
+expect "resigned Dave && [ \"\$(cat '$W/status')\" = 0 ]" \
+	"mboxo: a Content-Length its author wrote splits nothing"
 
 # --- 3. mboxrd: one '>' undone on every quoted line ---------------------
 

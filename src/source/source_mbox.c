@@ -435,19 +435,24 @@ typedef struct {
 	const char *start, *body, *stop, *next;
 } MboxSpan;
 
-/* A message the file cuts short, whose From_ line is dated within this
- * much of tenure's clock, may be being written still. */
+/* A message the file cuts short may be being written still when the
+ * file changed within this many seconds and its From_ line is dated
+ * within them too, give or take the widest zone offset (writers such as
+ * Dovecot date it in local time, without a zone). */
 #define MBOX_WRITING_SECONDS (10 * 60)
+#define MBOX_ZONE_SECONDS (14 * 60 * 60)
 
 /* Whether the message whose From_ line starts at P may be being
- * written: its writer dated the line (an author cannot). */
+ * written, in a file last changed at MTIME: its writer dated the line
+ * (an author cannot), and the file is still changing. */
 static gboolean
-being_written(const char *p, const char *end, gint64 now)
+being_written(const char *p, const char *end, gint64 now, gint64 mtime)
 {
 	const char *next = line_after(p, end);
 	gint64 arrival = source_mbox_from_line_time(p, next - p);
-	return arrival > 0 && arrival > now - MBOX_WRITING_SECONDS &&
-	       arrival < now + MBOX_WRITING_SECONDS;
+	gint64 window = MBOX_WRITING_SECONDS + MBOX_ZONE_SECONDS;
+	return now - mtime < MBOX_WRITING_SECONDS && arrival > 0 &&
+	       arrival > now - window && arrival < now + window;
 }
 
 /* Whether the mbox DATA..END is split by Content-Length (mboxcl,
@@ -465,7 +470,7 @@ being_written(const char *p, const char *end, gint64 now)
  * message's does not fit. */
 static gboolean
 split_by_length(const char *data, const char *end, gint64 now,
-                GArray *spans, const char **stop, gint64 *damaged)
+                gint64 mtime, GArray *spans, const char **stop, gint64 *damaged)
 {
 	const char *p = data;
 	*damaged = -1;
@@ -483,7 +488,7 @@ split_by_length(const char *data, const char *end, gint64 now,
 			continue;
 		}
 		*stop = p;
-		if (fits == LENGTH_CUT && being_written(p, end, now)) {
+		if (fits == LENGTH_CUT && being_written(p, end, now, mtime)) {
 			g_autofree char *offset = g_strdup_printf(
 			    "%" G_GINT64_FORMAT, (gint64)(p - data));
 			util_log("mbox-unfinished", "offset", offset, "reason",
@@ -712,11 +717,14 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 	}
 	source->handled_to = MAX(source->handled_to, offset);
 	gint64 now = date_now_unix();
+	struct stat st;
+	gint64 mtime = stat(source->path, &st) == 0 ? (gint64)st.st_mtime : 0;
 	g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(MboxSpan));
 	const char *stop = end;
 	gint64 damaged = -1;
 	gboolean lengths = size > 0 && is_from_line(data, data, end) &&
-	                   split_by_length(data, end, now, spans, &stop, &damaged);
+	                   split_by_length(data, end, now, mtime,
+	                                   spans, &stop, &damaged);
 	if (!lengths)
 		stop = end;
 	const char *p = data + offset;
