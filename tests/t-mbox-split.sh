@@ -195,6 +195,25 @@ run
 expect "! nina_appointed && ! resigned Bob && ! grep -q '^mbox-unfinished' '$W/log' && [ \"\$(cat '$W/status')\" != 0 ] && grep -q 'inbox:$bob_at: the message there has a Content-Length that ends neither' '$W/log'" \
 	"a message cut short in a file no one writes is damaged: the run fails naming it"
 
+# mboxcl: a Content-Length, and a body's "From " quoted all the same.
+committee a6
+signed_mail "$ALICE" alice@example.org alice-cl "Tenure: resign
+
+From the start I said so." "List-Id: <debian-ctte.lists.debian.org>" >/dev/null 2>&1
+printf 'From: bob@example.org\nSubject: hello\nMessage-ID: <hello-cl@example.org>\n\nHi.\n' \
+	>"$W/m/hello-cl.eml"
+{
+	for mail in alice-cl hello-cl; do
+		WHEN="$(asctime now)" perl -0ne 'my ($h, $b) = split /\n\n/, $_, 2;
+			$b =~ s/^From />From /mg; $b .= "\n" unless $b =~ /\n\z/;
+			printf "From x\@example.org %s\n%s\nContent-Length: %d\n\n%s\n",
+				$ENV{WHEN}, $h, length($b), $b' "$W/m/$mail.eml"
+	done
+} >"$INBOX"
+run
+expect "resigned Alice && grep -q '^>From the start' '$INBOX' && [ \"\$(cat '$W/status')\" = 0 ] && ! grep -q '^refused' '$W/log'" \
+	"mboxcl: a body's quoted \"From \" line is read back as signed"
+
 # --- 2. mboxo, as Exim and Postfix write it -----------------------------
 
 # Dave's signed resignation quotes the minutes with ">From"; an mboxo

@@ -300,6 +300,23 @@ message_bytes(const char *start, const char *end, MboxReading reading)
 	return g_bytes_new_take(g_string_free(out, FALSE), len);
 }
 
+/* Whether a line between START and END starts with ">From ", or with
+ * more '>' before "From ". */
+static gboolean
+has_quoted_from(const char *start, const char *end)
+{
+	for (const char *p = start; p < end;) {
+		const char *q = p;
+		while (q < end && *q == '>')
+			q++;
+		if (q > p && end - q >= 5 && memcmp(q, "From ", 5) == 0)
+			return TRUE;
+		const char *nl = memchr(q, '\n', end - q);
+		p = nl ? nl + 1 : end;
+	}
+	return FALSE;
+}
+
 /* The message between START and END as the mbox's writer most likely
  * wrote it, in *RAW, and the other readings that differ from it, in
  * *OTHERS (NULL when none), for the intake to try in turn when the
@@ -319,6 +336,9 @@ message_readings(const char *start, const char *end, gboolean lengths,
 	static const MboxReading by_length[] = {READ_VERBATIM, READ_MBOXO};
 	const MboxReading *order = lengths ? by_length : by_lines;
 	gsize count = lengths ? G_N_ELEMENTS(by_length) : G_N_ELEMENTS(by_lines);
+	/* Without a quoted line every reading is the same. */
+	if (!has_quoted_from(start, end))
+		count = 1;
 	*raw = message_bytes(start, end, order[0]);
 	*others = NULL;
 	for (gsize i = 1; i < count; i++) {
