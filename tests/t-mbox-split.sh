@@ -174,6 +174,11 @@ run
 expect "! nina_appointed && ! resigned Bob && grep -q '^refused id=0 ' '$W/log' && grep -q '^mbox-unfinished offset=$bob_at ' '$W/log' && [ \"\$(cat '$W/status')\" = 0 ]" \
 	"a message the file cuts short while it is written waits, unread"
 
+"$TENURE" --config "$CONF" import "mbox:$INBOX" >"$W/out" 2>"$W/log"
+echo $? >"$W/status"
+expect "! nina_appointed && ! resigned Bob && [ \"\$(cat '$W/status')\" != 0 ] && grep -q 'inbox:$bob_at: the file ends inside the message there' '$W/log'" \
+	"... and an import of it fails naming the message, rather than end as if whole"
+
 # A Content-Length that ends nowhere, in an mbox split by them: nothing
 # from there on is read, and the run fails naming where.
 committee a4

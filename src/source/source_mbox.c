@@ -809,6 +809,18 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		            source->path, damaged);
 		return FALSE;
 	}
+	/* An archive is read once: a message still being written is not
+	 * read, and the import says so rather than end as if whole. */
+	if (lengths && stop < end && source->offset_path == NULL) {
+		source->undecided = 0;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s:%" G_GINT64_FORMAT ": the file ends inside the "
+		            "message there (its header, or the body its "
+		            "Content-Length gives), and the file is changing: "
+		            "import it again when its writer is done", source->path,
+		            (gint64)(stop - data));
+		return FALSE;
+	}
 	if (source->undecided > 0) {
 		source_undecided_error(source->undecided, error);
 		source->undecided = 0;
