@@ -159,3 +159,9 @@ dist_check_SCRIPTS += tests/t-keyring-subkey-owner.sh
 # A Maildir delivery never replaces another (issue 25 item 9).
 TESTS += tests/t-maildir-names.sh
 dist_check_SCRIPTS += tests/t-maildir-names.sh
+
+# An mbox is split where its writer split it (issue 32, item 4): by
+# Content-Length as Dovecot's LDA writes it, a body's ">From " read as
+# the signature covers it (mboxo, mboxrd).
+TESTS += tests/t-mbox-split.sh
+dist_check_SCRIPTS += tests/t-mbox-split.sh

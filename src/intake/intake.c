@@ -1029,6 +1029,13 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 			g_propagate_error(error, g_steal_pointer(&local));
 			return FALSE;
 		}
+		/* A source that cannot tell how its writer quoted the mail
+		 * (an mbox's ">From " lines) offers other readings of it: one
+		 * counts only if the signature covers it (source.h). */
+		SourceMessage other;
+		if (g_strcmp0(reason, "bad signature") == 0 &&
+		    source_message_next_reading(message, &other))
+			return intake_handle(&other, user_data, error);
 		/* Unsigned or badly signed mail is only logged: a reply would
 		 * be backscatter to whoever the From: names. */
 		log_refused(intake, &mail, reason);

@@ -122,7 +122,21 @@ source_message_clear(SourceMessage *message)
 {
 	g_clear_pointer(&message->id, g_free);
 	g_clear_pointer(&message->raw, g_bytes_unref);
+	g_clear_pointer(&message->readings, g_ptr_array_unref);
 	message->arrival = 0;
+}
+
+gboolean
+source_message_next_reading(const SourceMessage *message,
+                            SourceMessage *next)
+{
+	if (message->readings == NULL ||
+	    message->reading >= message->readings->len)
+		return FALSE;
+	*next = *message;
+	next->raw = message->readings->pdata[message->reading];
+	next->reading = message->reading + 1;
+	return TRUE;
 }
 
 char *

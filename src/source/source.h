@@ -50,6 +50,12 @@ typedef struct {
 	GBytes *raw;       /* the message as received */
 	gint64 arrival;    /* when it arrived (Unix time, UTC): IMAP
 	                      INTERNALDATE, Maildir delivery time, mbox From_ */
+	GPtrArray *readings; /* GBytes: other readings of the same message,
+	                      where its source cannot tell how its writer
+	                      quoted it (mbox ">From " lines): tried in turn
+	                      when the signature over RAW is bad
+	                      (source_message_next_reading); NULL: none */
+	guint reading;     /* the first of READINGS not tried yet */
 } SourceMessage;
 
 typedef gboolean (*SourceHandler)(const SourceMessage *message,
@@ -121,6 +127,14 @@ void source_wake_on(Source *source, int fd);
 int source_sleep(Source *source, int fd, gint64 timeout_ms);
 
 void source_message_clear(SourceMessage *message);
+
+/* MESSAGE in the next of its other readings not tried yet, in *NEXT,
+ * which borrows MESSAGE's memory (never cleared); FALSE when none is
+ * left.  A reading counts only if the signature covers it: the caller
+ * tries the next one only when the signature over the one before is
+ * bad, and its verdict is the one it acts on. */
+gboolean source_message_next_reading(const SourceMessage *message,
+                                     SourceMessage *next);
 
 /* Logs that the message ID is set aside for REASON (one line). */
 void source_log_set_aside(const char *id, const char *reason);

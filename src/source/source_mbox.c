@@ -1,8 +1,17 @@
 /* source_mbox.c: an mbox file as a source.
  *
- * Messages start at a "From " line at the top of the file or after a
- * blank line; the blank line before the next one belongs to the mbox, and
- * one level of ">From " quoting is undone (mboxrd).  The arrival time is
+ * An mbox is split where its writer split it (issue 32, item 4): by
+ * each message's Content-Length when every message, from the first on,
+ * has one that ends at the end of the file or before a From_ line
+ * (mboxcl2, as Dovecot's LDA and LMTP write it: a body's "From " lines
+ * are not quoted, and one is never read as a message; split_by_length
+ * says what happens to a length that does not fit); otherwise at every
+ * "From " line at the top of the file or after a blank line (mboxo,
+ * mboxrd), the blank line before the next one belonging to the mbox.
+ * Whether a body's ">From " lines were quoted cannot be told: a message
+ * is handed over in its likeliest reading with the others beside it
+ * (message_readings), and the one the signature covers counts
+ * (source_message_next_reading, source.h).  The arrival time is
  * the date that ends the "From " line (source_mbox_from_line_time).  An
  * archive given to `tenure import` is read whole; the configured source
  * remembers the offset it has handled in STATE_DIR/mbox-offset, so each
@@ -259,10 +268,18 @@ source_mbox_from_line_time(const char *line, gsize len)
 	return 0;
 }
 
-/* The message between START and END (the From_ line excluded), with one
- * level of ">From " quoting undone. */
+/* The reading of a message's bytes: which ">From " lines lose a '>'. */
+typedef enum {
+	READ_MBOXRD,   /* one '>' off every ">From ", ">>From ", ... line */
+	READ_MBOXO,    /* one '>' off ">From " lines only (mboxo, mboxcl) */
+	READ_VERBATIM, /* nothing undone (mboxcl2; an mboxo ">From " that
+	                  was the author's own) */
+} MboxReading;
+
+/* The message between START and END (the From_ line excluded), read as
+ * READING says. */
 static GBytes *
-message_bytes(const char *start, const char *end)
+message_bytes(const char *start, const char *end, MboxReading reading)
 {
 	GString *out = g_string_sized_new(end - start);
 	const char *p = start;
@@ -272,13 +289,72 @@ message_bytes(const char *start, const char *end)
 		const char *q = p;
 		while (q < next && *q == '>')
 			q++;
-		if (q > p && next - q >= 5 && memcmp(q, "From ", 5) == 0)
+		if (q > p && next - q >= 5 && memcmp(q, "From ", 5) == 0 &&
+		    (reading == READ_MBOXRD ||
+		     (reading == READ_MBOXO && q == p + 1)))
 			p++;
 		g_string_append_len(out, p, next - p);
 		p = next;
 	}
 	gsize len = out->len;
 	return g_bytes_new_take(g_string_free(out, FALSE), len);
+}
+
+/* Whether a line between START and END starts with ">From ", or with
+ * more '>' before "From ". */
+static gboolean
+has_quoted_from(const char *start, const char *end)
+{
+	for (const char *p = start; p < end;) {
+		const char *q = p;
+		while (q < end && *q == '>')
+			q++;
+		if (q > p && end - q >= 5 && memcmp(q, "From ", 5) == 0)
+			return TRUE;
+		const char *nl = memchr(q, '\n', end - q);
+		p = nl ? nl + 1 : end;
+	}
+	return FALSE;
+}
+
+/* The message between START and END as the mbox's writer most likely
+ * wrote it, in *RAW, and the other readings that differ from it, in
+ * *OTHERS (NULL when none), for the intake to try in turn when the
+ * signature over *RAW is bad (source.h).  Quoting is ambiguous: an
+ * mboxo writer (Exim, Postfix) turns a body's "From " into ">From " and
+ * leaves an author's own ">From " as it is, an mboxrd writer adds a
+ * '>' to both, mboxcl2 (Dovecot) quotes nothing.  By Content-Length
+ * (LENGTHS) the bytes are read as they are first, then as mboxcl;
+ * between From_ lines as mboxrd first, then as they are, then as
+ * mboxo. */
+static void
+message_readings(const char *start, const char *end, gboolean lengths,
+                 GBytes **raw, GPtrArray **others)
+{
+	static const MboxReading by_lines[] = {READ_MBOXRD, READ_VERBATIM,
+	                                       READ_MBOXO};
+	static const MboxReading by_length[] = {READ_VERBATIM, READ_MBOXO};
+	const MboxReading *order = lengths ? by_length : by_lines;
+	gsize count = lengths ? G_N_ELEMENTS(by_length) : G_N_ELEMENTS(by_lines);
+	/* Without a quoted line every reading is the same. */
+	if (!has_quoted_from(start, end))
+		count = 1;
+	*raw = message_bytes(start, end, order[0]);
+	*others = NULL;
+	for (gsize i = 1; i < count; i++) {
+		GBytes *reading = message_bytes(start, end, order[i]);
+		gboolean known = g_bytes_equal(reading, *raw);
+		for (guint j = 0; !known && *others && j < (*others)->len; j++)
+			known = g_bytes_equal(reading, (*others)->pdata[j]);
+		if (known) {
+			g_bytes_unref(reading);
+			continue;
+		}
+		if (*others == NULL)
+			*others = g_ptr_array_new_with_free_func(
+			    (GDestroyNotify)g_bytes_unref);
+		g_ptr_array_add(*others, reading);
+	}
 }
 
 static gboolean
@@ -288,6 +364,165 @@ is_from_line(const char *data, const char *p, const char *end)
 		return FALSE;
 	return p == data || (p - data >= 2 && p[-1] == '\n' &&
 	                     (p[-2] == '\n' || (p - data >= 3 && p[-2] == '\r' && p[-3] == '\n')));
+}
+
+static const char *
+line_after(const char *p, const char *end)
+{
+	const char *nl = memchr(p, '\n', end - p);
+	return nl ? nl + 1 : end;
+}
+
+#define LENGTH_NONE (-1) /* no Content-Length header */
+#define LENGTH_BAD (-2)  /* one that is no decimal number, or two */
+
+/* The value of the Content-Length header whose value runs from P to
+ * EOL, or LENGTH_BAD. */
+static gint64
+length_value(const char *p, const char *eol)
+{
+	while (p < eol && (*p == ' ' || *p == '\t'))
+		p++;
+	const char *digits = p;
+	gint64 value = 0;
+	while (p < eol && g_ascii_isdigit(*p) && p - digits < 15)
+		value = value * 10 + (*p++ - '0');
+	if (p == digits)
+		return LENGTH_BAD;
+	while (p < eol && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p == eol || (*p == '\n' && p + 1 == eol) ? value : LENGTH_BAD;
+}
+
+/* The Content-Length of the message whose From_ line starts at P, and
+ * in *BODY where its body starts (after the blank line that ends its
+ * header), or NULL when the file ends inside the header. */
+static gint64
+content_length(const char *p, const char *end, const char **body)
+{
+	gint64 length = LENGTH_NONE;
+	const char *line = line_after(p, end);
+	*body = NULL;
+	while (line < end) {
+		const char *next = line_after(line, end);
+		if (next[-1] != '\n')
+			break;
+		if (*line == '\n' || (*line == '\r' && line[1] == '\n')) {
+			*body = next;
+			break;
+		}
+		if (next - line > 15 &&
+		    g_ascii_strncasecmp(line, "Content-Length:", 15) == 0)
+			length = length == LENGTH_NONE ? length_value(line + 15, next)
+			                               : LENGTH_BAD;
+		line = next;
+	}
+	return length;
+}
+
+typedef enum {
+	LENGTH_FITS,     /* ends at the end of the file, or at the blank line
+	                    before the next From_ line */
+	LENGTH_CUT,      /* the file ends first */
+	LENGTH_ELSEWHERE,
+} LengthEnd;
+
+/* Where a body that starts at BODY ends by its Content-Length LENGTH:
+ * *STOP after it, *NEXT at the next message (or END). */
+static LengthEnd
+length_end(const char *body, const char *end, gint64 length,
+           const char **stop, const char **next)
+{
+	if (length < 0)
+		return LENGTH_ELSEWHERE;
+	if (length > end - body)
+		return LENGTH_CUT;
+	*stop = body + length;
+	if (*stop == end || (**stop == '\n' && *stop + 1 == end)) {
+		*next = end;
+		return LENGTH_FITS;
+	}
+	if (**stop == '\n' && end - *stop > 5 && memcmp(*stop + 1, "From ", 5) == 0) {
+		*next = *stop + 1;
+		return LENGTH_FITS;
+	}
+	return LENGTH_ELSEWHERE;
+}
+
+/* A message of an mbox: its From_ line at START, its bytes from BODY
+ * (the line after the From_ line) to STOP, the next one at NEXT. */
+typedef struct {
+	const char *start, *body, *stop, *next;
+} MboxSpan;
+
+/* A message the file cuts short may be being written still when the
+ * file changed within this many seconds and its From_ line is dated
+ * within them too, give or take the widest zone offset (writers such as
+ * Dovecot date it in local time, without a zone). */
+#define MBOX_WRITING_SECONDS (10 * 60)
+#define MBOX_ZONE_SECONDS (14 * 60 * 60)
+
+/* Whether the message whose From_ line starts at P may be being
+ * written, in a file last changed at MTIME: its writer dated the line
+ * (an author cannot), and the file is still changing. */
+static gboolean
+being_written(const char *p, const char *end, gint64 now, gint64 mtime)
+{
+	const char *next = line_after(p, end);
+	gint64 arrival = source_mbox_from_line_time(p, next - p);
+	gint64 window = MBOX_WRITING_SECONDS + MBOX_ZONE_SECONDS;
+	return now - mtime < MBOX_WRITING_SECONDS && arrival > 0 &&
+	       arrival > now - window && arrival < now + window;
+}
+
+/* Whether the mbox DATA..END is split by Content-Length (mboxcl,
+ * mboxcl2): TRUE when its first message has a Content-Length that ends
+ * at the end of the file or at the blank line before a From_ line, and
+ * so on, each message's; *SPANS then holds its messages.  From the
+ * first message whose length does not fit on, nothing is read (*STOP):
+ * one the file cuts short (its header, or its body) while it may be
+ * being written (being_written) waits for the rest; any other makes the
+ * mbox damaged at *DAMAGED (its offset, else -1), and tenure reads no
+ * further rather than read a message out of another's body.  FALSE
+ * when a message on the way has no Content-Length (its writer writes
+ * none: a Content-Length others carry was their author's, and From_
+ * lines split the mbox, as in mboxo and mboxrd), or when the first
+ * message's does not fit. */
+static gboolean
+split_by_length(const char *data, const char *end, gint64 now,
+                gint64 mtime, GArray *spans, const char **stop, gint64 *damaged)
+{
+	const char *p = data;
+	*damaged = -1;
+	*stop = end;
+	while (p < end) {
+		const char *body = NULL;
+		gint64 length = content_length(p, end, &body);
+		MboxSpan span = {.start = p, .body = line_after(p, end)};
+		LengthEnd fits = body == NULL ? LENGTH_CUT
+		                              : length_end(body, end, length,
+		                                           &span.stop, &span.next);
+		if (fits == LENGTH_FITS) {
+			g_array_append_val(spans, span);
+			p = span.next;
+			continue;
+		}
+		*stop = p;
+		if (fits == LENGTH_CUT && being_written(p, end, now, mtime)) {
+			g_autofree char *offset = g_strdup_printf(
+			    "%" G_GINT64_FORMAT, (gint64)(p - data));
+			util_log("mbox-unfinished", "offset", offset, "reason",
+			         "the file ends before the message does, and its "
+			         "From_ line is recent: read when it is written",
+			         NULL);
+			return TRUE;
+		}
+		if (length == LENGTH_NONE || spans->len == 0)
+			return FALSE;
+		*damaged = p - data;
+		return TRUE;
+	}
+	return spans->len > 0;
 }
 
 /* The offset handled so far: 0 without a record, or with one for
@@ -319,30 +554,39 @@ read_offset(MboxSource *source, gint64 *offset, GError **error)
 static const char *
 message_end(const char *data, const char *end, const char *p)
 {
-	const char *nl = memchr(p, '\n', end - p);
-	const char *next = nl ? nl + 1 : end;
-	while (next < end && !is_from_line(data, next, end)) {
-		const char *n = memchr(next, '\n', end - next);
-		next = n ? n + 1 : end;
-	}
+	const char *next = line_after(p, end);
+	while (next < end && !is_from_line(data, next, end))
+		next = line_after(next, end);
 	return next;
 }
 
-/* Hands over the message from P to NEXT, or sets it aside; one that
+/* Where the message whose From_ line starts at P ends, between From_
+ * lines: at the next one, or END; the blank line before it is the
+ * separator. */
+static MboxSpan
+span_by_lines(const char *data, const char *end, const char *p)
+{
+	MboxSpan span = {.start = p, .body = line_after(p, end),
+	                 .next = message_end(data, end, p)};
+	span.stop = span.next;
+	if (span.next < end && span.stop > span.body && span.stop[-1] == '\n')
+		span.stop--;
+	return span;
+}
+
+/* Hands over the message SPAN (read by Content-Length when LENGTHS),
+ * or sets it aside; one that
  * cannot be decided now is recorded for a later try (the configured
  * source) or counted (an archive).  FALSE only with the handler's error,
  * or when the state cannot be written. */
 static gboolean
-handle_at(MboxSource *source, const char *data, const char *p,
-          const char *next, const char *end, SourceHandler handler,
-          gpointer user_data, GError **error)
+handle_at(MboxSource *source, const char *data, const MboxSpan *span,
+          gboolean lengths, SourceHandler handler, gpointer user_data,
+          GError **error)
 {
-	const char *nl = memchr(p, '\n', end - p);
-	const char *body = nl ? nl + 1 : end;
-	/* The blank line before the next From_ is the separator. */
-	const char *stop = next;
-	if (next < end && stop > body && stop[-1] == '\n')
-		stop--;
+	const char *p = span->start;
+	const char *body = span->body;
+	const char *stop = span->stop;
 	g_autofree char *id = g_strdup_printf("%" G_GINT64_FORMAT,
 	                                      (gint64)(p - data));
 	g_autofree char *key = g_strconcat("mbox ", id, NULL);
@@ -357,9 +601,10 @@ handle_at(MboxSource *source, const char *data, const char *p,
 	} else {
 		SourceMessage message = {
 			.id = g_strdup(id),
-			.raw = message_bytes(body, body + length),
 			.arrival = source_mbox_from_line_time(p, body - p),
 		};
+		message_readings(body, body + length, lengths, &message.raw,
+		                 &message.readings);
 		handled = handler(&message, user_data, &failure);
 		source_message_clear(&message);
 	}
@@ -491,24 +736,57 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 			return FALSE;
 	}
 	source->handled_to = MAX(source->handled_to, offset);
+	gint64 now = date_now_unix();
+	struct stat st;
+	gint64 mtime = stat(source->path, &st) == 0 ? (gint64)st.st_mtime : 0;
+	g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(MboxSpan));
+	const char *stop = end;
+	gint64 damaged = -1;
+	gboolean lengths = size > 0 && is_from_line(data, data, end) &&
+	                   split_by_length(data, end, now, mtime,
+	                                   spans, &stop, &damaged);
+	if (!lengths)
+		stop = end;
 	const char *p = data + offset;
-	if (p < end && !is_from_line(data, p, end)) {
+	guint index = 0;
+	if (lengths) {
+		/* An offset kept where a From_ line split the mbox before
+		 * may lie inside a body: reading goes on at the next message
+		 * its writer wrote, and nothing in the body counts. */
+		while (index < spans->len &&
+		       g_array_index(spans, MboxSpan, index).start < p)
+			index++;
+		const char *resume = index < spans->len
+		                         ? g_array_index(spans, MboxSpan, index).start
+		                         : stop;
+		if (resume != p && p < stop) {
+			g_autofree char *kept = g_strdup_printf("%" G_GINT64_FORMAT,
+			                                        offset);
+			g_autofree char *next = g_strdup_printf(
+			    "%" G_GINT64_FORMAT, (gint64)(resume - data));
+			util_log_warning("mbox-resync", "offset", kept, "next", next,
+			                 "reason", "the offset kept lies inside a "
+			                 "message, by the mbox's Content-Length",
+			                 NULL);
+		}
+		p = resume;
+	} else if (p < end && !is_from_line(data, p, end)) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
 		            "%s:%" G_GINT64_FORMAT ": not an mbox (no \"From \" line)",
 		            source->path, offset);
 		return FALSE;
 	}
-	gint64 now = date_now_unix();
-	while (p < end) {
-		const char *next = message_end(data, end, p);
+	while (p < stop) {
+		MboxSpan span = lengths ? g_array_index(spans, MboxSpan, index++)
+		                        : span_by_lines(data, end, p);
 		if (!wanted(source, p - data, now)) {
-			p = next;
+			p = span.next;
 			continue;
 		}
-		if (!handle_at(source, data, p, next, end, handler, user_data,
+		if (!handle_at(source, data, &span, lengths, handler, user_data,
 		               error))
 			return FALSE;
-		source->handled_to = MAX(source->handled_to, next - data);
+		source->handled_to = MAX(source->handled_to, span.next - data);
 		if (source->offset_path) {
 			g_autofree char *state = g_strdup_printf("%" G_GINT64_FORMAT "\t%s\n",
 			                                         offset_to_keep(source),
@@ -516,7 +794,32 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 			if (!state_file_write(source->offset_path, state, -1, error))
 				return FALSE;
 		}
-		p = next;
+		p = span.next;
+	}
+	if (damaged >= 0) {
+		source->undecided = 0;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s:%" G_GINT64_FORMAT ": the message there has a "
+		            "Content-Length that ends neither at the end of the "
+		            "file nor before a \"From \" line, in an mbox whose "
+		            "messages before it are split by theirs (mboxcl2, as "
+		            "Dovecot writes it): nothing from there on is read, so "
+		            "that no message is read out of another's body; let "
+		            "the mail server repair the mbox, or remove that message",
+		            source->path, damaged);
+		return FALSE;
+	}
+	/* An archive is read once: a message still being written is not
+	 * read, and the import says so rather than end as if whole. */
+	if (lengths && stop < end && source->offset_path == NULL) {
+		source->undecided = 0;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s:%" G_GINT64_FORMAT ": the file ends inside the "
+		            "message there (its header, or the body its "
+		            "Content-Length gives), and the file is changing: "
+		            "import it again when its writer is done", source->path,
+		            (gint64)(stop - data));
+		return FALSE;
 	}
 	if (source->undecided > 0) {
 		source_undecided_error(source->undecided, error);
