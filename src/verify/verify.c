@@ -408,11 +408,17 @@ signature_bounded(GMimeObject *part, SignedKind kind, char **reason)
 /* The checks, against the keyring as it is set; *MISSING is the
  * fingerprint or key ID gpg named for an unknown key.  FALSE with
  * *REASON for a verdict on the mail, or with *UNDECIDED for no verdict
- * that could be the system's doing. */
+ * that is tenure's own failure: gpgv could not be run, or the
+ * signature is dated ahead of tenure's clock.  Whatever gpgv answered
+ * after a run on the mail's bytes is a verdict (issue 32, item 1);
+ * *UNCHECKED (may be NULL) is set with it when gpgv's answer was an
+ * error status with no reason given (ERRSIG 1), which is what gpgv
+ * says of a signing subkey that is not its key's (check_claimants). */
 static gboolean
 check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
                 gint64 arrival, VerifyMode mode, Signed **result,
-                char **reason, char **missing, char **undecided)
+                char **reason, char **missing, char **undecided,
+                gboolean *unchecked)
 {
 	g_autoptr(GError) gerror = NULL;
 	g_autoptr(GMimeSignatureList) list = NULL;
@@ -423,9 +429,10 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		list = g_mime_part_openpgp_verify(GMIME_PART(part),
 		                                  GMIME_VERIFY_NONE, &gerror);
 	if (list == NULL) {
-		/* GPGME failing (GMime's general error, from verify_context.c)
-		 * is gpg or its engine failing, not the mail; a multipart/signed
-		 * GMime cannot take apart is the mail. */
+		/* GMime's general error, from verify_context.c, is gpgv not
+		 * run or not answering at all: tenure's failure.  Anything
+		 * else (gpgv's answer on the mail, a multipart/signed GMime
+		 * cannot take apart) is the mail. */
 		if (gerror == NULL || gerror->domain == GMIME_GPGME_ERROR ||
 		    (gerror->domain == GMIME_ERROR &&
 		     gerror->code == GMIME_ERROR_GENERAL))
@@ -438,10 +445,11 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		return FALSE;
 	}
 	int count = g_mime_signature_list_length(list);
-	/* packets.h let one signature packet through: a gpg that reports
-	 * none gave no verdict on it. */
+	/* packets.h let one signature packet through, and gpgv, run on
+	 * it, reports none: its answer on this mail. */
 	if (count == 0) {
-		*undecided = g_strdup("gpg reported no signature");
+		*reason = g_strdup("signature could not be checked: gpgv "
+		                   "reports no signature in it");
 		return FALSE;
 	}
 	if (count != 1) {
@@ -459,11 +467,15 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		tolerated |= GMIME_SIGNATURE_STATUS_KEY_EXPIRED |
 		             GMIME_SIGNATURE_STATUS_KEY_REVOKED;
 	GMimeCertificate *cert = g_mime_signature_get_certificate(sig);
-	/* An error check (ERRSIG) other than a missing key: gpg could not
-	 * check the signature, which says nothing of the mail. */
+	/* An error status (ERRSIG) other than a missing key, after a
+	 * normal run on the mail's bytes: gpgv's answer on this mail (the
+	 * codes it explains are refused in verify_context.c already). */
 	if ((status & GMIME_SIGNATURE_STATUS_SYS_ERROR) &&
 	    !(status & GMIME_SIGNATURE_STATUS_KEY_MISSING)) {
-		*undecided = g_strdup("gpg could not check the signature (error status)");
+		*reason = g_strdup("signature could not be checked: gpgv "
+		                   "answered with an error status");
+		if (unchecked)
+			*unchecked = TRUE;
 		return FALSE;
 	}
 	if ((status & ~tolerated) != 0) {
@@ -540,8 +552,10 @@ parse_entity(const char *text)
  * FALSE, with *REASON when one gave a verdict (a signature bad under
  * one key is bad under all: it is the subkey's), or when the subkey's
  * own back-signature binds it under two committee keys (its holder's
- * doing: which one signed cannot be told); with *UNDECIDED when none
- * gave one; with ERROR when the keys cannot be read.  ENTITY is a
+ * doing: which one signed cannot be told); with *UNDECIDED when a try
+ * met tenure's own failure (gpgv not run, a date ahead of its clock);
+ * with neither when gpgv found the subkey bound under none of them;
+ * with ERROR when the keys cannot be read.  ENTITY is a
  * clearsigned PART as it came, read anew for each try (gpg's
  * verification replaces its content). */
 static gboolean
@@ -563,11 +577,12 @@ check_claimants(Verifier *verifier, GMimeObject *part, const char *entity,
 		g_autofree char *why = NULL;
 		g_autofree char *ignored = NULL;
 		g_autofree char *later = NULL;
+		gboolean unchecked = FALSE;
 		if (check_signature(verifier, copy ? copy : part, kind, arrival, mode,
-		                    &one, &why, &ignored, &later)) {
+		                    &one, &why, &ignored, &later, &unchecked)) {
 			if (good++ == 0)
 				found = g_steal_pointer(&one);
-		} else if (why && verdict == NULL) {
+		} else if (why && !unchecked && verdict == NULL) {
 			verdict = g_steal_pointer(&why);
 		} else if (later && none == NULL) {
 			none = g_steal_pointer(&later);
@@ -589,10 +604,11 @@ check_claimants(Verifier *verifier, GMimeObject *part, const char *entity,
 		                          missing, good);
 	else if (verdict)
 		*reason = g_steal_pointer(&verdict);
-	else
-		*undecided = none ? g_steal_pointer(&none)
-		                  : g_strdup("no key that carries the signing "
-		                             "subkey gave a verdict");
+	else if (none)
+		*undecided = g_steal_pointer(&none);
+	/* Else gpgv found the subkey bound under none of them: no key of
+	 * the committee's made the signature (the caller's "unknown
+	 * key", unless it is a serving member's key gone missing). */
 	return FALSE;
 }
 
@@ -625,7 +641,7 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	g_autofree char *missing = NULL;
 	g_autofree char *undecided = NULL;
 	if (check_signature(verifier, part, kind, arrival, mode, result, reason,
-	                    &missing, &undecided))
+	                    &missing, &undecided, NULL))
 		return TRUE;
 	/* A signing subkey that more than one key carries is in none of
 	 * the committee keyring's (keyring.h): tried under each. */
@@ -692,7 +708,7 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		g_autoptr(GMimeObject) copy = entity ? parse_entity(entity) : NULL;
 		gboolean ok = check_signature(verifier, copy ? copy : part, kind,
 		                              arrival, mode, result, reason,
-		                              &ignored, &undecided);
+		                              &ignored, &undecided, NULL);
 		if (!keyring_read_whole(verifier->keyring, FALSE, error)) {
 			g_clear_pointer(reason, g_free);
 			g_clear_pointer(result, signed_free);
