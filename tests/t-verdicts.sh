@@ -25,15 +25,18 @@ BOB=$(gpg_new_key "Bob Member" bob@example.org)
 CAROL=$(gpg_new_key "Carol Member" carol@example.org)
 DAVE=$(gpg_new_key "Dave Member" dave@example.org)
 OUTSIDER=$(gpg_new_key "Ordinary Keyholder" keyholder@example.net)
+LEADER=$(gpg_new_key "Project Leader" leader@example.net)
 # The outsider's key is in the keyring tenure reads, like any Debian
 # developer's, but the ledger records it for nobody.
 gpg_export_keyring "$W/keyring.gpg" alice@example.org bob@example.org \
-	carol@example.org dave@example.org keyholder@example.net
+	carol@example.org dave@example.org keyholder@example.net \
+	leader@example.net
 committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Bob Member <bob@example.org> $BOB" \
 	"Carol Member <carol@example.org> $CAROL" \
 	"Dave Member <dave@example.org> $DAVE"
-committee_conf
+# The project leader holds a role and is no member.
+committee_conf roles.leader="$LEADER"
 # gpgv is the real one but where a test makes it fail (fault).
 . "$top_srcdir/tests/lib-fakegpg.sh"
 craft="/usr/bin/python3 $top_srcdir/tests/craft-packets.py"
@@ -144,6 +147,60 @@ fi
 once +5m
 test_begin "... and is applied once gpgv answers"
 if [ "$(cat "$W/status")" = 0 ] && in_cur "$e" && resigned Alice; then
+	test_pass
+else
+	test_fail "exit $(cat "$W/status")" "$(cat "$W/log")"
+fi
+
+# 3. An ordinary keyring key signs 20 hours ahead of tenure's clock: its
+# holder can act on no day of the window, so it is refused at once.
+o=$(signed_mail --at '+20 hours' "$OUTSIDER" keyholder@example.net outsider \
+	"Tenure: resign")
+put o "$o"
+events_before=$(events)
+sent_before=$(sent_count)
+once +2m
+test_begin "an outsider's signature 20 hours ahead: refused at once, run --once exits 0"
+if [ "$(cat "$W/status")" = 0 ] && in_cur "$o" &&
+	grep -q "^refused .*id=$o .*reason=\"signature dated .*, ahead of tenure's clock, by a key of no one who may act" "$W/log" &&
+	no_wait "$o"; then
+	test_pass
+else
+	test_fail "exit $(cat "$W/status")" "$(cat "$W/log")" "$(cat "$retry" 2>/dev/null)"
+fi
+test_begin "... the ledger unchanged, nothing sent, nothing reported"
+test_expect_equal "$events_before 0 0" \
+	"$(events) $(($(sent_count) - sent_before)) $(reports)"
+
+# 4. A member's signature 20 hours ahead still waits for the clock
+# (tenure's clock may be behind), and is applied once it has caught up.
+b=$(signed_mail --at '+20 hours' "$BOB" bob@example.org bob "Tenure: resign")
+put b "$b"
+once +3m
+test_begin "a member's signature 20 hours ahead waits, unrefused"
+if [ "$(cat "$W/status")" != 0 ] && in_new "$b" && ! resigned Bob &&
+	! grep -q '^refused ' "$W/log" &&
+	grep -q "^deferred id=$b reason=.*ahead of tenure's clock" "$W/log"; then
+	test_pass
+else
+	test_fail "exit $(cat "$W/status")" "$(cat "$W/log")"
+fi
+# So does a role holder's who is no member: the leader's.
+l=$(signed_mail --at '+20 hours' "$LEADER" leader@example.net leader \
+	"Tenure: resign")
+put l "$l"
+once +4m
+test_begin "the leader's signature 20 hours ahead (a role holder, no member) waits too"
+if [ "$(cat "$W/status")" != 0 ] && in_new "$l" &&
+	! grep -q '^refused ' "$W/log" &&
+	grep -q "^deferred id=$l reason=.*ahead of tenure's clock" "$W/log"; then
+	test_pass
+else
+	test_fail "exit $(cat "$W/status")" "$(cat "$W/log")"
+fi
+once +21h
+test_begin "... and is applied once tenure's clock has caught up"
+if [ "$(cat "$W/status")" = 0 ] && in_cur "$b" && resigned Bob && in_cur "$l"; then
 	test_pass
 else
 	test_fail "exit $(cat "$W/status")" "$(cat "$W/log")"

@@ -22,6 +22,8 @@ struct Verifier {
 	GPtrArray *signer_emails; /* addresses of members with no key */
 	GHashTable *serving;      /* the key of each member and role holder
 	                             serving today -> who ("Name <email>") */
+	Committee *committee;     /* the ledger's, replayed, or NULL */
+	GHashTable *awaited;      /* keys a pending half waits for */
 };
 
 void
@@ -66,6 +68,9 @@ verify_free(Verifier *verifier)
 		g_ptr_array_unref(verifier->signer_emails);
 	if (verifier->serving)
 		g_hash_table_unref(verifier->serving);
+	if (verifier->awaited)
+		g_hash_table_unref(verifier->awaited);
+	committee_free(verifier->committee);
 	g_free(verifier);
 }
 
@@ -104,15 +109,12 @@ null_ended(GHashTable *set)
  * Empty when the ledger cannot be replayed: its errors are reported
  * where it is read. */
 static GHashTable *
-serving_keys(const Conf *conf, const Ledger *ledger)
+serving_keys(const Conf *conf, const Committee *committee)
 {
 	GHashTable *serving = g_hash_table_new_full(g_str_hash, g_str_equal,
 	                                            g_free, g_free);
-	g_autoptr(Committee) committee =
-	    ledger ? committee_replay(ledger, NULL) : NULL;
 	if (committee == NULL)
 		return serving;
-	committee_bootstrap_roles(committee, conf->chair, conf->leader);
 	Day today = date_today();
 	g_autoptr(GPtrArray) members = committee_members_on(committee, today);
 	for (guint i = 0; i < members->len; i++) {
@@ -186,7 +188,57 @@ verify_set_signers(Verifier *verifier, const Ledger *ledger,
 	verifier->signer_emails = null_ended(emails);
 	if (verifier->serving)
 		g_hash_table_unref(verifier->serving);
-	verifier->serving = serving_keys(conf, ledger);
+	committee_free(verifier->committee);
+	verifier->committee = ledger ? committee_replay(ledger, NULL) : NULL;
+	if (verifier->committee)
+		committee_bootstrap_roles(verifier->committee, conf->chair,
+		                          conf->leader);
+	verifier->serving = serving_keys(conf, verifier->committee);
+	if (verifier->awaited)
+		g_hash_table_unref(verifier->awaited);
+	verifier->awaited = g_hash_table_new_full(g_str_hash, g_str_equal,
+	                                          g_free, NULL);
+	for (const char *const *f = extra; f && *f; f++)
+		add_fingerprint(verifier->awaited, *f);
+}
+
+/* Whether FPR is the secretary's key or one a pending half waits for. */
+static gboolean
+awaited_or_secretary(Verifier *verifier, const char *fpr)
+{
+	const Conf *conf = verifier->conf;
+	g_autofree char *key = NULL;
+	if (fpr == NULL || !util_fingerprint_normalize(fpr, &key))
+		return FALSE;
+	return (conf->secretary && g_ascii_strcasecmp(conf->secretary, key) == 0) ||
+	       (verifier->awaited && g_hash_table_contains(verifier->awaited, key));
+}
+
+/* Whether the signer of S could act on a day from FIRST to LAST: its
+ * key a member's then, a role holder's, the secretary's, or one a
+ * pending half waits for (issue 32, item 2).  Anyone else's command is
+ * refused whatever its date, so only such a signer's signature dated
+ * ahead of tenure's clock waits for it. */
+static gboolean
+may_act(Verifier *verifier, const Signed *s, Day first, Day last)
+{
+	g_autofree char *key = NULL;
+	if (s->fingerprint == NULL ||
+	    !util_fingerprint_normalize(s->fingerprint, &key))
+		return FALSE;
+	if (awaited_or_secretary(verifier, key) ||
+	    awaited_or_secretary(verifier, s->signing_key))
+		return TRUE;
+	const Committee *committee = verifier->committee;
+	for (Day day = first; committee && day != DAY_NONE && day <= last; day++) {
+		const Person *person = committee_find_key(committee, key, day);
+		if (person && person_term_on(person, day))
+			return TRUE;
+		for (int role = 0; role < ROLE_COUNT; role++)
+			if (committee_holds_role(committee, role, key, day))
+				return TRUE;
+	}
+	return FALSE;
 }
 
 /* Who, of those serving today, the ledger records with the key FPR or
@@ -305,8 +357,12 @@ out:
 
 /* A signature dated ahead of tenure's clock may be tenure's fault (its
  * clock behind the sender's): up to VERIFY_FUTURE_LIMIT ahead it is
- * *UNDECIDED, tried again once the clock has caught up; beyond that, or
- * that far after the message arrived, it is refused. */
+ * *UNDECIDED, tried again once the clock has caught up, when its
+ * signer could act on a day from the arrival to the signature's date
+ * (may_act): who may act is decided before when, and anyone else's
+ * mail is refused at once, whatever its date (issue 32, item 2).
+ * Beyond that limit, or that far after the message arrived, it is
+ * refused. */
 static gboolean
 check_time(Verifier *verifier, const Signed *s, gint64 arrival,
            char **reason, char **undecided)
@@ -319,6 +375,15 @@ check_time(Verifier *verifier, const Signed *s, gint64 arrival,
 		return FALSE;
 	}
 	if (s->created > now + VERIFY_CLOCK_SKEW) {
+		Day first = MIN(date_of_unix(arrival), date_of_unix(now));
+		if (!may_act(verifier, s, first, date_of_unix(s->created))) {
+			*reason = g_strdup_printf("signature dated %s, ahead of "
+			                          "tenure's clock, by a key of no "
+			                          "one who may act on the "
+			                          "committee's behalf then",
+			                          when);
+			return FALSE;
+		}
 		*undecided = g_strdup_printf("signature dated %s, ahead of tenure's "
 		                             "clock", when);
 		return FALSE;
@@ -502,9 +567,11 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		*reason = g_strdup("signature without a creation time");
 		return FALSE;
 	}
-	if (!check_time(verifier, s, arrival, reason, undecided))
-		return FALSE;
+	/* The key first: whose it is decides whether a date ahead of
+	 * tenure's clock is worth waiting for (check_time). */
 	if (!check_key(verifier, s, mode, reason))
+		return FALSE;
+	if (!check_time(verifier, s, arrival, reason, undecided))
 		return FALSE;
 
 	/* Only now is the text trusted: for a clearsigned part GMime has
