@@ -52,12 +52,12 @@ put() {
 	deliver "$W/inbox" "$2"
 	eval "$1=\$(ls \"\$W/inbox/new\" | grep -vxF -f \"\$W/new.before\")"
 }
-# crafted VAR ID HOW...: Alice's real resignation, its signature packet
-# changed by craft-packets.py HOW, delivered.
+# crafted VAR ID FPR FROM HOW...: FPR's real resignation, its signature
+# packet changed by craft-packets.py HOW, delivered.
 crafted() {
 	local var=$1 id=$2 mail
-	shift 2
-	mail=$(signed_mail "$ALICE" alice@example.org "$id" "Tenure: resign")
+	mail=$(signed_mail "$3" "$4" "$id" "Tenure: resign")
+	shift 4
 	signature_of "$mail" >"$W/$id.sig"
 	# shellcheck disable=SC2086
 	$craft "$@" "$W/$id.sig" >"$W/$id.crafted"
@@ -71,12 +71,18 @@ no_wait() {
 }
 
 once
-ALICE_MADE=$(gw --with-colons --list-keys "$ALICE" 2>/dev/null |
-	awk -F: '$1 == "pub" { print $6; exit }')
+made() {
+	gw --with-colons --list-keys "$1" 2>/dev/null |
+		awk -F: '$1 == "pub" { print $6; exit }'
+}
 
-# 1. Alice's signature, dated an hour before her key was made: gpgv
-# answers ERRSIG 39 (time conflict).  Carol's genuine command is behind.
-crafted a1 early created $((ALICE_MADE - 3600))
+# 1. Alice's signature, dated an hour before her key was made: tenure
+# tells it from the packet; and the outsider's, whose key only the whole
+# keyring holds: there gpgv answers ERRSIG 39 (time conflict).  Carol's
+# genuine command is behind them.
+crafted a1 early "$ALICE" alice@example.org created $(($(made "$ALICE") - 3600))
+crafted o1 early-outsider "$OUTSIDER" keyholder@example.net \
+	created $(($(made "$OUTSIDER") - 3600))
 c=$(signed_mail "$CAROL" carol@example.org carol "Tenure: resign")
 sleep 1
 put c "$c"
@@ -88,15 +94,22 @@ if [ "$(cat "$W/status")" = 0 ] && resigned Carol && in_cur "$c"; then
 else
 	test_fail "exit $(cat "$W/status")" "$(cat "$W/log")"
 fi
-test_begin "... it is refused at once, naming the time conflict"
+test_begin "... it is refused at once, naming the key made after it"
 if in_cur "$a1" && ! resigned Alice &&
-	grep -q "^refused .*id=$a1 .*reason=\".*the signature is dated before the key that made it" "$W/log"; then
+	grep -q "^refused .*id=$a1 .*reason=\"signature dated .*, before its key $ALICE was made (" "$W/log"; then
+	test_pass
+else
+	test_fail "$(cat "$W/log")"
+fi
+test_begin "... and the outsider's is refused at once on gpgv's ERRSIG 39"
+if in_cur "$o1" &&
+	grep -q "^refused .*id=$o1 .*reason=\".*the signature is dated before the key that made it (ERRSIG 39)" "$W/log"; then
 	test_pass
 else
 	test_fail "$(cat "$W/log")"
 fi
 test_begin "... nothing waits, nothing in the state's retry record"
-if no_wait "$a1"; then
+if no_wait "$a1" && no_wait "$o1"; then
 	test_pass
 else
 	test_fail "$(cat "$W/log")" "$(cat "$retry" 2>/dev/null)"
@@ -107,7 +120,7 @@ test_expect_equal "0 1" "$(reports) $(($(sent_count) - sent_before))"
 # 2. Alice's signature without its last value (s of EdDSA's r and s),
 # the packet's length fixed: gpgv says only NODATA.  Dave's command is
 # behind it.
-crafted a2 short drop-value
+crafted a2 short "$ALICE" alice@example.org drop-value
 d=$(signed_mail "$DAVE" dave@example.org dave "Tenure: resign")
 sleep 1
 put d "$d"

@@ -444,6 +444,88 @@ packets_check_signature(const char *signature, gsize len, char **reason)
 	return signature_values_fit(&summary, reason);
 }
 
+/* The subpackets of AREA (LEN octets) that say when a signature was
+ * made (type 2) and by which key (type 33, a version 4 fingerprint),
+ * into *CREATED and *ISSUER where they are not set yet. */
+static void
+signature_subpackets(const guchar *area, gsize len, gint64 *created,
+                     char **issuer)
+{
+	gsize at = 0;
+	while (at < len) {
+		gsize size = area[at], head = 1;
+		if (size >= 192 && size < 255 && at + 1 < len) {
+			size = ((size - 192) << 8) + area[at + 1] + 192;
+			head = 2;
+		} else if (size == 255 && at + 4 < len) {
+			size = ((gsize)area[at + 1] << 24) | ((gsize)area[at + 2] << 16) |
+			       ((gsize)area[at + 3] << 8) | area[at + 4];
+			head = 5;
+		} else if (size >= 192) {
+			return;
+		}
+		if (size == 0 || size > len - at - head)
+			return;
+		const guchar *sub = area + at + head;
+		int type = sub[0] & 0x7F;
+		if (type == 2 && size == 5 && *created == 0)
+			*created = ((gint64)sub[1] << 24) | (sub[2] << 16) |
+			           (sub[3] << 8) | sub[4];
+		else if (type == 33 && size == 22 && sub[1] == 4 && *issuer == NULL) {
+			GString *hex = g_string_sized_new(40);
+			for (int i = 0; i < 20; i++)
+				g_string_append_printf(hex, "%02X", sub[2 + i]);
+			*issuer = g_string_free(hex, FALSE);
+		}
+		at += head + size;
+	}
+}
+
+gboolean
+packets_signature_issuer(const char *signature, gsize len, gint64 *created,
+                         char **issuer)
+{
+	*created = 0;
+	*issuer = NULL;
+	g_autofree char *ignored = NULL;
+	g_autoptr(GBytes) packets =
+	    packets_dearmor(signature, len, "SIGNATURE", &ignored);
+	if (packets == NULL)
+		return FALSE;
+	gsize size = 0, pos = 0;
+	const guchar *data = g_bytes_get_data(packets, &size);
+	OpenpgpPacket packet;
+	if (!openpgp_next(data, size, &pos, &packet, &ignored) ||
+	    packet.tag != OPENPGP_TAG_SIGNATURE || packet.body == NULL ||
+	    packet.body_len < 6)
+		return FALSE;
+	const guchar *body = packet.body;
+	gsize body_len = packet.body_len;
+	if (body[0] == 3) {
+		if (body_len < 7)
+			return TRUE;
+		*created = ((gint64)body[3] << 24) | (body[4] << 16) |
+		           (body[5] << 8) | body[6];
+		return TRUE;
+	}
+	if (body[0] != 4)
+		return TRUE;
+	gsize hashed = ((gsize)body[4] << 8) | body[5];
+	if (6 + hashed > body_len)
+		return TRUE;
+	signature_subpackets(body + 6, hashed, created, issuer);
+	gsize at = 6 + hashed;
+	if (at + 2 <= body_len) {
+		gsize unhashed = ((gsize)body[at] << 8) | body[at + 1];
+		/* Only the time in the hashed area is the signer's. */
+		gint64 unsigned_time = 0;
+		if (at + 2 + unhashed <= body_len)
+			signature_subpackets(body + at + 2, unhashed,
+			                     &unsigned_time, issuer);
+	}
+	return TRUE;
+}
+
 const char *
 packets_clearsigned_signature(const char *text, gsize len, gsize *signature_len)
 {

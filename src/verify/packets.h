@@ -84,6 +84,16 @@ GBytes *packets_dearmor(const char *text, gsize len, const char *label,
 gboolean packets_check_signature(const char *signature, gsize len,
                                  char **reason);
 
+/* The creation time (*CREATED, Unix seconds, from the hashed area of a
+ * version 4 signature or the fields of a version 3 one) and the
+ * issuer's fingerprint (*ISSUER, 40 upper-case hex digits, from an
+ * issuer fingerprint subpacket, RFC 4880bis 5.2.3.28) of the first
+ * signature packet of SIGNATURE (LEN bytes, as for
+ * packets_check_signature).  Either is 0 or NULL when the packet does
+ * not say; FALSE when SIGNATURE cannot be read at all. */
+gboolean packets_signature_issuer(const char *signature, gsize len,
+                                  gint64 *created, char **issuer);
+
 /* The armoured signature block of a clearsigned TEXT (LEN bytes): from
  * the line "-----BEGIN PGP SIGNATURE-----" that ends the signed text
  * to the end of TEXT; *SIGNATURE_LEN its length.  NULL when there is

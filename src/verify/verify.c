@@ -442,9 +442,11 @@ decoded_content(GMimeObject *part, gint64 limit)
 /* What gpg's work on PART will cost is bounded before gpg runs: the
  * signature is one signature packet of a few KB and nothing else (no
  * compressed data, no second signature: see packets.h).  FALSE with
- * *REASON, a refusal, otherwise. */
+ * *REASON, a refusal, otherwise.  *CREATED and *ISSUER are what the
+ * packet says of its date and its key (packets_signature_issuer). */
 static gboolean
-signature_bounded(GMimeObject *part, SignedKind kind, char **reason)
+signature_bounded(GMimeObject *part, SignedKind kind, gint64 *created,
+                  char **issuer, char **reason)
 {
 	GMimeObject *holder = kind == SIGNED_PGP_MIME
 	                          ? g_mime_multipart_get_part(GMIME_MULTIPART(part), 1)
@@ -467,7 +469,37 @@ signature_bounded(GMimeObject *part, SignedKind kind, char **reason)
 		*reason = g_strdup("clearsigned block without its signature");
 		return FALSE;
 	}
-	return packets_check_signature(signature, len, reason);
+	if (!packets_check_signature(signature, len, reason))
+		return FALSE;
+	packets_signature_issuer(signature, len, created, issuer);
+	return TRUE;
+}
+
+/* A signature the packet dates (CREATED) before the committee key it
+ * names (ISSUER) was made: gpgv says only "time conflict" (ERRSIG 39)
+ * of it, and no key made it then.  FALSE with *REASON for such a one
+ * (issue 32, item 1). */
+static gboolean
+signature_after_key(Verifier *verifier, gint64 created, const char *issuer,
+                    char **reason)
+{
+	gpgme_key_t key = NULL;
+	if (created <= 0 || issuer == NULL ||
+	    !keyring_lookup(verifier->keyring, issuer, &key))
+		return TRUE;
+	gint64 made = 0;
+	for (gpgme_subkey_t sub = key->subkeys; sub; sub = sub->next)
+		if (sub->fpr && g_ascii_strcasecmp(sub->fpr, issuer) == 0)
+			made = sub->timestamp;
+	gpgme_key_unref(key);
+	if (made <= 0 || created >= made)
+		return TRUE;
+	g_autofree char *when = format_time(created);
+	g_autofree char *then = format_time(made);
+	*reason = g_strdup_printf("signature dated %s, before its key %s was "
+	                          "made (%s)",
+	                          when, issuer, then);
+	return FALSE;
 }
 
 /* The checks, against the keyring as it is set; *MISSING is the
@@ -686,7 +718,9 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
                char **reason, GError **error)
 {
 	*reason = NULL;
-	if (!signature_bounded(part, kind, reason))
+	gint64 created = 0;
+	g_autofree char *issuer = NULL;
+	if (!signature_bounded(part, kind, &created, &issuer, reason))
 		return FALSE;
 	/* gpg would take a keyring that vanished, or one caught being
 	 * rewritten, for one without the key: that is a failure to do the
@@ -699,6 +733,8 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	                         ? (const char *const *)verifier->signer_emails->pdata
 	                         : NULL,
 	                     error))
+		return FALSE;
+	if (!signature_after_key(verifier, created, issuer, reason))
 		return FALSE;
 	/* gpg's verification of a clearsigned part replaces its content
 	 * (with what gpg verified), so a second check needs a copy. */
