@@ -131,6 +131,10 @@ dist_check_SCRIPTS += tests/t-undecidable.sh
 # act.
 TESTS += tests/t-verdicts.sh
 dist_check_SCRIPTS += tests/t-verdicts.sh
+# tests/test-packets: a signature packet's values and dates (packets.c).
+check_PROGRAMS += tests/test-packets
+tests_test_packets_LDADD = $(TEST_LDADD)
+TESTS += tests/test-packets
 
 # A waiting mail is never forgotten (issue 25, item 4): the IMAP cursor
 # and the mbox offset hold before it whatever becomes of STATE_DIR/retry.
