@@ -208,10 +208,14 @@ awaited_or_secretary(Verifier *verifier, const char *fpr)
 {
 	const Conf *conf = verifier->conf;
 	g_autofree char *key = NULL;
+	g_autofree char *secretary = NULL;
 	if (fpr == NULL || !util_fingerprint_normalize(fpr, &key))
 		return FALSE;
-	return (conf->secretary && g_ascii_strcasecmp(conf->secretary, key) == 0) ||
-	       (verifier->awaited && g_hash_table_contains(verifier->awaited, key));
+	if (conf->secretary &&
+	    util_fingerprint_normalize(conf->secretary, &secretary) &&
+	    g_ascii_strcasecmp(secretary, key) == 0)
+		return TRUE;
+	return verifier->awaited && g_hash_table_contains(verifier->awaited, key);
 }
 
 /* Whether the signer of S could act on a day from FIRST to LAST: its
