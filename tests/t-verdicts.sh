@@ -9,9 +9,11 @@
 # no record in the state, and the command behind it applied.  A
 # signature dated 20 hours ahead by an ordinary keyring key (no member,
 # no role holder, no pending half) is refused at once too; a member's
-# dated so still waits for tenure's clock, and is applied once it has
-# caught up.  (gpgv killed or timed out, and a member's key gone from
-# the keyrings, still wait: here and t-gpgfaults.sh, t-keyring-missing.sh.)
+# dated so still waits for tenure's clock, and so do a role holder's who
+# is no member and a new key's that a pending key change waits for: each
+# is applied once the clock has caught up.  gpgv dead by a signal still
+# makes a member's mail wait (killed at its deadline: t-gpgfaults.sh; a
+# member's key gone from the keyrings: t-keyring-missing.sh).
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
 . "$top_srcdir/tests/lib-committee.sh"
@@ -26,15 +28,18 @@ CAROL=$(gpg_new_key "Carol Member" carol@example.org)
 DAVE=$(gpg_new_key "Dave Member" dave@example.org)
 OUTSIDER=$(gpg_new_key "Ordinary Keyholder" keyholder@example.net)
 LEADER=$(gpg_new_key "Project Leader" leader@example.net)
+ERIN=$(gpg_new_key "Erin Member" erin@example.org)
+ERIN2=$(gpg_new_key "Erin Member" erin2@example.org)
 # The outsider's key is in the keyring tenure reads, like any Debian
 # developer's, but the ledger records it for nobody.
 gpg_export_keyring "$W/keyring.gpg" alice@example.org bob@example.org \
 	carol@example.org dave@example.org keyholder@example.net \
-	leader@example.net
+	leader@example.net erin@example.org erin2@example.org
 committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Bob Member <bob@example.org> $BOB" \
 	"Carol Member <carol@example.org> $CAROL" \
-	"Dave Member <dave@example.org> $DAVE"
+	"Dave Member <dave@example.org> $DAVE" \
+	"Erin Member <erin@example.org> $ERIN"
 # The project leader holds a role and is no member.
 committee_conf roles.leader="$LEADER"
 # gpgv is the real one but where a test makes it fail (fault).
@@ -211,9 +216,36 @@ if [ "$(cat "$W/status")" != 0 ] && in_new "$l" &&
 else
 	test_fail "exit $(cat "$W/status")" "$(cat "$W/log")"
 fi
+# So does the key a pending half waits for: Erin's new key, whose own
+# confirmation completes the change her recorded key signed.
+n=$(signed_mail "$ERIN" erin@example.org erin-old-key "Tenure: new-key
+Fingerprint: $ERIN2")
+put n "$n"
+once +5m
+test_begin "Erin's recorded key signs her new key: the change waits for the new key"
+if in_cur "$n" && grep -q "^pending .*msgid=<erin-old-key@" "$W/log"; then
+	test_pass
+else
+	test_fail "$(cat "$W/log")"
+fi
+n2=$(signed_mail --at '+20 hours' "$ERIN2" erin@example.org erin-new-key \
+	"Tenure: new-key
+Member: Erin Member <erin@example.org>
+Fingerprint: $ERIN2")
+put n2 "$n2"
+once +6m
+test_begin "... the new key's confirmation 20 hours ahead (a pending half) waits too"
+if [ "$(cat "$W/status")" != 0 ] && in_new "$n2" &&
+	! grep -q '^refused ' "$W/log" &&
+	grep -q "^deferred id=$n2 reason=.*ahead of tenure's clock" "$W/log"; then
+	test_pass
+else
+	test_fail "exit $(cat "$W/status")" "$(cat "$W/log")"
+fi
 once +21h
-test_begin "... and is applied once tenure's clock has caught up"
-if [ "$(cat "$W/status")" = 0 ] && in_cur "$b" && resigned Bob && in_cur "$l"; then
+test_begin "... and all three are applied once tenure's clock has caught up"
+if [ "$(cat "$W/status")" = 0 ] && in_cur "$b" && resigned Bob && in_cur "$l" &&
+	in_cur "$n2" && grep -q "^Fingerprint: $ERIN2" "$W/ledger"; then
 	test_pass
 else
 	test_fail "exit $(cat "$W/status")" "$(cat "$W/log")"
