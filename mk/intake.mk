@@ -125,6 +125,17 @@ dist_check_SCRIPTS += tests/t-gpgstop.sh
 TESTS += tests/t-undecidable.sh
 dist_check_SCRIPTS += tests/t-undecidable.sh
 
+# Only tenure's own failures wait (issue 32, item 1): whatever gpgv
+# answers on a mail is a verdict; who may act is decided before when
+# (item 2): a signature ahead of the clock waits only if its signer could
+# act.
+TESTS += tests/t-verdicts.sh
+dist_check_SCRIPTS += tests/t-verdicts.sh
+# tests/test-packets: a signature packet's values and dates (packets.c).
+check_PROGRAMS += tests/test-packets
+tests_test_packets_LDADD = $(TEST_LDADD)
+TESTS += tests/test-packets
+
 # A waiting mail is never forgotten (issue 25, item 4): the IMAP cursor
 # and the mbox offset hold before it whatever becomes of STATE_DIR/retry.
 TESTS += tests/t-imap-waiting.sh tests/t-mbox-waiting.sh

@@ -16,6 +16,13 @@ an armoured block on stdout.
       that (version 4) signature packet with its signature class, public
       key algorithm or hash algorithm octet set to V (what an outsider
       without a key can send: gpgv can give no verdict on it)
+  craft-packets.py created SECONDS SIGNATURE_FILE
+      that (version 4) signature packet with the creation time in its
+      hashed area set to SECONDS (Unix time): no longer a good signature,
+      and before its key was made if SECONDS is
+  craft-packets.py drop-value SIGNATURE_FILE
+      that (version 4) signature packet without its last value (MPI),
+      the packet's length made to fit (gpgv says only NODATA of it)
   craft-packets.py strip-backsigs KEYRING_FILE
       the binary keyring (on stdout, not armoured) with the embedded
       signatures (back-signatures) taken out of every signature's
@@ -142,6 +149,26 @@ def main(argv):
         at = {"class": 1, "pubkey": 2, "hash": 3}[argv[2]]
         body = body[:at] + bytes([int(argv[3], 0)]) + body[at + 1:]
         sys.stdout.write(armour(packet(2, body)))
+    elif argv[1] == "created":
+        hashed = int.from_bytes(body[4:6], "big")
+        area = body[6:6 + hashed]
+        out = b""
+        for sub in subpackets(area):
+            size = 1 if sub[0] < 192 else 2 if sub[0] < 255 else 5
+            if sub[size] & 0x7F == 2:
+                sub = sub[:size + 1] + int(argv[2]).to_bytes(4, "big")
+            out += sub
+        body = body[:6] + out + body[6 + hashed:]
+        sys.stdout.write(armour(packet(2, body)))
+    elif argv[1] == "drop-value":
+        hashed = int.from_bytes(body[4:6], "big")
+        at = 6 + hashed
+        at += 2 + int.from_bytes(body[at:at + 2], "big") + 2
+        last = at
+        while at < len(body):
+            last = at
+            at += 2 + (int.from_bytes(body[at:at + 2], "big") + 7) // 8
+        sys.stdout.write(armour(packet(2, body[:last])))
     elif argv[1] == "partial":
         # A first chunk of 2^0 = 1 octet, then the rest as a final length.
         rest = body[1:]

@@ -26,13 +26,53 @@ signature_fields(const guchar *body, gsize len, PacketsSummary *summary)
 	}
 }
 
+/* Reads the values of a signature packet's BODY (LEN octets) from AT:
+ * each a two-octet bit count and that many bits, as long as BODY
+ * holds them (RFC 4880, 3.2). */
+static void
+signature_values(const guchar *body, gsize len, gsize at,
+                 PacketsSummary *summary)
+{
+	summary->values = 0;
+	while (at + 2 <= len) {
+		gsize bits = ((gsize)body[at] << 8) | body[at + 1];
+		gsize octets = (bits + 7) / 8;
+		if (at + 2 + octets > len) {
+			summary->values_cut = TRUE;
+			summary->trailing = 0;
+			return;
+		}
+		summary->value_empty |= bits == 0;
+		summary->values++;
+		at += 2 + octets;
+	}
+	summary->trailing = len - at;
+}
+
+/* Where the values of a signature packet's BODY (LEN octets, version
+ * 3 or 4) start, past its fields, subpacket areas and the two octets
+ * of the hash's left bits; 0 when they run past its end. */
+static gsize
+values_start(const guchar *body, gsize len)
+{
+	if (body[0] == 3)
+		return len >= 19 ? 19 : 0;
+	if (len < 6)
+		return 0;
+	gsize at = 6 + (((gsize)body[4] << 8) | body[5]);
+	if (at + 2 > len)
+		return 0;
+	at += 2 + (((gsize)body[at] << 8) | body[at + 1]);
+	return at + 2 <= len ? at + 2 : 0;
+}
+
 gboolean
 packets_walk(const guchar *data, gsize len, PacketsSummary *summary,
              char **reason)
 {
 	*summary = (PacketsSummary){.other_tag = -1, .version = -1,
 	                            .sig_class = -1, .pubkey_algo = -1,
-	                            .hash_algo = -1};
+	                            .hash_algo = -1, .values = -1};
 	gsize pos = 0;
 	OpenpgpPacket packet;
 	g_autofree char *framing = NULL;
@@ -45,9 +85,20 @@ packets_walk(const guchar *data, gsize len, PacketsSummary *summary,
 		summary->partial |= packet.body == NULL;
 		if (packet.tag == OPENPGP_TAG_SIGNATURE) {
 			summary->signatures++;
-			if (summary->version < 0 && packet.body && packet.body_len > 0)
+			if (summary->version < 0 && packet.body &&
+			    packet.body_len > 0) {
 				signature_fields(packet.body, packet.body_len,
 				                 summary);
+				gsize at = summary->version == 3 ||
+				                   summary->version == 4
+				               ? values_start(packet.body,
+				                              packet.body_len)
+				               : 0;
+				if (at > 0)
+					signature_values(packet.body,
+					                 packet.body_len, at,
+					                 summary);
+			}
 		} else if (packet.tag == OPENPGP_TAG_COMPRESSED) {
 			summary->compressed++;
 		} else if (summary->other_tag < 0) {
@@ -294,6 +345,51 @@ signature_checkable(const PacketsSummary *summary, char **reason)
 	}
 }
 
+/* SUMMARY's signature holds the values its public key algorithm's
+ * signature has, whole and nothing after them: gpgv says no more of
+ * one that does not than NODATA (issue 32, item 1). */
+static gboolean
+signature_values_fit(const PacketsSummary *summary, char **reason)
+{
+	/* RSA signs with one value (m^d mod n), DSA, ECDSA and EdDSA
+	 * with two (r and s). */
+	int needed = summary->pubkey_algo == 1 || summary->pubkey_algo == 3
+	                 ? 1
+	                 : 2;
+	const char *algo = summary->pubkey_algo == 17   ? "DSA"
+	                   : summary->pubkey_algo == 19 ? "ECDSA"
+	                   : summary->pubkey_algo == 22 ? "EdDSA"
+	                                                : "RSA";
+	if (summary->values < 0) {
+		*reason = g_strdup("signature packet cut short: its subpacket "
+		                   "areas run past its end");
+		return FALSE;
+	}
+	if (summary->values_cut) {
+		*reason = g_strdup_printf("signature packet cut short: its value "
+		                          "%d runs past its end",
+		                          summary->values + 1);
+		return FALSE;
+	}
+	if (summary->values != needed) {
+		*reason = g_strdup_printf("signature holds %d value(s), where "
+		                          "%s signs with %d",
+		                          summary->values, algo, needed);
+		return FALSE;
+	}
+	if (summary->value_empty) {
+		*reason = g_strdup("signature holds a value of no bits");
+		return FALSE;
+	}
+	if (summary->trailing > 0) {
+		*reason = g_strdup_printf("signature packet holds %" G_GSIZE_FORMAT
+		                          " octet(s) after its values",
+		                          summary->trailing);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 gboolean
 packets_check_signature(const char *signature, gsize len, char **reason)
 {
@@ -343,7 +439,91 @@ packets_check_signature(const char *signature, gsize len, char **reason)
 		                    summary.version);
 		return FALSE;
 	}
-	return signature_checkable(&summary, reason);
+	if (!signature_checkable(&summary, reason))
+		return FALSE;
+	return signature_values_fit(&summary, reason);
+}
+
+/* The subpackets of AREA (LEN octets) that say when a signature was
+ * made (type 2) and by which key (type 33, a version 4 fingerprint),
+ * into *CREATED and *ISSUER where they are not set yet. */
+static void
+signature_subpackets(const guchar *area, gsize len, gint64 *created,
+                     char **issuer)
+{
+	gsize at = 0;
+	while (at < len) {
+		gsize size = area[at], head = 1;
+		if (size >= 192 && size < 255 && at + 1 < len) {
+			size = ((size - 192) << 8) + area[at + 1] + 192;
+			head = 2;
+		} else if (size == 255 && at + 4 < len) {
+			size = ((gsize)area[at + 1] << 24) | ((gsize)area[at + 2] << 16) |
+			       ((gsize)area[at + 3] << 8) | area[at + 4];
+			head = 5;
+		} else if (size >= 192) {
+			return;
+		}
+		if (size == 0 || size > len - at - head)
+			return;
+		const guchar *sub = area + at + head;
+		int type = sub[0] & 0x7F;
+		if (type == 2 && size == 5 && *created == 0)
+			*created = ((gint64)sub[1] << 24) | (sub[2] << 16) |
+			           (sub[3] << 8) | sub[4];
+		else if (type == 33 && size == 22 && sub[1] == 4 && *issuer == NULL) {
+			GString *hex = g_string_sized_new(40);
+			for (int i = 0; i < 20; i++)
+				g_string_append_printf(hex, "%02X", sub[2 + i]);
+			*issuer = g_string_free(hex, FALSE);
+		}
+		at += head + size;
+	}
+}
+
+gboolean
+packets_signature_issuer(const char *signature, gsize len, gint64 *created,
+                         char **issuer)
+{
+	*created = 0;
+	*issuer = NULL;
+	g_autofree char *ignored = NULL;
+	g_autoptr(GBytes) packets =
+	    packets_dearmor(signature, len, "SIGNATURE", &ignored);
+	if (packets == NULL)
+		return FALSE;
+	gsize size = 0, pos = 0;
+	const guchar *data = g_bytes_get_data(packets, &size);
+	OpenpgpPacket packet;
+	if (!openpgp_next(data, size, &pos, &packet, &ignored) ||
+	    packet.tag != OPENPGP_TAG_SIGNATURE || packet.body == NULL ||
+	    packet.body_len < 6)
+		return FALSE;
+	const guchar *body = packet.body;
+	gsize body_len = packet.body_len;
+	if (body[0] == 3) {
+		if (body_len < 7)
+			return TRUE;
+		*created = ((gint64)body[3] << 24) | (body[4] << 16) |
+		           (body[5] << 8) | body[6];
+		return TRUE;
+	}
+	if (body[0] != 4)
+		return TRUE;
+	gsize hashed = ((gsize)body[4] << 8) | body[5];
+	if (6 + hashed > body_len)
+		return TRUE;
+	signature_subpackets(body + 6, hashed, created, issuer);
+	gsize at = 6 + hashed;
+	if (at + 2 <= body_len) {
+		gsize unhashed = ((gsize)body[at] << 8) | body[at + 1];
+		/* Only the time in the hashed area is the signer's. */
+		gint64 unsigned_time = 0;
+		if (at + 2 + unhashed <= body_len)
+			signature_subpackets(body + at + 2, unhashed,
+			                     &unsigned_time, issuer);
+	}
+	return TRUE;
 }
 
 const char *

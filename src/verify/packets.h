@@ -43,6 +43,14 @@ typedef struct {
 	int pubkey_algo;  /* algorithms (RFC 4880, 5.2.3 and 9), or -1 */
 	int hash_algo;    /* where the packet is too short to hold them */
 	gboolean partial; /* a packet used partial body lengths */
+	/* The first signature packet's algorithm-specific values (RFC 4880,
+	 * 5.2.2 and 5.2.3: the MPIs after the subpacket areas): */
+	int values;       /* how many are whole, or -1 when the packet is
+	                     cut before them (its subpacket areas run past
+	                     its end) */
+	gboolean values_cut; /* one more runs past the packet's end */
+	gboolean value_empty; /* one of them has no bits */
+	gsize trailing;   /* octets after the last whole one */
 } PacketsSummary;
 
 /* Walks the packets of DATA (LEN bytes, binary).  FALSE with *REASON
@@ -67,12 +75,24 @@ GBytes *packets_dearmor(const char *text, gsize len, const char *label,
  * but PACKETS_MAX_SIGNATURES signature packet(s) of version 3 or 4 (no
  * compressed data, no other packet, no partial lengths), over a document
  * (class 0x00 or 0x01), with a public key and a hash algorithm gpgv
- * knows.  FALSE with *REASON otherwise.  gpgv gives no verdict on the
+ * knows, and with the number of values that algorithm's signature has
+ * (one for RSA, two for DSA, ECDSA and EdDSA), each whole and not
+ * empty, and nothing after them.  FALSE with *REASON otherwise.  gpgv gives no verdict on the
  * rest (a key revocation: ERRSIG 52; an unknown algorithm: ERRSIG 4, or
  * no status line at all), which is a property of the mail, never a
  * reason to try again (issue 24, item 3). */
 gboolean packets_check_signature(const char *signature, gsize len,
                                  char **reason);
+
+/* The creation time (*CREATED, Unix seconds, from the hashed area of a
+ * version 4 signature or the fields of a version 3 one) and the
+ * issuer's fingerprint (*ISSUER, 40 upper-case hex digits, from an
+ * issuer fingerprint subpacket, RFC 4880bis 5.2.3.28) of the first
+ * signature packet of SIGNATURE (LEN bytes, as for
+ * packets_check_signature).  Either is 0 or NULL when the packet does
+ * not say; FALSE when SIGNATURE cannot be read at all. */
+gboolean packets_signature_issuer(const char *signature, gsize len,
+                                  gint64 *created, char **issuer);
 
 /* The armoured signature block of a clearsigned TEXT (LEN bytes): from
  * the line "-----BEGIN PGP SIGNATURE-----" that ends the signed text

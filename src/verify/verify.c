@@ -22,6 +22,8 @@ struct Verifier {
 	GPtrArray *signer_emails; /* addresses of members with no key */
 	GHashTable *serving;      /* the key of each member and role holder
 	                             serving today -> who ("Name <email>") */
+	Committee *committee;     /* the ledger's, replayed, or NULL */
+	GHashTable *awaited;      /* keys a pending half waits for */
 };
 
 void
@@ -66,6 +68,9 @@ verify_free(Verifier *verifier)
 		g_ptr_array_unref(verifier->signer_emails);
 	if (verifier->serving)
 		g_hash_table_unref(verifier->serving);
+	if (verifier->awaited)
+		g_hash_table_unref(verifier->awaited);
+	committee_free(verifier->committee);
 	g_free(verifier);
 }
 
@@ -104,15 +109,12 @@ null_ended(GHashTable *set)
  * Empty when the ledger cannot be replayed: its errors are reported
  * where it is read. */
 static GHashTable *
-serving_keys(const Conf *conf, const Ledger *ledger)
+serving_keys(const Conf *conf, const Committee *committee)
 {
 	GHashTable *serving = g_hash_table_new_full(g_str_hash, g_str_equal,
 	                                            g_free, g_free);
-	g_autoptr(Committee) committee =
-	    ledger ? committee_replay(ledger, NULL) : NULL;
 	if (committee == NULL)
 		return serving;
-	committee_bootstrap_roles(committee, conf->chair, conf->leader);
 	Day today = date_today();
 	g_autoptr(GPtrArray) members = committee_members_on(committee, today);
 	for (guint i = 0; i < members->len; i++) {
@@ -186,7 +188,61 @@ verify_set_signers(Verifier *verifier, const Ledger *ledger,
 	verifier->signer_emails = null_ended(emails);
 	if (verifier->serving)
 		g_hash_table_unref(verifier->serving);
-	verifier->serving = serving_keys(conf, ledger);
+	committee_free(verifier->committee);
+	verifier->committee = ledger ? committee_replay(ledger, NULL) : NULL;
+	if (verifier->committee)
+		committee_bootstrap_roles(verifier->committee, conf->chair,
+		                          conf->leader);
+	verifier->serving = serving_keys(conf, verifier->committee);
+	if (verifier->awaited)
+		g_hash_table_unref(verifier->awaited);
+	verifier->awaited = g_hash_table_new_full(g_str_hash, g_str_equal,
+	                                          g_free, NULL);
+	for (const char *const *f = extra; f && *f; f++)
+		add_fingerprint(verifier->awaited, *f);
+}
+
+/* Whether FPR is the secretary's key or one a pending half waits for. */
+static gboolean
+awaited_or_secretary(Verifier *verifier, const char *fpr)
+{
+	const Conf *conf = verifier->conf;
+	g_autofree char *key = NULL;
+	g_autofree char *secretary = NULL;
+	if (fpr == NULL || !util_fingerprint_normalize(fpr, &key))
+		return FALSE;
+	if (conf->secretary &&
+	    util_fingerprint_normalize(conf->secretary, &secretary) &&
+	    g_ascii_strcasecmp(secretary, key) == 0)
+		return TRUE;
+	return verifier->awaited && g_hash_table_contains(verifier->awaited, key);
+}
+
+/* Whether the signer of S could act on a day from FIRST to LAST: its
+ * key a member's then, a role holder's, the secretary's, or one a
+ * pending half waits for (issue 32, item 2).  Anyone else's command is
+ * refused whatever its date, so only such a signer's signature dated
+ * ahead of tenure's clock waits for it. */
+static gboolean
+may_act(Verifier *verifier, const Signed *s, Day first, Day last)
+{
+	g_autofree char *key = NULL;
+	if (s->fingerprint == NULL ||
+	    !util_fingerprint_normalize(s->fingerprint, &key))
+		return FALSE;
+	if (awaited_or_secretary(verifier, key) ||
+	    awaited_or_secretary(verifier, s->signing_key))
+		return TRUE;
+	const Committee *committee = verifier->committee;
+	for (Day day = first; committee && day != DAY_NONE && day <= last; day++) {
+		const Person *person = committee_find_key(committee, key, day);
+		if (person && person_term_on(person, day))
+			return TRUE;
+		for (int role = 0; role < ROLE_COUNT; role++)
+			if (committee_holds_role(committee, role, key, day))
+				return TRUE;
+	}
+	return FALSE;
 }
 
 /* Who, of those serving today, the ledger records with the key FPR or
@@ -305,8 +361,12 @@ out:
 
 /* A signature dated ahead of tenure's clock may be tenure's fault (its
  * clock behind the sender's): up to VERIFY_FUTURE_LIMIT ahead it is
- * *UNDECIDED, tried again once the clock has caught up; beyond that, or
- * that far after the message arrived, it is refused. */
+ * *UNDECIDED, tried again once the clock has caught up, when its
+ * signer could act on a day from the arrival to the signature's date
+ * (may_act): who may act is decided before when, and anyone else's
+ * mail is refused at once, whatever its date (issue 32, item 2).
+ * Beyond that limit, or that far after the message arrived, it is
+ * refused. */
 static gboolean
 check_time(Verifier *verifier, const Signed *s, gint64 arrival,
            char **reason, char **undecided)
@@ -319,6 +379,15 @@ check_time(Verifier *verifier, const Signed *s, gint64 arrival,
 		return FALSE;
 	}
 	if (s->created > now + VERIFY_CLOCK_SKEW) {
+		Day first = MIN(date_of_unix(arrival), date_of_unix(now));
+		if (!may_act(verifier, s, first, date_of_unix(s->created))) {
+			*reason = g_strdup_printf("signature dated %s, ahead of "
+			                          "tenure's clock, by a key of no "
+			                          "one who may act on the "
+			                          "committee's behalf then",
+			                          when);
+			return FALSE;
+		}
 		*undecided = g_strdup_printf("signature dated %s, ahead of tenure's "
 		                             "clock", when);
 		return FALSE;
@@ -377,9 +446,11 @@ decoded_content(GMimeObject *part, gint64 limit)
 /* What gpg's work on PART will cost is bounded before gpg runs: the
  * signature is one signature packet of a few KB and nothing else (no
  * compressed data, no second signature: see packets.h).  FALSE with
- * *REASON, a refusal, otherwise. */
+ * *REASON, a refusal, otherwise.  *CREATED and *ISSUER are what the
+ * packet says of its date and its key (packets_signature_issuer). */
 static gboolean
-signature_bounded(GMimeObject *part, SignedKind kind, char **reason)
+signature_bounded(GMimeObject *part, SignedKind kind, gint64 *created,
+                  char **issuer, char **reason)
 {
 	GMimeObject *holder = kind == SIGNED_PGP_MIME
 	                          ? g_mime_multipart_get_part(GMIME_MULTIPART(part), 1)
@@ -402,17 +473,53 @@ signature_bounded(GMimeObject *part, SignedKind kind, char **reason)
 		*reason = g_strdup("clearsigned block without its signature");
 		return FALSE;
 	}
-	return packets_check_signature(signature, len, reason);
+	if (!packets_check_signature(signature, len, reason))
+		return FALSE;
+	packets_signature_issuer(signature, len, created, issuer);
+	return TRUE;
+}
+
+/* A signature the packet dates (CREATED) before the committee key it
+ * names (ISSUER) was made: gpgv says only "time conflict" (ERRSIG 39)
+ * of it, and no key made it then.  FALSE with *REASON for such a one
+ * (issue 32, item 1). */
+static gboolean
+signature_after_key(Verifier *verifier, gint64 created, const char *issuer,
+                    char **reason)
+{
+	gpgme_key_t key = NULL;
+	if (created <= 0 || issuer == NULL ||
+	    !keyring_lookup(verifier->keyring, issuer, &key))
+		return TRUE;
+	gint64 made = 0;
+	for (gpgme_subkey_t sub = key->subkeys; sub; sub = sub->next)
+		if (sub->fpr && g_ascii_strcasecmp(sub->fpr, issuer) == 0)
+			made = sub->timestamp;
+	gpgme_key_unref(key);
+	if (made <= 0 || created >= made)
+		return TRUE;
+	g_autofree char *when = format_time(created);
+	g_autofree char *then = format_time(made);
+	*reason = g_strdup_printf("signature dated %s, before its key %s was "
+	                          "made (%s)",
+	                          when, issuer, then);
+	return FALSE;
 }
 
 /* The checks, against the keyring as it is set; *MISSING is the
  * fingerprint or key ID gpg named for an unknown key.  FALSE with
  * *REASON for a verdict on the mail, or with *UNDECIDED for no verdict
- * that could be the system's doing. */
+ * that is tenure's own failure: gpgv could not be run, or the
+ * signature is dated ahead of tenure's clock.  Whatever gpgv answered
+ * after a run on the mail's bytes is a verdict (issue 32, item 1);
+ * *UNCHECKED (may be NULL) is set with it when gpgv's answer was an
+ * error status with no reason given (ERRSIG 1), which is what gpgv
+ * says of a signing subkey that is not its key's (check_claimants). */
 static gboolean
 check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
                 gint64 arrival, VerifyMode mode, Signed **result,
-                char **reason, char **missing, char **undecided)
+                char **reason, char **missing, char **undecided,
+                gboolean *unchecked)
 {
 	g_autoptr(GError) gerror = NULL;
 	g_autoptr(GMimeSignatureList) list = NULL;
@@ -423,9 +530,10 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		list = g_mime_part_openpgp_verify(GMIME_PART(part),
 		                                  GMIME_VERIFY_NONE, &gerror);
 	if (list == NULL) {
-		/* GPGME failing (GMime's general error, from verify_context.c)
-		 * is gpg or its engine failing, not the mail; a multipart/signed
-		 * GMime cannot take apart is the mail. */
+		/* GMime's general error, from verify_context.c, is gpgv not
+		 * run or not answering at all: tenure's failure.  Anything
+		 * else (gpgv's answer on the mail, a multipart/signed GMime
+		 * cannot take apart) is the mail. */
 		if (gerror == NULL || gerror->domain == GMIME_GPGME_ERROR ||
 		    (gerror->domain == GMIME_ERROR &&
 		     gerror->code == GMIME_ERROR_GENERAL))
@@ -438,10 +546,11 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		return FALSE;
 	}
 	int count = g_mime_signature_list_length(list);
-	/* packets.h let one signature packet through: a gpg that reports
-	 * none gave no verdict on it. */
+	/* packets.h let one signature packet through, and gpgv, run on
+	 * it, reports none: its answer on this mail. */
 	if (count == 0) {
-		*undecided = g_strdup("gpg reported no signature");
+		*reason = g_strdup("signature could not be checked: gpgv "
+		                   "reports no signature in it");
 		return FALSE;
 	}
 	if (count != 1) {
@@ -459,11 +568,15 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		tolerated |= GMIME_SIGNATURE_STATUS_KEY_EXPIRED |
 		             GMIME_SIGNATURE_STATUS_KEY_REVOKED;
 	GMimeCertificate *cert = g_mime_signature_get_certificate(sig);
-	/* An error check (ERRSIG) other than a missing key: gpg could not
-	 * check the signature, which says nothing of the mail. */
+	/* An error status (ERRSIG) other than a missing key, after a
+	 * normal run on the mail's bytes: gpgv's answer on this mail (the
+	 * codes it explains are refused in verify_context.c already). */
 	if ((status & GMIME_SIGNATURE_STATUS_SYS_ERROR) &&
 	    !(status & GMIME_SIGNATURE_STATUS_KEY_MISSING)) {
-		*undecided = g_strdup("gpg could not check the signature (error status)");
+		*reason = g_strdup("signature could not be checked: gpgv "
+		                   "answered with an error status");
+		if (unchecked)
+			*unchecked = TRUE;
 		return FALSE;
 	}
 	if ((status & ~tolerated) != 0) {
@@ -490,9 +603,11 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		*reason = g_strdup("signature without a creation time");
 		return FALSE;
 	}
-	if (!check_time(verifier, s, arrival, reason, undecided))
-		return FALSE;
+	/* The key first: whose it is decides whether a date ahead of
+	 * tenure's clock is worth waiting for (check_time). */
 	if (!check_key(verifier, s, mode, reason))
+		return FALSE;
+	if (!check_time(verifier, s, arrival, reason, undecided))
 		return FALSE;
 
 	/* Only now is the text trusted: for a clearsigned part GMime has
@@ -540,8 +655,10 @@ parse_entity(const char *text)
  * FALSE, with *REASON when one gave a verdict (a signature bad under
  * one key is bad under all: it is the subkey's), or when the subkey's
  * own back-signature binds it under two committee keys (its holder's
- * doing: which one signed cannot be told); with *UNDECIDED when none
- * gave one; with ERROR when the keys cannot be read.  ENTITY is a
+ * doing: which one signed cannot be told); with *UNDECIDED when a try
+ * met tenure's own failure (gpgv not run, a date ahead of its clock);
+ * with neither when gpgv found the subkey bound under none of them;
+ * with ERROR when the keys cannot be read.  ENTITY is a
  * clearsigned PART as it came, read anew for each try (gpg's
  * verification replaces its content). */
 static gboolean
@@ -563,11 +680,12 @@ check_claimants(Verifier *verifier, GMimeObject *part, const char *entity,
 		g_autofree char *why = NULL;
 		g_autofree char *ignored = NULL;
 		g_autofree char *later = NULL;
+		gboolean unchecked = FALSE;
 		if (check_signature(verifier, copy ? copy : part, kind, arrival, mode,
-		                    &one, &why, &ignored, &later)) {
+		                    &one, &why, &ignored, &later, &unchecked)) {
 			if (good++ == 0)
 				found = g_steal_pointer(&one);
-		} else if (why && verdict == NULL) {
+		} else if (why && !unchecked && verdict == NULL) {
 			verdict = g_steal_pointer(&why);
 		} else if (later && none == NULL) {
 			none = g_steal_pointer(&later);
@@ -589,10 +707,11 @@ check_claimants(Verifier *verifier, GMimeObject *part, const char *entity,
 		                          missing, good);
 	else if (verdict)
 		*reason = g_steal_pointer(&verdict);
-	else
-		*undecided = none ? g_steal_pointer(&none)
-		                  : g_strdup("no key that carries the signing "
-		                             "subkey gave a verdict");
+	else if (none)
+		*undecided = g_steal_pointer(&none);
+	/* Else gpgv found the subkey bound under none of them: no key of
+	 * the committee's made the signature (the caller's "unknown
+	 * key", unless it is a serving member's key gone missing). */
 	return FALSE;
 }
 
@@ -603,7 +722,9 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
                char **reason, GError **error)
 {
 	*reason = NULL;
-	if (!signature_bounded(part, kind, reason))
+	gint64 created = 0;
+	g_autofree char *issuer = NULL;
+	if (!signature_bounded(part, kind, &created, &issuer, reason))
 		return FALSE;
 	/* gpg would take a keyring that vanished, or one caught being
 	 * rewritten, for one without the key: that is a failure to do the
@@ -617,6 +738,8 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	                         : NULL,
 	                     error))
 		return FALSE;
+	if (!signature_after_key(verifier, created, issuer, reason))
+		return FALSE;
 	/* gpg's verification of a clearsigned part replaces its content
 	 * (with what gpg verified), so a second check needs a copy. */
 	g_autofree char *entity = kind == SIGNED_CLEARSIGNED
@@ -625,7 +748,7 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	g_autofree char *missing = NULL;
 	g_autofree char *undecided = NULL;
 	if (check_signature(verifier, part, kind, arrival, mode, result, reason,
-	                    &missing, &undecided))
+	                    &missing, &undecided, NULL))
 		return TRUE;
 	/* A signing subkey that more than one key carries is in none of
 	 * the committee keyring's (keyring.h): tried under each. */
@@ -692,7 +815,7 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		g_autoptr(GMimeObject) copy = entity ? parse_entity(entity) : NULL;
 		gboolean ok = check_signature(verifier, copy ? copy : part, kind,
 		                              arrival, mode, result, reason,
-		                              &ignored, &undecided);
+		                              &ignored, &undecided, NULL);
 		if (!keyring_read_whole(verifier->keyring, FALSE, error)) {
 			g_clear_pointer(reason, g_free);
 			g_clear_pointer(result, signed_free);

@@ -15,16 +15,20 @@
  * phrase for logs and transcripts: "unknown key", "bad signature"), and
  * only for a verdict about the mail: a bad signature, an unknown key in
  * an intact keyring, a key that may not sign, a signature whose check
- * could not be bounded (packets.h) or made gpg write more than any
- * signature does.  GError is kept for failures to do the work at all
- * (the keyrings cannot be read) and for no verdict now,
- * TENURE_ERROR_TEMPORARY, whenever the cause could be the system's: gpg
- * killed at its deadline, dead by a signal, failing or reporting no
- * signature (gpgrun.h), a keyring that changed during the check
- * (keyring.h), a signature dated up to VERIFY_FUTURE_LIMIT ahead of
- * tenure's clock, a signature by the key the ledger records for a
- * member or role holder serving today that no keyring holds (the error
- * names them and the key).  Such mail is tried again later (retry.h), never
+ * could not be bounded or whose packet does not hold what its algorithm
+ * signs with (packets.h), whatever gpgv answered after a normal run on
+ * the mail's bytes (an error status, no signature, a failure: issue 32,
+ * item 1), a signature dated ahead of tenure's clock by a key of no one
+ * who may act (issue 32, item 2).  GError is kept for failures to do
+ * the work at all (the keyrings cannot be read) and for no verdict now,
+ * TENURE_ERROR_TEMPORARY, only for tenure's own failures: gpg(v) not
+ * started, killed at its deadline, dead by a signal or silent even on an
+ * empty input (gpgrun.h, verify_context.h), a keyring that changed
+ * during the check (keyring.h), a signature by someone who may act
+ * dated up to VERIFY_FUTURE_LIMIT ahead of tenure's clock, a signature
+ * by the key the ledger records for a member or role holder serving
+ * today that no keyring holds (the error names them and the key).
+ * Such mail is tried again later (retry.h), never
  * refused.  Returned memory belongs to the caller.
  */
 #ifndef TENURE_VERIFY_H
@@ -45,7 +49,9 @@
 
 /* A signature dated further ahead of tenure's clock, but no more than
  * this, may be tenure's clock being behind: no verdict, tried again
- * later.  Beyond it, or this much after the message arrived, it is from
+ * later, when its signer could act (a member's, a role holder's, the
+ * secretary's key, or one a pending half waits for); anyone else's is
+ * refused at once.  Beyond it, or this much after the message arrived, it is from
  * the future. */
 #define VERIFY_FUTURE_LIMIT (24 * 60 * 60)
 
@@ -103,9 +109,9 @@ void verify_set_signers(Verifier *verifier, const Ledger *ledger,
  * TRUE with *RESULT; FALSE with *REASON for a refusal, or with ERROR
  * (and no reason) when the keyrings could not be read, or
  * TENURE_ERROR_TEMPORARY when no verdict can rest on them now (a
- * keyring file half-written, or changed during the check; gpg killed,
- * dead or reporting nothing; a signature dated ahead of tenure's
- * clock).  A good
+ * keyring file half-written, or changed during the check; gpg not
+ * started, killed, dead or silent; a signature dated ahead of tenure's
+ * clock by someone who may act).  A good
  * signature over content the command may not be read from is TRUE
  * with (*RESULT)->refusal set (see signed_part_command_text). */
 gboolean verify_signed(Verifier *verifier, GMimeObject *part,

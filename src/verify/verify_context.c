@@ -187,25 +187,40 @@ sig_of_result(const char *keyword, char **f, guint n)
 	return sig;
 }
 
-/* What an ERRSIG's reason code RC says of the signature itself, or NULL
- * when it may be the system's doing (the keyring, gpgv): gpgv gives no
- * verdict on such a signature, however often it is asked (issue 24,
- * item 3).  9, no public key, is "unknown key" (summary_of). */
-static const char *
+/* What an ERRSIG's reason code RC says of the signature, as a refusal:
+ * gpgv ran on the mail's bytes and could not check it, which is its
+ * answer on the mail, never a reason to ask again (issue 24, item 3;
+ * issue 32, item 1).  NULL for 9, no public key, which is "unknown key"
+ * (summary_of), and for 1, gpgv's error without a reason, which is
+ * also what it says of a signing subkey bound under a key that is not
+ * its own (verify.c tries each key that carries a contested subkey,
+ * and judges that itself). */
+static char *
 errsig_refusal(long rc)
 {
 	switch (rc) {
+	case 0:
+	case GPG_ERR_NO_PUBKEY:
+	case GPG_ERR_GENERAL:
+		return NULL;
 	case GPG_ERR_PUBKEY_ALGO:
-		return "unknown public key algorithm";
+		return g_strdup("unknown public key algorithm");
 	case GPG_ERR_DIGEST_ALGO:
-		return "hash algorithm not accepted";
+		return g_strdup("hash algorithm not accepted");
 	case GPG_ERR_BAD_MPI:
-		return "the signature does not fit its key's algorithm";
+		return g_strdup("the signature does not fit its key's algorithm");
 	case GPG_ERR_SIG_CLASS:
 	case GPG_ERR_NOT_PROCESSED:
-		return "its class covers no mail";
+		return g_strdup("its class covers no mail");
+	case GPG_ERR_TIME_CONFLICT:
+		return g_strdup("the signature is dated before the key that "
+		                "made it");
+	case GPG_ERR_WRONG_KEY_USAGE:
+	case GPG_ERR_UNUSABLE_PUBKEY:
+		return g_strdup("its key may not make it");
 	default:
-		return NULL;
+		return g_strdup_printf("gpgv could not check it (%s)",
+		                       gpgme_strerror((gpgme_error_t)rc));
 	}
 }
 
@@ -255,19 +270,22 @@ signatures_of_status(GByteArray *status, GError **err)
 			                                             : GPGME_VALIDITY_UNKNOWN;
 		} else if (strcmp(keyword, "NODATA") == 0 ||
 		           strcmp(keyword, "UNEXPECTED") == 0) {
-			/* No signature where one was expected: gpg's word
-			 * against the packets tenure already checked. */
+			/* No signature where one was expected, in packets
+			 * tenure has checked: gpgv's answer on the mail. */
 			if (sig == NULL) {
-				g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
-				            "Could not verify signature: gpg "
-				            "found no signed data (%s)", keyword);
+				g_set_error(err, GMIME_ERROR,
+				            GMIME_ERROR_NOT_SUPPORTED,
+				            "gpgv found no signature it could "
+				            "read in it (%s %s)", keyword,
+				            n > 1 ? f[1] : "");
 				return NULL;
 			}
 			sig->status = GPG_ERR_NO_DATA;
 		} else if (strcmp(keyword, "ERROR") == 0 && n > 1) {
 			/* A second plaintext in the signed data. */
 			if (strcmp(f[1], "proc_pkt.plaintext") == 0) {
-				g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
+				g_set_error(err, GMIME_ERROR,
+				            GMIME_ERROR_NOT_SUPPORTED,
 				            "Could not verify signature: gpg "
 				            "refused the signed data (%s)", f[1]);
 				return NULL;
@@ -278,17 +296,19 @@ signatures_of_status(GByteArray *status, GError **err)
 			failure = n > 1 ? f[1] : "failure";
 		}
 	}
+	/* gpgv ran to its end on the mail and said it failed: its
+	 * answer on the mail (tenure's own failures, gpgv not started,
+	 * killed or silent, are told apart before this). */
 	if (sigs->len == 0 && failure) {
-		g_set_error(err, GMIME_ERROR, GMIME_ERROR_GENERAL,
-		            "Could not verify signature: gpg failed (%s)",
-		            failure);
+		g_set_error(err, GMIME_ERROR, GMIME_ERROR_NOT_SUPPORTED,
+		            "gpgv could not check it (FAILURE %s)", failure);
 		return NULL;
 	}
-	/* A signature gpgv can never check is refused (GMime's "not
+	/* A signature gpgv could not check is refused (GMime's "not
 	 * supported", which verify.c takes for a verdict on the mail). */
 	for (guint i = 0; i < sigs->len; i++) {
 		const Sig *one = sigs->pdata[i];
-		const char *refusal = errsig_refusal(one->errsig);
+		g_autofree char *refusal = errsig_refusal(one->errsig);
 		if (refusal == NULL)
 			continue;
 		g_set_error(err, GMIME_ERROR, GMIME_ERROR_NOT_SUPPORTED,

@@ -24,13 +24,17 @@
  * 6).  Signing is not its job (mailout.c uses GMime's gpg context
  * through the helper).
  *
- * No verdict is GMIME_ERROR_GENERAL when it may be the system's doing
- * (gpgv could not run, gives no answer even on an empty input, a home
- * without keyrings): verify.c lets the mail wait.  It is
- * GMIME_ERROR_NOT_SUPPORTED when gpgv can never give one on this
- * signature (ERRSIG for an unknown algorithm or a class that covers no
- * mail; no status line twice while gpgv answers an empty input): a
- * refusal (issue 24, item 3).
+ * No verdict is GMIME_ERROR_GENERAL, and only for tenure's own
+ * failures (gpgv could not be started, gives no answer even on an empty
+ * input or answers the same input otherwise, a home without keyrings):
+ * verify.c lets the mail wait.  Whatever gpgv answers after a normal run
+ * on the mail's bytes is a verdict (issue 32, item 1): an ERRSIG but for
+ * 9 (no public key: an unknown key) and 1 (no reason given, which is
+ * also what gpgv says of a subkey bound under a key not its own: verify.c
+ * judges that), NODATA or UNEXPECTED before any signature, a second
+ * plaintext, FAILURE without a signature, no status line twice while
+ * gpgv answers an empty input: GMIME_ERROR_NOT_SUPPORTED, a refusal
+ * naming what gpgv said.
  */
 #ifndef TENURE_VERIFY_CONTEXT_H
 #define TENURE_VERIFY_CONTEXT_H
