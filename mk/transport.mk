@@ -39,8 +39,8 @@ dist_check_SCRIPTS += tests/t-reload-race.sh
 
 # What the daemon tells systemd (READY=1, STATUS=, WATCHDOG=1), read from
 # a stand-in for its notification socket.
-TESTS += tests/t-notify.sh
-dist_check_SCRIPTS += tests/t-notify.sh tests/notify-listen.py
+TESTS += tests/t-notify.sh tests/t-watchdog.sh
+dist_check_SCRIPTS += tests/t-notify.sh tests/t-watchdog.sh tests/notify-listen.py
 # SIGHUP and run --once --flush make held and undecided mail due now; a
 # dry run that could not read its source says so.
 TESTS += tests/t-flush.sh
