@@ -29,10 +29,11 @@ tests_test_imap_LDADD = $(TEST_LDADD)
 tests_test_netstop_LDADD = $(TEST_LDADD)
 TESTS += tests/test-imap tests/test-netstop tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh tests/t-signals.sh tests/t-imap-cursor.sh \
-	tests/t-deadlines.sh tests/t-deadlines-smtp.sh
+	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/t-two-runs.sh
 dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh tests/t-signals.sh tests/t-imap-cursor.sh \
-	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/netstall.py
+	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/t-two-runs.sh \
+	tests/netstall.py
 # A burst of SIGHUPs while the reader works through a backlog.
 TESTS += tests/t-reload-race.sh
 dist_check_SCRIPTS += tests/t-reload-race.sh
