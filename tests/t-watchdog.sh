@@ -8,18 +8,22 @@
 # for the work lock the reader holds, still says WATCHDOG=1 after each
 # message and never leaves a period without one; a gpgv hung past the
 # period (gpg-timeout 10 s) leaves the daemon silent, so that systemd
-# would kill it, until the deadline kills gpgv and work goes on.
+# would kill it, until the deadline kills gpgv and work goes on.  An
+# outbox of five mails sent to an SMTP server (tests/smtpd.py) that
+# takes 2 s over each is work too: WATCHDOG=1 after each mail.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
 . "$top_srcdir/tests/lib-gpg.sh"
 . "$top_srcdir/tests/lib-committee.sh"
+. "$top_srcdir/tests/lib-smtp.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3"
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
+smtp_start plain || test_skip_all "aiosmtpd would not start"
 
 committee_init
 set --
-for who in alice bob carol dave erin frank grace; do
+for who in alice bob carol dave erin frank grace henry ivan judy ken liam; do
 	name="$(echo "$who" | sed 's/./\U&/') Member"
 	fpr=$(gpg_new_key "$name" "$who@example.org")
 	eval "$(echo "$who" | tr a-z A-Z)=\$fpr"
@@ -28,7 +32,8 @@ done
 committee_ledger "$@"
 gpg_export_keyring "$W/keyring.gpg" alice@example.org bob@example.org \
 	carol@example.org dave@example.org erin@example.org frank@example.org \
-	grace@example.org
+	grace@example.org henry@example.org ivan@example.org judy@example.org \
+	ken@example.org liam@example.org
 committee_conf keys.gpg-timeout=10 source.poll-interval=300
 . "$top_srcdir/tests/lib-fakegpg.sh"
 
@@ -59,6 +64,18 @@ longest_gap() {
 	{ echo "$1"; pings "$1" "$2"; echo "$2"; } |
 		awk 'NR > 1 && $1 - last > gap { gap = $1 - last } { last = $1 }
 		     END { printf "%.1f\n", gap }'
+}
+# expect_no_gap NAME FROM TO WHAT: no 3 s (the period) without a
+# WATCHDOG=1 in FROM..TO.
+expect_no_gap() {
+	local gap
+	test_begin "$1"
+	gap=$(longest_gap "$2" "$3")
+	if [ "$(echo "$gap < 3" | bc)" = 1 ]; then
+		test_pass
+	else
+		test_fail "$gap s without WATCHDOG=1 in $4" "$(cat "$MSGS")"
+	fi
 }
 resignations() { grep -c "^Event: resign" "$W/ledger" || true; }
 
@@ -92,13 +109,8 @@ else
 		"$(cat "$MSGS")"
 fi
 
-test_begin "... and never a watchdog period (3 s) without one"
-gap=$(longest_gap "$start" "$end")
-if [ "$(echo "$gap < 3" | bc)" = 1 ]; then
-	test_pass
-else
-	test_fail "$gap s without WATCHDOG=1 in the backlog" "$(cat "$MSGS")"
-fi
+expect_no_gap "... and never a watchdog period (3 s) without one" \
+	"$start" "$end" "the backlog"
 
 # 2. A gpgv hung past the period is no work: the pings stop.
 wait_for 30 '[ "$(outbox_count)" = 0 ]'
@@ -125,6 +137,43 @@ else
 		"$(cat "$W/daemon.log")"
 fi
 
+kill -TERM "$daemon"
+wait "$daemon"
+daemon=
+
+# 3. Five mails to a server that takes 2 s over each: the main loop is
+# in one flush for 10 s.  Queued by a pass while the server said 451,
+# made due by SIGHUP.
+committee_conf keys.gpg-timeout=10 source.poll-interval=300 \
+	"sink.url=smtp://127.0.0.1:$SMTP_PORT" "sink.starttls=no"
+fault pass
+smtp_answer "451 4.3.0 try again later"
+for who in HENRY:henry IVAN:ivan JUDY:judy KEN:ken LIAM:liam; do
+	eval "fpr=\$${who%%:*}"
+	deliver "$W/inbox" "$(signed_mail "$fpr" "${who#*:}@example.org" \
+		"r-${who#*:}" "Tenure: resign")"
+done
+"$TENURE" --config "$CONF" run --once >/dev/null 2>"$W/once.log"
+queued=$(outbox_count)
+smtp_answer ""
+echo 2 >"$SMTP_CONTROL.delay"
+env NOTIFY_SOCKET="$SOCK" WATCHDOG_USEC=3000000 "$TENURE" --config "$CONF" \
+	run 2>"$W/daemon2.log" &
+daemon=$!
+wait_for 20 'grep -q "^STATUS=reading" "$MSGS"'
+sleep 1
+start=$(now)
+kill -HUP "$daemon"
+wait_for 60 '[ "$(outbox_count)" = 0 ]'
+end=$(now)
+
+test_begin "an outbox of 5 or more mails, 2 s each: all sent"
+test_expect_equal "yes, 0 left" \
+	"$([ "$queued" -ge 5 ] && echo yes || echo "$queued queued"), $(outbox_count) left" \
+	"$(cat "$W/once.log" "$W/daemon2.log")"
+
+expect_no_gap "... and never a watchdog period (3 s) without WATCHDOG=1 while they go" \
+	"$start" "$end" "the flush"
 kill -TERM "$daemon"
 wait "$daemon"
 daemon=
