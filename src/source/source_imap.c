@@ -795,8 +795,9 @@ list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
 	 * 33 item 7): below the lowest UID there, or, with none there,
 	 * below the UIDNEXT the mailbox had when opened (every UID under it
 	 * was given to a message by then). */
-	guint32 below = lowest ? lowest
-	                       : source->imap->imap_selection_info->sel_uidnext;
+	const struct mailimap_selection_info *info =
+	    source->imap->imap_selection_info;
+	guint32 below = lowest ? lowest : info ? info->sel_uidnext : 0;
 	return imap_place_listed(&source->place, listed, below, error);
 }
 
