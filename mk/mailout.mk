@@ -82,8 +82,8 @@ TESTS += tests/t-clock-timedated.sh
 dist_check_SCRIPTS += tests/t-clock-timedated.sh tests/timedated.py
 
 # status counts the mail that waits for the clock (issue 25 item 2).
-TESTS += tests/t-clock-waiting.sh
-dist_check_SCRIPTS += tests/t-clock-waiting.sh
+TESTS += tests/t-clock-waiting.sh tests/t-imap-clock-waiting.sh
+dist_check_SCRIPTS += tests/t-clock-waiting.sh tests/t-imap-clock-waiting.sh
 
 # The clock's evidence inside the unit's sandbox (ProcSubset=pid), and a
 # lost clock record (issue 33 items 1 and 3).

@@ -29,18 +29,19 @@ tests_test_imap_LDADD = $(TEST_LDADD)
 tests_test_netstop_LDADD = $(TEST_LDADD)
 TESTS += tests/test-imap tests/test-netstop tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh tests/t-signals.sh tests/t-imap-cursor.sh \
-	tests/t-deadlines.sh tests/t-deadlines-smtp.sh
+	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/t-two-runs.sh
 dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh tests/t-signals.sh tests/t-imap-cursor.sh \
-	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/netstall.py
+	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/t-two-runs.sh \
+	tests/netstall.py
 # A burst of SIGHUPs while the reader works through a backlog.
 TESTS += tests/t-reload-race.sh
 dist_check_SCRIPTS += tests/t-reload-race.sh
 
 # What the daemon tells systemd (READY=1, STATUS=, WATCHDOG=1), read from
 # a stand-in for its notification socket.
-TESTS += tests/t-notify.sh
-dist_check_SCRIPTS += tests/t-notify.sh tests/notify-listen.py
+TESTS += tests/t-notify.sh tests/t-watchdog.sh
+dist_check_SCRIPTS += tests/t-notify.sh tests/t-watchdog.sh tests/notify-listen.py
 # SIGHUP and run --once --flush make held and undecided mail due now; a
 # dry run that could not read its source says so.
 TESTS += tests/t-flush.sh

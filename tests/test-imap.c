@@ -41,6 +41,7 @@
 
 #include "conf/conf.h"
 #include "source/imap_cursor.h"
+#include "source/imap_place.h"
 #include "source/source.h"
 #include "base/tls_verify.h"
 #include "base/util.h"
@@ -208,6 +209,76 @@ test_cursor_matches(void)
 		              cases[i].matches);
 	ImapCursor empty = {0};
 	g_assert_false(imap_cursor_matches(&empty, "imaps://h:993", "bot", "INBOX"));
+}
+
+/* Mail expunged before tenure acted on it (issue 33 item 7): three
+ * messages wait (5, 6, 7) and 6 goes; later a gap opens after the
+ * cursor, and an empty listing below UIDNEXT. */
+static void
+test_place_gone(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("tenure-place-XXXXXX", NULL);
+	g_assert_nonnull(dir);
+	ImapPlace place = {.server = "imaps://h:993", .user = "bot",
+	                   .mailbox = "INBOX"};
+	place.cursor_path = imap_cursor_path(dir);
+	place.cursor.server = g_strdup(place.server);
+	place.cursor.user = g_strdup(place.user);
+	place.cursor.mailbox = g_strdup(place.mailbox);
+	place.cursor.uidvalidity = 7;
+	place.cursor.last_uid = 4;
+	place.handled_through = 4;
+	place.waiting = g_hash_table_new(g_direct_hash, g_direct_equal);
+	g_autoptr(GError) error = NULL;
+	place.failed = imap_failed_load(dir, &error);
+	g_assert_no_error(error);
+	place.retry = retry_open(dir, &error);
+	g_assert_no_error(error);
+	for (guint32 uid = 5; uid <= 7; uid++)
+		imap_place_held(&place, uid);
+	g_autoptr(GHashTable) listed = g_hash_table_new(g_direct_hash,
+	                                                g_direct_equal);
+	g_hash_table_add(listed, GUINT_TO_POINTER(5));
+	g_hash_table_add(listed, GUINT_TO_POINTER(7));
+	/* 6 is gone: no longer waiting, the cursor still before 5. */
+	for (int i = 0; i < 2; i++) {
+		g_assert_true(imap_place_listed(&place, listed, 5, &error));
+		g_assert_false(g_hash_table_contains(place.waiting,
+		                                     GUINT_TO_POINTER(6)));
+		g_assert_cmpuint(g_hash_table_size(place.waiting), ==, 2);
+		g_assert_cmpuint(place.cursor.last_uid, ==, 4);
+	}
+	/* 5 handled: the cursor passes the gone 6, stops before 7. */
+	g_assert_true(imap_place_handled(&place, 5, &error));
+	g_assert_cmpuint(place.cursor.last_uid, ==, 6);
+	g_assert_true(imap_place_wanted(&place, 7, 0));
+	g_assert_true(imap_place_handled(&place, 7, &error));
+	g_assert_cmpuint(place.cursor.last_uid, ==, 7);
+	/* 8 and 9 went unread, 10 is there. */
+	g_hash_table_remove_all(listed);
+	g_hash_table_add(listed, GUINT_TO_POINTER(10));
+	g_assert_true(imap_place_listed(&place, listed, 10, &error));
+	g_assert_cmpuint(place.cursor.last_uid, ==, 9);
+	g_assert_true(imap_place_wanted(&place, 10, 0));
+	/* Nothing there beyond the cursor, and UIDNEXT 12: 10, 11 gone. */
+	g_hash_table_remove_all(listed);
+	g_assert_true(imap_place_listed(&place, listed, 12, &error));
+	g_assert_cmpuint(place.cursor.last_uid, ==, 11);
+	/* The cursor on disk says so. */
+	ImapCursor saved = {0};
+	gboolean found = FALSE;
+	g_assert_true(imap_cursor_load(place.cursor_path, &saved, &found, &error));
+	g_assert_true(found);
+	g_assert_cmpuint(saved.last_uid, ==, 11);
+	imap_cursor_clear(&saved);
+	imap_cursor_clear(&place.cursor);
+	g_hash_table_unref(place.waiting);
+	if (place.gone)
+		g_hash_table_unref(place.gone);
+	imap_failed_free(place.failed);
+	retry_free(place.retry);
+	g_free(place.cursor_path);
+	remove_dir(dir);
 }
 
 /* ---- The certificate check, with certificates made for the run ---- */
@@ -398,6 +469,7 @@ run_unit_tests(int argc, char **argv)
 	g_test_add_func("/imap-cursor/older", test_cursor_older);
 	g_test_add_func("/imap-cursor/malformed", test_cursor_malformed);
 	g_test_add_func("/imap-cursor/matches", test_cursor_matches);
+	g_test_add_func("/imap-place/gone", test_place_gone);
 	g_test_add_func("/tls-verify/chains", test_tls_verify);
 	return g_test_run();
 }

@@ -500,6 +500,10 @@ handle_message(const SourceMessage *message, gpointer user_data,
 	}
 	gboolean ok = intake_handle(message, reader->intake, error);
 	g_mutex_unlock(&work.lock);
+	/* Handled, or set aside at a deadline: progress, which the
+	 * watchdog hears of from this thread, as the main loop may be
+	 * waiting for the work lock through a backlog (notify.h). */
+	notify_watchdog();
 	if (ok) {
 		g_atomic_int_inc(&reader->handled);
 		if (g_get_monotonic_time() - reader->poked > POKE_EVERY)
@@ -1198,6 +1202,7 @@ run_daemon(Daemon *daemon)
 	 * the first pass begins (notify.h). */
 	notify_ready("first pass");
 	int watchdog = notify_watchdog_seconds();
+	outbox_on_progress(notify_watchdog);
 	int backoff = 0;
 	while (!util_stop_requested()) {
 		notify_watchdog();
@@ -1230,7 +1235,8 @@ run_daemon(Daemon *daemon)
 			continue;
 		if (util_stop_requested() || g_atomic_int_get(&reload_requested))
 			continue;
-		/* The watchdog hears from this loop at least twice a period. */
+		/* The watchdog hears from this loop at least twice a period
+		 * while it goes round; from the reader after each message. */
 		main_sleep(watchdog > 0 ? MIN(wait, watchdog) : wait);
 	}
 	notify_stopping();

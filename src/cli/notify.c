@@ -52,6 +52,9 @@ watchdog_usec(void)
 	return usec;
 }
 
+/* sd_notify(3) opens a socket of its own for each call and sends the
+ * message in one datagram: two threads saying WATCHDOG=1 at once send
+ * two whole messages. */
 void
 notify_watchdog(void)
 {

@@ -4,8 +4,16 @@
  * once it says READY=1, so that `systemctl start` reports a daemon that
  * failed to start, and `systemctl reload` is only ever sent to a daemon
  * whose handlers exist.  STATUS= is the line `systemctl status` shows.
- * With WatchdogSec= in the unit, systemd restarts a daemon whose main
- * loop has not said WATCHDOG=1 within that time: a hung daemon.
+ * With WatchdogSec= in the unit, systemd restarts a daemon that has not
+ * said WATCHDOG=1 within that time: a hung daemon.  WATCHDOG=1 says
+ * that work went on, never merely that time passed (no timer thread
+ * says it): the main loop says it at each of its passes, and whichever
+ * thread makes progress says it at once: the reader after each message
+ * it handled, the main thread after each mail the outbox tried
+ * (issue 33 item 5).  A backlog of slow verifications, during which the
+ * main loop waits for the work lock, is work; a gpg hung past the
+ * period, or a deadlock, leaves every thread silent, and systemd kills
+ * the daemon.
  *
  * Every function does nothing when systemd did not start tenure (no
  * NOTIFY_SOCKET: a shell, a timer's `run --once` under Type=oneshot),
@@ -25,7 +33,8 @@ void notify_status(const char *format, ...) G_GNUC_PRINTF(1, 2);
 void notify_reloading(void);
 /* STOPPING=1: the daemon is finishing the message at hand and exits. */
 void notify_stopping(void);
-/* WATCHDOG=1, when the unit asked for a watchdog. */
+/* WATCHDOG=1, when the unit asked for a watchdog: work went on.  Safe
+ * from any thread (one datagram, sent whole, per call). */
 void notify_watchdog(void);
 /* The longest the main loop may sleep between two notify_watchdog
  * calls, in seconds (half the unit's WatchdogSec=), or -1 without a

@@ -986,6 +986,14 @@ flush_entry(const char *state_dir, Sink *sink, Memory *memory, Entry *entry,
 	return TRUE;
 }
 
+static void (*progress_hook)(void);
+
+void
+outbox_on_progress(void (*hook)(void))
+{
+	progress_hook = hook;
+}
+
 gboolean
 outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
              guint *deferred, guint *dead, GError **error)
@@ -1040,6 +1048,9 @@ outbox_flush(const char *state_dir, Sink *sink, gint64 now, guint *sent,
 		close(lock);
 		if (!done)
 			goto write_failed;
+		/* A message tried is progress (the daemon's watchdog). */
+		if (progress_hook)
+			progress_hook();
 	}
 	memory->failures = 0;
 	memory->hold_until = 0;

@@ -49,6 +49,12 @@ gboolean outbox_flush(const char *state_dir, Sink *sink, gint64 now,
                       guint *sent, guint *deferred, guint *dead,
                       GError **error);
 
+/* HOOK is called after each message outbox_flush tried (sent, deferred
+ * or dead: an answer, or a deadline, came), from the flushing thread;
+ * the daemon's watchdog hears of progress so (notify.h).  Set before any
+ * flush; NULL for none. */
+void outbox_on_progress(void (*hook)(void));
+
 /* Makes every queued message due at the next flush of this process,
  * whatever its backoff says (SIGHUP, `run --once --flush`): the
  * administrator fixed what made it fail, as `exim -qff` says. */

@@ -123,6 +123,8 @@ imap_place_restart(ImapPlace *place, gboolean first, guint32 uidvalidity,
 	/* Nothing of the new numbering is dealt with yet. */
 	place->handled_through = cursor->last_uid;
 	g_hash_table_remove_all(place->waiting);
+	if (place->gone)
+		g_hash_table_remove_all(place->gone);
 	return imap_cursor_save(place->cursor_path, cursor, error);
 }
 
@@ -138,6 +140,11 @@ gboolean
 imap_place_dealt_with(ImapPlace *place, guint32 uid, GError **error)
 {
 	place->handled_through = MAX(place->handled_through, uid);
+	/* Mail gone while it waited is dealt with, once reached. */
+	while (place->gone &&
+	       g_hash_table_remove(place->gone, GUINT_TO_POINTER(
+	                                            place->handled_through + 1)))
+		place->handled_through++;
 	guint32 target = place->handled_through;
 	guint32 waiting = lowest_waiting(place);
 	if (waiting > 0)
@@ -209,6 +216,95 @@ imap_place_deferred(ImapPlace *place, guint32 uid, const char *id,
 		return FALSE;
 	outcome_final(place, uid);
 	return imap_place_dealt_with(place, uid, error);
+}
+
+static void
+say_gone(const ImapPlace *place, guint32 first, guint32 last,
+         const char *reason)
+{
+	g_autofree char *uids = first == last
+	                            ? g_strdup_printf("%u", first)
+	                            : g_strdup_printf("%u-%u", first, last);
+	char validity[16];
+	g_snprintf(validity, sizeof validity, "%u", place->cursor.uidvalidity);
+	util_log_warning("imap-mail-gone", "server", place->server, "mailbox",
+	                 place->mailbox, "uidvalidity", validity, "uids", uids,
+	                 "reason", reason, NULL);
+}
+
+/* The records of tries of UID go: it is not there to try. */
+static gboolean
+forget_gone(ImapPlace *place, guint32 uid, GError **error)
+{
+	g_autofree char *key = retry_key(place->cursor.uidvalidity, uid);
+	g_hash_table_remove(place->waiting, GUINT_TO_POINTER(uid));
+	return imap_failed_forget(place->failed, place->cursor.uidvalidity, uid,
+	                          error) &&
+	       retry_forget(place->retry, key, error);
+}
+
+gboolean
+imap_place_listed(ImapPlace *place, GHashTable *listed, guint32 below,
+                  GError **error)
+{
+	const char *unread = "expunged from the mailbox before tenure acted "
+	                     "on it (unread, or waiting): nothing of it was "
+	                     "applied; a command in it must be sent again";
+	const char *waited = "expunged from the mailbox while it waited, "
+	                     "without a verdict: nothing of it was applied; a "
+	                     "command in it must be sent again";
+	note_waiting(place);
+	/* Between the cursor and the lowest UID there, nothing is left to
+	 * read: what tenure had not dealt with is gone. */
+	guint32 from = MAX(place->cursor.last_uid, place->handled_through) + 1;
+	gboolean gap = below > from;
+	/* What waited is said as such; what was never handed over, as one
+	 * span. */
+	g_autoptr(GArray) gone = g_array_new(FALSE, FALSE, sizeof(guint32));
+	GHashTableIter iter;
+	gpointer key;
+	g_hash_table_iter_init(&iter, place->waiting);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		guint32 uid = GPOINTER_TO_UINT(key);
+		if (uid > place->cursor.last_uid &&
+		    !g_hash_table_contains(listed, key))
+			g_array_append_val(gone, uid);
+	}
+	for (guint i = 0; i < gone->len; i++) {
+		guint32 uid = g_array_index(gone, guint32, i);
+		say_gone(place, uid, uid, waited);
+		if (!forget_gone(place, uid, error))
+			return FALSE;
+		/* Past the gap below, it is dealt with when reached. */
+		if (uid < below)
+			continue;
+		if (!place->gone)
+			place->gone = g_hash_table_new(g_direct_hash,
+			                               g_direct_equal);
+		g_hash_table_add(place->gone, GUINT_TO_POINTER(uid));
+	}
+	if (gap) {
+		/* Unless all of it was said just now. */
+		guint32 said = 0;
+		for (guint i = 0; i < gone->len; i++) {
+			guint32 uid = g_array_index(gone, guint32, i);
+			said += uid >= from && uid < below;
+		}
+		if (said < below - from)
+			say_gone(place, from, below - 1, unread);
+		g_autofree char *prefix = g_strdup_printf(
+		    "imap %u/", place->cursor.uidvalidity);
+		g_autoptr(GPtrArray) records = retry_waiting(place->retry, prefix, 0);
+		for (guint i = 0; i < records->len; i++) {
+			guint32 uid = (guint32)g_ascii_strtoull(
+			    (char *)records->pdata[i] + strlen(prefix), NULL, 10);
+			if (uid >= from && uid < below && !forget_gone(place, uid, error))
+				return FALSE;
+		}
+	}
+	if (!gap && gone->len == 0)
+		return TRUE;
+	return imap_place_dealt_with(place, gap ? below - 1 : 0, error);
 }
 
 void

@@ -37,6 +37,8 @@
  * next try is due; after a restart the mail behind a held cursor is read
  * once more, which the intake's records make harmless.  A message that
  * runs out of time is recorded as failed, and the cursor moves on.
+ * Mail expunged before it had an outcome is logged as gone
+ * (imap_place_listed), and the cursor moves past it.
  *
  * Returned memory belongs to the caller.
  */
@@ -68,6 +70,9 @@ typedef struct {
 	                           cursor must not pass, whatever RETRY,
 	                           which only schedules them, still holds */
 	gboolean retry_later;   /* a message failed a try: stop this fetch */
+	GHashTable *gone;       /* UIDs that waited and were expunged, said
+	                           (imap_place_listed); dealt with once the
+	                           cursor reaches them */
 } ImapPlace;
 
 /* TRUE when the cursor is this source's (server, user, mailbox): FALSE
@@ -124,6 +129,16 @@ gboolean imap_place_deferred(ImapPlace *place, guint32 uid, const char *id,
  * again anyway); TRUE in *DUE when a waiting message's next try has
  * come, so that the mailbox is listed again. */
 gboolean imap_place_tidy(ImapPlace *place, gboolean *due, GError **error);
+
+/* A listing of the mailbox beyond the cursor found LISTED (a set of
+ * UIDs), the lowest of them BELOW (or the mailbox's UIDNEXT when none):
+ * mail that is not there any more though tenure never dealt with it
+ * (expunged while it waited for a verdict or for the clock, or before
+ * it was read) is gone.  It is never acted on, and never silently: the
+ * log names its UIDs (imap-mail-gone, once), its records of tries go,
+ * and the cursor no longer stands before it (issue 33 item 7). */
+gboolean imap_place_listed(ImapPlace *place, GHashTable *listed,
+                           guint32 below, GError **error);
 
 /* UID is held (source_error_is_held): without a final outcome, it
  * holds the cursor before it, and is handed over again at the next

@@ -747,6 +747,10 @@ list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
 		return fail(source, rc, "UID FETCH (listing new mail)", error);
 	*skipped_through = 0;
 	gint64 now = date_now_unix();
+	/* Every UID there beyond the cursor, and the lowest of them. */
+	g_autoptr(GHashTable) listed = g_hash_table_new(g_direct_hash,
+	                                                g_direct_equal);
+	guint32 lowest = 0;
 	for (clistiter *it = clist_begin(answer); it != NULL; it = clist_next(it)) {
 		struct mailimap_msg_att *message = clist_content(it);
 		struct mailimap_msg_att_static *uid =
@@ -757,6 +761,9 @@ list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
 			find_static(message, MAILIMAP_MSG_ATT_INTERNALDATE);
 		if (uid == NULL || uid->att_data.att_uid <= source->place.cursor.last_uid)
 			continue;
+		g_hash_table_add(listed, GUINT_TO_POINTER(uid->att_data.att_uid));
+		if (lowest == 0 || uid->att_data.att_uid < lowest)
+			lowest = uid->att_data.att_uid;
 		PendingMessage entry = {
 			uid->att_data.att_uid,
 			size != NULL ? size->att_data.att_rfc822_size : 0,
@@ -784,7 +791,14 @@ list_new(ImapSource *source, GArray *pending, guint32 *skipped_through,
 	}
 	mailimap_fetch_list_free(answer);
 	g_array_sort(pending, compare_pending);
-	return TRUE;
+	/* Mail tenure never dealt with that is not there any more (issue
+	 * 33 item 7): below the lowest UID there, or, with none there,
+	 * below the UIDNEXT the mailbox had when opened (every UID under it
+	 * was given to a message by then). */
+	const struct mailimap_selection_info *info =
+	    source->imap->imap_selection_info;
+	guint32 below = lowest ? lowest : info ? info->sel_uidnext : 0;
+	return imap_place_listed(&source->place, listed, below, error);
 }
 
 /* INTERNALDATE as Unix time; 0 when the server sent none. */
@@ -1165,6 +1179,8 @@ imap_close(Source *base)
 	retry_free(source->place.retry);
 	if (source->place.waiting)
 		g_hash_table_unref(source->place.waiting);
+	if (source->place.gone)
+		g_hash_table_unref(source->place.gone);
 	g_free(source);
 }
 
