@@ -84,6 +84,11 @@ dist_check_SCRIPTS += tests/t-sigbounds.sh tests/craft-packets.py
 # through real list software (mlmmj).
 TESTS += tests/t-clients.sh tests/t-mlmmj.sh
 dist_check_SCRIPTS += tests/t-clients.sh tests/t-mlmmj.sh
+# The command as GUI mail programs write it (Thunderbird, Evolution, Claws
+# Mail): a block in paragraphs, Unicode spaces, two-line attributions
+# (issue 31 items 1, 3, 5).
+TESTS += tests/t-gui-commands.sh
+dist_check_SCRIPTS += tests/t-gui-commands.sh
 
 # tests/test-signed-bytes: what is read is exactly what was signed, for
 # every charset iconv knows, with a real signature.

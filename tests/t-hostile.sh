@@ -223,8 +223,8 @@ else
 fi
 test_begin "... and so does the transcript"
 if replies carol@example.org | grep -q "$rlo" ||
-	! replies carol@example.org | grep -qF 'Member: Eve \u202erebmeM'; then
-	test_fail "expected the transcript to quote the line with \\u202e" "$(replies carol@example.org)"
+	! replies carol@example.org | grep -qF 'Member: Eve <U+202E>rebmeM'; then
+	test_fail "expected the transcript to quote the line with <U+202E>" "$(replies carol@example.org)"
 else
 	test_pass
 fi

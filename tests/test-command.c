@@ -243,6 +243,94 @@ static const ParseCase parse_cases[] = {
      "Tenure: remove\nMember: Nina Back\\slash <nina@example.org>\n",
      COMMAND_PARSE_OK, COMMAND_REMOVE,
      "Nina Back\\slash <nina@example.org>", NULL, NULL, 2},
+    /* Issue 31 item 1: a block in paragraphs, as an HTML composer's
+     * text/plain writes it (Thunderbird). */
+    {"a field after a blank line belongs to the block",
+     "Tenure: resign\n\nEffective: 2027-02-01\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, "2027-02-01", NULL, 2},
+    {"fields in paragraphs with CRLF and blank lines, then prose",
+     "Tenure: resign\r\n\r\n\r\neffective: 2027-02-01\r\n\r\nThanks, all.\r\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, "2027-02-01", NULL, 2},
+    {"a recommendation in paragraphs is one command",
+     "Tenure: recommend\n\nMember: Ann Newcomer <ann@example.org>\n\n"
+     "Fingerprint: " FPR "\n\nProject-Joined: 2001-02-03\n\nRegards,\nCarol\n",
+     COMMAND_PARSE_OK, COMMAND_RECOMMEND, "Ann Newcomer <ann@example.org>",
+     NULL, NULL, 4},
+    {"a line of only no-break spaces is a blank line",
+     "Tenure: resign\n\xc2\xa0\nEffective: 2027-02-01\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, "2027-02-01", NULL, 2},
+    {"a field after prose is refused, never dropped",
+     "Tenure: resign\n\nI leave with thanks.\n\nEffective: 2027-02-01\n",
+     COMMAND_PARSE_BAD, 0, NULL, NULL,
+     "line 5: Effective: comes after the end of the command (text that is no "
+     "field ended it, line 3)", 0},
+    {"a field below a quote after the block is refused",
+     "Tenure: resign\n\n> Why now?\nEffective: 2027-02-01\n", COMMAND_PARSE_BAD,
+     0, NULL, NULL, "line 4: Effective: comes after the end of the command (a "
+     "quote ended it", 0},
+    {"a quoted field after the block is not read",
+     "Tenure: resign\n\n> Effective: 2030-01-01\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"a field in the signature is not read",
+     "Tenure: resign\n\n-- \nEffective: 2030-01-01\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"a field below the signature separator after prose is not read",
+     "Tenure: resign\n\nBye.\n-- \nReason: sig\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"a line that is no field of the grammar after a blank line is prose",
+     "Tenure: resign\n\nNote: leaving\n", COMMAND_PARSE_OK, COMMAND_RESIGN,
+     NULL, NULL, NULL, 1},
+    {"a field of another verb after a blank line is that verb's error",
+     "Tenure: resign\n\nUntil: 2027-02-01\n", COMMAND_PARSE_BAD, 0, NULL, NULL,
+     "line 3: Until: is not a field of \"Tenure: resign\"", 0},
+    {"a second Tenure: line after a blank line is refused",
+     "Tenure: resign\n\nTenure: defer\n", COMMAND_PARSE_BAD, 0, NULL, NULL,
+     "one command per mail", 0},
+    {"a second Tenure: line after prose is refused",
+     "Tenure: resign\n\nAnd also:\n\nTenure: defer\n", COMMAND_PARSE_BAD, 0,
+     NULL, NULL, "line 5: Tenure: comes after the end of the command", 0},
+    /* Issue 31 item 3: spaces are spaces. */
+    {"a no-break space after the verb's colon is a space",
+     "Tenure:\xc2\xa0resign\nEffective:\xe2\x80\xaf" "2027-02-01\xc2\xa0\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, "2027-02-01", NULL, 2},
+    {"a no-break space in a name is a space",
+     "Tenure: remove\nMember: Nina\xc2\xa0" "Example <nina@example.org>\n",
+     COMMAND_PARSE_OK, COMMAND_REMOVE, "Nina Example <nina@example.org>", NULL,
+     NULL, 2},
+    {"a zero-width space in a date is shown in the refusal",
+     "Tenure: resign\nEffective: 2027-02-01\xe2\x80\x8b\n", COMMAND_PARSE_BAD, 0,
+     NULL, NULL, "Effective: \"2027-02-01<U+200B>\" is not a date", 0},
+    {"an unknown verb is quoted with its invisible characters shown",
+     "Tenure: re\xe2\x80\x8csign\n", COMMAND_PARSE_BAD, 0, NULL, NULL,
+     "Tenure: \"re<U+200C>sign\" is not a command", 0},
+    /* Issue 31 item 5: each client's default attribution. */
+    {"below Thunderbird's attribution",
+     "On 12/5/26 10:00, Alice Example wrote:\n> Should the chair stay on?\n\n"
+     "Tenure: resign\n", COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"below Evolution's attribution",
+     "On Sat, 2026-12-05 at 10:00 +0000, Alice Example wrote:\n"
+     "> Should the chair stay on?\n\nTenure: resign\n", COMMAND_PARSE_OK,
+     COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"below Claws Mail's two-line attribution",
+     "On Sat, 05 Dec 2026 10:00:00 +0000\nAlice Example <alice@example.org> "
+     "wrote:\n\n> Should the chair stay on?\n\nTenure: resign\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"below Claws Mail's two-line attribution, CRLF, quote right below",
+     "On Sat, 05 Dec 2026 10:00:00 +0000\r\nAlice Example <alice@example.org> "
+     "wrote:\r\n> Should the chair stay on?\r\nTenure: resign\r\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"a date line with no attribution below it is text",
+     "On Sat, 05 Dec 2026 10:00:00 +0000\n\nAlice wrote:\n> Hi\nTenure: resign\n",
+     COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
+    {"a sentence above an attribution is text",
+     "I agree with this, written at 10:00.\nAlice wrote:\n> Hi\nTenure: resign\n",
+     COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
+    {"prose with no time of day above an attribution is text",
+     "Dear all\nAlice wrote:\n> Hi\nTenure: resign\n", COMMAND_PARSE_NONE, 0,
+     NULL, NULL, NULL, 0},
+    {"three lines above a quote are no attribution",
+     "On Sat, 05 Dec 2026 10:00:00 +0000\nSomething 10:00\nAlice wrote:\n> Hi\n"
+     "Tenure: resign\n", COMMAND_PARSE_NONE, 0, NULL, NULL, NULL, 0},
 };
 
 static void
@@ -303,7 +391,7 @@ test_limit(void)
 {
 	/* Blank lines above the block count towards the twenty: with 17 of
 	 * them, the block's first three lines are read and the fourth is
-	 * not, so the deferral lacks its reason. */
+	 * not: refused, as a field is never dropped in silence. */
 	GString *text = g_string_new(NULL);
 	for (int i = 0; i < 17; i++)
 		g_string_append(text, "\n");
@@ -314,7 +402,8 @@ test_limit(void)
 	g_autofree char *reason = NULL;
 	g_assert_cmpint(command_parse(text->str, NULL, &reason), ==,
 	                COMMAND_PARSE_BAD);
-	g_assert_nonnull(strstr(reason, "needs a Reason: field"));
+	g_assert_nonnull(strstr(reason, "line 21: Reason: comes after the end of the "
+	                            "command (the command's 20-line limit"));
 
 	/* With 16, all four are read. */
 	g_autoptr(Command) command = NULL;
@@ -322,6 +411,53 @@ test_limit(void)
 	                COMMAND_PARSE_OK);
 	g_assert_cmpstr(command->reason, ==, "past the limit");
 	g_string_free(text, TRUE);
+}
+
+/* Issue 31 item 3: a fingerprint pasted from "gpg --fingerprint" through
+ * an HTML editor, its halves apart by a no-break space and a space, and
+ * with each other Unicode space separator: read as the writer meant it;
+ * the transcript shows what came. */
+static void
+test_unicode_spaces(void)
+{
+	static const char *const spaces[] = {
+	    "\xc2\xa0", "\xe2\x80\x87", "\xe2\x80\xaf", "\xe2\x80\x80",
+	    "\xe2\x80\x81", "\xe2\x80\x82", "\xe2\x80\x83", "\xe2\x80\x84",
+	    "\xe2\x80\x85", "\xe2\x80\x86", "\xe2\x80\x88", "\xe2\x80\x89",
+	    "\xe2\x80\x8a",
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(spaces); i++) {
+		g_autofree char *text = g_strdup_printf(
+		    "Tenure: new-key\nFingerprint: 0123 4567 89AB CDEF 0123%s "
+		    "4567 89AB CDEF 0123%s4567\n", spaces[i], spaces[i]);
+		g_autoptr(Command) command = NULL;
+		g_autofree char *reason = NULL;
+		if (command_parse(text, &command, &reason) != COMMAND_PARSE_OK)
+			g_test_message("space %zu: %s", i, reason);
+		g_assert_cmpstr(reason, ==, NULL);
+		g_assert_cmpstr(command->fingerprint, ==, FPR);
+	}
+	g_autoptr(Command) command = NULL;
+	g_assert_cmpint(command_parse("Tenure: new-key\nFingerprint: 0123 4567 89AB "
+	                              "CDEF 0123\xc2\xa0 4567 89AB CDEF 0123 4567\n",
+	                              &command, NULL),
+	                ==, COMMAND_PARSE_OK);
+	g_autofree char *transcript = command_transcript(command);
+	g_assert_cmpstr(transcript, ==,
+	                "> Tenure: new-key\n"
+	                "> Fingerprint: 0123 4567 89AB CDEF 0123<U+00A0> 4567 89AB "
+	                "CDEF 0123 4567\n");
+
+	/* A zero-width space is no space: refused, and shown. */
+	g_autofree char *reason = NULL;
+	g_assert_cmpint(command_parse("Tenure: new-key\nFingerprint: 0123 4567 89AB "
+	                              "CDEF 0123\xe2\x80\x8b 4567 89AB CDEF 0123 4567\n",
+	                              NULL, &reason),
+	                ==, COMMAND_PARSE_BAD);
+	g_assert_cmpstr(reason, ==,
+	                "line 2: Fingerprint: \"0123 4567 89AB CDEF 0123<U+200B> "
+	                "4567 89AB CDEF 0123 4567\" is not a 40-digit OpenPGP "
+	                "fingerprint");
 }
 
 typedef struct {
@@ -440,6 +576,7 @@ main(int argc, char **argv)
 	}
 	g_test_add_func("/command/appoint-fields", test_appoint_fields);
 	g_test_add_func("/command/twenty-line-limit", test_limit);
+	g_test_add_func("/command/unicode-spaces", test_unicode_spaces);
 	g_test_add_func("/command/looks-like", test_looks_like);
 	g_test_add_func("/command/every-verb-in-man-page-and-readme",
 	                test_verbs_documented);

@@ -1097,7 +1097,8 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 			              "no command at the top of the signed text: the "
 			              "first line must be \"Tenure: VERB\", at the top "
 			              "or right below the quoted text and its "
-			              "attribution line (\"... wrote:\")",
+			              "attribution (\"... wrote:\", on one line or "
+			              "two)",
 			              error);
 		log_refused(intake, &mail, "no command in the signed text");
 		return TRUE;

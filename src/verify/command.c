@@ -97,6 +97,57 @@ is_blank(const char *line)
 	return *line == '\0';
 }
 
+/* TEXT rewritten one character at a time.  With SHOW false: every
+ * Unicode space separator (U+00A0 no-break space, U+2000-U+200A,
+ * U+202F, U+3000, ...: GLib's G_UNICODE_SPACE_SEPARATOR) as an ASCII
+ * space, as the writer meant it (Thunderbird's HTML editor turns two
+ * spaces into a no-break space and a space); bytes that are not UTF-8
+ * stay, for line_clean to name.  With SHOW true: every character that
+ * shows as nothing or as a space, but the ASCII space, written visibly
+ * ("<U+00A0>", "<U+200B>", "<U+0009>", "<0xE9>" for a byte that is not
+ * UTF-8), so a refused value that looks right can be seen to differ
+ * (issue 31 item 3). */
+static char *
+respell(const char *text, gboolean show)
+{
+	gsize len = strlen(text);
+	GString *out = g_string_sized_new(len);
+	const char *end = text + len;
+	for (const char *p = text; p < end;) {
+		gunichar c = g_utf8_get_char_validated(p, end - p);
+		if (c == (gunichar)-1 || c == (gunichar)-2) {
+			if (show)
+				g_string_append_printf(out, "<0x%02X>", (guchar)*p);
+			else
+				g_string_append_c(out, *p);
+			p++;
+			continue;
+		}
+		const char *next = g_utf8_next_char(p);
+		if (c == ' ' || (show ? g_unichar_isgraph(c)
+		                      : g_unichar_type(c) != G_UNICODE_SPACE_SEPARATOR))
+			g_string_append_len(out, p, next - p);
+		else if (show)
+			g_string_append_printf(out, "<U+%04X>", (guint)c);
+		else
+			g_string_append_c(out, ' ');
+		p = next;
+	}
+	return g_string_free(out, FALSE);
+}
+
+static char *
+spaces_plain(const char *line)
+{
+	return respell(line, FALSE);
+}
+
+static char *
+visible(const char *text)
+{
+	return respell(text, TRUE);
+}
+
 /* A UTF-8 byte order mark at the very start of a text marks its
  * encoding and shows as nothing: the first line starts after it. */
 static const char utf8_bom[] = "\xEF\xBB\xBF";
@@ -241,16 +292,17 @@ member_name_problem(const char *member)
 }
 
 /* Stores VALUE for field F of COMMAND; FALSE with *REASON when it does
- * not parse. */
+ * not parse, quoting VALUE with its invisible characters shown. */
 static gboolean
 set_field(Command *command, int f, const char *value, guint line_no,
           char **reason)
 {
+	g_autofree char *shown = visible(value);
 	switch (f) {
 	case F_MEMBER: {
 		if (!ledger_member_email(value, &command->email)) {
 			*reason = g_strdup_printf("line %u: Member: \"%s\" is not \"Name <address>\"",
-			                          line_no, value);
+			                          line_no, shown);
 			return FALSE;
 		}
 		g_autofree char *problem = member_name_problem(value);
@@ -265,7 +317,7 @@ set_field(Command *command, int f, const char *value, guint line_no,
 	case F_FINGERPRINT:
 		if (!util_fingerprint_normalize(value, &command->fingerprint)) {
 			*reason = g_strdup_printf("line %u: Fingerprint: \"%s\" is not a 40-digit OpenPGP fingerprint",
-			                          line_no, value);
+			                          line_no, shown);
 			return FALSE;
 		}
 		return TRUE;
@@ -284,7 +336,7 @@ set_field(Command *command, int f, const char *value, guint line_no,
 	case F_LIST:
 		if (!list_address(value, &command->list)) {
 			*reason = g_strdup_printf("line %u: List: \"%s\" is not an e-mail address",
-			                          line_no, value);
+			                          line_no, shown);
 			return FALSE;
 		}
 		return TRUE;
@@ -292,7 +344,7 @@ set_field(Command *command, int f, const char *value, guint line_no,
 		if (g_ascii_strcasecmp(value, "chair") != 0 &&
 		    g_ascii_strcasecmp(value, "leader") != 0) {
 			*reason = g_strdup_printf("line %u: Role: \"%s\" is not chair or leader",
-			                          line_no, value);
+			                          line_no, shown);
 			return FALSE;
 		}
 		command->role = g_ascii_strdown(value, -1);
@@ -301,7 +353,7 @@ set_field(Command *command, int f, const char *value, guint line_no,
 		Day day;
 		if (!date_parse(value, &day)) {
 			*reason = g_strdup_printf("line %u: %s: \"%s\" is not a date (YYYY-MM-DD)",
-			                          line_no, field_names[f], value);
+			                          line_no, field_names[f], shown);
 			return FALSE;
 		}
 		if (f == F_PROJECT_JOINED)
@@ -315,37 +367,113 @@ set_field(Command *command, int f, const char *value, guint line_no,
 	}
 }
 
+/* TRUE when LINE (its spaces plain, trimmed) is a line of the grammar:
+ * "Tenure:" or one of the fields, in any case. */
+static gboolean
+grammar_line(const char *line)
+{
+	g_autofree char *name = NULL;
+	g_autofree char *value = NULL;
+	if (!split_field(line, &name, &value))
+		return FALSE;
+	return field_index(name) >= 0 || g_ascii_strcasecmp(name, "Tenure") == 0;
+}
+
+static gboolean
+is_separator(const char *line)
+{
+	/* "-- " is checked before trimming: it is the separator only with
+	 * its space, and "--" alone is how it looks once a mailer has
+	 * trimmed trailing blanks. */
+	return strcmp(line, "--") == 0 || g_str_has_prefix(line, "-- ");
+}
+
+/* The block ended at LINES[I] (line END) for WHY, before any signature
+ * separator: a line of the grammar further down, up to the separator,
+ * would be a field dropped in silence, so it is refused instead, naming
+ * it (issue 31 item 1).  Quoted lines never count. */
+static gboolean
+no_field_below(char **lines, guint i, const char *why, char **reason)
+{
+	guint end = i + 1;
+	for (; lines[i] != NULL; i++) {
+		g_strchomp(lines[i]);
+		if (is_quoted(lines[i]))
+			continue;
+		if (is_separator(lines[i]))
+			break;
+		g_autofree char *line = g_strstrip(spaces_plain(lines[i]));
+		if (!grammar_line(line))
+			continue;
+		*strchr(line, ':') = '\0';
+		*reason = g_strdup_printf("line %u: %s: comes after the end of the command "
+		                          "(%s, line %u), and a field is never ignored: "
+		                          "write every field in the block at the top, "
+		                          "with nothing but blank lines between them",
+		                          i + 1, g_strchomp(line), why, end);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 /* Reads the field lines after the verb line.  LINES[I] is the line after
- * "Tenure:". */
+ * "Tenure:".  Blank lines between fields do not end the block (a
+ * paragraph each, as an HTML composer's text/plain writes it): after
+ * them, a line of the grammar continues it, and anything else ends it
+ * (issue 31 item 1). */
 static gboolean
 parse_fields(Command *command, char **lines, guint i, guint counted,
              char **reason)
 {
 	gboolean seen[F_COUNT] = {FALSE};
 	const char *wanted = verb_fields[command->verb];
-	for (; lines[i] != NULL && counted < COMMAND_MAX_LINES; i++) {
-		char *line = lines[i];
-		g_strchomp(line);
-		if (is_quoted(line))
+	gboolean after_blank = FALSE;
+	const char *ended = NULL;
+	for (; lines[i] != NULL; i++) {
+		char *raw = lines[i];
+		g_strchomp(raw);
+		if (is_quoted(raw)) {
+			if (after_blank) {
+				ended = "a quote ended it";
+				break;
+			}
 			continue;
+		}
+		if (counted >= COMMAND_MAX_LINES) {
+			ended = "the command's 20-line limit ended it";
+			break;
+		}
 		counted++;
-		/* "-- " is checked before trimming: it is the separator only
-		 * with its space, and "--" alone is how it looks once a
-		 * mailer has trimmed trailing blanks. */
-		if (strcmp(line, "--") == 0 || g_str_has_prefix(line, "-- "))
+		if (is_separator(raw))
 			break;
-		g_strstrip(line);
-		if (*line == '\0' || g_ascii_strcasecmp(line, "thanks") == 0)
+		g_autofree char *line = g_strstrip(spaces_plain(raw));
+		if (*line == '\0') {
+			after_blank = TRUE;
+			continue;
+		}
+		if (g_ascii_strcasecmp(line, "thanks") == 0)
 			break;
-		g_ptr_array_add(command->lines, g_strdup(line));
-		if (!line_clean(line, i + 1, reason))
+		if (after_blank && !grammar_line(line)) {
+			ended = "text that is no field ended it";
+			break;
+		}
+		after_blank = FALSE;
+		g_ptr_array_add(command->lines, g_strdup(g_strstrip(raw)));
+		if (!line_clean(raw, i + 1, reason))
 			return FALSE;
 		g_autofree char *name = NULL;
 		g_autofree char *value = NULL;
 		if (!split_field(line, &name, &value)) {
+			g_autofree char *shown = visible(line);
 			*reason = g_strdup_printf("line %u: \"%s\" is not a \"Field: value\" line "
-			                          "(end the command with a blank line or \"thanks\")",
-			                          i + 1, line);
+			                          "(end the command with a blank line and text, "
+			                          "or \"thanks\")",
+			                          i + 1, shown);
+			return FALSE;
+		}
+		if (g_ascii_strcasecmp(name, "Tenure") == 0) {
+			*reason = g_strdup_printf("line %u: a second \"Tenure:\" line: one "
+			                          "command per mail", i + 1);
 			return FALSE;
 		}
 		int f = field_index(name);
@@ -363,6 +491,8 @@ parse_fields(Command *command, char **lines, guint i, guint counted,
 		if (!set_field(command, f, value, i + 1, reason))
 			return FALSE;
 	}
+	if (ended && !no_field_below(lines, i, ended, reason))
+		return FALSE;
 	for (int f = 0; f < F_COUNT; f++) {
 		if (wanted[f] == 'R' && !seen[f]) {
 			*reason = g_strdup_printf("\"Tenure: %s\" needs a %s: field",
@@ -374,30 +504,71 @@ parse_fields(Command *command, char **lines, guint i, guint counted,
 	return TRUE;
 }
 
-/* TRUE when LINES[I] (unquoted, not blank, trailing blanks gone) is
- * the attribution line of a quote: the next line that is not blank is
- * quoted, and it reads like one, ending in ':' ("On 3 Dec 2026, Helmut
- * Grohne wrote:", "Helmut Grohne <helmut@debian.org> writes:", as mutt,
- * Emacs, notmuch, mu4e and aerc write it) or starting "Quoting " (alot:
- * "Quoting Helmut Grohne (2026-12-03 10:00:00)").  Its wording is not
- * checked further: it is no command either way. */
+/* TRUE when LINE reads like an attribution: ending in ':' ("On 3 Dec
+ * 2026, Helmut Grohne wrote:", "Helmut Grohne <helmut@debian.org>
+ * writes:", as mutt, Emacs, notmuch, mu4e, aerc, Thunderbird and
+ * Evolution write it) or starting "Quoting " (alot: "Quoting Helmut
+ * Grohne (2026-12-03 10:00:00)"), and no command line.  Its wording is
+ * not checked further: it is no command either way. */
 static gboolean
-is_attribution(char **lines, guint i)
+attribution_words(const char *line)
 {
-	const char *line = lines[i];
 	while (*line == ' ' || *line == '\t')
 		line++;
 	gsize len = strlen(line);
-	if (g_ascii_strncasecmp(line, "Tenure:", 7) == 0 ||
-	    (line[len - 1] != ':' && !g_str_has_prefix(line, "Quoting ")))
+	return len > 0 && g_ascii_strncasecmp(line, "Tenure:", 7) != 0 &&
+	       (line[len - 1] == ':' || g_str_has_prefix(line, "Quoting "));
+}
+
+/* TRUE when LINE is the date line of a two-line attribution (Claws
+ * Mail: "On Sat, 05 Dec 2026 10:00:00 +0000" above "Alice Example
+ * <alice@example.org> wrote:"): a short line holding a time of day
+ * ("10:00") and ending in no sentence's end or colon.  Prose above a
+ * quote stays prose, so a command below it is still not at the top. */
+static gboolean
+attribution_date(const char *line)
+{
+	while (*line == ' ' || *line == '\t')
+		line++;
+	gsize len = strlen(line);
+	if (len == 0 || len > 100 || g_ascii_strncasecmp(line, "Tenure:", 7) == 0 ||
+	    strchr(".!?:", line[len - 1]))
 		return FALSE;
-	for (guint j = i + 1; lines[j] != NULL; j++) {
-		if (is_quoted(lines[j]))
+	for (const char *c = strchr(line, ':'); c; c = strchr(c + 1, ':'))
+		if (c > line && g_ascii_isdigit(c[-1]) && g_ascii_isdigit(c[1]) &&
+		    g_ascii_isdigit(c[2]))
 			return TRUE;
-		if (!is_blank(lines[j]))
+	return FALSE;
+}
+
+/* TRUE when the next line from LINES[I] on that is not blank is
+ * quoted. */
+static gboolean
+quote_follows(char **lines, guint i)
+{
+	for (; lines[i] != NULL; i++) {
+		if (is_quoted(lines[i]))
+			return TRUE;
+		if (!is_blank(lines[i]))
 			return FALSE;
 	}
 	return FALSE;
+}
+
+/* TRUE when LINES[I] (unquoted, not blank, trailing blanks gone) is an
+ * attribution line of a quote: one line right above the quote (blank
+ * lines may come between), or the first of two (issue 31 item 5), the
+ * second right below it. */
+static gboolean
+is_attribution(char **lines, guint i)
+{
+	if (attribution_words(lines[i]))
+		return quote_follows(lines, i + 1);
+	if (lines[i + 1] == NULL)
+		return FALSE;
+	g_strchomp(lines[i + 1]);
+	return attribution_date(lines[i]) && !is_quoted(lines[i + 1]) &&
+	       attribution_words(lines[i + 1]) && quote_follows(lines, i + 2);
 }
 
 CommandParseResult
@@ -432,15 +603,16 @@ command_parse(const char *text, Command **command_out, char **reason_out)
 	g_autoptr(Command) command = g_new0(Command, 1);
 	command->lines = g_ptr_array_new_with_free_func(g_free);
 	g_ptr_array_add(command->lines, g_strdup(first));
-	g_autofree char *verb = g_strstrip(g_strdup(first + 7));
+	g_autofree char *verb = g_strstrip(spaces_plain(first + 7));
 	CommandParseResult result = COMMAND_PARSE_BAD;
 	if (!line_clean(first, i + 1, &reason)) {
 		g_clear_pointer(&command, command_free);
 	} else if (!verb_parse(verb, &command->verb)) {
 		g_autofree char *verbs = command_verb_list();
+		g_autofree char *shown = visible(verb);
 		reason = g_strdup_printf(
 		    "line %u: Tenure: \"%s\" is not a command (%s)", i + 1,
-		    verb, verbs);
+		    shown, verbs);
 		g_clear_pointer(&command, command_free);
 	} else if (parse_fields(command, lines, i + 1, counted + 1, &reason)) {
 		result = COMMAND_PARSE_OK;
@@ -456,8 +628,9 @@ char *
 command_transcript(const Command *command)
 {
 	GString *out = g_string_new(NULL);
-	for (guint i = 0; command && i < command->lines->len; i++)
-		g_string_append_printf(out, "> %s\n",
-		                       (const char *)command->lines->pdata[i]);
+	for (guint i = 0; command && i < command->lines->len; i++) {
+		g_autofree char *shown = visible(command->lines->pdata[i]);
+		g_string_append_printf(out, "> %s\n", shown);
+	}
 	return g_string_free(out, FALSE);
 }

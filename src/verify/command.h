@@ -3,16 +3,24 @@
  * Pure: text in, a Command out; no clock, no files, no signature.  The
  * caller passes only text that was inside a valid signature.  The habits
  * are debbugs' control@ ones: the block starts at the first line that is
- * neither blank, nor quoted, nor the attribution line of a quote ("On 3
- * Dec 2026, Helmut Grohne wrote:", right above quoted lines), and that
- * line must be "Tenure: VERB": so the command is at the top of the text,
- * or below the quote of a bottom-posted reply.  Then one "Field: value"
- * per line, up to a blank line, a line "thanks" or the signature
- * separator "-- ", and at most COMMAND_MAX_LINES lines in all.  Quoted
- * lines (starting with '>') never count, wherever they are.  A UTF-8 byte
- * order mark at the very start of TEXT is not part of its first line.
- * The text is bytes read as UTF-8; a command line that is not valid
- * UTF-8 is refused.  Field names are case-insensitive.  Returned memory
+ * neither blank, nor quoted, nor an attribution of a quote ("On 3 Dec
+ * 2026, Helmut Grohne wrote:" right above quoted lines, or Claws Mail's
+ * two lines, a date line above "... wrote:"), and that line must be
+ * "Tenure: VERB": so the command is at the top of the text, or below the
+ * quote of a bottom-posted reply.  Then one "Field: value" per line, at
+ * most COMMAND_MAX_LINES lines in all.  Blank lines between fields do
+ * not end the block (an HTML composer's paragraphs): after them a line
+ * of the grammar (a field, or "Tenure:") continues it, and anything
+ * else ends it, as do a line "thanks" and the signature separator "-- ".
+ * A line of the grammar below the text or quote that ended the block
+ * (above the signature separator), or past the limit, makes the command
+ * BAD: a field is never dropped in silence.  Quoted lines (starting with
+ * '>') never count, wherever they are.  A UTF-8 byte order mark at the
+ * very start of TEXT is not part of its first line.  The text is bytes
+ * read as UTF-8; a command line that is not valid UTF-8 is refused.
+ * Unicode space separators (U+00A0 ...) read as spaces; a reason that
+ * quotes a value, and the transcript, show invisible characters as
+ * "<U+XXXX>".  Field names are case-insensitive.  Returned memory
  * belongs to the caller.
  */
 #ifndef TENURE_COMMAND_H
@@ -77,7 +85,9 @@ gboolean command_looks_like(const char *text, gssize len);
 CommandParseResult command_parse(const char *text, Command **command,
                                  char **reason);
 
-/* The block as a transcript: each line prefixed with "> ". */
+/* The block as a transcript: each line as written, prefixed with "> ",
+ * with its invisible characters (a no-break space, a zero-width space,
+ * a tab, a byte that is not UTF-8) shown as "<U+00A0>", "<0xE9>". */
 char *command_transcript(const Command *command);
 
 void command_free(Command *command);
