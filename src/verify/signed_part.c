@@ -461,21 +461,54 @@ plain_version(GMimeObject *object)
 	return found;
 }
 
-/* The one part the command may be read from: CONTENT itself when it is
- * an inline text/plain, or the first part of a multipart/mixed CONTENT
- * when that is; in either place a multipart/alternative stands for its
- * one text/plain version (the HTML beside it is not read).  Else NULL. */
+/* TRUE for the legacy display part a header-protection wrapper may
+ * open with (draft-ietf-lamps-header-protection; Enigmail wrote one):
+ * text/rfc822-headers or text/plain with a protected-headers parameter,
+ * the protected headers shown for mail programs that do not know the
+ * wrapper.  Not the writer's text. */
+static gboolean
+is_legacy_display(GMimeObject *object)
+{
+	return GMIME_IS_PART(object) &&
+	       (is_type(object, "text", "rfc822-headers") ||
+	        is_type(object, "text", "plain")) &&
+	       g_mime_object_get_content_type_parameter(object,
+	                                                "protected-headers") != NULL;
+}
+
+/* The first part of multipart/mixed OBJECT, past the legacy display part
+ * when OBJECT is a header-protection wrapper (Thunderbird wraps every
+ * signed body in multipart/mixed; protected-headers="v1"), or NULL. */
+static GMimeObject *
+first_part(GMimeObject *object)
+{
+	GMimeMultipart *mp = GMIME_MULTIPART(object);
+	int count = g_mime_multipart_get_count(mp);
+	int i = 0;
+	if (count > 1 &&
+	    g_mime_object_get_content_type_parameter(object,
+	                                             "protected-headers") != NULL &&
+	    is_legacy_display(g_mime_multipart_get_part(mp, 0)))
+		i = 1;
+	return i < count ? g_mime_multipart_get_part(mp, i) : NULL;
+}
+
+/* The one part the command may be read from: the first text part of
+ * CONTENT, that is CONTENT itself when it is an inline text/plain, or,
+ * when it is a multipart/mixed, its first part, through any nesting of
+ * multipart/mixed (a header-protection wrapper around the text and its
+ * attachments is one), past a wrapper's legacy display part; in any of
+ * these places a multipart/alternative stands for its one text/plain
+ * version (the HTML beside it is not read).  Else NULL.  The nesting is
+ * bounded by the parser's (signed_part_parse refuses deeper MIME). */
 static GMimeObject *
 command_part(GMimeObject *content)
 {
 	GMimeObject *part = content;
-	if (GMIME_IS_MULTIPART(part) && !GMIME_IS_MULTIPART_SIGNED(part) &&
-	    is_type(part, "multipart", "mixed")) {
-		GMimeMultipart *mp = GMIME_MULTIPART(part);
-		if (g_mime_multipart_get_count(mp) < 1)
-			return NULL;
-		part = g_mime_multipart_get_part(mp, 0);
-	}
+	while (part && GMIME_IS_MULTIPART(part) &&
+	       !GMIME_IS_MULTIPART_SIGNED(part) &&
+	       is_type(part, "multipart", "mixed"))
+		part = first_part(part);
 	if (GMIME_IS_MULTIPART(part) && is_type(part, "multipart", "alternative"))
 		part = plain_version(part);
 	if (part == NULL || !GMIME_IS_PART(part) ||

@@ -64,9 +64,12 @@ SignedKind signed_part_find(GMimeMessage *message, GMimeObject **part,
 
 /* The command text of signed CONTENT (the first part of multipart/signed,
  * or the clearsigned text/plain part after verification).  The command
- * is read from one part only: CONTENT when it is an inline text/plain,
- * or the first part of a multipart/mixed CONTENT when that is; in either
- * place a multipart/alternative stands for its one text/plain version.
+ * is read from one part only, the first text part: CONTENT when it is
+ * an inline text/plain, or the first part of a multipart/mixed CONTENT,
+ * through any nesting of multipart/mixed (Thunderbird's header-protection
+ * wrapper, protected-headers="v1", around the text and its attachments),
+ * past a wrapper's legacy display part; in any of these places a
+ * multipart/alternative stands for its one text/plain version.
  * *PART is that part, or NULL.  FALSE with *REASON when the part's bytes
  * hold a NUL, or when no command is at the top of that part but a
  * "Tenure:" line sits elsewhere in CONTENT: in an attachment
