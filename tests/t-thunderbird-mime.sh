@@ -210,4 +210,84 @@ send "$ALICE" alice@example.org tb-later
 expect_refused --reply "a command in a later text part inside the wrapper is still refused" \
 	"not in the first text part"
 
+# --- item 4: a command in HTML only gets a transcript ------------------
+
+# html_mail SIGNER NAME ADDRESS ID HTML_BODY: Thunderbird's HTML-only
+# signed mail (text/html in the wrapper).
+html_mail() {
+	{
+		wrapper "$2" "$3" "$4"
+		printf -- '--%s\nContent-Type: text/html; charset=UTF-8\n' "$4"
+		printf 'Content-Transfer-Encoding: 7bit\n\n'
+		printf '<!DOCTYPE html>\n<html>\n  <head>\n'
+		printf '    <meta http-equiv="content-type" content="text/html; charset=UTF-8">\n'
+		printf '  </head>\n  <body>\n%s\n  </body>\n</html>\n' "$5"
+		printf -- '\n--%s--\n' "$4"
+	} >"$W/m/$4.part"
+	pgpmime_entity "$1" "$W/m/$4.part" >"$W/m/$4.entity"
+	message "$3" "$4" "$W/m/$4.entity"
+}
+
+HTML_REFUSAL="the command is in HTML.*send plain text"
+
+fresh
+import_mail "$(html_mail "$ALICE" "Alice Member" alice@example.org tb-html \
+	'    <p>Tenure: resign</p>
+    <p>Effective: 2027-02-01<br>
+    </p>')"
+expect_refused --reply "Thunderbird HTML only (<p> a line): refused with a transcript" \
+	"$HTML_REFUSAL"
+
+# <div>/<br> lines, &nbsp; and nested <span>s on one line.
+fresh
+import_mail "$(html_mail "$BOB" "Bob Member" bob@example.org tb-html-span \
+	'    <div>Hello,<br><span style="font-family:monospace"><span>Tenure</span>:&nbsp;resign</span><br></div>')"
+expect_refused --reply "HTML with <br>, nested <span> and &nbsp;: refused with a transcript" \
+	"$HTML_REFUSAL"
+
+# A signed HTML reply that only quotes a command (blockquote) is list
+# traffic: nothing logged, no reply.
+fresh
+import_mail "$(html_mail "$ALICE" "Alice Member" alice@example.org tb-html-quote \
+	'    <div class="moz-cite-prefix">On 03/12/2026 09:12, Bob Member wrote:<br></div>
+    <blockquote type="cite"><p>Tenure: resign</p></blockquote>
+    <p>Sad to see you go.</p>')"
+test_begin "a signed HTML reply quoting a command stays silent"
+if [ "$(events)" = "$before" ] && [ "$(outbox_count)" = 0 ] && [ ! -s "$W/log" ] &&
+	[ "$(cat "$W/status")" = 0 ]; then
+	test_pass
+else
+	test_fail "expected no event, no mail and no log line" "$(cat "$W/log")"
+fi
+
+# multipart/alternative holding only HTML.
+fresh
+{
+	printf 'Content-Type: multipart/alternative; boundary="alt-only"\n\n--alt-only\n'
+	printf 'Content-Type: text/html; charset=UTF-8\n\n<p>Tenure: resign</p>\n--alt-only--\n'
+} >"$W/m/alt-only.part"
+send "$BOB" bob@example.org alt-only
+expect_refused --reply "multipart/alternative with HTML alone: refused with a transcript" \
+	"$HTML_REFUSAL"
+
+# text/html first, text/plain after it: the first text part is HTML.
+fresh
+{
+	printf 'Content-Type: multipart/mixed; boundary="html-first"\n\n--html-first\n'
+	printf 'Content-Type: text/html; charset=UTF-8\n\n<p>Tenure: resign</p>\n'
+	printf -- '--html-first\nContent-Type: text/plain; charset=UTF-8\n\nTenure: resign\n'
+	printf -- '--html-first--\n'
+} >"$W/m/html-first.part"
+send "$ALICE" alice@example.org html-first
+expect_refused --reply "text/html first, text/plain later: refused with a transcript" \
+	"$HTML_REFUSAL"
+
+# The same mail unsigned: logged, never answered.
+fresh
+printf 'Content-Type: text/html; charset=UTF-8\n\n<p><b>Tenure</b>: resign</p>\n' \
+	>"$W/m/tb-html-u.entity"
+import_mail "$(message alice@example.org tb-html-u "$W/m/tb-html-u.entity")"
+expect_refused --no-reply "an unsigned HTML command is logged and never answered" \
+	"unsigned command"
+
 test_done
