@@ -90,6 +90,11 @@ dist_check_SCRIPTS += tests/t-clients.sh tests/t-mlmmj.sh
 TESTS += tests/t-gui-commands.sh
 dist_check_SCRIPTS += tests/t-gui-commands.sh
 
+# Thunderbird's header-protection wrapper and HTML-only commands
+# (issue 31, items 2 and 4).
+TESTS += tests/t-thunderbird-mime.sh
+dist_check_SCRIPTS += tests/t-thunderbird-mime.sh
+
 # tests/test-signed-bytes: what is read is exactly what was signed, for
 # every charset iconv knows, with a real signature.
 check_PROGRAMS += tests/test-signed-bytes

@@ -212,7 +212,38 @@ typedef struct {
 #define ALT2(a, b) "Content-Type: multipart/alternative; boundary=\"a\"\n\n" \
 	"--a\n" a "\n--a\n" b "\n--a--\n"
 
+/* Thunderbird's header-protection wrapper (issue 31, item 2). */
+#define WRAPPER(a) "Content-Type: multipart/mixed; boundary=\"w\";" \
+	" protected-headers=\"v1\"\nSubject: x\n\n--w\n" a "\n--w--\n"
+#define WRAPPER2(a, b) "Content-Type: multipart/mixed; boundary=\"w\";" \
+	" protected-headers=\"v1\"\nSubject: x\n\n--w\n" a "\n--w\n" b "\n--w--\n"
+#define LEGACY "Content-Type: text/rfc822-headers; protected-headers=\"v1\"\n\n" \
+	"Subject: x\n"
+
 static const ContentCase content_cases[] = {
+	{"the first text part is found inside the protected-headers wrapper",
+	 WRAPPER(MULTI("mixed", PLAIN("Tenure: resign\n"), ATTACHED("key\n"))),
+	 "Tenure: resign", NULL},
+	{"a wrapper's legacy display part is skipped",
+	 WRAPPER2(LEGACY, MULTI("mixed", PLAIN("Tenure: resign\n"), ATTACHED("x\n"))),
+	 "Tenure: resign", NULL},
+	{"text and HTML inside the wrapper: the text/plain is read",
+	 WRAPPER(ALT2(PLAIN("Tenure: resign\n"), HTML("<p>Tenure: resign</p>\n"))),
+	 "Tenure: resign", NULL},
+	{"a later text part inside the wrapper is still a later part",
+	 WRAPPER(MULTI("mixed", PLAIN("Hello.\n"), PLAIN("Tenure: resign\n"))),
+	 NULL, "not in the first text part"},
+	{"a command in HTML paragraphs is refused: send plain text",
+	 WRAPPER(HTML("<html><body><p>Tenure: resign</p></body></html>\n")),
+	 NULL, "the command is in HTML"},
+	{"HTML entities and nested tags are rendered before looking",
+	 HTML("<div><span><b>Tenure</b>&#58;&nbsp;resign</span><br></div>\n"),
+	 NULL, "the command is in HTML"},
+	{"HTML alone in multipart/alternative is HTML",
+	 ALT1(HTML("<p>Tenure: resign</p>\n")), NULL, "the command is in HTML"},
+	{"a command quoted in HTML (blockquote) is no command",
+	 HTML("<blockquote type=\"cite\"><p>Tenure: resign</p></blockquote>\n"),
+	 "", NULL},
 	{"an inline text/plain counts", PLAIN("Tenure: resign\n"),
 	 "Tenure: resign", NULL},
 	{"the first inline text/plain of multipart/mixed counts; an attachment after it is ignored",

@@ -874,11 +874,17 @@ content_hash(GMimeObject *part)
 }
 
 /* The cheapest test of all, on the raw bytes: a command needs the word
- * "Tenure:" somewhere, unless a part is base64-encoded and could hide
- * it.  Mail failing this (most list traffic) is not even parsed. */
+ * "Tenure:" somewhere, unless a part could hide it: base64 or
+ * quoted-printable (a soft line break or "=3A" inside the word), or
+ * HTML (tags or an entity inside it: "<b>Tenure</b>:", "&#58;"), whose
+ * signer must hear that HTML is not read.  Mail failing this (most list
+ * traffic) is not even parsed. */
 static gboolean
 may_carry_command(GBytes *raw)
 {
+	static const char *const hiding[] = {
+		"base64", "quoted-printable", "text/html",
+	};
 	gsize len = 0;
 	const char *data = g_bytes_get_data(raw, &len);
 	for (gsize i = 0; i + 6 <= len; i++) {
@@ -886,8 +892,12 @@ may_carry_command(GBytes *raw)
 		if (c == 't' && i + 7 <= len &&
 		    g_ascii_strncasecmp(data + i, "tenure:", 7) == 0)
 			return TRUE;
-		if (c == 'b' && g_ascii_strncasecmp(data + i, "base64", 6) == 0)
-			return TRUE;
+		for (gsize k = 0; k < G_N_ELEMENTS(hiding); k++) {
+			gsize n = strlen(hiding[k]);
+			if (c == hiding[k][0] && i + n <= len &&
+			    g_ascii_strncasecmp(data + i, hiding[k], n) == 0)
+				return TRUE;
+		}
 	}
 	return FALSE;
 }

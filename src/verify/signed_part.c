@@ -263,8 +263,128 @@ signed_digest_any(GMimeObject *object)
 	return text ? sha256_lf((const guchar *)text, strlen(text)) : NULL;
 }
 
+/* The character HTML entity ENTITY (its text between '&' and ';', LEN
+ * bytes) stands for, or 0 for one not known here: the numeric ones, and
+ * the few names that can make "Tenure:" or a line of it. */
+static gunichar
+html_entity(const char *entity, gsize len)
+{
+	static const struct { const char *name; gunichar c; } names[] = {
+		{"nbsp", ' '}, {"amp", '&'}, {"lt", '<'}, {"gt", '>'},
+		{"quot", '"'}, {"apos", '\''}, {"colon", ':'}, {"Tab", '\t'},
+		{"NewLine", '\n'},
+	};
+	if (len >= 2 && entity[0] == '#') {
+		gboolean hex = entity[1] == 'x' || entity[1] == 'X';
+		guint64 value = 0;
+		gsize i = hex ? 2 : 1;
+		if (i == len)
+			return 0;
+		for (; i < len; i++) {
+			int d = hex ? g_ascii_xdigit_value(entity[i])
+			            : g_ascii_digit_value(entity[i]);
+			if (d < 0)
+				return 0;
+			value = value * (hex ? 16 : 10) + (guint64)d;
+			if (value > 0x10FFFF)
+				return 0;
+		}
+		return g_unichar_validate((gunichar)value) ? (gunichar)value : 0;
+	}
+	for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
+		if (strlen(names[i].name) == len &&
+		    memcmp(names[i].name, entity, len) == 0)
+			return names[i].c;
+	return 0;
+}
+
+/* TRUE when the tag at TAG (just after its '<') is NAME, opening or
+ * closing: "<p>", "</p >", "<br/>", "<p class=x>". */
+static gboolean
+tag_is(const char *tag, const char *end, const char *name)
+{
+	if (tag < end && *tag == '/')
+		tag++;
+	gsize n = strlen(name);
+	if ((gsize)(end - tag) < n || g_ascii_strncasecmp(tag, name, n) != 0)
+		return FALSE;
+	return tag + n == end || !g_ascii_isalnum(tag[n]);
+}
+
+/* HTML bytes DATA (LEN) rendered as text, only to tell whether the
+ * writer sees a line starting "Tenure:" (tenure never reads HTML as a
+ * command): tags are dropped, a block element (p, div, br, li, tr, h1
+ * to h6, pre, table) and a line end of the source start a line,
+ * entities are decoded (&nbsp; is a space), and what the reader does
+ * not see as the writer's own text is dropped: comments, head, title,
+ * style, script, and quoted mail (blockquote). */
+static char *
+html_rendered(const char *data, gsize len)
+{
+	static const char *const blocks[] = {
+		"p", "div", "br", "li", "tr", "pre", "table", "h1", "h2", "h3",
+		"h4", "h5", "h6", "hr", "dd", "dt",
+	};
+	static const char *const hidden[] = {
+		"blockquote", "head", "title", "style", "script",
+	};
+	GString *out = g_string_sized_new(len);
+	const char *end = data + len;
+	int hide = 0;
+	for (const char *p = data; p < end;) {
+		if (end - p >= 4 && memcmp(p, "<!--", 4) == 0) {
+			const char *close = g_strstr_len(p + 4, end - p - 4, "-->");
+			p = close ? close + 3 : end;
+			continue;
+		}
+		if (*p == '<') {
+			const char *close = memchr(p, '>', end - p);
+			const char *tag_end = close ? close : end;
+			const char *tag = p + 1;
+			const char *name_end = tag;
+			while (name_end < tag_end && (*name_end == '/' ||
+			                              g_ascii_isalnum(*name_end)))
+				name_end++;
+			for (gsize i = 0; i < G_N_ELEMENTS(hidden); i++)
+				if (tag_is(tag, name_end, hidden[i]))
+					hide = *tag == '/' ? MAX(hide - 1, 0) : hide + 1;
+			for (gsize i = 0; i < G_N_ELEMENTS(blocks); i++)
+				if (tag_is(tag, name_end, blocks[i]))
+					g_string_append_c(out, '\n');
+			p = close ? close + 1 : end;
+			continue;
+		}
+		if (*p == '&') {
+			const char *semi = p + 1;
+			if (semi < end && *semi == '#')
+				semi++;
+			while (semi < end && semi - p <= 10 && g_ascii_isalnum(*semi))
+				semi++;
+			gunichar c = semi < end && *semi == ';'
+			                 ? html_entity(p + 1, semi - p - 1) : 0;
+			if (c != 0) {
+				if (!hide)
+					g_string_append_unichar(out, c);
+				p = semi + 1;
+				continue;
+			}
+		}
+		if (!hide || *p == '\n')
+			g_string_append_c(out, *p);
+		p++;
+	}
+	return g_string_free(out, FALSE);
+}
+
+static gboolean
+is_html(GMimeObject *object)
+{
+	return is_type(object, "text", "html");
+}
+
 /* TRUE when the bytes of leaf OBJECT, a text part, hold a line starting
- * "Tenure:" (command_looks_like): the mark of a command attempt. */
+ * "Tenure:" (command_looks_like), in HTML once rendered (html_rendered):
+ * the mark of a command attempt. */
 static gboolean
 part_has_command_line(GMimeObject *object)
 {
@@ -272,7 +392,14 @@ part_has_command_line(GMimeObject *object)
 		return FALSE;
 	gsize len = 0;
 	g_autofree char *bytes = part_bytes(object, &len);
-	return bytes && command_looks_like(bytes, (gssize)len);
+	if (bytes == NULL)
+		return FALSE;
+	if (command_looks_like(bytes, (gssize)len))
+		return TRUE;
+	if (!is_html(object))
+		return FALSE;
+	g_autofree char *text = html_rendered(bytes, len);
+	return command_looks_like(text, -1);
 }
 
 /* TRUE when some text part anywhere in OBJECT (forwarded messages
@@ -461,21 +588,54 @@ plain_version(GMimeObject *object)
 	return found;
 }
 
-/* The one part the command may be read from: CONTENT itself when it is
- * an inline text/plain, or the first part of a multipart/mixed CONTENT
- * when that is; in either place a multipart/alternative stands for its
- * one text/plain version (the HTML beside it is not read).  Else NULL. */
+/* TRUE for the legacy display part a header-protection wrapper may
+ * open with (draft-ietf-lamps-header-protection; Enigmail wrote one):
+ * text/rfc822-headers or text/plain with a protected-headers parameter,
+ * the protected headers shown for mail programs that do not know the
+ * wrapper.  Not the writer's text. */
+static gboolean
+is_legacy_display(GMimeObject *object)
+{
+	return GMIME_IS_PART(object) &&
+	       (is_type(object, "text", "rfc822-headers") ||
+	        is_type(object, "text", "plain")) &&
+	       g_mime_object_get_content_type_parameter(object,
+	                                                "protected-headers") != NULL;
+}
+
+/* The first part of multipart/mixed OBJECT, past the legacy display part
+ * when OBJECT is a header-protection wrapper (Thunderbird wraps every
+ * signed body in multipart/mixed; protected-headers="v1"), or NULL. */
+static GMimeObject *
+first_part(GMimeObject *object)
+{
+	GMimeMultipart *mp = GMIME_MULTIPART(object);
+	int count = g_mime_multipart_get_count(mp);
+	int i = 0;
+	if (count > 1 &&
+	    g_mime_object_get_content_type_parameter(object,
+	                                             "protected-headers") != NULL &&
+	    is_legacy_display(g_mime_multipart_get_part(mp, 0)))
+		i = 1;
+	return i < count ? g_mime_multipart_get_part(mp, i) : NULL;
+}
+
+/* The one part the command may be read from: the first text part of
+ * CONTENT, that is CONTENT itself when it is an inline text/plain, or,
+ * when it is a multipart/mixed, its first part, through any nesting of
+ * multipart/mixed (a header-protection wrapper around the text and its
+ * attachments is one), past a wrapper's legacy display part; in any of
+ * these places a multipart/alternative stands for its one text/plain
+ * version (the HTML beside it is not read).  Else NULL.  The nesting is
+ * bounded by the parser's (signed_part_parse refuses deeper MIME). */
 static GMimeObject *
 command_part(GMimeObject *content)
 {
 	GMimeObject *part = content;
-	if (GMIME_IS_MULTIPART(part) && !GMIME_IS_MULTIPART_SIGNED(part) &&
-	    is_type(part, "multipart", "mixed")) {
-		GMimeMultipart *mp = GMIME_MULTIPART(part);
-		if (g_mime_multipart_get_count(mp) < 1)
-			return NULL;
-		part = g_mime_multipart_get_part(mp, 0);
-	}
+	while (part && GMIME_IS_MULTIPART(part) &&
+	       !GMIME_IS_MULTIPART_SIGNED(part) &&
+	       is_type(part, "multipart", "mixed"))
+		part = first_part(part);
 	if (GMIME_IS_MULTIPART(part) && is_type(part, "multipart", "alternative"))
 		part = plain_version(part);
 	if (part == NULL || !GMIME_IS_PART(part) ||
@@ -491,7 +651,8 @@ typedef enum {
 	COMMAND_IN_NESTED,      /* in message/rfc822 or a nested multipart/signed */
 	COMMAND_IN_ALTERNATIVE, /* in another version of multipart/alternative */
 	COMMAND_IN_ATTACHMENT,  /* Content-Disposition: attachment */
-	COMMAND_IN_NON_PLAIN,   /* in text/html or another non-plain text */
+	COMMAND_IN_HTML,        /* in text/html (once rendered) */
+	COMMAND_IN_NON_PLAIN,   /* in another non-plain text */
 	COMMAND_IN_LATER_PART,  /* in an inline text/plain after the first */
 } CommandPlace;
 
@@ -514,8 +675,11 @@ command_place(GMimeObject *object, GMimeObject *skip)
 			found = command_place(g_mime_multipart_get_part(mp, i), skip);
 		if (found && GMIME_IS_MULTIPART_SIGNED(object))
 			return COMMAND_IN_NESTED;
+		/* HTML with no text/plain beside it is HTML, not another
+		 * version. */
 		if (found && found != COMMAND_IN_NESTED &&
-		    is_type(object, "multipart", "alternative"))
+		    is_type(object, "multipart", "alternative") &&
+		    (found != COMMAND_IN_HTML || plain_version(object) != NULL))
 			return COMMAND_IN_ALTERNATIVE;
 		return found;
 	}
@@ -523,8 +687,9 @@ command_place(GMimeObject *object, GMimeObject *skip)
 		return COMMAND_NOWHERE;
 	if (is_attachment(object))
 		return COMMAND_IN_ATTACHMENT;
-	return is_type(object, "text", "plain") ? COMMAND_IN_LATER_PART
-	                                        : COMMAND_IN_NON_PLAIN;
+	if (is_type(object, "text", "plain"))
+		return COMMAND_IN_LATER_PART;
+	return is_html(object) ? COMMAND_IN_HTML : COMMAND_IN_NON_PLAIN;
 }
 
 static char *
@@ -542,6 +707,9 @@ place_reason(CommandPlace place)
 	case COMMAND_IN_ATTACHMENT:
 		return g_strdup("the command is in an attachment: put it at the top "
 		                "of the mail's own text");
+	case COMMAND_IN_HTML:
+		return g_strdup("the command is in HTML, and tenure reads no command "
+		                "from HTML: send plain text");
 	case COMMAND_IN_NON_PLAIN:
 		return g_strdup("the command is not in a text/plain part: send plain text");
 	case COMMAND_IN_LATER_PART:

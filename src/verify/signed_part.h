@@ -3,8 +3,10 @@
  *
  * Pure MIME work, no gpg.  A command attempt is a mail with a line
  * starting "Tenure:" (after blanks; quoted lines never count) in the
- * bytes of any text part; every other mail is left alone before gpg
- * runs.  For an attempt, signed_part_find picks the one signature to
+ * bytes of any text part (of an HTML part also in its text as shown:
+ * tags dropped, block tags starting lines, entities decoded, quoted mail
+ * left out; HTML is never read as a command, only refused); every other
+ * mail is left alone before gpg runs.  For an attempt, signed_part_find picks the one signature to
  * check (SPEC: PGP/MIME as the whole body or the first part of a
  * multipart/mixed, or a text/plain there holding a clearsigned block),
  * or, when there is none there, a signature elsewhere in the mail (not
@@ -64,14 +66,17 @@ SignedKind signed_part_find(GMimeMessage *message, GMimeObject **part,
 
 /* The command text of signed CONTENT (the first part of multipart/signed,
  * or the clearsigned text/plain part after verification).  The command
- * is read from one part only: CONTENT when it is an inline text/plain,
- * or the first part of a multipart/mixed CONTENT when that is; in either
- * place a multipart/alternative stands for its one text/plain version.
+ * is read from one part only, the first text part: CONTENT when it is
+ * an inline text/plain, or the first part of a multipart/mixed CONTENT,
+ * through any nesting of multipart/mixed (Thunderbird's header-protection
+ * wrapper, protected-headers="v1", around the text and its attachments),
+ * past a wrapper's legacy display part; in any of these places a
+ * multipart/alternative stands for its one text/plain version.
  * *PART is that part, or NULL.  FALSE with *REASON when the part's bytes
  * hold a NUL, or when no command is at the top of that part but a
  * "Tenure:" line sits elsewhere in CONTENT: in an attachment
  * (Content-Disposition: attachment), in another version of a
- * multipart/alternative, in HTML, in a forwarded message/rfc822 or a
+ * multipart/alternative, in HTML ("send plain text"), in a forwarded message/rfc822 or a
  * nested multipart/signed at any depth, or in a later part.  TRUE with
  * *TEXT otherwise: the part's bytes as signed (see above), or "" when
  * there is none. */
