@@ -86,6 +86,9 @@ wait_for 10 '[ -z "$(gpg_left)" ]'
 test_expect_equal "" "$(gpg_left)"
 
 # 2. A stop while gpg hangs with SIGTERM blocked.
+# The bound tells a prompt stop from one that waits for gpg-timeout (60
+# s here); it is not a measure of speed: 5 s failed once in CI, the
+# suite running beside it under distcheck.
 committee_conf keys.gpg-timeout=60 keys.bot-key="$BOT"
 rm -f "$W/inbox/new/"* "$W/inbox/cur/"*
 : >"$FAKE_GPG_MODE.log"
@@ -93,15 +96,15 @@ deliver_mail "$resign"
 "$TENURE" --config "$CONF" run 2>"$W/daemon.log" &
 pid=$!
 test_cleanup "kill -KILL $pid"
-test_begin "SIGTERM while a verification hangs (SIGTERM blocked): tenure ends within 5 s, cleanly"
+test_begin "SIGTERM while a verification hangs (SIGTERM blocked): tenure ends within 15 s (gpg-timeout is 60), cleanly"
 if ! wait_for 30 'grep -q "^hang" "$FAKE_GPG_MODE.log"'; then
 	test_fail "the fake gpg never ran" "$(cat "$W/daemon.log")"
 	kill -KILL $pid
 else
 	sleep 0.3
-	stop_within 5 $pid
+	stop_within 15 $pid
 	if [ "$STOPPED" != "exit 0 fast" ]; then
-		test_fail "expected exit 0 within 5 s, got $STOPPED" "$(cat "$W/daemon.log")"
+		test_fail "expected exit 0 within 15 s, got $STOPPED" "$(cat "$W/daemon.log")"
 	elif ! grep -q 'run-stop reason=signal' "$W/daemon.log"; then
 		test_fail "expected a clean stop (run-stop reason=signal)" "$(cat "$W/daemon.log")"
 	else
@@ -189,16 +192,16 @@ deliver_mail "$outsider2"
 "$TENURE" --config "$CONF" run 2>"$W/daemon2.log" &
 pid=$!
 test_cleanup "kill -KILL $pid"
-test_begin "SIGTERM while signing waits on a stopped gpg-agent: tenure ends within 5 s"
+test_begin "SIGTERM while signing waits on a stopped gpg-agent: tenure ends within 15 s (gpg-timeout is 60)"
 if ! wait_for 30 'pgrep -f -- "$W/g .*(--sign|--list-secret-keys)" >/dev/null'; then
 	test_fail "no signing started (gpg-agent '$agent': $(ps -o stat=,args= -p "${agent:-0}"))" \
 		"$(cat "$W/daemon2.log")"
 	kill -KILL $pid
 else
 	sleep 0.5
-	stop_within 5 $pid
+	stop_within 15 $pid
 	if [ "$STOPPED" != "exit 0 fast" ]; then
-		test_fail "expected exit 0 within 5 s, got $STOPPED" "$(cat "$W/daemon2.log")"
+		test_fail "expected exit 0 within 15 s, got $STOPPED" "$(cat "$W/daemon2.log")"
 	else
 		test_pass
 	fi
