@@ -13,10 +13,10 @@
 #
 # Run from the build tree: top_builddir=$PWD sh $srcdir/bench/daemon-memory.sh
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 . "$top_srcdir/bench/lib-bench.sh"
 
 CYCLES=${CYCLES:-1000}

@@ -4,20 +4,20 @@
 # mail that follows) with 1,000 and with 100,000 messages in the mailbox.
 # The two must be the same: an idle cycle costs nothing per message.
 #
-# The source (driven by tests/test-imap "cycle", the same code the daemon
+# The source (driven by tests/unit/source-imap "cycle", the same code the daemon
 # runs) talks to Dovecot through bench/byte-counter.py, a TCP relay that
 # logs every chunk with its time; the cycle's bytes are those between the
-# "cycle start" and "cycle done" marks test-imap prints.  The bytes of
+# "cycle start" and "cycle done" marks source-imap prints.  The bytes of
 # connecting (TLS, LOGIN, EXAMINE) are shown too, for comparison: EXAMINE
 # reports the message count, so they grow by a digit or two.
 #
 # Run from the build tree: top_builddir=$PWD sh $srcdir/bench/idle-bytes.sh
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
 
-IMAP=$top_builddir/tests/test-imap
-[ -x "$IMAP" ] || { echo "no tests/test-imap in $top_builddir (make check builds it)" >&2; exit 1; }
+IMAP=$top_builddir/tests/unit/source-imap
+[ -x "$IMAP" ] || { echo "no tests/unit/source-imap in $top_builddir (make check builds it)" >&2; exit 1; }
 POLL=${POLL:-3}
 
 dovecot_setup

@@ -7,10 +7,10 @@
 #
 # Run from the build tree: top_builddir=$PWD sh $srcdir/bench/idle-latency.sh
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 . "$top_srcdir/bench/lib-bench.sh"
 
 TRIALS=${TRIALS:-100}

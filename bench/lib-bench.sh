@@ -1,5 +1,5 @@
 # bench/lib-bench.sh: what the transport benchmarks share.  Source after
-# tests/lib.sh, lib-dovecot.sh, lib-gpg.sh and lib-smtp.sh, with Dovecot
+# tests/lib/common.sh, tests/lib/dovecot.sh, tests/lib/gpg.sh and tests/lib/smtp.sh, with Dovecot
 # and the SMTP server started.
 #
 #   bench_members N        N members "Trial 1".."Trial N" with keys, a

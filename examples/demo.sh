@@ -24,12 +24,12 @@ top_srcdir=$(cd "$here/.." && pwd)
 # tree's templates.  Installed by the Debian package (in
 # /usr/share/doc/tenure/examples): the installed binary and templates and
 # the copy of the gpg library shipped beside this script.
-if [ -f "$top_srcdir/tests/lib-gpg.sh" ]; then
-	lib_gpg=$top_srcdir/tests/lib-gpg.sh
+if [ -f "$top_srcdir/tests/lib/gpg.sh" ]; then
+	lib_gpg=$top_srcdir/tests/lib/gpg.sh
 	templates=$top_srcdir/templates
 	TENURE=${TENURE:-$top_srcdir/tenure}
 else
-	lib_gpg=$here/lib-gpg.sh
+	lib_gpg=$here/gpg.sh
 	templates=/usr/share/tenure/templates
 	TENURE=${TENURE:-/usr/bin/tenure}
 fi
@@ -56,7 +56,7 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
-# lib-gpg.sh is shared with the tests; the demo cleans up by itself.
+# tests/lib/gpg.sh is shared with the tests; the demo cleans up by itself.
 test_cleanup() { :; }
 . "$lib_gpg"
 mkdir -m 700 "$GPG_WORLD"

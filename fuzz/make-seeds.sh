@@ -11,15 +11,15 @@
 #   packets/   signatures as a PGP/MIME part or a clearsigned block ends
 #              with them: a genuine one armoured and binary, a clearsigned
 #              block, and the crafted ones tenure refuses before gpg
-#              (tests/craft-packets.py)
+#              (tests/lib/craft-packets.py)
 #   ledger/    the example ledgers and the test ledger
 #   conf/      the shipped and the example configuration
 #   template/  the shipped templates
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/fuzz/corpus
-. "$top/tests/lib.sh"
-. "$top/tests/lib-gpg.sh"
+. "$top/tests/lib/common.sh"
+. "$top/tests/lib/gpg.sh"
 
 mkdir -p "$out/intake" "$out/packets" "$out/ledger" "$out/conf" "$out/template"
 cp "$top"/examples/*.ledger "$top"/tests/data/*.ledger "$out/ledger/"
@@ -66,7 +66,7 @@ pgpmime_entity rra@debian.org "$t/alt.part" >"$t/alt"
 mail_message "Russ Allbery <rra@debian.org>" alt@example.org "$t/alt" >"$out/intake/alternative.eml"
 
 printf 'From: someone@example.org\nSubject: plain\nMessage-ID: <plain@example.org>\n\n> Tenure: resign\nTenure: appoint\nMember: X <x@example.org>\n-- \nsig\n' >"$out/intake/no-mime.eml"
-craft="/usr/bin/python3 $top/tests/craft-packets.py"
+craft="/usr/bin/python3 $top/tests/lib/craft-packets.py"
 printf 'Tenure: resign\n' >"$t/text"
 gw -u rra@debian.org --armor --detach-sign -o "$out/packets/armoured.sig" "$t/text"
 gw -u rra@debian.org --detach-sign -o "$out/packets/binary.sig" "$t/text"

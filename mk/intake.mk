@@ -27,13 +27,13 @@ src_libtenure_a_SOURCES += \
 	src/cli/cmd_import.c \
 	src/cli/cmd_audit.c
 
-check_PROGRAMS += tests/test-command tests/test-verify tests/test-openpgp
-tests_test_openpgp_LDADD = $(TEST_LDADD)
-tests_test_command_LDADD = $(TEST_LDADD)
-tests_test_verify_LDADD = $(TEST_LDADD)
-TESTS += tests/test-command tests/test-verify tests/test-openpgp tests/t-intake.sh tests/t-roles.sh \
+check_PROGRAMS += tests/unit/verify-command tests/unit/verify-verify tests/unit/verify-openpgp
+tests_unit_verify_openpgp_LDADD = $(TEST_LDADD)
+tests_unit_verify_command_LDADD = $(TEST_LDADD)
+tests_unit_verify_verify_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/verify-command tests/unit/verify-verify tests/unit/verify-openpgp tests/t-intake.sh tests/t-roles.sh \
 	tests/t-hostile.sh tests/t-keyring.sh
-dist_check_SCRIPTS += tests/lib-gpg.sh tests/lib-committee.sh tests/t-intake.sh tests/t-roles.sh \
+dist_check_SCRIPTS += tests/lib/gpg.sh tests/lib/committee.sh tests/t-intake.sh tests/t-roles.sh \
 	tests/t-hostile.sh tests/t-keyring.sh
 
 # bench/bench-intake times a bare GMime parse and one verification for
@@ -42,43 +42,43 @@ check_PROGRAMS += bench/bench-intake
 bench_bench_intake_LDADD = $(TEST_LDADD)
 EXTRA_DIST += bench/import.sh bench/gen-maildir.py bench/keyring.sh
 
-# tests/test-relay: which host handed a mail over (src/source/relay.c), as a
+# tests/unit/source-relay: which host handed a mail over (src/source/relay.c), as a
 # table of Received headers.
-check_PROGRAMS += tests/test-relay
-tests_test_relay_LDADD = $(TEST_LDADD)
-TESTS += tests/test-relay
+check_PROGRAMS += tests/unit/source-relay
+tests_unit_source_relay_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/source-relay
 
 # tests/t-charset.sh: a PGP/MIME command is read in its signed charset
 # (mutt's ISO-8859-1, directly, through mlmmj and Mailman's shape).
 TESTS += tests/t-charset.sh
-dist_check_SCRIPTS += tests/t-charset.sh tests/lib-mlmmj.sh
+dist_check_SCRIPTS += tests/t-charset.sh tests/lib/mlmmj.sh
 
 # tests/t-signature-record.sh: "already applied" is the Signature field,
 # compared whole; a deferral's Reason is never read as a record.
 TESTS += tests/t-signature-record.sh
 dist_check_SCRIPTS += tests/t-signature-record.sh
 
-# tests/test-mbox-from: when a mail arrived, by the date that ends the
+# tests/unit/source-mbox-from: when a mail arrived, by the date that ends the
 # mbox "From " line (src/source/source_mbox.c), as a table of real
 # writers' lines.
-check_PROGRAMS += tests/test-mbox-from
-tests_test_mbox_from_LDADD = $(TEST_LDADD)
-TESTS += tests/test-mbox-from
+check_PROGRAMS += tests/unit/source-mbox-from
+tests_unit_source_mbox_from_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/source-mbox-from
 
-# tests/test-decide: the decisions on commands (src/intake/decide.c), as
+# tests/unit/intake-decide: the decisions on commands (src/intake/decide.c), as
 # a table.
-check_PROGRAMS += tests/test-decide
-tests_test_decide_LDADD = $(TEST_LDADD) -lm
-TESTS += tests/test-decide tests/t-intake2.sh tests/t-authority.sh tests/t-key-change.sh
+check_PROGRAMS += tests/unit/intake-decide
+tests_unit_intake_decide_LDADD = $(TEST_LDADD) -lm
+TESTS += tests/unit/intake-decide tests/t-intake2.sh tests/t-authority.sh tests/t-key-change.sh
 dist_check_SCRIPTS += tests/t-intake2.sh tests/t-authority.sh tests/t-key-change.sh
 # What a deferral may and may not do (issue 27 item 1).
 TESTS += tests/t-defer.sh
 dist_check_SCRIPTS += tests/t-defer.sh
 
 # What bounds gpg's work: signatures refused before gpg runs (issue 15,
-# item 5), crafted by tests/craft-packets.py.
+# item 5), crafted by tests/lib/craft-packets.py.
 TESTS += tests/t-sigbounds.sh
-dist_check_SCRIPTS += tests/t-sigbounds.sh tests/craft-packets.py
+dist_check_SCRIPTS += tests/t-sigbounds.sh tests/lib/craft-packets.py
 
 # Mail as the mail programs Debian people use write and sign it, and
 # through real list software (mlmmj).
@@ -95,17 +95,17 @@ dist_check_SCRIPTS += tests/t-gui-commands.sh
 TESTS += tests/t-thunderbird-mime.sh
 dist_check_SCRIPTS += tests/t-thunderbird-mime.sh
 
-# tests/test-signed-bytes: what is read is exactly what was signed, for
+# tests/unit/verify-signed-bytes: what is read is exactly what was signed, for
 # every charset iconv knows, with a real signature.
-check_PROGRAMS += tests/test-signed-bytes
-tests_test_signed_bytes_LDADD = $(TEST_LDADD)
-TESTS += tests/test-signed-bytes
+check_PROGRAMS += tests/unit/verify-signed-bytes
+tests_unit_verify_signed_bytes_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/verify-signed-bytes
 
-# tests/test-verify-context: the intake's own gpgv run comes to every
+# tests/unit/verify-context: the intake's own gpgv run comes to every
 # verdict gpg gives, as GPGME reads it.
-check_PROGRAMS += tests/test-verify-context
-tests_test_verify_context_LDADD = $(TEST_LDADD)
-TESTS += tests/test-verify-context
+check_PROGRAMS += tests/unit/verify-context
+tests_unit_verify_context_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/verify-context
 
 # tests/t-rebuild.sh: a lost host's ledger rebuilt from the list's
 # archive by `tenure init` and `tenure import` (cmd_import.c).
@@ -113,16 +113,16 @@ TESTS += tests/t-rebuild.sh
 dist_check_SCRIPTS += tests/t-rebuild.sh
 
 # Every gpg under a deadline, a stop a stop (issue 16, item 2): a fake gpg
-# (tests/fake-gpg.sh) that hangs, and a stopped gpg-agent.
+# (tests/lib/fake-gpg.sh) that hangs, and a stopped gpg-agent.
 TESTS += tests/t-gpgdeadline.sh
-dist_check_SCRIPTS += tests/t-gpgdeadline.sh tests/fake-gpg.sh
+dist_check_SCRIPTS += tests/t-gpgdeadline.sh tests/lib/fake-gpg.sh
 
 # Cannot decide now is not no (issue 16, item 1), and a verification
 # that never finishes sets its mail aside (issue 15, item 5): Maildir,
 # mbox import, and IMAP against Dovecot.
 TESTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbox-dates.sh
 dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbox-dates.sh \
-	tests/lib-fakegpg.sh tests/faked.sh
+	tests/lib/fakegpg.sh tests/lib/faked.sh
 
 # A stop is not a poison mail (issue 25, item 8): only gpgv's deadline
 # counts a verification as unfinished.
@@ -141,10 +141,10 @@ dist_check_SCRIPTS += tests/t-undecidable.sh
 # act.
 TESTS += tests/t-verdicts.sh
 dist_check_SCRIPTS += tests/t-verdicts.sh
-# tests/test-packets: a signature packet's values and dates (packets.c).
-check_PROGRAMS += tests/test-packets
-tests_test_packets_LDADD = $(TEST_LDADD)
-TESTS += tests/test-packets
+# tests/unit/verify-packets: a signature packet's values and dates (packets.c).
+check_PROGRAMS += tests/unit/verify-packets
+tests_unit_verify_packets_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/verify-packets
 
 # A waiting mail is never forgotten (issue 25, item 4): the IMAP cursor
 # and the mbox offset hold before it whatever becomes of STATE_DIR/retry.

@@ -30,18 +30,18 @@ dist_templates_DATA = \
 	templates/reply.txt \
 	templates/set-aside.txt
 
-check_PROGRAMS += tests/test-mailout tests/test-outbox
-# test-mailout runs the schedule, which asks the plan (libm) for dates.
-tests_test_mailout_LDADD = $(TEST_LDADD) -lm
-tests_test_outbox_LDADD = $(TEST_LDADD)
-# test-template: a template's body lines, classified and wrapped.
-check_PROGRAMS += tests/test-template
-tests_test_template_LDADD = $(TEST_LDADD)
-TESTS += tests/test-template
-TESTS += tests/test-mailout tests/test-outbox tests/t-mailout.sh \
+check_PROGRAMS += tests/unit/out-mailout tests/unit/out-outbox
+# out-mailout runs the schedule, which asks the plan (libm) for dates.
+tests_unit_out_mailout_LDADD = $(TEST_LDADD) -lm
+tests_unit_out_outbox_LDADD = $(TEST_LDADD)
+# out-template: a template's body lines, classified and wrapped.
+check_PROGRAMS += tests/unit/out-template
+tests_unit_out_template_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/out-template
+TESTS += tests/unit/out-mailout tests/unit/out-outbox tests/t-mailout.sh \
 	tests/t-mailfaults.sh tests/t-announce.sh tests/t-resend.sh \
 	tests/t-clock.sh
-dist_check_SCRIPTS += tests/lib-smtp.sh tests/smtpd.py tests/t-mailout.sh \
+dist_check_SCRIPTS += tests/lib/smtp.sh tests/lib/smtpd.py tests/t-mailout.sh \
 	tests/t-mailfaults.sh tests/t-announce.sh tests/t-resend.sh \
 	tests/t-clock.sh
 TESTS += tests/t-outcomes.sh
@@ -77,9 +77,9 @@ TESTS += tests/t-clock-reading.sh
 dist_check_SCRIPTS += tests/t-clock-reading.sh
 
 # systemd-timedated answers for the kernel's NTP state where adjtimex is
-# denied; a private bus and tests/timedated.py stand for the system's.
+# denied; a private bus and tests/lib/timedated.py stand for the system's.
 TESTS += tests/t-clock-timedated.sh
-dist_check_SCRIPTS += tests/t-clock-timedated.sh tests/timedated.py
+dist_check_SCRIPTS += tests/t-clock-timedated.sh tests/lib/timedated.py
 
 # status counts the mail that waits for the clock (issue 25 item 2).
 TESTS += tests/t-clock-waiting.sh tests/t-imap-clock-waiting.sh
@@ -88,7 +88,7 @@ dist_check_SCRIPTS += tests/t-clock-waiting.sh tests/t-imap-clock-waiting.sh
 # The clock's evidence inside the unit's sandbox (ProcSubset=pid), and a
 # lost clock record (issue 33 items 1 and 3).
 TESTS += tests/t-clock-sandbox.sh
-dist_check_SCRIPTS += tests/t-clock-sandbox.sh tests/lib-clock.sh
+dist_check_SCRIPTS += tests/t-clock-sandbox.sh tests/lib/clock.sh
 
 # An IMAP INTERNALDATE vouches only for "not behind" (issue 33 item 2).
 TESTS += tests/t-clock-lowerbound.sh

@@ -22,15 +22,15 @@ src_libtenure_a_SOURCES += \
 	src/views/publish.c src/views/publish.h \
 	src/cli/cmd_plan.c src/cli/cmd_simulate.c
 
-check_PROGRAMS += tests/test-rules
-tests_test_rules_LDADD = $(TEST_LDADD)
+check_PROGRAMS += tests/unit/rules-term
+tests_unit_rules_term_LDADD = $(TEST_LDADD)
 # t-page.sh: the status page in headless chromium, with axe-core.
 # t-json.sh: the JSON documents against their schema; t-calendar.sh: the
 # calendar a member subscribes to, and the plan's text columns;
 # t-publish.sh: [publish] dir, written by `tenure run`; t-plan-corners.sh:
 # a history over the cap before --from, under every rule, and a
 # placeholder replaced; t-publish-plan.sh: [publish] when the plan fails.
-TESTS += tests/test-rules tests/t-plan.sh tests/t-status.sh \
+TESTS += tests/unit/rules-term tests/t-plan.sh tests/t-status.sh \
 	tests/t-status-formats.sh tests/t-page.sh tests/t-json.sh \
 	tests/t-calendar.sh tests/t-publish.sh tests/t-plan-corners.sh \
 	tests/t-publish-plan.sh
@@ -51,7 +51,7 @@ EXTRA_DIST += tests/data/ctte-2014.ledger bench/simulate.sh
 
 # simulate.c draws resignations with log1p.
 tenure_LDADD += -lm
-tests_test_rules_LDADD += -lm
+tests_unit_rules_term_LDADD += -lm
 
 # t-publish-private.sh: [publish] writes the committee only, never the
 # outbox, undecided mail, the clock, servers, errors or Message-IDs.

@@ -22,18 +22,18 @@ dist_systemdsystemunit_DATA = \
 	systemd/tenure-once@.service \
 	systemd/tenure-once@.timer
 
-# tests/test-imap: unit tests of the cursor file and the certificate
+# tests/unit/source-imap: unit tests of the cursor file and the certificate
 # check when run alone; the driver of t-imap.sh when given a config.
-check_PROGRAMS += tests/test-imap tests/test-netstop
-tests_test_imap_LDADD = $(TEST_LDADD)
-tests_test_netstop_LDADD = $(TEST_LDADD)
-TESTS += tests/test-imap tests/test-netstop tests/t-imap.sh tests/t-daemon.sh \
+check_PROGRAMS += tests/unit/source-imap tests/unit/base-netstop
+tests_unit_source_imap_LDADD = $(TEST_LDADD)
+tests_unit_base_netstop_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/source-imap tests/unit/base-netstop tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh tests/t-signals.sh tests/t-imap-cursor.sh \
 	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/t-two-runs.sh
-dist_check_SCRIPTS += tests/lib-dovecot.sh tests/t-imap.sh tests/t-daemon.sh \
+dist_check_SCRIPTS += tests/lib/dovecot.sh tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh tests/t-signals.sh tests/t-imap-cursor.sh \
 	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/t-two-runs.sh \
-	tests/netstall.py
+	tests/lib/netstall.py
 # A burst of SIGHUPs while the reader works through a backlog.
 TESTS += tests/t-reload-race.sh
 dist_check_SCRIPTS += tests/t-reload-race.sh
@@ -41,7 +41,7 @@ dist_check_SCRIPTS += tests/t-reload-race.sh
 # What the daemon tells systemd (READY=1, STATUS=, WATCHDOG=1), read from
 # a stand-in for its notification socket.
 TESTS += tests/t-notify.sh tests/t-watchdog.sh
-dist_check_SCRIPTS += tests/t-notify.sh tests/t-watchdog.sh tests/notify-listen.py
+dist_check_SCRIPTS += tests/t-notify.sh tests/t-watchdog.sh tests/lib/notify-listen.py
 # SIGHUP and run --once --flush make held and undecided mail due now; a
 # dry run that could not read its source says so.
 TESTS += tests/t-flush.sh

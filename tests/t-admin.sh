@@ -4,9 +4,9 @@
 # history file named as such, the default configuration named by
 # TENURE_CONFIG, no gpg-agent left running after a command, and the
 # template units the same as the plain ones.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v gpg-connect-agent >/dev/null || test_skip_all "gpg-connect-agent is not installed"

@@ -7,9 +7,9 @@
 # that had not recorded two past expiries gets them recorded with
 # announcements that say they are late, and a field line of a template
 # stays its own line.  Keys and mail are made for the run.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 to read MIME"

@@ -5,9 +5,9 @@
 # the GnuPG home does hold, and check-config says the same; a key with a
 # secret part is never removed; a GnuPG home tenure did not fill itself
 # (no stamp of an earlier version's import) keeps every key.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 

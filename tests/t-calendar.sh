@@ -4,7 +4,7 @@
 # --show-addresses (with the same UIDs either way), the calendar named by
 # --name, the recent past kept (a year by default, --keep-past), and the
 # text's columns lined up by the width a terminal gives each name.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 
 DEBIAN=$top_srcdir/examples/debian-ctte.ledger
 cd "$TEST_DIR" || exit 1

@@ -10,11 +10,11 @@
 # clearsigned part, whose label lies outside the signature, is still
 # read as UTF-8 only, and a charset in which ASCII does not read as
 # ASCII (UTF-7) is still refused.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
-. "$top_srcdir/tests/lib-mlmmj.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
+. "$top_srcdir/tests/lib/mlmmj.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 

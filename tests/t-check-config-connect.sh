@@ -7,11 +7,11 @@
 # server's certificate, or a closed port is exit 1 and a line naming the
 # step and quoting the server.  A Maildir source and sink have nothing to
 # connect to.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 dovecot_setup
 dovecot_start

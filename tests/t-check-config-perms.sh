@@ -6,9 +6,9 @@
 # names the file's owner and mode and the chgrp and chmod that let the
 # service read it.  (Ownership by the service user, which needs root,
 # is checked in t-privilege.sh.)
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 committee_init
 cd "$W" || exit 1

@@ -6,9 +6,9 @@
 # fine passes.  Run by root, check-config checks as the service user
 # (the owner of the state), so a directory only root can write is a
 # problem then too.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 committee_init
 cd "$W" || exit 1

@@ -5,9 +5,9 @@
 # names ReadWritePaths=, not its owner and mode, which would allow the
 # write (issue 26, item 4).  A small tmpfs mounted read-only stands for
 # it; where mounting is not allowed the test is skipped.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 committee_init
 cd "$W" || exit 1

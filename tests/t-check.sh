@@ -4,7 +4,7 @@
 # STATE - the worst problem | performance data", and a line for each
 # other problem.  From the state `tenure run --once` leaves, on a clock
 # moved with libfaketime, through the tests' SMTP server
-# (tests/smtpd.py): healthy; each WARNING (the source failing, or not
+# (tests/lib/smtpd.py): healthy; each WARNING (the source failing, or not
 # read for a while; mail failing within --critical-sink; mail refused
 # for good; an old keyring; the chair vacant or not named); each
 # CRITICAL (the clock in doubt; the source failing for longer than
@@ -12,8 +12,8 @@
 # that cannot be composed; a torn state file); UNKNOWN (the
 # configuration unreadable, a usage error).
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
@@ -271,7 +271,7 @@ expect_check "an announcement whose template is gone: CRITICAL" 2 \
 	'^TENURE CRITICAL - 2 mail(s) cannot be composed or signed: <tenure\..*>: '
 
 # --- CRITICAL: the clock in doubt, the acts held -----------------------
-# The kernel's NTP state vouches for no clock here (tests/lib.sh says
+# The kernel's NTP state vouches for no clock here (tests/lib/common.sh says
 # synced for the others), and a Maildir sink is no witness.
 setup_case clock
 sed -i "s|^url = smtp.*|url = maildir:$CASE/sent|; /^starttls/d" "$CASE/tenure.conf"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # t-cli: the command line, the ledger and the configuration as a user
 # meets them: help, versions, exact one-line errors, an untouched ledger.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 
 cd "$TEST_DIR"
 ex="$top_srcdir/examples"

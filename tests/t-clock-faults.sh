@@ -15,12 +15,12 @@
 #     or sent without it, run --once exits 1 naming it; the next pass
 #     sends each mail once.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-clock.sh"
-. "$top_srcdir/tests/lib-fault.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/clock.sh"
+. "$top_srcdir/tests/lib/fault.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 fault_require
@@ -28,7 +28,7 @@ faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
 [ -r /proc/sys/kernel/random/boot_id ] || test_skip_all "no boot id"
 command -v dbus-daemon >/dev/null || test_skip_all "no dbus-daemon (dbus-daemon)"
 /usr/bin/python3 -c 'import dbus, gi' 2>/dev/null ||
-	test_skip_all "no python3-dbus and python3-gi for tests/timedated.py"
+	test_skip_all "no python3-dbus and python3-gi for tests/lib/timedated.py"
 smtp_start plain || test_skip_all "aiosmtpd would not start"
 
 FAKETIME_DONT_FAKE_MONOTONIC=1
@@ -120,12 +120,12 @@ wait_for 10 '[ -S "$BUS" ]' || test_skip_all "dbus-daemon would not start: $(cat
 DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
 export DBUS_SYSTEM_BUS_ADDRESS
 echo true >"$W/ntp-state"
-/usr/bin/python3 "$top_srcdir/tests/timedated.py" "$W/ntp-state" \
+/usr/bin/python3 "$top_srcdir/tests/lib/timedated.py" "$W/ntp-state" \
 	>"$W/timedated.out" 2>"$W/timedated.log" &
 timedated=$!
 test_cleanup "kill $timedated 2>/dev/null"
 wait_for 10 'grep -qs ready "$W/timedated.out"' ||
-	test_skip_all "tests/timedated.py would not start: $(cat "$W/timedated.log")"
+	test_skip_all "tests/lib/timedated.py would not start: $(cat "$W/timedated.log")"
 
 clock_committee "$W/ntp" source.poll-interval=1
 # Erin's expiry a few days off, so that the daemon on the right clock

@@ -13,10 +13,10 @@
 #     write replaced the record the trust had just written: the trust
 #     was lost and the doubt went on.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-fault.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/fault.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 fault_require

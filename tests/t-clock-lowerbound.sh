@@ -11,12 +11,12 @@
 #   - a server's exact reading (the SMTP greeting's date, 40 days ahead
 #     too) does vouch for the jump, and the expiry is recorded.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-clock.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/clock.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"

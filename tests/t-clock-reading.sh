@@ -7,14 +7,14 @@
 #     as Exim's does) puts the daemon in doubt when it sends a mail;
 #   - the server's clock is put right, and nothing is left to send: a
 #     few seconds on, the reading still holds the doubt;
-#   - the daemon's clocks moved 61 minutes on (tests/faked.sh --file,
+#   - the daemon's clocks moved 61 minutes on (tests/lib/faked.sh --file,
 #     the monotonic clock with them): the reading has expired, the
 #     doubt ends, the log says what it was and what ended it.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"

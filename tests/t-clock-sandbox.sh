@@ -12,10 +12,10 @@
 #   - a missing clock record beside state that only a pass leaves (mail
 #     seen) is lost, not a first start: the acts wait for the admin.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-clock.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/clock.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"

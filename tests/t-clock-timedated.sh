@@ -3,7 +3,7 @@
 # adjtimex (ProtectClock=), systemd-timedated's NTPSynchronized, asked
 # over the system bus, answers for the kernel's NTP state (src/base/clock.c).
 # A private dbus-daemon stands for the system bus (DBUS_SYSTEM_BUS_ADDRESS),
-# tests/timedated.py for timedated, and the fault shim makes adjtimex
+# tests/lib/timedated.py for timedated, and the fault shim makes adjtimex
 # fail with EPERM.  The last pass 15 minutes ahead of the clock (a doubt
 # that only the NTP state can end here: Maildir in and out):
 #   - timedated says false: the doubt stands, run --once exits 1;
@@ -12,20 +12,20 @@
 #   - no bus at all: no witness, the doubt stands, and the log says that
 #     the NTP state could not be asked, and why (clock-ntp-unknown).
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-fault.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/fault.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 fault_require
 command -v dbus-daemon >/dev/null || test_skip_all "no dbus-daemon (dbus-daemon)"
 /usr/bin/python3 -c 'import dbus, gi' 2>/dev/null ||
-	test_skip_all "no python3-dbus and python3-gi for tests/timedated.py"
+	test_skip_all "no python3-dbus and python3-gi for tests/lib/timedated.py"
 [ -r /proc/sys/kernel/random/boot_id ] || test_skip_all "no boot id"
 
 # The kernel's NTP state as tenure reads it, not the tests' stand-in
-# (lib.sh sets TENURE_TEST_CLOCK_NTP=synced).
+# (tests/lib/common.sh sets TENURE_TEST_CLOCK_NTP=synced).
 TENURE_TEST_CLOCK_NTP=
 export TENURE_TEST_CLOCK_NTP
 
@@ -44,12 +44,12 @@ wait_for 10 '[ -S "$BUS" ]' || test_skip_all "dbus-daemon would not start: $(cat
 DBUS_SYSTEM_BUS_ADDRESS=unix:path=$BUS
 export DBUS_SYSTEM_BUS_ADDRESS
 echo false >"$W/ntp"
-/usr/bin/python3 "$top_srcdir/tests/timedated.py" "$W/ntp" \
+/usr/bin/python3 "$top_srcdir/tests/lib/timedated.py" "$W/ntp" \
 	>"$W/timedated.out" 2>"$W/timedated.log" &
 timedated=$!
 test_cleanup "kill $timedated 2>/dev/null"
 wait_for 10 'grep -qs ready "$W/timedated.out"' ||
-	test_skip_all "tests/timedated.py would not start: $(cat "$W/timedated.log")"
+	test_skip_all "tests/lib/timedated.py would not start: $(cat "$W/timedated.log")"
 
 # once: run --once with adjtimex denied, as under the shipped units.
 once() {

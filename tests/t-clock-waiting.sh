@@ -12,9 +12,9 @@
 #   - the same from an mbox and from an IMAP mailbox (Dovecot), whose
 #     offset and cursor stay before the mail that waits.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -r /proc/sys/kernel/random/boot_id ] || test_skip_all "no boot id"
@@ -130,7 +130,7 @@ test_expect_equal "0 1 0" \
 # The cursor stays before the mail that waits: after the trust, the
 # resignation is read and applied.  Dovecot on this host is no witness.
 if command -v dovecot >/dev/null && command -v certtool >/dev/null; then
-	. "$top_srcdir/tests/lib-dovecot.sh"
+	. "$top_srcdir/tests/lib/dovecot.sh"
 	dovecot_setup
 	dovecot_start
 	committee_ledger --file "$W/imap-ledger" \

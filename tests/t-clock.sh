@@ -22,10 +22,10 @@
 #     for the admin; a fresh install acts; a start waits for a witness
 #     heard before.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
@@ -192,7 +192,7 @@ unset TENURE_TEST_CLOCK_LOCAL_WITNESS
 # --- Behind the IMAP server's clock ------------------------------------
 
 if command -v dovecot >/dev/null && command -v certtool >/dev/null; then
-	. "$top_srcdir/tests/lib-dovecot.sh"
+	. "$top_srcdir/tests/lib/dovecot.sh"
 	dovecot_setup
 	# tenure three days behind must find the test certificates valid:
 	# made again, valid from a week ago.

@@ -5,7 +5,7 @@
 # command takes, and every rule; driven as bash drives it, through
 # bash-completion's _init_completion.  And tenure(1) lists every option
 # of every command.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 
 command -v bash >/dev/null || test_skip_all "bash is not installed"
 BASH_COMPLETION=/usr/share/bash-completion/bash_completion

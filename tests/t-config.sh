@@ -1,8 +1,8 @@
 #!/bin/sh
 # t-config.sh: the configuration as `tenure run` and `tenure check-config`
 # meet it, and the log as journald files it.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
 
 cd "$TEST_DIR" || exit 1
 W=$TEST_DIR

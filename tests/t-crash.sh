@@ -6,7 +6,7 @@
 # chair's recommendation and the leader's appointment, a command the
 # signer may not give, a forgery) on a day a rule-driven expiry is due
 # is first run whole, as the reference.  Then, for each kill point K
-# (tests/faultshim.so counts the calls), the same run starts afresh from
+# (tests/lib/faultshim.so counts the calls), the same run starts afresh from
 # the same files, is SIGKILLed just before its Kth call, and is run
 # again without faults.  After each restart:
 #   - the ledger parses and holds the reference's events, no command lost
@@ -23,9 +23,9 @@
 # With more kill points than TENURE_CRASH_MAX (default 30; 15 for an
 # ASan build, whose runs are slower) the points are taken with a stride,
 # said in the TAP output; TENURE_CRASH_MAX=0 takes them all.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-fault.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/fault.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v perl >/dev/null || test_skip_all "perl is not installed"

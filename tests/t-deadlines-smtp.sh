@@ -1,17 +1,17 @@
 #!/bin/sh
 # t-deadlines-smtp.sh: the other direction of t-deadlines.sh.  A real
 # SMTP server (aiosmtpd) behind a proxy that passes one byte a second
-# (tests/netstall.py --trickle), so that libcurl's per-read and
+# (tests/lib/netstall.py --trickle), so that libcurl's per-read and
 # low-speed timeouts never trip: a member's resignation that arrives
 # meanwhile is recorded at once (the reading of mail never waits on the
 # sink); SIGTERM ends the daemon within 5 s while the server trickles;
 # the SMTP attempt is given up at its deadline (15 s to connect, 60 s in
 # all) and the mail stays queued for a retry.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
@@ -52,7 +52,7 @@ committee_ledger "Alice Example <alice@example.org> $ALICE" \
 	"Bob Example <bob@example.org> $BOB"
 
 TRICKLE_LOG=$W/trickle.log
-/usr/bin/python3 "$top_srcdir/tests/netstall.py" \
+/usr/bin/python3 "$top_srcdir/tests/lib/netstall.py" \
 	--trickle "127.0.0.1:$SMTP_PORT" >"$W/trickle.port" \
 	2>"$TRICKLE_LOG" &
 test_cleanup "kill $!"

@@ -1,19 +1,19 @@
 #!/bin/sh
 # t-deadlines.sh: every wait has a deadline, and a stop is a stop.  A
 # real Dovecot behind a proxy that passes one byte a second
-# (tests/netstall.py --trickle), so that no per-read timeout ever trips:
+# (tests/lib/netstall.py --trickle), so that no per-read timeout ever trips:
 # the announcement that is due goes out all the same, at once (the
 # schedule and the outbox never wait on the source); the IMAP connection
 # is given up at its total deadline (60 s) and tried again; SIGTERM ends
 # the daemon within 5 s.  A write that never returns (the fault shim's
 # "hang", a disk that stopped answering) does not hold a stop either.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
-. "$top_srcdir/tests/lib-fault.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
+. "$top_srcdir/tests/lib/fault.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
@@ -51,7 +51,7 @@ committee_event resign "$today" "Member: Erin Example <erin@example.org>" \
 	"Source: <resign-erin@example.org>"
 
 TRICKLE_LOG=$W/trickle.log
-/usr/bin/python3 "$top_srcdir/tests/netstall.py" \
+/usr/bin/python3 "$top_srcdir/tests/lib/netstall.py" \
 	--trickle "127.0.0.1:$DOVECOT_IMAPS_PORT" >"$W/trickle.port" \
 	2>"$TRICKLE_LOG" &
 test_cleanup "kill $!"

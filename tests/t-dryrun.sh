@@ -5,9 +5,9 @@
 # directory, the GnuPG home, the ledger, the source and the sink hash the
 # same before and after.  The real pass that follows does what the dry
 # run said.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v perl >/dev/null || test_skip_all "perl is not installed"

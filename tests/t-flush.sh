@@ -5,11 +5,11 @@
 # `exim -qff` does.  So for a mail waiting for a verdict after gpgv
 # failed.  And a dry run whose source could not be read says that it is
 # incomplete, and exits non-zero.  A real SMTP server with AUTH.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
@@ -91,7 +91,7 @@ wait $daemon
 daemon=
 
 # A mail waiting for a verdict: gpgv fails (the fake exits 2).
-. "$top_srcdir/tests/lib-fakegpg.sh"
+. "$top_srcdir/tests/lib/fakegpg.sh"
 fault exit2
 deliver inbox "$(signed_mail "$CAROL" carol@example.org carol-resigns \
 	"Tenure: resign")"

@@ -2,7 +2,7 @@
 # The fuzz harnesses' corpora (seeds and inputs that once crashed) replay
 # cleanly on this build: no crash, no sanitizer report, no broken
 # invariant.  `make fuzz` finds new inputs; this keeps the old ones fixed.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 
 for name in intake packets ledger conf template; do
 	corpus=$top_srcdir/fuzz/corpus/$name

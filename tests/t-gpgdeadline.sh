@@ -1,7 +1,7 @@
 #!/bin/sh
 # t-gpgdeadline.sh: every gpg and gpg-agent operation runs under a
 # deadline, and a stop is a stop (issue 16, item 2, the gpg side).  A
-# fake gpg (tests/fake-gpg.sh: as tenure's gpgv, run by tenure itself to
+# fake gpg (tests/lib/fake-gpg.sh: as tenure's gpgv, run by tenure itself to
 # verify, and as its gpg, run through the helper tenure-gpg for a key
 # listing) hangs with SIGTERM blocked, in verification and in a key
 # listing; a stopped gpg-agent (SIGSTOP) holds the signing of tenure's
@@ -9,9 +9,9 @@
 # gpg behind, and end within 5 s of SIGTERM in every one of these
 # states.  Each check looks at the log, the ledger, the outbox and the
 # processes left.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v gpg-connect-agent >/dev/null || test_skip_all "gpg-connect-agent is not installed"
@@ -28,8 +28,8 @@ gw --export-secret-keys "$BOT" | gpg --homedir "$W/g" --batch --quiet --import 2
 
 # The fake gpg, a copy of this test's own so that its processes are
 # told apart from any other test's.
-cp "$top_srcdir/tests/fake-gpg.sh" "$W/fake-gpg"
-cp "$top_srcdir/tests/fake-gpg.sh" "$W/fake-gpgv"
+cp "$top_srcdir/tests/lib/fake-gpg.sh" "$W/fake-gpg"
+cp "$top_srcdir/tests/lib/fake-gpg.sh" "$W/fake-gpgv"
 TENURE_GPG_PROGRAM=$W/fake-gpg
 TENURE_GPGV_PROGRAM=$W/fake-gpgv
 FAKE_GPG_MODE=$W/gpg-mode

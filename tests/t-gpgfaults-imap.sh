@@ -4,11 +4,11 @@
 # verdict on holds the cursor (it is never passed while it waits), the
 # mail behind it is acted on all the same, and it is applied once gpg
 # answers; after retry-hours it is recorded as failed, the cursor moves
-# on, and it is reported.  The fake gpg is tests/fake-gpg.sh.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
+# on, and it is reported.  The fake gpg is tests/lib/fake-gpg.sh.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
@@ -29,7 +29,7 @@ committee_conf keys.gpg-timeout=2 \
 	source.user="$DOVECOT_USER" source.password-file="$DOVECOT_PASSWORD_FILE" \
 	source.ca-file="$DOVECOT_CA" source.poll-interval=1
 
-. "$top_srcdir/tests/lib-fakegpg.sh"
+. "$top_srcdir/tests/lib/fakegpg.sh"
 
 cursor() {
 	sed -n 's/^last-uid=//p' "$W/state/imap-cursor"

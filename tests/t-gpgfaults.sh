@@ -1,7 +1,7 @@
 #!/bin/sh
 # t-gpgfaults.sh: "cannot decide now" is not "no" (issue 16, item 1), and
 # a mail whose verification never finishes cannot stop the secretary
-# (issue 15, item 5).  A fake gpg (tests/fake-gpg.sh, tenure's gpg
+# (issue 15, item 5).  A fake gpg (tests/lib/fake-gpg.sh, tenure's gpg
 # through its helper) exits 2, dies by a signal or hangs; a signature is
 # dated ahead of tenure's clock; tenure itself is killed while gpg runs;
 # a keyring file is caught half-written.
@@ -11,9 +11,9 @@
 # retry-hours, or after two runs killed at gpgv's deadline, it is set aside
 # and reported (status, a mail to [sink] from).  Every check looks at
 # the ledger, the outbox or what was sent, the source and the log.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
@@ -40,7 +40,7 @@ committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Ivy Member <ivy@example.org> $IVY"
 committee_conf keys.gpg-timeout=2
 
-. "$top_srcdir/tests/lib-fakegpg.sh"
+. "$top_srcdir/tests/lib/fakegpg.sh"
 
 # resign VAR FPR WHO ID [SIGNED_MAIL_OPTIONS]: WHO's resignation signed
 # with FPR, delivered into the inbox; VAR is set to its Maildir name.

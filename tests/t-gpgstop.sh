@@ -4,10 +4,10 @@
 # orderly stops (SIGTERM) during one slow verification, or two kills
 # (SIGKILL), leave the member's command to be applied at the next start;
 # two deadlines still set the mail aside.  The fake gpgv
-# (tests/fake-gpg.sh) sleeps before verifying, or hangs.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+# (tests/lib/fake-gpg.sh) sleeps before verifying, or hangs.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
@@ -25,7 +25,7 @@ committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Dave Member <dave@example.org> $DAVE"
 committee_conf keys.gpg-timeout=60
 
-. "$top_srcdir/tests/lib-fakegpg.sh"
+. "$top_srcdir/tests/lib/fakegpg.sh"
 
 # resign VAR FPR WHO ID: WHO's resignation, delivered into the inbox;
 # VAR is set to its Maildir name.

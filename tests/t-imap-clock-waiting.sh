@@ -12,10 +12,10 @@
 #   - the same under the daemon, which knew the message waited: logged,
 #     and the cursor moves past it (it no longer stands before a message
 #     that is not there).
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"

@@ -9,10 +9,10 @@
 # window is reckoned by the server's clock.  The list mail here "arrives"
 # by IMAP APPEND with the INTERNALDATE each case needs.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 command -v gpg >/dev/null || test_skip_all "no gpg"

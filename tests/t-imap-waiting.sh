@@ -6,11 +6,11 @@
 # says, between passes of `run --once` and under the running daemon: at
 # rest, and while the next message is being verified.  Each time the
 # member's command is applied, once, when gpgv answers, and the cursor
-# then moves past it.  The fake gpgv is tests/fake-gpg.sh.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
+# then moves past it.  The fake gpgv is tests/lib/fake-gpg.sh.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
@@ -34,7 +34,7 @@ committee_conf keys.gpg-timeout=20 \
 	source.user="$DOVECOT_USER" source.password-file="$DOVECOT_PASSWORD_FILE" \
 	source.ca-file="$DOVECOT_CA" source.poll-interval=1
 
-. "$top_srcdir/tests/lib-fakegpg.sh"
+. "$top_srcdir/tests/lib/fakegpg.sh"
 retry=$W/state/retry
 
 cursor() { sed -n 's/^last-uid=//p' "$W/state/imap-cursor"; }

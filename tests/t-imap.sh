@@ -2,14 +2,14 @@
 # t-imap.sh: the IMAP source against a private Dovecot: TLS accepted and
 # refused, the cursor, a first contact that reads the window of the last
 # max-signature-age days (by the server's clock), UIDVALIDITY changes,
-# a lost cursor, IDLE and polling.  tests/test-imap drives the source and prints what it
+# a lost cursor, IDLE and polling.  tests/unit/source-imap drives the source and prints what it
 # was handed ("UID<TAB>Message-ID<TAB>arrival" per message).
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
 
-IMAP=$top_builddir/tests/test-imap
-[ -x "$IMAP" ] || test_skip_all "tests/test-imap is not built"
+IMAP=$top_builddir/tests/unit/source-imap
+[ -x "$IMAP" ] || test_skip_all "tests/unit/source-imap is not built"
 
 dovecot_setup
 dovecot_start
@@ -38,7 +38,7 @@ write_conf() {
 	} >"$TEST_DIR/$1.conf"
 }
 
-# imap NAME ARGS...: runs test-imap with NAME's configuration; stdout in
+# imap NAME ARGS...: runs source-imap with NAME's configuration; stdout in
 # $TEST_DIR/out, stderr in $TEST_DIR/err, the status in $rc.
 imap() {
 	local name=$1
@@ -341,7 +341,7 @@ fi
 test_begin "the server going away is a network error naming the server"
 dovecot_stop
 imap main fetch
-if [ "$rc" -ne 0 ] && grep -q "^test-imap: $IMAPS: connect: cannot connect" "$TEST_DIR/err"; then
+if [ "$rc" -ne 0 ] && grep -q "^source-imap: $IMAPS: connect: cannot connect" "$TEST_DIR/err"; then
 	test_pass
 else
 	test_fail "expected: $IMAPS: connect: cannot connect" "got:      $rc $(cat "$TEST_DIR/err")"

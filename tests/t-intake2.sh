@@ -4,9 +4,9 @@
 # binding).  Keys and mail are made for the run; every check looks at
 # the ledger, the outbox and the log after `tenure import` (or
 # `tenure run --once`).
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v perl >/dev/null || test_skip_all "perl is not installed"

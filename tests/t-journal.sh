@@ -4,11 +4,11 @@
 # journalctl can match (TENURE_EVENT=refused, TENURE_MSGID=...), with
 # its priority; elsewhere the key=value line stays on standard error.
 # No journald runs here: in a private mount namespace, a stand-in
-# (tests/journal-listen.py) binds journald's native socket,
+# (tests/lib/journal-listen.py) binds journald's native socket,
 # /run/systemd/journal/socket, and records what it receives.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v unshare >/dev/null || test_skip_all "unshare is not installed"
@@ -45,7 +45,7 @@ under_journal() {
 		shift
 		mount -t tmpfs tmpfs /run || exit 125
 		mkdir -p /run/systemd/journal
-		/usr/bin/python3 "$top_srcdir/tests/journal-listen.py" \
+		/usr/bin/python3 "$top_srcdir/tests/lib/journal-listen.py" \
 			/run/systemd/journal/socket "$W/journal" &
 		listener=$!
 		i=0

@@ -3,10 +3,10 @@
 # print it, validated against doc/tenure.schema.json (python3-jsonschema),
 # and what a script reads from it: the version, the people, the roles,
 # the upcoming events, the warnings, the outbox's held and dead mail.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 SCHEMA=$top_srcdir/doc/tenure.schema.json
 DEBIAN=$top_srcdir/examples/debian-ctte.ledger

@@ -5,8 +5,8 @@
 # .kbx keybox work side by side, and the bot key (in the home, in no
 # keyring file) still signs.  Two `tenure run --once` passes over a
 # Maildir stand for the daemon's messages.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v perl >/dev/null || test_skip_all "perl is not installed"

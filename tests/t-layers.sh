@@ -2,12 +2,12 @@
 # t-layers.sh: src/ is layered as src/README.md says (issue 28): every
 # file lies in a folder the order names, includes point down only, and
 # no two modules include each other, directly or around a circle
-# (tests/check-layers.py).  The checks are shown to fail first, on a
+# (tests/lib/check-layers.py).  The checks are shown to fail first, on a
 # copy of src/ given an upward include and a circle.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/lib/common.sh"
 
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3"
-check="/usr/bin/python3 $top_srcdir/tests/check-layers.py"
+check="/usr/bin/python3 $top_srcdir/tests/lib/check-layers.py"
 
 # A copy of src/ (sources and README only) to break on purpose.
 copy=$TEST_DIR/src

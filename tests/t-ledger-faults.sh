@@ -8,10 +8,10 @@
 # again and applied exactly once, never refused for an event the ledger
 # already holds, and `tenure audit` agrees.  After a crash no temp file,
 # stale pending record or extra blank line is left.  Faults come from
-# tests/faultshim.so (see tests/faultshim.c).
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-fault.sh"
+# tests/lib/faultshim.so (see tests/lib/faultshim.c).
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/fault.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v perl >/dev/null || test_skip_all "perl is not installed"

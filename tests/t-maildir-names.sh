@@ -6,7 +6,7 @@
 # delivery agent gave the same name), both stay: the moved one takes
 # "NAME.1".
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 

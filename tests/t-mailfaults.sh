@@ -1,14 +1,14 @@
 #!/bin/sh
 # t-mailfaults.sh: the mail promise under faults.  A full disk (a small
-# tmpfs, or tests/faultshim.so failing writes with ENOSPC) never repeats
+# tmpfs, or tests/lib/faultshim.so failing writes with ENOSPC) never repeats
 # mail; a server refusing every message (554 greeting, 530 at MAIL FROM)
 # keeps the queue; the reply limit survives a crash; SIGTERM and SIGHUP
 # are honoured during every wait.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
-. "$top_srcdir/tests/lib-fault.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
+. "$top_srcdir/tests/lib/fault.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
@@ -204,7 +204,7 @@ done
 start_netstall() {
 	STALL_LOG=$TEST_DIR/netstall.log
 	: >"$STALL_LOG"
-	/usr/bin/python3 "$top_srcdir/tests/netstall.py" >"$TEST_DIR/netstall.port" \
+	/usr/bin/python3 "$top_srcdir/tests/lib/netstall.py" >"$TEST_DIR/netstall.port" \
 		2>"$STALL_LOG" &
 	STALL_PID=$!
 	test_cleanup "kill $STALL_PID"

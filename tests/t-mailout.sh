@@ -3,9 +3,9 @@
 # `tenure run --once`, delivered over real SMTP (aiosmtpd on loopback,
 # STARTTLS with a test CA), signed by a bot key made for the run.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"

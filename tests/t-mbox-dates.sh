@@ -10,9 +10,9 @@
 # and Dovecot's LDA write a quoted local part with blanks and dates in it
 # as it came.  A date there once became the arrival (a back-dated
 # command judged by a former member's authority).
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 
@@ -106,7 +106,7 @@ fi
 
 # A live mbox: source that Dovecot's LDA delivers to, given a quoted
 # envelope sender with a date in it (dovecot-lda -f).  As root the LDA
-# needs a user to deliver as; it runs as mail, as lib-dovecot.sh's does.
+# needs a user to deliver as; it runs as mail, as tests/lib/dovecot.sh's does.
 lda=/usr/lib/dovecot/dovecot-lda
 if [ -x "$lda" ]; then
 	mkdir -p "$W/lda/home" "$W/lda/run"

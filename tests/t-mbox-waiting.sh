@@ -5,10 +5,10 @@
 # STATE_DIR/retry only schedules it.  Under the running daemon the
 # record is deleted while the next message is verified, and torn, then
 # removed as the error says: each time the member's command is applied,
-# once, when gpgv answers.  The fake gpgv is tests/fake-gpg.sh.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+# once, when gpgv answers.  The fake gpgv is tests/lib/fake-gpg.sh.
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
@@ -28,7 +28,7 @@ gpg_export_keyring "$W/keyring.gpg" alice@example.org bob@example.org \
 committee_conf keys.gpg-timeout=20 source.url="mbox:$W/list.mbox" \
 	source.poll-interval=1
 
-. "$top_srcdir/tests/lib-fakegpg.sh"
+. "$top_srcdir/tests/lib/fakegpg.sh"
 retry=$W/state/retry
 
 resignations() {

@@ -1,18 +1,18 @@
 #!/bin/sh
 # t-mlmmj.sh: commands through real list software (issue 19).  mlmmj,
 # run once per mail as an MTA's pipe runs it, distributes each post
-# through the test's own SMTP server (tests/smtpd.py), whose Maildir then
+# through the test's own SMTP server (tests/lib/smtpd.py), whose Maildir then
 # holds the list's copy as a subscriber receives it (CRLF, mlmmj's
 # headers and footer); tenure imports that copy.  mlmmj appends its
 # footer as raw text at the end of the mail: after a clearsigned block,
 # or after the last boundary of PGP/MIME.  (Mailman 3, which puts its
 # footer inside the text part and re-encodes it as base64, is not
 # installed here: tests/t-clients.sh builds its shape by hand.)
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
-. "$top_srcdir/tests/lib-mlmmj.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
+. "$top_srcdir/tests/lib/mlmmj.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 [ -x /usr/bin/python3 ] || test_skip_all "python3 is not installed"

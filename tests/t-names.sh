@@ -7,9 +7,9 @@
 # and one mail that cannot be composed (a template broken for one kind)
 # fails alone, logged once and listed by status, while the others go
 # out.  Through `tenure run --once` into a Maildir sink.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 

@@ -1,15 +1,15 @@
 #!/bin/sh
 # t-notify.sh: what `tenure run` tells systemd (sd_notify(3)), read from
-# a stand-in for systemd's notification socket (tests/notify-listen.py)
+# a stand-in for systemd's notification socket (tests/lib/notify-listen.py)
 # named in NOTIFY_SOCKET, as a Type=notify unit names it.  READY=1 once
 # the daemon is started, and never from one that could not start;
 # STATUS= after each pass; WATCHDOG=1 only when WATCHDOG_USEC asks for
 # it, at least twice a period; RELOADING=1 then READY=1 on SIGHUP;
 # STOPPING=1 on SIGTERM.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3"
@@ -33,7 +33,7 @@ listen() {
 	SOCK=$W/$1.sock MSGS=$W/$1
 	rm -f "$SOCK" "$MSGS"
 	: >"$MSGS"
-	/usr/bin/python3 "$top_srcdir/tests/notify-listen.py" "$SOCK" "$MSGS" \
+	/usr/bin/python3 "$top_srcdir/tests/lib/notify-listen.py" "$SOCK" "$MSGS" \
 		>"$W/$1.listening" &
 	listener=$!
 	wait_for 10 'grep -q ready "$W/$1.listening"'

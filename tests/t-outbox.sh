@@ -7,10 +7,10 @@
 # says no longer exists, for now (a 450), failing at every attempt.  A
 # dropped mail is listed no more, never sent (nor queued again by the
 # schedule, which finds the same event due), `tenure status` no longer
-# counts it, and the log says why.  A real SMTP server (tests/smtpd.py).
+# counts it, and the log says why.  A real SMTP server (tests/lib/smtpd.py).
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"

@@ -2,7 +2,7 @@
 # t-outcomes.sh: every recipient of a mail gets a final outcome, and an
 # unknown outcome is not resent for ever.  `tenure run --once` sends the
 # announcements of two scheduled expiries, each to the list and its
-# member, through the tests' SMTP server (tests/smtpd.py), which refuses
+# member, through the tests' SMTP server (tests/lib/smtpd.py), which refuses
 # Alice once with a 451 and Bob for good with a 550: each list copy goes
 # once, Alice gets exactly one copy at the retry, with the same
 # Message-ID, and Bob's copy is a dead letter of its own, reported once
@@ -10,8 +10,8 @@
 # drops every session before its answer: after three such attempts the
 # mail is set aside as a dead letter ("the server may have it 3 times").
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"

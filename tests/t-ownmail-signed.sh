@@ -11,9 +11,9 @@
 # of them still goes out; the announcement itself is recorded under the
 # Message-ID inside what the bot signed.  Keys (the bot's too) and mail
 # are made for the run.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v sha256sum >/dev/null || test_skip_all "sha256sum is not installed"

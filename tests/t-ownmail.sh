@@ -9,9 +9,9 @@
 # An installation's Message-IDs are keyed by its secret
 # (STATE_DIR/message-id-key, mode 0600), made by `tenure init`.  Keys
 # and mail are made for the run.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v sha256sum >/dev/null || test_skip_all "sha256sum is not installed"

@@ -5,9 +5,9 @@
 # clients) and as visible links; every in-page link has its target, and
 # the timeline's caption names the Former members table only once
 # someone has left.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 committee_init
 cd "$W" || exit 1

@@ -11,7 +11,7 @@
 # axe-core is looked for in $AXE_CORE (the axe.min.js file), else in the
 # test cache ($TENURE_TEST_CACHE, default ~/.cache/tenure-tests), where
 # npm installs it when it is missing and npm can.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 
 AXE_VERSION=4.10.3
 missing() {

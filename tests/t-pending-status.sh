@@ -4,9 +4,9 @@
 # chair's recommendation (recommendation-days after it), half of a
 # removal (no lapse: it waits for the other), and it is gone once the
 # second step is taken.  Keys and mail are made for the run.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"

@@ -10,7 +10,7 @@
 # A seat is vacant from the day after its member's last day, and an
 # appointment fills only a seat vacant on its day (issue 27): Mia's last
 # day is Noor's appointment day, so Mia's seat gets a placeholder.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 cd "$TEST_DIR" || exit 1
 
 # Nine members appointed in 2009, none of them gone by 2010-06-01.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t-plan: tenure plan and tenure simulate from the command line.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 
 CTTE=$top_srcdir/tests/data/ctte-2014.ledger
 

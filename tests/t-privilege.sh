@@ -5,8 +5,8 @@
 # run by root checks as the service user and says so.  Needs root: a
 # throwaway system user is created for the run and deleted at exit.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ "$(id -u)" = 0 ] || test_skip_all "needs root (creates a system user)"

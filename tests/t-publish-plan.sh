@@ -5,9 +5,9 @@
 # calendar keeps its last version, whole; `run --once` exits 1 naming
 # what failed; no temp file is left behind.  The warnings name people
 # without their addresses, as everything published does.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 SCHEMA=$top_srcdir/doc/tenure.schema.json
 

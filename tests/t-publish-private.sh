@@ -7,10 +7,10 @@
 # plan's warnings.  The outbox, the undecided and set-aside mail, the
 # clock, server names, error texts and Message-IDs stay in the local
 # `tenure status`, which still shows them all.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"

@@ -5,9 +5,9 @@
 # place), readable by a web server, names without addresses; a pass
 # with nothing new writes nothing; a directory that cannot be written
 # fails the pass with the file named, and the ledger is untouched.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 SCHEMA=$top_srcdir/doc/tenure.schema.json
 

@@ -12,9 +12,9 @@
 # the admin's backup keeps (README.Debian) comes back: the bot's key and
 # the Message-ID secret, by which the new host knows the first host's
 # mail in the archive as its own.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v perl >/dev/null || test_skip_all "perl is not installed"

@@ -4,9 +4,9 @@
 # once, and so is its lapse on the day it lapses; a recommendation the
 # leader acted on never lapses.  Through `tenure run --once` into a
 # Maildir sink; keys and mail are made for the run (issue 26 item 7).
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 

@@ -3,7 +3,7 @@
 # sets (issue 34, item 1): tenure --version says it, and NEWS,
 # debian/changelog, the manual pages and debian/upstream/metadata agree
 # with it (mk/release-check.sh, which make dist runs too).
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 
 version=$(sed -n 's/^AC_INIT(\[tenure\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
 

@@ -10,9 +10,9 @@
 # died of a double free.  Run under the ASan build and under
 # ThreadSanitizer by .ci/run.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"

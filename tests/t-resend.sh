@@ -1,14 +1,14 @@
 #!/bin/sh
-# t-resend.sh: the documented resend.  An SMTP server (tests/smtpd.py)
+# t-resend.sh: the documented resend.  An SMTP server (tests/lib/smtpd.py)
 # that takes the mail and drops the connection before its 250: tenure
 # cannot know it was delivered, keeps it, and sends it again at the
 # retry, with the same Message-ID (RFC 1047).  The log says so, the sent
 # record keeps the count, and `tenure status` adds it up.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"

@@ -5,9 +5,9 @@
 # handovers and new keys arrive by signed mail, a key bound only with
 # its own signature; audit rebuilds across the changes.  Keys and mails
 # are made for the run.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 command -v perl >/dev/null || test_skip_all "perl is not installed"

@@ -5,9 +5,9 @@
 # serves (the chair vacant), and a member's or role holder's key that no
 # keyring holds; in check-config's words, once a pass however much mail
 # the pass reads.  A set-up without either logs none.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 

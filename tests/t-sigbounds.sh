@@ -6,9 +6,9 @@
 # packets no signer makes (another version, partial lengths).  Each mail
 # is a member's genuine resignation with its signature block replaced;
 # each check looks at the ledger, the outbox and the log.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 
@@ -19,7 +19,7 @@ gpg_export_keyring "$W/keyring.gpg" alice@example.org bob@example.org
 committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Bob Member <bob@example.org> $BOB"
 committee_conf
-craft="/usr/bin/python3 $top_srcdir/tests/craft-packets.py"
+craft="/usr/bin/python3 $top_srcdir/tests/lib/craft-packets.py"
 
 resign="Tenure: resign"
 good=$(signed_mail "$ALICE" alice@example.org good "$resign")

@@ -1,6 +1,6 @@
 #!/bin/sh
 # t-signals.sh: SIGHUP from the first instant.  tenure is held (SIGSTOP,
-# by tests/faultshim.so) at the moment the dynamic loader hands over to
+# by tests/lib/faultshim.so) at the moment the dynamic loader hands over to
 # it, before main and before the libraries' constructors; SIGHUP comes
 # 0, 5, 10, 20 and 50 ms after it goes on (at 0 ms: while it is still
 # held).  Each time the daemon reloads and goes on working; a daemon
@@ -9,10 +9,10 @@
 # src/cli/main.c), so the clock starts there.  Commands other than `run`
 # keep the signal mask they were started with: SIGTERM stops them.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-fault.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/fault.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 fault_require

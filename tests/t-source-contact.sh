@@ -5,10 +5,10 @@
 # right one.  The record is the operator's: the status of the day shows
 # the server's words, and no published file carries them.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-dovecot.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/dovecot.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 dovecot_setup

@@ -6,9 +6,9 @@
 # as it will stand, with the rule's expiries up to then recorded rather
 # than "overdue".
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"

@@ -3,9 +3,9 @@
 # warnings, the holders of the roles), and what the page is made of for
 # a screen reader (captions, scopes, the timeline's text equivalent).
 # The page in a browser is t-page.sh.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 committee_init
 cd "$W" || exit 1

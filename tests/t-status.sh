@@ -1,7 +1,7 @@
 #!/bin/sh
 # t-status: tenure status on Debian's own ledger (examples/debian-ctte.ledger)
 # and the published HTML page.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 
 DEBIAN=$top_srcdir/examples/debian-ctte.ledger
 cd "$TEST_DIR" || exit 1

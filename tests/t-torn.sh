@@ -7,12 +7,12 @@
 # the run with FILE:LINE and what to do, or, for a queued mail, keep it
 # from being sent; nothing is read as shorter data.  State files of an
 # older tenure (no first line) are accepted once and sealed.  Faults come
-# from tests/faultshim.so; the "power loss" is a cut made by hand to what
+# from tests/lib/faultshim.so; the "power loss" is a cut made by hand to what
 # a killed run left.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-fault.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/fault.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 fault_require

@@ -6,13 +6,13 @@
 # time work: the second refuses at once, naming the lock, exits 1 and
 # touches nothing (no fetch, no schedule, no send); so each command is
 # applied once and each mail sent once, whichever process gets there.
-# A real SMTP server (tests/smtpd.py) counts what was sent; the fake
-# gpgv (tests/fake-gpg.sh) makes each verification last, so that the
+# A real SMTP server (tests/lib/smtpd.py) counts what was sent; the fake
+# gpgv (tests/lib/fake-gpg.sh) makes each verification last, so that the
 # second process comes while the first is at work.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
@@ -32,7 +32,7 @@ gpg_export_keyring "$W/keyring.gpg" alice@example.org bob@example.org \
 	carol@example.org dave@example.org erin@example.org
 committee_conf keys.gpg-timeout=30 source.poll-interval=2 \
 	"sink.url=smtp://127.0.0.1:$SMTP_PORT" "sink.starttls=no"
-. "$top_srcdir/tests/lib-fakegpg.sh"
+. "$top_srcdir/tests/lib/fakegpg.sh"
 
 daemon=
 stop_daemon() { [ -n "$daemon" ] && kill -KILL "$daemon" 2>/dev/null; daemon=; }

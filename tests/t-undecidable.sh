@@ -9,9 +9,9 @@
 # refuses that mail; gpgv that says nothing at all is the system's
 # failure and the mail waits.  What is set aside and reported is kept
 # bounded in the state, and `status` counts it all.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
@@ -27,8 +27,8 @@ committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Bob Member <bob@example.org> $BOB" \
 	"Carol Member <carol@example.org> $CAROL"
 committee_conf
-. "$top_srcdir/tests/lib-fakegpg.sh"
-craft="/usr/bin/python3 $top_srcdir/tests/craft-packets.py"
+. "$top_srcdir/tests/lib/fakegpg.sh"
+craft="/usr/bin/python3 $top_srcdir/tests/lib/craft-packets.py"
 retry=$W/state/retry
 
 in_new() { [ -f "$W/inbox/new/$1" ]; }

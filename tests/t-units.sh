@@ -4,7 +4,7 @@
 # through an instance, passes `verify`, and no service's exposure in
 # `security --offline=true` rises above the figure recorded here.
 
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 
 command -v systemd-analyze >/dev/null ||
 	test_skip_all "no systemd-analyze (package systemd)"

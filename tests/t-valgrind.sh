@@ -1,7 +1,7 @@
 #!/bin/bash
 # t-valgrind: tenure's commands run clean under valgrind: no invalid read
 # or write, no use of uninitialised memory, no definite leak.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 
 command -v valgrind >/dev/null || test_skip_all "valgrind is not installed"
 # A sanitizer build cannot run under valgrind; it checks itself.

@@ -14,9 +14,9 @@
 # is applied once the clock has caught up.  gpgv dead by a signal still
 # makes a member's mail wait (killed at its deadline: t-gpgfaults.sh; a
 # member's key gone from the keyrings: t-keyring-missing.sh).
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 faked_lib || test_skip_all "libfaketime (package faketime) is not installed"
@@ -43,8 +43,8 @@ committee_ledger "Alice Member <alice@example.org> $ALICE" \
 # The project leader holds a role and is no member.
 committee_conf roles.leader="$LEADER"
 # gpgv is the real one but where a test makes it fail (fault).
-. "$top_srcdir/tests/lib-fakegpg.sh"
-craft="/usr/bin/python3 $top_srcdir/tests/craft-packets.py"
+. "$top_srcdir/tests/lib/fakegpg.sh"
+craft="/usr/bin/python3 $top_srcdir/tests/lib/craft-packets.py"
 retry=$W/state/retry
 
 in_new() { [ -f "$W/inbox/new/$1" ]; }

@@ -1,20 +1,20 @@
 #!/bin/sh
 # t-watchdog.sh: the watchdog sees work, not one loop (issue 33, item 5).
-# A stand-in for systemd's notification socket (tests/notify-listen.py,
+# A stand-in for systemd's notification socket (tests/lib/notify-listen.py,
 # each message stamped with its time) and WATCHDOG_USEC=3 s, as a unit's
-# WatchdogSec= sets it; the fake gpgv (tests/fake-gpg.sh) sleeps 2 s
+# WatchdogSec= sets it; the fake gpgv (tests/lib/fake-gpg.sh) sleeps 2 s
 # before each verification, or hangs.  A backlog of six slow
 # verifications (12 s, four periods), during which the main loop waits
 # for the work lock the reader holds, still says WATCHDOG=1 after each
 # message and never leaves a period without one; a gpgv hung past the
 # period (gpg-timeout 10 s) leaves the daemon silent, so that systemd
 # would kill it, until the deadline kills gpgv and work goes on.  An
-# outbox of five mails sent to an SMTP server (tests/smtpd.py) that
+# outbox of five mails sent to an SMTP server (tests/lib/smtpd.py) that
 # takes 2 s over each is work too: WATCHDOG=1 after each mail.
-. "${top_srcdir:-$(dirname "$0")/..}/tests/lib.sh"
-. "$top_srcdir/tests/lib-gpg.sh"
-. "$top_srcdir/tests/lib-committee.sh"
-. "$top_srcdir/tests/lib-smtp.sh"
+. "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
+. "$top_srcdir/tests/lib/gpg.sh"
+. "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/smtp.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3"
@@ -35,7 +35,7 @@ gpg_export_keyring "$W/keyring.gpg" alice@example.org bob@example.org \
 	grace@example.org henry@example.org ivan@example.org judy@example.org \
 	ken@example.org liam@example.org
 committee_conf keys.gpg-timeout=10 source.poll-interval=300
-. "$top_srcdir/tests/lib-fakegpg.sh"
+. "$top_srcdir/tests/lib/fakegpg.sh"
 
 listener=
 daemon=
@@ -48,7 +48,7 @@ test_cleanup stop_all
 
 SOCK=$W/notify.sock MSGS=$W/notify
 : >"$MSGS"
-/usr/bin/python3 "$top_srcdir/tests/notify-listen.py" "$SOCK" "$MSGS" --time \
+/usr/bin/python3 "$top_srcdir/tests/lib/notify-listen.py" "$SOCK" "$MSGS" --time \
 	>"$W/listening" &
 listener=$!
 wait_for 10 'grep -q ready "$W/listening"' || test_skip_all "no listener"

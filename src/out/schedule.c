@@ -359,7 +359,7 @@ late_text(const LedgerEvent *event)
 
 /* The Message-ID key of EVENT's announcement to the list.  Every kind
  * of event has one: a kind missing here is a compiler warning, and
- * test-mailout's /schedule/every-event-kind-is-announced fails. */
+ * out-mailout's /schedule/every-event-kind-is-announced fails. */
 static char *
 announcement_key(const LedgerEvent *event)
 {

@@ -346,7 +346,7 @@ rule_board_ended_between(const Board *board, Day lo, Day hi)
  * GDate's validation of every step costs more than the rest of a
  * simulation together.  These are the same calendar (GLib's Julian day
  * numbers, proleptic Gregorian, day 1 = 0001-01-01) by Howard Hinnant's
- * civil-day algorithms; test-rules checks them against date.c. */
+ * civil-day algorithms; rules-term checks them against date.c. */
 #define JULIAN_1970_01_01 719163
 
 void

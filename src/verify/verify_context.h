@@ -17,7 +17,7 @@
  * options, trust model and key management, and half gpg's start-up.
  * tenure runs it itself (gpgrun_direct) and reads its status lines as
  * GPGME reads gpg's (the fields above and GPGME's summary);
- * tests/test-verify-context compares the two, gpgv read here and gpg
+ * tests/unit/verify-context compares the two, gpgv read here and gpg
  * read by GPGME, for every verdict gpg gives.  Through GPGME and gpg
  * each verification cost two forks of tenure, the helper's exec and
  * gpg's start: about twice the time (bench/keyring.sh, issue 15 item
