@@ -9,12 +9,15 @@
 # test in a process group of its own and, when the limit passes, sends
 # SIGTERM to the whole group (the test's trap then runs its cleanups),
 # and SIGKILL 30 s later to whatever is left of it.  The failure is a
-# TAP line, which the tap driver counts as a failed check.
+# TAP line, which the tap driver counts as a failed check.  Each log
+# ends with the test's time, a TAP comment ("# time: 12 s"): where the
+# suite's time goes is `grep -H '^# time:' tests/*.log tests/unit/*.log`.
 
 limit=${TENURE_TEST_TIME_LIMIT:-900}
 start=$(date +%s)
 timeout --kill-after=30 "$limit" "$@"
 status=$?
+echo "# time: $(($(date +%s) - start)) s"
 if [ $status -ne 0 ] && [ $(($(date +%s) - start)) -ge "$limit" ]; then
 	echo "not ok - $1 did not end within $limit s (TENURE_TEST_TIME_LIMIT): killed"
 	exit 1
