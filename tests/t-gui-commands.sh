@@ -194,6 +194,18 @@ recommend_pasted tb-zwsp "$(printf '\342\200\213')"
 refused "a zero-width space in a fingerprint is refused, and the transcript shows it" \
 	"$(printf '%s' "$grouped" | cut -c1-24)<U+200B> $(printf '%s' "$grouped" | cut -c26-)\" is not a 40-digit OpenPGP fingerprint"
 
+# An HTML composer's line may start with a no-break space, and its empty
+# paragraph be one: the command is still found, and read whole.
+fresh
+nbsp=$(printf '\302\240')
+thunderbird "Alice Member <alice@example.org>" "${nbsp}Tenure: resign
+$nbsp
+${nbsp}Effective: $EFFECTIVE" >"$W/m/tb-nbsp-lines.part"
+send "$ALICE" alice@example.org tb-nbsp-lines "$W/m/tb-nbsp-lines.part" "$TB_AGENT"
+run_once
+applied "Thunderbird: a command whose lines start with a no-break space is applied, its date kept" \
+	announce-resign "last day $EFFECTIVE"
+
 # --- Item 5: each client's attribution above the quote --------------------
 
 QUOTE='> Should the chair stay on for another term?

@@ -81,20 +81,43 @@ command_free(Command *command)
 	g_free(command);
 }
 
+/* P past the spaces at its start: spaces, tabs and the Unicode space
+ * separators (U+00A0 no-break, U+2000-200A, U+202F, U+205F, U+3000),
+ * which the writer meant as spaces: an HTML composer's text starts a
+ * line, or fills an empty paragraph, with a no-break space.  END is
+ * where the text ends, or NULL for a string. */
+static const char *
+skip_spaces(const char *p, const char *end)
+{
+	while (end == NULL ? *p != '\0' : p < end) {
+		if (*p == ' ' || *p == '\t') {
+			p++;
+			continue;
+		}
+		if ((guchar)*p < 0x80)
+			break;
+		gunichar c = g_utf8_get_char_validated(p, end == NULL ? -1 : end - p);
+		if (c == (gunichar)-1 || c == (gunichar)-2 ||
+		    g_unichar_type(c) != G_UNICODE_SPACE_SEPARATOR)
+			break;
+		p = g_utf8_next_char(p);
+	}
+	return p;
+}
+
 static gboolean
 is_quoted(const char *line)
 {
-	while (*line == ' ' || *line == '\t')
-		line++;
-	return *line == '>';
+	return *skip_spaces(line, NULL) == '>';
 }
 
 static gboolean
 is_blank(const char *line)
 {
-	while (*line == ' ' || *line == '\t' || *line == '\r')
-		line++;
-	return *line == '\0';
+	const char *p = skip_spaces(line, NULL);
+	while (*p == '\r')
+		p = skip_spaces(p + 1, NULL);
+	return *p == '\0';
 }
 
 /* TEXT rewritten one character at a time.  With SHOW false: every
@@ -163,8 +186,7 @@ command_looks_like(const char *text, gssize len)
 		 * follows the armour. */
 		if (end - q >= 3 && memcmp(q, utf8_bom, 3) == 0)
 			q += 3;
-		while (q < end && (*q == ' ' || *q == '\t'))
-			q++;
+		q = skip_spaces(q, end);
 		if (end - q >= 7 && g_ascii_strncasecmp(q, "Tenure:", 7) == 0)
 			return TRUE;
 		const char *nl = memchr(p, '\n', end - p);
@@ -596,7 +618,7 @@ command_parse(const char *text, Command **command_out, char **reason_out)
 	}
 	if (lines[i] == NULL || counted >= COMMAND_MAX_LINES)
 		return COMMAND_PARSE_NONE;
-	char *first = g_strchug(lines[i]);
+	char *first = (char *)skip_spaces(lines[i], NULL);
 	if (g_ascii_strncasecmp(first, "Tenure:", 7) != 0)
 		return COMMAND_PARSE_NONE;
 

@@ -35,6 +35,9 @@ static const ParseCase parse_cases[] = {
      COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, "2026-12-31", NULL, 2},
     {"blank lines before the block are allowed", "\n\n  \nTenure: Resign\n",
      COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, NULL, NULL, 1},
+    {"a no-break space before the block's lines is a space",
+     "\xc2\xa0Tenure: resign\n\xe2\x80\xaf" "Effective: 2027-01-31\n",
+     COMMAND_PARSE_OK, COMMAND_RESIGN, NULL, "2027-01-31", NULL, 2},
     {"field names and the verb are case-insensitive",
      "tenure: RESIGN\neffective: 2027-01-31\n", COMMAND_PARSE_OK,
      COMMAND_RESIGN, NULL, "2027-01-31", NULL, 2},
@@ -475,6 +478,13 @@ static const LooksCase looks_cases[] = {
 	{"\xef\xbb\xbfTenure: resign\n", TRUE},
 	{"-----BEGIN PGP SIGNED MESSAGE-----\n\n\xef\xbb\xbfTenure: resign\n", TRUE},
 	{"On Thu, Helmut wrote:\n> Hi\nTenure: resign\n", TRUE},
+	/* Unicode spaces before it are spaces (issue 31 item 3): a
+	 * no-break space from Thunderbird's composer, a narrow one. */
+	{"\xc2\xa0Tenure: resign\n", TRUE},
+	{"Hello\n\xe2\x80\xaf\xc2\xa0 Tenure: resign\n", TRUE},
+	/* A zero-width space is no space, and no letter either. */
+	{"\xe2\x80\x8bTenure: resign\n", FALSE},
+	{"\xc2\xa0My tenure: long\n", FALSE},
 };
 
 static void
