@@ -72,7 +72,8 @@ wait_for 20 '[ "$(grep -c ^ACCEPT "$TRICKLE_LOG")" -ge 1 ]'
 test_begin "while the SMTP server trickles, a member's mail is still acted on at once"
 sleep 2
 deliver "$W/inbox" "$(signed_mail "$BOB" bob@example.org resign-bob "Tenure: resign")"
-if wait_for 20 'bob_resigned'; then
+# The ledger is written before the log line: wait for both.
+if wait_for 20 'bob_resigned && grep -q "^applied .*bob@" "$W/daemon.log"'; then
 	# Recorded while the attempt for Alice's announcement still hung:
 	# the log has Bob's "applied" before the attempt's "deferred".
 	order=$(grep -E '^(applied .*bob@|deferred )' "$W/daemon.log" |
