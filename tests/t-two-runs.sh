@@ -105,7 +105,11 @@ second beside2 --flush
 expect_refused_beside "cron's run --once beside the daemon at work: refused, naming the lock, exit 1" beside1
 expect_refused_beside "... and with --flush" beside2
 kill -HUP "$daemon"
-wait_for 60 '[ "$(resignations)" -ge 4 ] && [ "$(outbox_count)" = 0 ]'
+# The end state, not a moment on the way: Dave's announcement is queued
+# after his resignation is recorded, so an empty outbox alone may come
+# before it.
+wait_for 60 '[ "$(resignations)" -ge 4 ] && [ "$(sent_ids)" -ge $((queued + 3)) ] &&
+	[ "$(outbox_count)" = 0 ]'
 second beside3
 expect_refused_beside "... and beside the idle daemon" beside3
 

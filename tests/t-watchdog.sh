@@ -124,9 +124,15 @@ wait_for 30 'grep -q "gpgv killed after 10 s" "$W/daemon.log"'
 sleep 2
 after=$(now)
 
-test_begin "a gpgv hung past the period: no WATCHDOG=1 from 2 s after it began to 9 s"
-n=$(pings "$(echo "$hung + 2" | bc)" "$(echo "$hung + 9" | bc)" | wc -l)
-test_expect_equal 0 "$n" "$(cat "$MSGS")"
+# $hung is when the test saw the hang, which on a busy machine is a
+# while after it began: the pause is looked for from 5 s before.
+test_begin "a gpgv hung past the period: 7 s or more without WATCHDOG=1"
+gap=$(longest_gap "$(echo "$hung - 5" | bc)" "$after")
+if [ "$(echo "$gap >= 7" | bc)" = 1 ]; then
+	test_pass
+else
+	test_fail "the longest pause: $gap s" "$(cat "$MSGS")"
+fi
 
 test_begin "... past gpg-timeout the daemon goes on, and says WATCHDOG=1 again"
 n=$(pings "$(echo "$hung + 10" | bc)" "$after" | wc -l)
@@ -160,16 +166,23 @@ echo 2 >"$SMTP_CONTROL.delay"
 env NOTIFY_SOCKET="$SOCK" WATCHDOG_USEC=3000000 "$TENURE" --config "$CONF" \
 	run 2>"$W/daemon2.log" &
 daemon=$!
-wait_for 20 'grep -q "^STATUS=reading" "$MSGS"'
+# (Each line of $MSGS begins with the time it came at.)
+wait_for 20 'grep -q " STATUS=reading" "$MSGS"'
 sleep 1
 start=$(now)
 kill -HUP "$daemon"
-wait_for 60 '[ "$(outbox_count)" = 0 ]'
+# The end state, not a moment on the way: Grace's mail, undecided when
+# the daemon above was stopped, is made due by the SIGHUP too, and its
+# announcement may be queued after the others are sent.
+queued_all() { cat "$W/once.log" "$W/daemon2.log" | grep -c "queued kind=" || true; }
+sent_all() { grep -c "sent message-id=" "$W/daemon2.log" || true; }
+wait_for 60 'grep -q "applied msgid=<r-grace@" "$W/once.log" "$W/daemon2.log" &&
+	[ "$(sent_all)" -ge "$(queued_all)" ] && [ "$(outbox_count)" = 0 ]'
 end=$(now)
 
 test_begin "an outbox of 5 or more mails, 2 s each: all sent"
-test_expect_equal "yes, 0 left" \
-	"$([ "$queued" -ge 5 ] && echo yes || echo "$queued queued"), $(outbox_count) left" \
+test_expect_equal "yes, 0 left, $(queued_all) sent" \
+	"$([ "$queued" -ge 5 ] && echo yes || echo "$queued queued"), $(outbox_count) left, $(sent_all) sent" \
 	"$(cat "$W/once.log" "$W/daemon2.log")"
 
 expect_no_gap "... and never a watchdog period (3 s) without WATCHDOG=1 while they go" \
