@@ -212,21 +212,9 @@ start_netstall() {
 	STALL_PORT=$(head -n 1 "$TEST_DIR/netstall.port")
 }
 
-# stop_within SECONDS PID: SIGTERM to PID; STOPPED becomes "exit
-# STATUS fast" when it ended within SECONDS (the bound is generous: the
-# point is that no network timeout of 15 to 60 s is sat out).
-stop_within() {
-	local start end status=0
-	start=$(date +%s)
-	kill -TERM "$2"
-	wait "$2" || status=$?
-	end=$(date +%s)
-	STOPPED="exit $status $([ $((end - start)) -le "$1" ] && echo fast || echo "slow ($((end - start)) s)")"
-}
-
 start_netstall
 
-test_begin "SIGTERM while the SMTP server says nothing: run --once stops within 5 s, the mail stays queued"
+test_begin "SIGTERM while the SMTP server says nothing: run --once stops within 10 s, the mail stays queued"
 setup_case stop-greeting "smtp://127.0.0.1:$STALL_PORT"
 TZ=UTC FAKETIME_ONLY_CMDS=tenure FAKETIME_DONT_FAKE_MONOTONIC=1 \
 	"$FAKED" "$(faked_at 2026-12-31T10:00:00Z)" \
@@ -235,7 +223,7 @@ TZ=UTC FAKETIME_ONLY_CMDS=tenure FAKETIME_DONT_FAKE_MONOTONIC=1 \
 pid=$!
 wait_for 10 '[ "$(grep -c ACCEPT "$STALL_LOG")" -ge 1 ]'
 sleep 0.5
-stop_within 6 $pid
+stop_within 10 $pid
 test_expect_equal "exit 0 fast 1" "$STOPPED $(count "$CASE/state/outbox/queue")"
 
 test_begin "SIGTERM after the data went out: the answer that comes 2 s later is recorded, the mail not sent again"
@@ -249,14 +237,14 @@ TZ=UTC FAKETIME_ONLY_CMDS=tenure FAKETIME_DONT_FAKE_MONOTONIC=1 \
 	2>"$CASE/err" &
 pid=$!
 wait_for 10 'grep -q "^DATA" "$SMTP_LOG"'
-stop_within 6 $pid
+stop_within 10 $pid
 result=$STOPPED
 rm -f "$SMTP_CONTROL.delay"
 run_once 2026-12-31T10:30:00Z
 test_expect_equal "exit 0 fast $((before + 1)) 0 1" \
 	"$result $(delivered) $(count "$CASE/state/outbox/queue") $(count "$CASE/state/outbox/sent")"
 
-test_begin "SIGTERM while the answer to the data never comes: run --once stops within 6 s"
+test_begin "SIGTERM while the answer to the data never comes: run --once stops within 10 s"
 setup_case stop-no-answer "smtp://127.0.0.1:$SMTP_PORT"
 echo 100 >"$SMTP_CONTROL.delay"
 : >"$SMTP_LOG"
@@ -266,14 +254,14 @@ TZ=UTC FAKETIME_ONLY_CMDS=tenure FAKETIME_DONT_FAKE_MONOTONIC=1 \
 	2>"$CASE/err" &
 pid=$!
 wait_for 10 'grep -q "^DATA" "$SMTP_LOG"'
-stop_within 7 $pid
+stop_within 10 $pid
 test_expect_equal "exit 0 fast 1" "$STOPPED $(grep -c '^send-interrupted' "$CASE/err")"
 rm -f "$SMTP_CONTROL.delay"
 
 printf 'secret\n' >"$TEST_DIR/imap-password"
 chmod 600 "$TEST_DIR/imap-password"
 for scheme in imap imaps; do
-	test_begin "SIGTERM while the $scheme:// server says nothing: the daemon stops within 5 s"
+	test_begin "SIGTERM while the $scheme:// server says nothing: the daemon stops within 10 s"
 	setup_case "stop-$scheme" "maildir:$TEST_DIR/stop-$scheme/out"
 	sed -i "s|^url = maildir:$CASE/list|url = $scheme://127.0.0.1:$STALL_PORT\\nuser = bot\\npassword-file = $TEST_DIR/imap-password|" \
 		"$CASE/tenure.conf"
@@ -282,7 +270,7 @@ for scheme in imap imaps; do
 	pid=$!
 	wait_for 10 '[ "$(grep -c ACCEPT "$STALL_LOG")" -gt "$accepted" ]'
 	sleep 0.5
-	stop_within 6 $pid
+	stop_within 10 $pid
 	test_expect_equal "exit 0 fast" "$STOPPED"
 done
 
@@ -294,12 +282,12 @@ pid=$!
 wait_for 10 'grep -q "^outbox-flush" "$CASE/log"'
 sleep 1
 kill -HUP $pid
-if wait_for 3 'grep -q "^run-reload result=loaded" "$CASE/log"'; then
-	stop_within 5 $pid
+if wait_for 10 'grep -q "^run-reload result=loaded" "$CASE/log"'; then
+	stop_within 10 $pid
 	test_expect_equal "exit 0 fast" "$STOPPED"
 else
 	kill -TERM $pid
-	test_fail "no reload within 3 s" "$(cat "$CASE/log")"
+	test_fail "no reload within 10 s" "$(cat "$CASE/log")"
 fi
 
 # tenure held (SIGSTOP, by the shim) where it takes its lock, early in
@@ -314,7 +302,7 @@ wait_for 10 '[ "$(cut -d" " -f3 /proc/$pid/stat 2>/dev/null)" = T ]'
 kill -HUP $pid
 kill -CONT $pid
 if wait_for 10 'grep -q "^run-reload result=loaded" "$CASE/log"'; then
-	stop_within 5 $pid
+	stop_within 10 $pid
 	test_expect_equal "exit 0 fast" "$STOPPED"
 else
 	kill -TERM $pid 2>/dev/null

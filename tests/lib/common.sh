@@ -177,6 +177,25 @@ process_ended() {
 	esac
 }
 
+# stop_within SECONDS PID: SIGTERM to PID (a child of the test) and
+# its end; STOPPED becomes "exit STATUS fast" when it ended within
+# SECONDS, "exit STATUS slow (N s)" otherwise.  A process still there
+# 20 s past the bound is killed, so that a hang fails the check, not
+# the suite.  The bounds the tests give are 10 s: what they tell apart
+# is a prompt stop (tenure's own grace is 3 s, NETSTOP_GRACE_SECONDS)
+# from a network or gpg timeout sat out (15 s and more), with room for
+# a sanitized build on a busy machine.
+stop_within() {
+	local start end status=0
+	start=$(date +%s.%N)
+	kill -TERM "$2"
+	wait_for $(($1 + 20)) 'process_ended "$2"' || kill -KILL "$2"
+	wait "$2" || status=$?
+	end=$(date +%s.%N)
+	STOPPED="exit $status $(awk -v s="$start" -v e="$end" -v max="$1" \
+		'BEGIN { d = e - s; print (d <= max ? "fast" : sprintf("slow (%.1f s)", d)) }')"
+}
+
 # A free TCP port on 127.0.0.1.
 test_free_port() {
 	/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
