@@ -138,7 +138,7 @@ doubt
 daemon=$!
 resign frank "$FRANK"
 f=$(($(dovecot_uidnext) - 1))
-wait_for 20 "grep -q 'UID=$f.*waits\|waiting' \"\$W/daemon.log\"; [ -s \"\$STATE/imap-cursor\" ]"
+wait_for 20 "grep -q 'UID=$f.*waits\\|waiting' \"\$W/daemon.log\" && [ -s \"\$STATE/imap-cursor\" ]"
 sleep 3
 expunge "$f"
 talk 2
