@@ -95,6 +95,27 @@ dist_check_SCRIPTS += tests/t-gui-commands.sh
 TESTS += tests/t-thunderbird-mime.sh
 dist_check_SCRIPTS += tests/t-thunderbird-mime.sh
 
+# Mail sent by the GUI programs themselves (Claws Mail, Thunderbird,
+# Evolution), kept as they sent it with how it was made (issue 31).
+TESTS += tests/t-real-clients.sh
+dist_check_SCRIPTS += tests/t-real-clients.sh
+EXTRA_DIST += tests/data/clients/README tests/data/clients/SHA256SUMS \
+	tests/data/clients/alice.asc \
+	tests/data/clients/claws-paragraphs.eml \
+	tests/data/clients/claws-plain.eml \
+	tests/data/clients/claws-reply.eml \
+	tests/data/clients/claws-inline.eml \
+	tests/data/clients/thunderbird-paragraphs.eml \
+	tests/data/clients/thunderbird-plain.eml \
+	tests/data/clients/thunderbird-key-attached.eml \
+	tests/data/clients/thunderbird-nbsp.eml \
+	tests/data/clients/thunderbird-reply.eml \
+	tests/data/clients/thunderbird-html-only.eml \
+	tests/data/clients/evolution-paragraphs.eml \
+	tests/data/clients/evolution-plain.eml \
+	tests/data/clients/evolution-html.eml \
+	tests/data/clients/evolution-reply.eml
+
 # tests/unit/verify-signed-bytes: what is read is exactly what was signed, for
 # every charset iconv knows, with a real signature.
 check_PROGRAMS += tests/unit/verify-signed-bytes
