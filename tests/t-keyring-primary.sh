@@ -73,7 +73,7 @@ gpg --homedir "$MALLORY_HOME" --no-options --with-colons --import-options show-o
 	--import "$W/mallory2.gpg" 2>/dev/null |
 	awk -F: '$1 == "sub" { c = $12 } $1 == "fpr" && c != "" { print c, $10; c = "" }' \
 	>"$W/mallory2-subkeys"
-backsigs=$(gpg --list-packets "$W/mallory2.gpg" 2>/dev/null | grep -c 'subpkt 32')
+backsigs=$(gpg --homedir "$GPG_WORLD" --list-packets "$W/mallory2.gpg" 2>/dev/null | grep -c 'subpkt 32')
 test_expect_equal "s $ERIN_SIGNING 0" "$(cat "$W/mallory2-subkeys") $backsigs"
 cat "$W/mallory2.gpg" >>"$W/mallory.gpg"
 
@@ -180,7 +180,7 @@ fi
 
 test_begin "Mallory's first key never enters a committee keyring"
 for g in "$W"/g-*/committee.gpg; do
-	gpg --no-options --with-colons --import-options show-only --import "$g" 2>/dev/null
+	gpg --homedir "$GPG_WORLD" --no-options --with-colons --import-options show-only --import "$g" 2>/dev/null
 done | awk -F: '$1 == "pub" { pub = 1; next } pub && $1 == "fpr" { print $10 } { pub = 0 }' |
 	grep -c "$MALLORY" >"$W/mallory-count"
 test_expect_equal 0 "$(cat "$W/mallory-count")"

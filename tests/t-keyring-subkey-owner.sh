@@ -33,7 +33,7 @@ gpg --homedir "$GPG_WORLD" --no-options --with-colons --import-options show-only
 	awk -F: '$1 == "pub" { p = 1 } $1 == "sub" { c = $12; p = 0 }
 		$1 == "fpr" && p { print "pub", $10; p = 0 }
 		$1 == "fpr" && c != "" { print c, $10; c = "" }' >"$W/mallory-keys"
-backsigs=$(gpg --list-packets "$W/mallory.gpg" 2>/dev/null | grep -c 'subpkt 32')
+backsigs=$(gpg --homedir "$GPG_WORLD" --list-packets "$W/mallory.gpg" 2>/dev/null | grep -c 'subpkt 32')
 test_expect_equal "pub $MALLORY s $ERIN_SIGNING 0" \
 	"$(cat "$W/mallory-keys" | tr '\n' ' ')$backsigs"
 

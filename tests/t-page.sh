@@ -23,7 +23,7 @@ missing() {
 }
 CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$CHROMIUM" ] || missing "chromium is not installed (apt-get install chromium)"
-cache=${TENURE_TEST_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/tenure-tests}
+cache=${TENURE_TEST_CACHE:-${XDG_CACHE_HOME:-${TENURE_TEST_USER_HOME:-/root}/.cache}/tenure-tests}
 axe=${AXE_CORE:-$cache/node_modules/axe-core/axe.min.js}
 if [ ! -f "$axe" ] && [ -z "${AXE_CORE:-}" ] && command -v npm >/dev/null 2>&1; then
 	mkdir -p "$cache" &&
@@ -191,7 +191,10 @@ frames.forEach(function (frame) {
 END
 
 profile=$(mktemp -d "$TEST_DIR/profile.XXXXXX")
-timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+# Its own home too: beside its profile, chromium keeps crash reports and
+# dconf's cache under HOME.
+mkdir "$profile/home"
+HOME=$profile/home timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
 	--disable-background-networking --disable-component-update --disable-sync \
 	--no-first-run --allow-file-access-from-files --user-data-dir="$profile" \
 	--window-size=1400,1000 --virtual-time-budget=60000 \

@@ -41,6 +41,15 @@ export TENURE_TEST_CLOCK_NTP
 # $TENURE_CONFIG, here a file that does not exist.
 TENURE_CONFIG=$TEST_DIR/no-such-tenure.conf
 export TENURE_CONFIG
+# Nor does it write in the home of whoever runs the suite (a gpg run
+# without --homedir makes ~/.gnupg, a program may keep a cache): HOME is
+# an empty directory of the test's own, and test_done fails the test if
+# anything was left in it.  The caller's home stays in
+# $TENURE_TEST_USER_HOME, for what a test may read there (a cache).
+TENURE_TEST_USER_HOME=${HOME:-}
+HOME=$TEST_DIR/home
+mkdir "$HOME"
+export HOME TENURE_TEST_USER_HOME
 _test_count=0
 _test_failed=0
 _test_current=
@@ -138,6 +147,10 @@ test_skip_all() {
 }
 
 test_done() {
+	if [ -n "$(ls -A "$TEST_DIR/home" 2>/dev/null)" ]; then
+		test_begin "nothing was written to HOME"
+		test_fail "left in HOME: $(cd "$TEST_DIR/home" && find . -mindepth 1 -maxdepth 3 | head -n 20 | tr '\n' ' ')"
+	fi
 	echo "1..$_test_count"
 	[ "$_test_failed" -eq 0 ]
 }
