@@ -103,3 +103,8 @@ dist_check_SCRIPTS += tests/t-clock-ask.sh
 # item 7).
 TESTS += tests/t-clock-faults.sh
 dist_check_SCRIPTS += tests/t-clock-faults.sh
+
+# A trust ends only the doubt the admin saw, not a jump found after it
+# in the same second (issue 41 item 1).
+TESTS += tests/t-clock-trust.sh
+dist_check_SCRIPTS += tests/t-clock-trust.sh

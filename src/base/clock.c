@@ -53,6 +53,8 @@ typedef struct {
 	char *doubt;
 	gint64 doubt_since;
 	gint64 trusted;   /* when the admin said `tenure clock trust` */
+	gint64 trusted_since; /* the Doubt-Since of the doubt it ended (0:
+	                         none was recorded) */
 	gint64 heard;     /* when a server that is a witness last agreed,
 	                     giving its time */
 	char *ended;      /* the last doubt that ended: what it was */
@@ -65,14 +67,15 @@ typedef struct {
 static GMutex lock;
 static GPtrArray *readings; /* of Reading *: per server, the last exact
                                one and the latest lower bound */
-/* Under LOCK: when this process first weighed its clock (its start, by
- * tenure's clock), whether a witness has vouched for it since, and the
- * doubt it holds (also when the record cannot say). */
-static gint64 started;
+/* Under LOCK: whether a witness has vouched for this process's clock
+ * since it started, and the doubt it holds (also when the record cannot
+ * say). */
 static gboolean witnessed;
 static char *doubting;
 static char *doubting_kind; /* what it rests on: a server, the record... */
-static gint64 admin_taken; /* the `tenure clock trust` already counted */
+static gint64 doubting_since; /* the Doubt-Since recorded for it */
+static gint64 admin_taken; /* the doubt (its Doubt-Since) a `tenure clock
+                              trust` already ended */
 static gint in_doubt; /* atomic: clock_in_doubt */
 static gboolean timedated_silent; /* its silence was logged */
 static char *ran_before; /* clock_note_start: what shows a run, or NULL */
@@ -297,7 +300,7 @@ clock_forget(void)
 {
 	g_mutex_lock(&lock);
 	g_clear_pointer(&readings, g_ptr_array_unref);
-	started = admin_taken = 0;
+	admin_taken = doubting_since = 0;
 	witnessed = FALSE;
 	g_clear_pointer(&doubting, g_free);
 	g_clear_pointer(&doubting_kind, g_free);
@@ -429,6 +432,7 @@ record_load(const char *state_dir, Record *record, GError **error)
 	record->doubt = g_strdup(deb822_get(stanza, "Doubt"));
 	record->doubt_since = field_int(stanza, "Doubt-Since");
 	record->trusted = field_int(stanza, "Trusted");
+	record->trusted_since = field_int(stanza, "Trusted-Doubt-Since");
 	/* Not Witness-Heard, which releases before 0.2 also wrote for an
 	 * INTERNALDATE: a start would wait for good for an exact reading
 	 * an IMAP-only set-up never gives. */
@@ -462,6 +466,11 @@ record_save(const char *state_dir, const Record *record, GError **error)
 	if (record->trusted)
 		g_string_append_printf(body, "Trusted: %" G_GINT64_FORMAT "\n",
 		                       record->trusted);
+	if (record->trusted && record->trusted_since)
+		g_string_append_printf(body,
+		                       "Trusted-Doubt-Since: %" G_GINT64_FORMAT
+		                       "\n",
+		                       record->trusted_since);
 	if (record->heard)
 		g_string_append_printf(body,
 		                       "Witness-Dated: %" G_GINT64_FORMAT "\n",
@@ -669,8 +678,6 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 	g_autofree char *boot = boot_id(&boot_why);
 	gint64 boottime = seconds_since_boot();
 	g_mutex_lock(&lock);
-	if (started == 0)
-		started = now;
 	/* The kernel's NTP state outweighs a server: it is read afresh,
 	 * and disciplines the very clock tenure reads. */
 	if (ntp_synchronised()) {
@@ -705,24 +712,37 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		unreadable = TRUE;
 		torn = lost_text(ran_before);
 	}
-	/* The admin's word, given since this process began to doubt. */
-	gboolean admin = !torn && record.trusted > admin_taken &&
-	                 record.trusted >= (record.doubt_since
-	                                        ? record.doubt_since
-	                                        : started);
-	if (why == NULL && !confirmed && admin) {
-		/* Once: a later jump is a new doubt. */
-		admin_taken = record.trusted;
-		confirmed = TRUE;
-		g_free(by);
-		by = g_strdup("the admin trusted it (tenure clock trust)");
-	}
-	if (confirmed || heard)
-		witnessed = TRUE;
 	/* A configured server is waited for once it has been heard: one
 	 * that never gives a date (Postfix) or an empty mailbox would hold
 	 * every start for good. */
 	gboolean expect = witnesses && record.heard > 0;
+	/* The admin's word ends only the doubt the admin saw: the one this
+	 * process holds, recorded since the time the trust names.  Not a
+	 * comparison of times: a trust, a pass that starts and a jump it
+	 * finds can fall in one second, and the jump is a doubt nobody has
+	 * seen.  A process that began to doubt after the trust holds a
+	 * doubt of its own, which the trust does not name. */
+	gboolean admin = !torn && record.trusted_since != admin_taken &&
+	                 doubting != NULL && record.trusted_since != 0 &&
+	                 record.trusted_since == doubting_since;
+	if (why == NULL && !confirmed && admin) {
+		/* Once: a later jump is a new doubt.  The trust rebased the
+		 * record on the time it was given, so a jump since then is
+		 * still seen; what the admin's word ends is what the record
+		 * cannot settle (a start no witness has vouched for, a boot
+		 * that cannot be told). */
+		admin_taken = record.trusted_since;
+		why = history_disagrees(&record, boot, boottime, now, expect);
+		if (why) {
+			kind = g_strdup("history");
+		} else {
+			confirmed = TRUE;
+			g_free(by);
+			by = g_strdup("the admin trusted it (tenure clock trust)");
+		}
+	}
+	if (confirmed || heard)
+		witnessed = TRUE;
 	if (heard)
 		record.heard = now;
 	if (why == NULL && !confirmed) {
@@ -766,6 +786,7 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		doubting = g_strdup(why);
 		g_free(doubting_kind);
 		doubting_kind = g_steal_pointer(&kind);
+		doubting_since = record.doubt_since;
 	} else {
 		say_ended = was_doubting;
 		if (was_doubting)
@@ -777,6 +798,7 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		record.waiting = 0;
 		g_clear_pointer(&doubting, g_free);
 		g_clear_pointer(&doubting_kind, g_free);
+		doubting_since = 0;
 		record.checked = now;
 		g_free(record.boot_id);
 		record.boot_id = g_strdup(boot);
@@ -830,6 +852,9 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 		doubt_ended(&record, *was,
 		            record.doubt_since ? record.doubt_since : now, now,
 		            "the admin trusted it (tenure clock trust)");
+	/* Which doubt the admin saw: the running pass's, if it recorded
+	 * one; a doubt found after this names another time. */
+	record.trusted_since = record.doubt ? record.doubt_since : 0;
 	g_clear_pointer(&record.doubt, g_free);
 	record.doubt_since = 0;
 	record.waiting = 0;

@@ -26,7 +26,9 @@
  *   CLOCK_TOLERANCE ahead of or behind a server's time, or behind a
  *   time a server has passed.
  *
- *   The admin (`tenure clock trust`, clock_trust), once.
+ *   The admin (`tenure clock trust`, clock_trust), once, for the doubt
+ *   the record showed when the trust was given (Trusted-Doubt-Since):
+ *   never for a doubt found after it, even within the same second.
  *
  * Only an exact reading vouches for a jump forward: a server's date, the
  * kernel's NTP state, the admin.  A lower bound (an INTERNALDATE) proves

@@ -13,6 +13,10 @@
 #   clock_reboot  makes $DIR/state/clock say its last pass was in another
 #                 boot.
 #   clock_expires how many expire events $DIR/ledger has.
+#   clock_record_back DAYS
+#                 makes $DIR/state/clock say its last pass was DAYS days
+#                 earlier than it was, in this boot: tenure's clock then
+#                 moved DAYS further than the time since (a doubt).
 
 clock_committee() {
 	DIR=$1
@@ -39,4 +43,11 @@ clock_reboot() {
 
 clock_expires() {
 	grep -c '^Event: expire' "$DIR/ledger"
+}
+
+clock_record_back() {
+	local checked
+	checked=$(sed -n 's/^Checked: //p' "$DIR/state/clock")
+	sed -i "s/^Checked: .*/Checked: $((checked - $1 * 86400))/" "$DIR/state/clock"
+	state_reseal "$DIR/state/clock"
 }
