@@ -10,6 +10,7 @@ src_libtenure_a_SOURCES += \
 	src/verify/keyring.c src/verify/keyring.h \
 	src/verify/keyblocks.c src/verify/keyblocks.h \
 	src/verify/signed_part.c src/verify/signed_part.h \
+	src/verify/mime_scan.c src/verify/mime_scan.h \
 	src/verify/packets.c src/verify/packets.h \
 	src/verify/verify_context.c src/verify/verify_context.h \
 	src/verify/gpgrun.c src/verify/gpgrun.h \
