@@ -81,6 +81,12 @@ dist_check_SCRIPTS += tests/t-defer.sh
 TESTS += tests/t-sigbounds.sh
 dist_check_SCRIPTS += tests/t-sigbounds.sh tests/lib/craft-packets.py
 
+# tests/t-mime-bounds.sh: a mail over each MIME bound set aside, named,
+# listed and counted, the command behind it applied (issue 39 item 1);
+# the mails made by tests/lib/mime-shapes.py (bench/mime-cost.sh too).
+TESTS += tests/t-mime-bounds.sh
+dist_check_SCRIPTS += tests/t-mime-bounds.sh tests/lib/mime-shapes.py
+
 # Mail as the mail programs Debian people use write and sign it, and
 # through real list software (mlmmj).
 TESTS += tests/t-clients.sh tests/t-mlmmj.sh
@@ -163,6 +169,13 @@ dist_check_SCRIPTS += tests/t-undecidable.sh
 # act.
 TESTS += tests/t-verdicts.sh
 dist_check_SCRIPTS += tests/t-verdicts.sh
+
+# tests/unit/verify-mime-scan: the pass before GMime, its bounds and its
+# reading of the MIME structure by GMime's boundary rule (mime_scan.c).
+check_PROGRAMS += tests/unit/verify-mime-scan
+tests_unit_verify_mime_scan_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/verify-mime-scan
+
 # tests/unit/verify-packets: a signature packet's values and dates (packets.c).
 check_PROGRAMS += tests/unit/verify-packets
 tests_unit_verify_packets_LDADD = $(TEST_LDADD)

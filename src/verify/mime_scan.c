@@ -96,15 +96,17 @@ next_line(const Scan *s, gsize *len, gsize *next)
 	return line;
 }
 
-static gboolean G_GNUC_PRINTF(3, 4)
-over(Scan *s, const char *bound, const char *format, ...)
+/* FALSE, with the bound passed named in S's scan, its LIMIT and what
+ * passed it (FORMAT). */
+static gboolean G_GNUC_PRINTF(4, 5)
+over(Scan *s, const char *bound, int limit, const char *format, ...)
 {
 	va_list args;
 	va_start(args, format);
 	g_autofree char *what = g_strdup_vprintf(format, args);
 	va_end(args);
-	s->scan->over = g_strdup_printf("mail over the MIME bound %s: %s",
-	                                bound, what);
+	s->scan->over = g_strdup_printf("mail over the MIME bound %s (%d): %s",
+	                                bound, limit, what);
 	return FALSE;
 }
 
@@ -169,10 +171,10 @@ header_block(Scan *s, Field *ct)
 			if (name == 0 || boundary_of(s, line, bare, &closing) >= 0)
 				break;
 			if (++fields > MIME_MAX_HEADERS)
-				return over(s, "headers",
-				            "more than %d header fields in one "
-				            "block, the next at byte %" G_GSIZE_FORMAT,
-				            MIME_MAX_HEADERS, s->pos);
+				return over(s, "headers", MIME_MAX_HEADERS,
+				            "header field %d of one block at byte "
+				            "%" G_GSIZE_FORMAT,
+				            MIME_MAX_HEADERS + 1, s->pos);
 			in_ct = !ct->found && g_ascii_strncasecmp(line, "Content-Type", 12) == 0 &&
 			        (line[12] == ':' || line[12] == ' ' || line[12] == '\t');
 			counting = in_ct || (g_ascii_strncasecmp(line, "Content-Disposition", 19) == 0 &&
@@ -190,19 +192,23 @@ header_block(Scan *s, Field *ct)
 			                           &quoted);
 			if (params > MIME_MAX_PARAMETERS)
 				return over(s, "parameters",
-				            "more than %d parameters in one header "
-				            "field, the one at byte %" G_GSIZE_FORMAT,
-				            MIME_MAX_PARAMETERS, s->pos);
+				            MIME_MAX_PARAMETERS,
+				            "parameter %d of one header field, on "
+				            "the line at byte %" G_GSIZE_FORMAT,
+				            MIME_MAX_PARAMETERS + 1, s->pos);
 		}
 		if (in_ct)
 			ct->end = s->pos + len;
 		s->pos = next;
 		if (s->pos - begin > MIME_MAX_HEADER_BLOCK)
-			return over(s, "header-block",
-			            "a header block of more than %d bytes, from "
-			            "byte %" G_GSIZE_FORMAT,
-			            MIME_MAX_HEADER_BLOCK, begin);
+			break;
 	}
+	/* The empty line that ends the block counts in its size. */
+	if (s->pos - begin > MIME_MAX_HEADER_BLOCK)
+		return over(s, "header-block", MIME_MAX_HEADER_BLOCK,
+		            "a header block longer than that, from byte "
+		            "%" G_GSIZE_FORMAT,
+		            begin);
 	return TRUE;
 }
 
@@ -382,15 +388,14 @@ static gboolean
 entity(Scan *s, guint depth, gboolean in_digest)
 {
 	if (++s->scan->parts > MIME_MAX_PARTS)
-		return over(s, "mime-parts",
-		            "more than %d MIME parts, the next at byte "
-		            "%" G_GSIZE_FORMAT,
-		            MIME_MAX_PARTS, s->pos);
+		return over(s, "mime-parts", MIME_MAX_PARTS,
+		            "MIME part %d at byte %" G_GSIZE_FORMAT,
+		            MIME_MAX_PARTS + 1, s->pos);
 	if (depth > MIME_MAX_DEPTH)
-		return over(s, "mime-depth",
-		            "MIME parts nested more than %d deep, at byte "
+		return over(s, "mime-depth", MIME_MAX_DEPTH,
+		            "a MIME part nested %u deep at byte "
 		            "%" G_GSIZE_FORMAT,
-		            MIME_MAX_DEPTH, s->pos);
+		            depth, s->pos);
 	s->scan->depth = MAX(s->scan->depth, depth);
 	Field ct = {FALSE, 0, 0};
 	if (!header_block(s, &ct))
