@@ -41,7 +41,8 @@ dist_check_SCRIPTS += tests/lib/gpg.sh tests/lib/committee.sh tests/t-intake.sh 
 # bench/import.sh and bench/keyring.sh; it is built with the tests.
 check_PROGRAMS += bench/bench-intake
 bench_bench_intake_LDADD = $(TEST_LDADD)
-EXTRA_DIST += bench/import.sh bench/gen-maildir.py bench/keyring.sh
+EXTRA_DIST += bench/import.sh bench/gen-maildir.py bench/keyring.sh \
+	bench/mime-cost.sh bench/lib-world.sh
 
 # tests/unit/source-relay: which host handed a mail over (src/source/relay.c), as a
 # table of Received headers.
