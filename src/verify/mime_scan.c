@@ -18,7 +18,7 @@ typedef struct {
 typedef struct {
 	const char *data;
 	gsize len;
-	gsize pos;      /* the start of the next line to read */
+	gsize pos;       /* the start of the next line to read */
 	GPtrArray *open; /* Frame*, innermost last */
 	MimeScan *scan;
 } Scan;
@@ -73,7 +73,8 @@ boundary_of(const Scan *s, const char *line, gsize len, gboolean *closing)
 	for (gint i = (gint)s->open->len - 1; i >= 0; i--) {
 		const Frame *f = s->open->pdata[i];
 		*closing = TRUE;
-		if (line_is_boundary(line, len, "--", f->boundary, f->blen, "--"))
+		if (line_is_boundary(line, len, "--", f->boundary, f->blen,
+		                     "--"))
 			return i;
 		*closing = FALSE;
 		if (line_is_boundary(line, len, "--", f->boundary, f->blen, ""))
@@ -98,7 +99,10 @@ next_line(const Scan *s, gsize *len, gsize *next)
 
 /* FALSE, with the bound passed named in S's scan, its LIMIT and what
  * passed it (FORMAT). */
-static gboolean G_GNUC_PRINTF(4, 5)
+static gboolean over(Scan *s, const char *bound, int limit, const char *format,
+                     ...) G_GNUC_PRINTF(4, 5);
+
+static gboolean
 over(Scan *s, const char *bound, int limit, const char *format, ...)
 {
 	va_list args;
@@ -125,6 +129,20 @@ field_name(const char *line, gsize len)
 	return n > 0 && colon < len && line[colon] == ':' ? colon : 0;
 }
 
+/* TRUE when LINE, whose field name runs to its colon at COLON (0: no
+ * field), is the field NAME. */
+static gboolean
+is_field(const char *line, gsize colon, const char *name)
+{
+	gsize n = strlen(name);
+	if (colon < n || g_ascii_strncasecmp(line, name, n) != 0)
+		return FALSE;
+	for (gsize i = n; i < colon; i++)
+		if (line[i] != ' ' && line[i] != '\t')
+			return FALSE;
+	return TRUE;
+}
+
 /* Counts the parameters of a Content-Type or Content-Disposition: one
  * for each ';' outside a quoted string, whose state *QUOTED carries
  * across the field's folded lines. */
@@ -144,8 +162,8 @@ count_parameters(const char *text, gsize len, gboolean *quoted)
 }
 
 /* Reads the header block at S->pos up to the empty line that ends it
- * (read too), a line that is no header field, a boundary line or the
- * end (left for the body); *CT is its first Content-Type. */
+ * (read too), a boundary line or the end (left for the body), as GMime
+ * does; *CT is its first Content-Type. */
 static gboolean
 header_block(Scan *s, Field *ct)
 {
@@ -163,25 +181,25 @@ header_block(Scan *s, Field *ct)
 			break;
 		}
 		gsize offset = 0;
-		if (line[0] == ' ' || line[0] == '\t') {
-			if (fields == 0)
+		if (line[0] != ' ' && line[0] != '\t') {
+			if (boundary_of(s, line, bare, &closing) >= 0)
 				break;
-		} else {
+			/* A line that is no field (no colon) is one all the
+			 * same to GMime, which reads on to the empty line. */
 			gsize name = field_name(line, bare);
-			if (name == 0 || boundary_of(s, line, bare, &closing) >= 0)
-				break;
 			if (++fields > MIME_MAX_HEADERS)
-				return over(s, "headers", MIME_MAX_HEADERS,
-				            "header field %d of one block at byte "
-				            "%" G_GSIZE_FORMAT,
-				            MIME_MAX_HEADERS + 1, s->pos);
-			in_ct = !ct->found && g_ascii_strncasecmp(line, "Content-Type", 12) == 0 &&
-			        (line[12] == ':' || line[12] == ' ' || line[12] == '\t');
-			counting = in_ct || (g_ascii_strncasecmp(line, "Content-Disposition", 19) == 0 &&
-			            (line[19] == ':' || line[19] == ' ' || line[19] == '\t'));
+				return over(
+				    s, "headers", MIME_MAX_HEADERS,
+				    "header field %d of one block at byte "
+				    "%" G_GSIZE_FORMAT,
+				    MIME_MAX_HEADERS + 1, s->pos);
+			in_ct =
+			    !ct->found && is_field(line, name, "Content-Type");
+			counting = in_ct ||
+			           is_field(line, name, "Content-Disposition");
 			params = 0;
 			quoted = FALSE;
-			offset = name + 1;
+			offset = name > 0 ? name + 1 : 0;
 			if (in_ct) {
 				ct->found = TRUE;
 				ct->start = s->pos + offset;
@@ -191,11 +209,11 @@ header_block(Scan *s, Field *ct)
 			params += count_parameters(line + offset, len - offset,
 			                           &quoted);
 			if (params > MIME_MAX_PARAMETERS)
-				return over(s, "parameters",
-				            MIME_MAX_PARAMETERS,
-				            "parameter %d of one header field, on "
-				            "the line at byte %" G_GSIZE_FORMAT,
-				            MIME_MAX_PARAMETERS + 1, s->pos);
+				return over(
+				    s, "parameters", MIME_MAX_PARAMETERS,
+				    "parameter %d of one header field, on "
+				    "the line at byte %" G_GSIZE_FORMAT,
+				    MIME_MAX_PARAMETERS + 1, s->pos);
 		}
 		if (in_ct)
 			ct->end = s->pos + len;
@@ -281,7 +299,8 @@ content_type(const Scan *s, const Field *ct, char **type, char **boundary,
 		skip_lwsp(d, &p, ct->end);
 		gsize at = p;
 		g_autofree char *value = parameter_value(d, &p, ct->end);
-		if (*boundary == NULL && g_ascii_strcasecmp(name, "boundary") == 0 &&
+		if (*boundary == NULL &&
+		    g_ascii_strcasecmp(name, "boundary") == 0 &&
 		    *value != '\0') {
 			*boundary = g_steal_pointer(&value);
 			*declared = at;

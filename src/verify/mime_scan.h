@@ -1,9 +1,9 @@
 /* mime_scan.h: one pass over a mail's bytes before GMime parses it.
  *
  * The pass reads the MIME structure as GMime 3.2's parser does, line by
- * line: each entity's header block (ended by an empty line, a line that
- * is no header field, or a boundary line), its Content-Type (type and
- * boundary), and the body, where a line is a boundary line of an open
+ * line: each entity's header block (ended by an empty line or a
+ * boundary line, not by a line that is no field), its Content-Type
+ * (type and boundary), and the body, where a line is a boundary line of an open
  * multipart, innermost first, when it is "--" BOUNDARY, "--" again for
  * the closing one, then nothing but space, tab, CR or LF (GMime's
  * is_boundary; a form feed or a vertical tab after the boundary makes

@@ -16,9 +16,9 @@
 
 typedef struct {
 	const char *name;
-	char *mail;          /* freed by the test */
-	const char *over;    /* the bound named, or NULL */
-	guint parts, depth;  /* when not over */
+	char *mail;           /* freed by the test */
+	const char *over;     /* the bound named, or NULL */
+	guint parts, depth;   /* when not over */
 	const char *unclosed; /* a piece of the explanation, or NULL */
 } Case;
 
@@ -41,8 +41,10 @@ nested(guint n)
 	GString *s = g_string_new(HEAD "Content-Type: multipart/mixed; "
 	                               "boundary=\"d0\"\n\n");
 	for (guint i = 1; i < n; i++)
-		g_string_append_printf(s, "--d%u\nContent-Type: multipart/mixed; "
-		                          "boundary=\"d%u\"\n\n", i - 1, i);
+		g_string_append_printf(s,
+		                       "--d%u\nContent-Type: multipart/mixed; "
+		                       "boundary=\"d%u\"\n\n",
+		                       i - 1, i);
 	g_string_append_printf(s, "--d%u\n\nTenure: resign\n", n - 1);
 	for (guint i = n; i-- > 0;)
 		g_string_append_printf(s, "--d%u--\n", i);
@@ -90,8 +92,8 @@ check(gconstpointer data)
 	MimeScan scan;
 	gboolean ok = mime_scan(c->mail, strlen(c->mail), &scan);
 	if (c->over) {
-		g_autofree char *named = g_strdup_printf("MIME bound %s ",
-		                                         c->over);
+		g_autofree char *named =
+		    g_strdup_printf("MIME bound %s ", c->over);
 		g_assert_false(ok);
 		g_assert_nonnull(scan.over);
 		if (strstr(scan.over, named) == NULL)
@@ -107,7 +109,8 @@ check(gconstpointer data)
 		else if (scan.unclosed == NULL ||
 		         strstr(scan.unclosed, c->unclosed) == NULL)
 			g_error("expected an explanation with \"%s\", got: %s",
-			        c->unclosed, scan.unclosed ? scan.unclosed : "none");
+			        c->unclosed,
+			        scan.unclosed ? scan.unclosed : "none");
 	}
 	mime_scan_clear(&scan);
 }
@@ -129,14 +132,15 @@ main(int argc, char **argv)
 	              "--b\r\n\r\nx\r\n--b \t\r\n\r\ny\r\n--b--\r\n"),
 	     NULL, 3, 1, NULL},
 	    {"a folded boundary parameter, quoted, is read",
-	     g_strdup("Content-Type: multipart/mixed;\n\tboundary=\"q\\\"q\"\n\n"
-	              "--q\"q\n\nx\n--q\"q--\n"),
+	     g_strdup(
+	         "Content-Type: multipart/mixed;\n\tboundary=\"q\\\"q\"\n\n"
+	         "--q\"q\n\nx\n--q\"q--\n"),
 	     NULL, 2, 1, NULL},
 	    {"an attached message nests one level",
 	     g_strdup(HEAD "Content-Type: multipart/mixed; boundary=b\n\n"
-	              "--b\nContent-Type: message/rfc822\n\n"
-	              "Content-Type: multipart/alternative; boundary=c\n\n"
-	              "--c\n\nx\n--c--\n--b--\n"),
+	                   "--b\nContent-Type: message/rfc822\n\n"
+	                   "Content-Type: multipart/alternative; boundary=c\n\n"
+	                   "--c\n\nx\n--c--\n--b--\n"),
 	     NULL, 4, 3, NULL},
 	    {"a part without Content-Type in a digest is a message",
 	     g_strdup("Content-Type: multipart/digest; boundary=b\n\n"
@@ -148,6 +152,14 @@ main(int argc, char **argv)
 	              "--o\nContent-Type: multipart/mixed; boundary=i\n\n"
 	              "--i\n\nx\n--o\n\ny\n--o--\n"),
 	     NULL, 4, 2, NULL},
+	    {"a line that is no field does not end the header block (GMime)",
+	     g_strdup("X: a\nno field here\nContent-Type: multipart/mixed; "
+	              "boundary=b\n\n--b\n\nx\n--b--\n"),
+	     NULL, 2, 1, NULL},
+	    {"a boundary line ends a part's header block",
+	     g_strdup("Content-Type: multipart/mixed; boundary=b\n\n"
+	              "--b\nX: a\n--b\n\ny\n--b--\n"),
+	     NULL, 3, 1, NULL},
 	    {"a multipart never closed is named with its closing line",
 	     g_strdup("Content-Type: multipart/mixed; boundary=m\n\n"
 	              "--m\n\nx\n"),
@@ -168,8 +180,8 @@ main(int argc, char **argv)
 	    {"no opening line: where the boundary was declared",
 	     g_strdup("Content-Type: multipart/mixed; boundary=zz\n\nx\n"),
 	     NULL, 1, 0, "declared at byte 40"},
-	    {"1000 parts are within mime-parts", flat(MIME_MAX_PARTS - 1),
-	     NULL, MIME_MAX_PARTS, 1, NULL},
+	    {"1000 parts are within mime-parts", flat(MIME_MAX_PARTS - 1), NULL,
+	     MIME_MAX_PARTS, 1, NULL},
 	    {"1001 are over mime-parts", flat(MIME_MAX_PARTS), "mime-parts", 0,
 	     0, NULL},
 	    {"nesting 32 deep is within mime-depth", nested(MIME_MAX_DEPTH),
@@ -186,12 +198,12 @@ main(int argc, char **argv)
 	     0, 0, NULL},
 	    {"a header block at its limit is within header-block",
 	     block(MIME_MAX_HEADER_BLOCK), NULL, 1, 0, NULL},
-	    {"a byte more is over header-block", block(MIME_MAX_HEADER_BLOCK + 1),
-	     "header-block", 0, 0, NULL},
+	    {"a byte more is over header-block",
+	     block(MIME_MAX_HEADER_BLOCK + 1), "header-block", 0, 0, NULL},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
-		g_autofree char *path = g_strdup_printf("/mime-scan/%s",
-		                                        cases[i].name);
+		g_autofree char *path =
+		    g_strdup_printf("/mime-scan/%s", cases[i].name);
 		g_test_add_data_func(path, &cases[i], check);
 	}
 	int rc = g_test_run();
