@@ -19,7 +19,7 @@ gpg --homedir "$W/world" --batch --quiet --pinentry-mode loopback \
 	--passphrase '' --quick-gen-key "Sam Signer <signer@example.org>" \
 	ed25519 sign never 2>/dev/null
 gpg --homedir "$W/world" --batch --export >"$W/keyring.gpg"
-signer=$(gpg --homedir "$W/world" --with-colons --list-keys signer@example.org |
+signer=$(gpg --homedir "$W/world" --with-colons --list-keys signer@example.org 2>/dev/null |
 	awk -F: '$1 == "fpr" { print $10; exit }')
 
 printf 'Event: appoint\nDate: 2024-01-01\nMember: Carol Chair <carol@example.org>\nSource: import\n' \
