@@ -29,46 +29,7 @@ for program in "$TENURE" "$BENCH"; do
 	[ -x "$program" ] || { echo "bench: $program is not built" >&2; exit 2; }
 done
 
-W=$(mktemp -d /tmp/tn.XXXXXX)
-cleanup() {
-	gpgconf --homedir "$W/world" --kill all >/dev/null 2>&1 || true
-	gpgconf --homedir "$W/g" --kill all >/dev/null 2>&1 || true
-	rm -rf "$W"
-}
-trap cleanup EXIT
-mkdir -m 700 "$W/world"
-
-gpg --homedir "$W/world" --batch --quiet --pinentry-mode loopback \
-	--passphrase '' --quick-gen-key "Sam Signer <signer@example.org>" \
-	ed25519 sign never 2>/dev/null
-gpg --homedir "$W/world" --batch --export >"$W/keyring.gpg"
-signer=$(gpg --homedir "$W/world" --with-colons --list-keys signer@example.org |
-	awk -F: '$1 == "fpr" { print $10; exit }')
-
-printf 'Event: appoint\nDate: 2024-01-01\nMember: Carol Chair <carol@example.org>\nSource: import\n' \
-	>"$W/ledger"
-cat >"$W/tenure.conf" <<EOF
-[committee]
-name = Bench Committee
-list = debian-ctte@lists.debian.org
-ledger = ledger
-state-dir = state
-templates = $top_srcdir/templates
-
-[rule]
-name = none
-
-[keys]
-keyring = keyring.gpg
-gnupg-home = g
-
-[source]
-url = maildir:inbox
-
-[sink]
-url = maildir:sent
-from = tenure@example.org
-EOF
+. "$top_srcdir/bench/lib-world.sh"
 
 echo "bench: generating $count messages..."
 set -- $(/usr/bin/python3 "$top_srcdir/bench/gen-maildir.py" "$W/list" \

@@ -66,6 +66,11 @@ pgpmime_entity rra@debian.org "$t/alt.part" >"$t/alt"
 mail_message "Russ Allbery <rra@debian.org>" alt@example.org "$t/alt" >"$out/intake/alternative.eml"
 
 printf 'From: someone@example.org\nSubject: plain\nMessage-ID: <plain@example.org>\n\n> Tenure: resign\nTenure: appoint\nMember: X <x@example.org>\n-- \nsig\n' >"$out/intake/no-mime.eml"
+# The two shapes that once cost more than their size (issue 39 item 1),
+# small: a multipart GMime finds unclosed after 300 closed parts, and a
+# Content-Type of 3000 parameters (over the bound, set aside unparsed).
+/usr/bin/python3 "$top/tests/lib/mime-shapes.py" unclosed 300 >"$out/intake/unclosed-300.eml"
+/usr/bin/python3 "$top/tests/lib/mime-shapes.py" parameters 3000 >"$out/intake/parameters-3000.eml"
 craft="/usr/bin/python3 $top/tests/lib/craft-packets.py"
 printf 'Tenure: resign\n' >"$t/text"
 gw -u rra@debian.org --armor --detach-sign -o "$out/packets/armoured.sig" "$t/text"

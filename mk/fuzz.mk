@@ -3,11 +3,13 @@
 # of a signature before gpg sees them (fuzz-packets), the ledger
 # (fuzz-ledger), the configuration (fuzz-conf) and the templates
 # (fuzz-template).  `make fuzz` builds them with clang and runs each for
-# FUZZ_SECONDS (fuzz/run.sh); here they are linked with fuzz/replay.c
+# FUZZ_SECONDS, every input within FUZZ_TIMEOUT (fuzz/run.sh); here they are linked with fuzz/replay.c
 # instead of libFuzzer, so `make check` replays every seed and every
 # input that once crashed (fuzz/corpus/NAME/) on this build, sanitizers
 # included.
 FUZZ_SECONDS = 60
+# libFuzzer's -timeout for each input: a slower one fails the run.
+FUZZ_TIMEOUT = 3
 fuzz_harnesses = fuzz/fuzz-intake fuzz/fuzz-packets fuzz/fuzz-ledger \
 	fuzz/fuzz-conf fuzz/fuzz-template
 check_PROGRAMS += $(fuzz_harnesses)
@@ -26,5 +28,5 @@ dist_check_SCRIPTS += tests/t-fuzz-corpus.sh
 EXTRA_DIST += fuzz/run.sh fuzz/make-seeds.sh fuzz/corpus
 
 fuzz: all
-	$(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)
+	FUZZ_TIMEOUT=$(FUZZ_TIMEOUT) $(SHELL) $(srcdir)/fuzz/run.sh $(FUZZ_SECONDS)
 .PHONY: fuzz

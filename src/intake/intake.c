@@ -962,6 +962,20 @@ verify_counted(Intake *intake, const Mail *mail, GMimeObject *part,
 	return ok;
 }
 
+/* Records MESSAGE as set aside for passing a MIME bound (REASON), to be
+ * reported (retry.h), by its bytes: a source that hands it over again
+ * (IMAP tries a message three times) adds no second record. */
+static gboolean
+set_aside_over_bound(Intake *intake, const SourceMessage *message,
+                     const char *reason, GError **error)
+{
+	g_autofree char *digest =
+	    g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, message->raw);
+	g_autofree char *key = g_strconcat("bound ", digest, NULL);
+	return retry_set_aside(intake->retry, key, message->id, reason,
+	                       date_now_unix(), error);
+}
+
 gboolean
 intake_handle(const SourceMessage *message, gpointer user_data,
               GError **error)
@@ -979,10 +993,17 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	if (!may_carry_command(message->raw))
 		return TRUE;
 	g_autofree char *reason = NULL;
-	g_autoptr(GMimeMessage) parsed = signed_part_parse(message->raw, &reason);
+	gboolean over = FALSE;
+	g_autoptr(GMimeMessage) parsed =
+	    signed_part_parse_bounded(message->raw, &over, &reason);
 	if (parsed == NULL) {
 		/* Set aside for a person to look at: it may be a command the
-		 * parser could not read. */
+		 * parser could not read.  One over a bound is reported too, and
+		 * counted by status and check: an outsider's mail of that
+		 * shape is an attack on the secretary's time. */
+		if (over && !intake->audit &&
+		    !set_aside_over_bound(intake, message, reason, error))
+			return FALSE;
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", reason);
 		return FALSE;
 	}

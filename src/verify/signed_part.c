@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "verify/command.h"
+#include "verify/mime_scan.h"
 #include "verify/signed_part.h"
 
 static const char armour_begin[] = "-----BEGIN PGP SIGNED MESSAGE-----";
@@ -23,21 +24,6 @@ line_is(const char *line, gsize len, const char *text)
 		if (!g_ascii_isspace(line[i]))
 			return FALSE;
 	return TRUE;
-}
-
-/* The offset of the first line of DATA at or after FROM that is TEXT
- * (line_is), or -1. */
-static gssize
-find_line(const char *data, gsize len, gsize from, const char *text)
-{
-	for (gsize p = from; p < len;) {
-		const char *nl = memchr(data + p, '\n', len - p);
-		gsize end = nl ? (gsize)(nl - data) : len;
-		if (line_is(data + p, end - p, text))
-			return (gssize)p;
-		p = end + 1;
-	}
-	return -1;
 }
 
 /* Why GMime gave up, as the parser's warning callback saw it. */
@@ -73,8 +59,8 @@ parser_warning(gint64 offset, GMimeParserWarning code, const char *item,
 	g_autofree char *text = g_strdup_printf("%s%s%s", what, item ? " " : "",
 	                                        item ? item : "");
 	/* GMime says -1 where it ran into the end of the data (a multipart
-	 * whose closing boundary never came): signed_part_parse looks for
-	 * what ended there. */
+	 * whose closing boundary never came): signed_part_parse says what
+	 * ended there. */
 	if (offset < 0)
 		found->unplaced = g_steal_pointer(&text);
 	else
@@ -82,93 +68,61 @@ parser_warning(gint64 offset, GMimeParserWarning code, const char *item,
 		                                 text, (long long)offset);
 }
 
-/* Why a multipart of MESSAGE ran to the end of DATA, with the offset
- * that shows it, or NULL when none did.  The boundary lines of a
- * multipart that was clearsigned whole (Emacs's mml1991 does that) are
- * dash-escaped ("- --BOUNDARY"), so the multipart never ends. */
-static char *
-unclosed_multipart(GMimeObject *object, const char *data, gsize len)
+/* GMime's parse of the LEN bytes at DATA, its complaints in *FOUND. */
+static GMimeMessage *
+gmime_parse(const char *data, gsize len, ParseProblem *found)
 {
-	if (GMIME_IS_MESSAGE_PART(object)) {
-		GMimeMessage *inner =
-			g_mime_message_part_get_message(GMIME_MESSAGE_PART(object));
-		return inner ? unclosed_multipart(g_mime_message_get_mime_part(inner),
-		                                  data, len)
-		             : NULL;
-	}
-	if (!GMIME_IS_MULTIPART(object))
-		return NULL;
-	GMimeMultipart *mp = GMIME_MULTIPART(object);
-	const char *boundary = g_mime_multipart_get_boundary(mp);
-	GMimeContentType *ct = g_mime_object_get_content_type(object);
-	g_autofree char *type = g_mime_content_type_get_mime_type(ct);
-	if (boundary != NULL) {
-		g_autofree char *open = g_strconcat("--", boundary, NULL);
-		g_autofree char *close = g_strconcat("--", boundary, "--", NULL);
-		g_autofree char *escaped = g_strconcat("- --", boundary, NULL);
-		gssize first = find_line(data, len, 0, open);
-		gssize dashed = find_line(data, len, 0, escaped);
-		if (first < 0 && dashed >= 0)
-			return g_strdup_printf(
-				"malformed MIME: the boundary lines of %s (\"%s\") are "
-				"dash-escaped (\"%s\"), as when a whole multipart is "
-				"clearsigned as text (Emacs's mml1991 does this): the "
-				"multipart has no parts, at byte %" G_GSSIZE_FORMAT,
-				type, open, escaped, dashed);
-		if (first < 0) {
-			const char *declared = g_strstr_len(data, len, boundary);
-			return g_strdup_printf(
-				"malformed MIME: no line starts the parts of %s "
-				"(boundary \"%s\", declared at byte %" G_GSSIZE_FORMAT ")",
-				type, boundary, declared ? declared - data : (gssize)0);
-		}
-		if (find_line(data, len, first, close) < 0)
-			return g_strdup_printf(
-				"malformed MIME: %s is never closed (no line \"%s\"): "
-				"the mail ends inside it, at byte %" G_GSIZE_FORMAT,
-				type, close, len);
-	}
-	for (int i = 0; i < g_mime_multipart_get_count(mp); i++) {
-		char *why = unclosed_multipart(g_mime_multipart_get_part(mp, i),
-		                               data, len);
-		if (why)
-			return why;
-	}
-	return NULL;
-}
-
-GMimeMessage *
-signed_part_parse(GBytes *raw, char **reason)
-{
-	gsize len = 0;
-	const char *data = g_bytes_get_data(raw, &len);
 	g_autoptr(GMimeStream) stream = g_mime_stream_mem_new_with_buffer(data, len);
 	g_autoptr(GMimeParser) parser = g_mime_parser_new_with_stream(stream);
 	g_mime_parser_set_format(parser, GMIME_FORMAT_MESSAGE);
 	GMimeParserOptions *options = g_mime_parser_options_new();
-	ParseProblem found = {NULL, NULL};
 	g_mime_parser_options_set_warning_callback(options, parser_warning,
-	                                           &found);
+	                                           found);
 	GMimeMessage *message = g_mime_parser_construct_message(parser, options);
 	g_mime_parser_options_free(options);
-	if (found.problem == NULL && found.unplaced != NULL) {
+	return message;
+}
+
+GMimeMessage *
+signed_part_parse_bounded(GBytes *raw, gboolean *over, char **reason)
+{
+	gsize len = 0;
+	const char *data = g_bytes_get_data(raw, &len);
+	GMimeMessage *message = NULL;
+	ParseProblem found = {NULL, NULL};
+	/* Nothing over a bound reaches GMime, whose parse of some shapes
+	 * (a header of many parameters) grows faster than the mail. */
+	MimeScan scan;
+	*over = !mime_scan(data, len, &scan);
+	if (*over)
+		found.problem = g_steal_pointer(&scan.over);
+	else
+		message = gmime_parse(data, len, &found);
+	/* The scan saw, by GMime's boundary rule, which multipart ran to
+	 * the end of the mail. */
+	if (found.problem == NULL && found.unplaced != NULL)
 		found.problem =
-			message ? unclosed_multipart(g_mime_message_get_mime_part(message),
-			                             data, len)
-			        : NULL;
-		if (found.problem == NULL)
-			found.problem = g_strdup_printf(
-				"malformed MIME: %s: the mail ends at byte %" G_GSIZE_FORMAT,
-				found.unplaced, len);
-	}
-	g_free(found.unplaced);
+		    scan.unclosed
+		        ? g_steal_pointer(&scan.unclosed)
+		        : g_strdup_printf("malformed MIME: %s: the mail ends at "
+		                          "byte %" G_GSIZE_FORMAT,
+		                          found.unplaced, len);
 	if (message == NULL && found.problem == NULL)
 		found.problem = g_strdup("malformed MIME: no message headers");
+	mime_scan_clear(&scan);
+	g_free(found.unplaced);
 	if (found.problem != NULL) {
 		g_clear_object(&message);
 		*reason = found.problem;
 	}
 	return message;
+}
+
+GMimeMessage *
+signed_part_parse(GBytes *raw, char **reason)
+{
+	gboolean over = FALSE;
+	return signed_part_parse_bounded(raw, &over, reason);
 }
 
 static gboolean

@@ -50,7 +50,14 @@ typedef enum {
 } SignedKind;
 
 /* Parses RAW as a message; NULL with *REASON ("malformed MIME: ...
- * at byte N") when GMime finds it structurally broken. */
+ * at byte N") when GMime finds it structurally broken, or, *OVER TRUE,
+ * ("mail over the MIME bound NAME (LIMIT): ...") when it passes a
+ * bound of base/mime.h, checked before GMime parses (mime_scan.h). */
+GMimeMessage *signed_part_parse_bounded(GBytes *raw, gboolean *over,
+                                        char **reason);
+
+/* signed_part_parse_bounded, for callers to whom a mail over a bound is
+ * one more mail that cannot be read. */
 GMimeMessage *signed_part_parse(GBytes *raw, char **reason);
 
 /* Picks the signature to check for a command attempt, without running
