@@ -18,7 +18,9 @@
 # directory $TEST_DIR (short, under /tmp, removed at exit), and
 # test_cleanup CMD to run CMD at exit (servers, gpg agents).
 # $TENURE_CONFIG names no file: a command without --config or --ledger
-# fails instead of reading the host's /etc/tenure/tenure.conf.
+# fails instead of reading the host's /etc/tenure/tenure.conf;
+# $TENURE_SYSCONFDIR and $TENURE_DATADIR keep the host's installed
+# templates from tenure in the same way.
 
 set -u
 
@@ -41,6 +43,16 @@ export TENURE_TEST_CLOCK_NTP
 # $TENURE_CONFIG, here a file that does not exist.
 TENURE_CONFIG=$TEST_DIR/no-such-tenure.conf
 export TENURE_CONFIG
+# Nor the templates of a tenure installed on the host (any rebuild or
+# upgrade of the package): those not in [committee] templates are looked
+# for in $TENURE_SYSCONFDIR/tenure/templates and
+# $TENURE_DATADIR/tenure/templates (the installation's /etc and
+# /usr/share otherwise), here directories of the test's own, empty
+# unless the test fills them.  t-host-installed.sh shows a decoy
+# installation changes no result.
+TENURE_SYSCONFDIR=$TEST_DIR/installed/etc
+TENURE_DATADIR=$TEST_DIR/installed/usr/share
+export TENURE_SYSCONFDIR TENURE_DATADIR
 # Nor does it write in the home of whoever runs the suite (a gpg run
 # without --homedir makes ~/.gnupg, a program may keep a cache): HOME is
 # an empty directory of the test's own, and test_done fails the test if
