@@ -87,9 +87,12 @@ test_begin "SIGTERM while a write hangs: the process ends within 10 s, and says 
 rm -rf "$W/state"
 committee_conf "sink.url=smtp://127.0.0.1:$SMTP_PORT" "sink.starttls=no"
 LD_PRELOAD=$FAULTSHIM TENURE_FAULT='fsync@/outbox/:1:hang' \
+	TENURE_FAULT_LOG=$W/hang.fault \
 	"$TENURE" --config "$CONF" run 2>"$W/hang.log" &
 pid=$!
-sleep 2
+# The fault's log line is written as the fsync hangs: the daemon is
+# there, however slow its start.
+wait_for 30 'grep -q "^fsync .*/outbox/" "$W/hang.fault" 2>/dev/null'
 stop_within 10 $pid
 test_expect_equal "exit 0 fast 1 0" \
 	"$STOPPED $(grep -c '^run-stop reason=deadline' "$W/hang.log") $(grep -c '^run-stop reason=signal' "$W/hang.log")"

@@ -37,12 +37,32 @@ kind_valid(const char *kind)
 	return TRUE;
 }
 
+/* DIR/tenure/templates, DIR the installation's directory BUILT_IN, or
+ * $VARIABLE when set: the test suite points both at directories of its
+ * own, so that a build tree's tenure never reads the templates of a
+ * tenure installed on the build host (issue 41 item 2). */
+static char *
+installed_templates(const char *variable, const char *built_in)
+{
+	const char *dir = g_getenv(variable);
+	return g_build_filename(dir && *dir ? dir : built_in, "tenure",
+	                        "templates", NULL);
+}
+
 void
 template_dirs(const Conf *conf, const char *dirs[TEMPLATE_DIRS])
 {
+	static char *installed[2];
+	static gsize once;
+	if (g_once_init_enter(&once)) {
+		installed[0] =
+		    installed_templates("TENURE_SYSCONFDIR", SYSCONFDIR);
+		installed[1] = installed_templates("TENURE_DATADIR", DATADIR);
+		g_once_init_leave(&once, 1);
+	}
 	dirs[0] = conf->templates_dir;
-	dirs[1] = SYSCONFDIR "/tenure/templates";
-	dirs[2] = DATADIR "/tenure/templates";
+	dirs[1] = installed[0];
+	dirs[2] = installed[1];
 }
 
 char *

@@ -15,7 +15,9 @@
 #include "conf/conf.h"
 
 /* Where templates are looked for, in order: [committee] templates (or
- * NULL), then /etc/tenure/templates, then the package's. */
+ * NULL), then /etc/tenure/templates, then the package's
+ * (SYSCONFDIR and DATADIR, or $TENURE_SYSCONFDIR and $TENURE_DATADIR
+ * when set, as the test suite sets them). */
 #define TEMPLATE_DIRS 3
 void template_dirs(const Conf *conf, const char *dirs[TEMPLATE_DIRS]);
 

@@ -18,7 +18,9 @@
 # directory $TEST_DIR (short, under /tmp, removed at exit), and
 # test_cleanup CMD to run CMD at exit (servers, gpg agents).
 # $TENURE_CONFIG names no file: a command without --config or --ledger
-# fails instead of reading the host's /etc/tenure/tenure.conf.
+# fails instead of reading the host's /etc/tenure/tenure.conf;
+# $TENURE_SYSCONFDIR and $TENURE_DATADIR keep the host's installed
+# templates from tenure in the same way.
 
 set -u
 
@@ -41,6 +43,16 @@ export TENURE_TEST_CLOCK_NTP
 # $TENURE_CONFIG, here a file that does not exist.
 TENURE_CONFIG=$TEST_DIR/no-such-tenure.conf
 export TENURE_CONFIG
+# Nor the templates of a tenure installed on the host (any rebuild or
+# upgrade of the package): those not in [committee] templates are looked
+# for in $TENURE_SYSCONFDIR/tenure/templates and
+# $TENURE_DATADIR/tenure/templates (the installation's /etc and
+# /usr/share otherwise), here directories of the test's own, empty
+# unless the test fills them.  t-host-installed.sh shows a decoy
+# installation changes no result.
+TENURE_SYSCONFDIR=$TEST_DIR/installed/etc
+TENURE_DATADIR=$TEST_DIR/installed/usr/share
+export TENURE_SYSCONFDIR TENURE_DATADIR
 # Nor does it write in the home of whoever runs the suite (a gpg run
 # without --homedir makes ~/.gnupg, a program may keep a cache): HOME is
 # an empty directory of the test's own, and test_done fails the test if
@@ -50,6 +62,13 @@ TENURE_TEST_USER_HOME=${HOME:-}
 HOME=$TEST_DIR/home
 mkdir "$HOME"
 export HOME TENURE_TEST_USER_HOME
+# The servers the tests start are where Debian installs them: dovecot
+# in /usr/sbin, which a normal user's PATH lacks (a contributor's `make
+# check` skipped every IMAP test), as it lacks /sbin.  Appended, so
+# that the caller's PATH still comes first.
+case ":$PATH:" in *:/usr/sbin:*) ;; *) PATH=$PATH:/usr/sbin ;; esac
+case ":$PATH:" in *:/sbin:*) ;; *) PATH=$PATH:/sbin ;; esac
+export PATH
 _test_count=0
 _test_failed=0
 _test_current=
@@ -140,8 +159,16 @@ test_skip() {
 }
 
 # test_skip_all REASON: the whole script cannot run here.  Counted as a
-# skip by the harness, never as a pass.
+# skip by the harness, never as a pass.  A script decides it before its
+# first result: after one, "1..0" would contradict the results printed
+# (a TAP error), so there it is a failure naming the reason.
 test_skip_all() {
+	if [ "$_test_count" -gt 0 ]; then
+		test_begin "the rest of the script can run here"
+		test_fail "cannot skip after $_test_count results: $1"
+		test_done
+		exit 1
+	fi
 	echo "1..0 # SKIP $1"
 	exit 0
 }
