@@ -27,11 +27,14 @@ src_libtenure_a_SOURCES += \
 	src/cli/cmd_import.c \
 	src/cli/cmd_audit.c
 
-check_PROGRAMS += tests/unit/verify-command tests/unit/verify-verify tests/unit/verify-openpgp
+check_PROGRAMS += tests/unit/verify-command tests/unit/verify-verify tests/unit/verify-openpgp \
+	tests/unit/verify-keyblocks
 tests_unit_verify_openpgp_LDADD = $(TEST_LDADD)
+tests_unit_verify_keyblocks_LDADD = $(TEST_LDADD)
 tests_unit_verify_command_LDADD = $(TEST_LDADD)
 tests_unit_verify_verify_LDADD = $(TEST_LDADD)
-TESTS += tests/unit/verify-command tests/unit/verify-verify tests/unit/verify-openpgp tests/t-intake.sh tests/t-roles.sh \
+TESTS += tests/unit/verify-command tests/unit/verify-verify tests/unit/verify-openpgp \
+	tests/unit/verify-keyblocks tests/t-intake.sh tests/t-roles.sh \
 	tests/t-hostile.sh tests/t-keyring.sh
 dist_check_SCRIPTS += tests/lib/gpg.sh tests/lib/committee.sh tests/t-intake.sh tests/t-roles.sh \
 	tests/t-hostile.sh tests/t-keyring.sh

@@ -680,31 +680,76 @@ temporary(GError **error, const char *format, ...)
 	return FALSE;
 }
 
-/* Reads PATH whole into *DATA, with its identity before the read in
- * *ID; a file that changed while it was read is temporary. */
+/* How much of a keyring file is read at a time: the whole file is
+ * never in memory (debian-keyring is 28 MB), only this and the
+ * keyblock that runs past it. */
+#define KEYRING_PIECE (256 * 1024)
+
+/* Reads the keyring file PATH in pieces into SEL (as its SEL->file-th
+ * file), with its identity before the read in *ID; a file that changed
+ * while it was read is temporary, and so is one that is not whole
+ * (*CUT, for the caller's message, then holds why). */
 static gboolean
-read_stable(const char *path, FileId *id, GBytes **data, GError **error)
+read_stable(const char *path, KeyblockSelection *sel, FileId *id,
+            char **cut, GError **error)
 {
 	struct stat before, after;
-	g_autofree char *text = NULL;
-	gsize len = 0;
-	g_autoptr(GError) local = NULL;
-	if (stat(path, &before) < 0 ||
-	    !g_file_get_contents(path, &text, &len, &local) ||
-	    stat(path, &after) < 0) {
+	gboolean ok = FALSE;
+	g_autoptr(GByteArray) buffer = g_byte_array_new();
+	guint64 base = 0, total = 0;
+	gboolean keybox = FALSE, end = FALSE;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &before) < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
-		            "[keys] keyring: %s: %s", path,
-		            local ? local->message : g_strerror(errno));
-		return FALSE;
+		            "[keys] keyring: %s: %s", path, g_strerror(errno));
+		goto out;
+	}
+	file_id_of(&before, id);
+	while (!end) {
+		gsize have = buffer->len;
+		g_byte_array_set_size(buffer, have + KEYRING_PIECE);
+		ssize_t got = read(fd, buffer->data + have, KEYRING_PIECE);
+		if (got < 0 && errno == EINTR) {
+			g_byte_array_set_size(buffer, have);
+			continue;
+		}
+		if (got < 0) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "[keys] keyring: %s: %s", path, g_strerror(errno));
+			goto out;
+		}
+		g_byte_array_set_size(buffer, have + (gsize)got);
+		total += (guint64)got;
+		end = got == 0;
+		if (base == 0 && have < 12 && buffer->len >= 12)
+			keybox = memcmp(buffer->data + 8, "KBXf", 4) == 0;
+		/* The first 12 bytes tell a keybox; read on until they are in. */
+		if (base == 0 && buffer->len < 12 && !end)
+			continue;
+		gsize consumed = 0;
+		if (!keyblocks_select_part(sel, buffer->data, buffer->len, base,
+		                           keybox, end, &consumed, cut))
+			goto out;
+		g_byte_array_remove_range(buffer, 0, consumed);
+		base += consumed;
+	}
+	if (stat(path, &after) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "[keys] keyring: %s: %s", path, g_strerror(errno));
+		goto out;
 	}
 	FileId later;
-	file_id_of(&before, id);
 	file_id_of(&after, &later);
-	if (!file_id_equal(id, &later) || (off_t)len != before.st_size)
-		return temporary(error, "[keys] keyring: %s changed while it was "
-		                        "read", path);
-	*data = g_bytes_new_take(g_steal_pointer(&text), len);
-	return TRUE;
+	if (!file_id_equal(id, &later) || (off_t)total != before.st_size) {
+		temporary(error, "[keys] keyring: %s changed while it was read",
+		          path);
+		goto out;
+	}
+	ok = TRUE;
+out:
+	if (fd >= 0)
+		close(fd);
+	return ok;
 }
 
 /* The keys each keyring file held when last derived, from
@@ -805,17 +850,17 @@ derive(Keyring *keyring, KeyblockSelection *sel, const char *digest,
 	gint64 now = g_get_real_time() / G_USEC_PER_SEC;
 	gsize i = 0;
 	for (char **k = conf->keyrings; k && *k; k++, i++) {
-		g_autoptr(GBytes) bytes = NULL;
-		if (!check_keyring(*k, error) ||
-		    !read_stable(*k, &keyring->sources[i], &bytes, error))
-			return FALSE;
-		gsize len = 0;
-		const guchar *data = g_bytes_get_data(bytes, &len);
 		guint before = sel->keys;
 		g_autofree char *reason = NULL;
-		if (!keyblocks_select(sel, data, len, &reason))
-			return temporary(error, "[keys] keyring: %s is not whole (%s): "
-			                        "being rewritten?", *k, reason);
+		sel->file = (guint)i;
+		if (!check_keyring(*k, error))
+			return FALSE;
+		if (!read_stable(*k, sel, &keyring->sources[i], &reason, error))
+			return reason == NULL
+			           ? FALSE
+			           : temporary(error, "[keys] keyring: %s is not whole "
+			                              "(%s): being rewritten?",
+			                       *k, reason);
 		guint keys = sel->keys - before;
 		guint last = last_count(counts, *k);
 		if (keys < last &&
