@@ -139,13 +139,16 @@ char *keyring_user_id(const Conf *conf, const char *fpr);
 gboolean keyring_missing(const Conf *conf, const char *const *fprs,
                          GPtrArray *missing, GError **error);
 
-/* The primary fingerprints of the keys in CONF's keyring files that
- * carry EMAIL on a user ID that is neither revoked nor invalid, read
- * from the files themselves (nothing is imported anywhere); NULL with
- * ERROR when a file cannot be read.  For `tenure check-config`'s hint
- * to the administrator: an address on a key decides nothing. */
-GPtrArray *keyring_holders(const Conf *conf, const char *email,
-                           GError **error);
+/* The keys in CONF's keyring files that carry each of EMAILS
+ * (NULL-terminated) on a user ID that is neither revoked nor invalid:
+ * a map of each address, lower-cased, to the primary fingerprints of
+ * its keys (GPtrArray of strings, maybe empty).  One gpg run reads the
+ * files in place, whatever the number of addresses (nothing is
+ * imported anywhere); NULL with ERROR when a file cannot be read.  For
+ * `tenure check-config`'s hint to the administrator: an address on a
+ * key decides nothing. */
+GHashTable *keyring_holders(const Conf *conf, const char *const *emails,
+                            GError **error);
 
 /* TRUE when CONF's [keys] bot-key (if set) can sign tenure's mail: the
  * GnuPG home holds its secret key (when it holds others, the error is
