@@ -21,6 +21,7 @@
 #include "verify/gpgrun.h"
 #include "verify/keyblocks.h"
 #include "verify/keyring.h"
+#include "verify/verify_context.h"
 #include "base/util.h"
 
 /* What a file was when tenure last read or wrote it. */
@@ -55,6 +56,12 @@ struct Keyring {
 	GHashTable *carriers;  /* every subkey of a committee key -> its
 	                          primaries (a set), as HOME/committee.subkeys
 	                          keeps them */
+	GArray *places;        /* KeyblockPlace: every keyblock of the files */
+	GHashTable *located;   /* every fingerprint in them -> the indices in
+	                          PLACES of the keyblocks that carry it */
+	char *claim_digest;    /* of HOME/claim/claimant.gpg as last written */
+	GHashTable *claim_keys; /* "DIGEST FPR" -> the gpgme_key_t gpg listed
+	                          for FPR from that claimant.gpg, or NULL */
 	gboolean whole;        /* verification reads the files whole for now */
 	gboolean claimant;     /* verification reads one claimant for now */
 };
@@ -566,6 +573,8 @@ keyring_open(const Conf *conf, GError **error)
 	                                       gpgrun_engine(), keyring->home),
 	                 "gpgme: engine", error))
 		return NULL;
+	/* Verification reads the committee's keyring, in that home. */
+	verify_context_set_home(NULL);
 	if (!new_context(&keyring->ctx, keyring->home, error) ||
 	    !new_context(&keyring->full, full, error) ||
 	    !new_context(&keyring->claim, claim, error))
@@ -596,6 +605,13 @@ keyring_free(Keyring *keyring)
 		g_hash_table_unref(keyring->claimants);
 	if (keyring->carriers)
 		g_hash_table_unref(keyring->carriers);
+	if (keyring->places)
+		g_array_unref(keyring->places);
+	if (keyring->located)
+		g_hash_table_unref(keyring->located);
+	if (keyring->claim_keys)
+		g_hash_table_unref(keyring->claim_keys);
+	g_free(keyring->claim_digest);
 	g_free(keyring->home);
 	g_free(keyring->committee_path);
 	g_free(keyring->conf_path);
@@ -772,6 +788,13 @@ compare_strings(gconstpointer a, gconstpointer b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static int
+compare_indices(gconstpointer a, gconstpointer b)
+{
+	guint x = *(const guint *)a, y = *(const guint *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* A digest of the wanted keys and addresses, sorted, for telling a
  * new set from the one the committee keyring was made for. */
 static char *
@@ -920,6 +943,13 @@ derive(Keyring *keyring, KeyblockSelection *sel, const char *digest,
 	if (keyring->carriers)
 		g_hash_table_unref(keyring->carriers);
 	keyring->carriers = g_steal_pointer(&carriers);
+	if (keyring->places)
+		g_array_unref(keyring->places);
+	keyring->places = g_array_ref(sel->places);
+	if (keyring->located)
+		g_hash_table_unref(keyring->located);
+	keyring->located = g_hash_table_ref(sel->located);
+	g_clear_pointer(&keyring->claim_keys, g_hash_table_unref);
 	return TRUE;
 }
 
@@ -989,6 +1019,93 @@ list_one(gpgme_ctx_t ctx, const char *fpr, gpgme_key_t *key)
 	return *key != NULL;
 }
 
+static void
+unref_key(gpointer key)
+{
+	if (key)
+		gpgme_key_unref(key);
+}
+
+/* list_one over HOME/claim/claimant.gpg, as last written: what gpg
+ * listed from the same bytes before is taken again (the committee's
+ * keys are listed once per derivation alike), so that a non-member who
+ * posts again costs no gpg run but gpgv's.  Forgotten at each
+ * derivation, and all at once when many. */
+static gboolean
+list_claimed(Keyring *keyring, const char *fpr, gpgme_key_t *key)
+{
+	g_autofree char *which = g_strdup_printf("%s %s", keyring->claim_digest,
+	                                         fpr);
+	gpointer known = NULL;
+	if (keyring->claim_keys == NULL || g_hash_table_size(keyring->claim_keys) > 64)
+		g_clear_pointer(&keyring->claim_keys, g_hash_table_unref);
+	if (keyring->claim_keys == NULL)
+		keyring->claim_keys = g_hash_table_new_full(g_str_hash, g_str_equal,
+		                                            g_free, unref_key);
+	if (keyring->claim_digest &&
+	    g_hash_table_lookup_extended(keyring->claim_keys, which, NULL,
+	                                 &known)) {
+		*key = known;
+		if (known)
+			gpgme_key_ref(known);
+		return known != NULL;
+	}
+	gboolean found = list_one(keyring->claim, fpr, key);
+	if (keyring->claim_digest) {
+		if (found)
+			gpgme_key_ref(*key);
+		g_hash_table_insert(keyring->claim_keys, g_steal_pointer(&which),
+		                    found ? *key : NULL);
+	}
+	return found;
+}
+
+/* Makes verification and keyring_lookup read HOME/claim/claimant.gpg
+ * alone, until the next keyring_read_whole. */
+static gboolean
+use_claim_home(Keyring *keyring, GError **error)
+{
+	if (!keyring_read_whole(keyring, FALSE, error))
+		return FALSE;
+	g_autofree char *claim = g_path_get_dirname(keyring->claim_path);
+	keyring->claimant = TRUE;
+	verify_context_set_home(claim);
+	return TRUE;
+}
+
+/* Writes DATA to HOME/claim/claimant.gpg and reads it alone from now
+ * on: a scratch file, derived again for each use, so no fsync. */
+static gboolean
+write_claimant(Keyring *keyring, const guchar *data, gsize len,
+               GError **error)
+{
+	g_autofree char *temp = g_strconcat(keyring->claim_path, ".new", NULL);
+	gboolean ok = FALSE;
+	g_clear_pointer(&keyring->claim_digest, g_free);
+	int fd = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	gsize done = 0;
+	while (fd >= 0 && done < len) {
+		ssize_t put = write(fd, data + done, len - done);
+		if (put < 0 && errno != EINTR)
+			break;
+		done += put > 0 ? (gsize)put : 0;
+	}
+	if (fd < 0 || done < len || close(fd) < 0 ||
+	    rename(temp, keyring->claim_path) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", temp,
+		            g_strerror(errno));
+		if (fd >= 0 && done < len)
+			close(fd);
+		unlink(temp);
+		goto out;
+	}
+	keyring->claim_digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
+	                                                    data, len);
+	ok = use_claim_home(keyring, error);
+out:
+	return ok;
+}
+
 gboolean
 keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key)
 {
@@ -1011,7 +1128,7 @@ keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key)
 	if (*key == NULL && keyring->whole)
 		return list_one(keyring->full, fpr, key);
 	if (*key == NULL && keyring->claimant)
-		return list_one(keyring->claim, fpr, key);
+		return list_claimed(keyring, fpr, key);
 	return *key != NULL;
 }
 
@@ -1085,19 +1202,91 @@ keyring_read_claimant(Keyring *keyring, const char *fpr, guint i,
 	g_return_val_if_fail(blocks != NULL && i < blocks->len, FALSE);
 	gsize len = 0;
 	const char *data = g_bytes_get_data(blocks->pdata[i], &len);
-	if (!util_write_atomic(keyring->claim_path, data, len, error) ||
-	    !keyring_read_whole(keyring, FALSE, error))
-		return FALSE;
-	g_autofree char *claim = g_path_get_dirname(keyring->claim_path);
-	gpgme_engine_info_t engine = NULL;
-	gpgme_get_engine_info(&engine);
-	while (engine && engine->protocol != GPGME_PROTOCOL_OpenPGP)
-		engine = engine->next;
-	keyring->claimant = TRUE;
-	return !gpgme_failed(gpgme_set_engine_info(GPGME_PROTOCOL_OpenPGP,
-	                                           engine ? engine->file_name : NULL,
-	                                           claim),
-	                     "gpgme: engine", error);
+	return write_claimant(keyring, (const guchar *)data, len, error);
+}
+
+/* The indices in KEYRING->places, sorted (the files' order), of the
+ * keyblocks that carry FPR: a fingerprint, or a key ID that ends one
+ * (as holds() takes it). */
+static GArray *
+signer_places(Keyring *keyring, const char *fpr)
+{
+	GArray *found = g_array_new(FALSE, FALSE, sizeof(guint));
+	g_autofree char *upper = g_ascii_strup(fpr, -1);
+	gsize len = strlen(upper);
+	GHashTableIter iter;
+	gpointer key, value;
+	g_hash_table_iter_init(&iter, keyring->located);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		if (len == 40 ? strcmp(key, upper) != 0
+		              : len < 8 || !g_str_has_suffix(key, upper))
+			continue;
+		GArray *at = value;
+		g_array_append_vals(found, at->data, at->len);
+	}
+	g_array_sort(found, compare_indices);
+	/* Two fingerprints of one keyblock (a key ID that ends both). */
+	for (guint i = 1; i < found->len;)
+		if (g_array_index(found, guint, i) ==
+		    g_array_index(found, guint, i - 1))
+			g_array_remove_index(found, i);
+		else
+			i++;
+	return found;
+}
+
+gboolean
+keyring_read_signer(Keyring *keyring, const char *fpr, GError **error)
+{
+	const Conf *conf = keyring->conf;
+	g_return_val_if_fail(keyring->located != NULL, FALSE);
+	g_autoptr(GArray) indices = signer_places(keyring, fpr);
+	g_autoptr(GByteArray) blocks = g_byte_array_new();
+	guint files = conf->keyrings ? g_strv_length(conf->keyrings) : 0;
+	g_autofree int *fds = g_new(int, files);
+	gboolean ok = FALSE;
+	for (guint i = 0; i < files; i++)
+		fds[i] = -1;
+	for (guint i = 0; i < indices->len; i++) {
+		const KeyblockPlace *place = &g_array_index(
+			keyring->places, KeyblockPlace, g_array_index(indices, guint, i));
+		const char *path = conf->keyrings[place->file];
+		if (fds[place->file] < 0)
+			fds[place->file] = open(path, O_RDONLY | O_CLOEXEC);
+		gsize have = blocks->len;
+		g_byte_array_set_size(blocks, have + place->len);
+		ssize_t got = fds[place->file] < 0
+		                  ? -1
+		                  : pread(fds[place->file], blocks->data + have,
+		                          place->len, (off_t)place->offset);
+		if (got < 0 || (gsize)got != place->len) {
+			temporary(error, "[keys] keyring: %s: %s", path,
+			          got < 0 ? g_strerror(errno) : "shorter than it was");
+			goto out;
+		}
+	}
+	/* The places are the files' as last derived: bytes read from a
+	 * file replaced since are someone else's, and no verdict may rest
+	 * on them. */
+	for (guint i = 0; i < files; i++) {
+		FileId now;
+		if (fds[i] < 0)
+			continue;
+		file_id(conf->keyrings[i], &now);
+		if (!file_id_equal(&now, &keyring->sources[i])) {
+			temporary(error, "a keyring changed while a signature was "
+			                 "checked");
+			goto out;
+		}
+	}
+	if (!write_claimant(keyring, blocks->data, blocks->len, error))
+		goto out;
+	ok = TRUE;
+out:
+	for (guint i = 0; i < files; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	return ok;
 }
 
 char **
@@ -1118,17 +1307,12 @@ keyring_subkey_carriers(Keyring *keyring, const char *fpr)
 gboolean
 keyring_read_whole(Keyring *keyring, gboolean whole, GError **error)
 {
-	gpgme_engine_info_t engine = NULL;
-	gpgme_get_engine_info(&engine);
-	while (engine && engine->protocol != GPGME_PROTOCOL_OpenPGP)
-		engine = engine->next;
+	(void)error;
 	g_autofree char *full = g_build_filename(keyring->home, "full", NULL);
 	keyring->whole = whole;
 	keyring->claimant = FALSE;
-	return !gpgme_failed(gpgme_set_engine_info(GPGME_PROTOCOL_OpenPGP,
-	                                           engine ? engine->file_name : NULL,
-	                                           whole ? full : keyring->home),
-	                     "gpgme: engine", error);
+	verify_context_set_home(whole ? full : NULL);
+	return TRUE;
 }
 
 /* Questions about a key that need not be the committee's (the one a

@@ -6,7 +6,8 @@
  * nothing is imported; the home's own pubring.kbx holds only the bot
  * key); HOME/full/gpg.conf names the configured files themselves, for
  * questions about any key in them; HOME/claim/gpg.conf names one key
- * that carries a contested subkey (keyring_read_claimant).  gpg never fetches a key, and takes
+ * that carries a contested subkey (keyring_read_claimant), or the keys
+ * that carry a non-member's key (keyring_read_signer).  gpg never fetches a key, and takes
  * every key in the keyrings as valid (identity is the fingerprint the ledger records, not the web of
  * trust).  This module sets the home up, answers questions about the
  * keys in the configured keyrings, and checks the keyring files
@@ -85,6 +86,18 @@ guint keyring_claimants(Keyring *keyring, const char *fpr);
 gboolean keyring_read_claimant(Keyring *keyring, const char *fpr, guint i,
                                GError **error);
 
+/* Makes verification and keyring_lookup read, until the next
+ * keyring_read_whole, the keyblocks of the configured keyring files
+ * that carry the key FPR (a fingerprint, or a key ID: as primary key or
+ * subkey), alone and whole, in the files' order: what gpg finds for FPR
+ * reading the files whole, without reading 900 other keys (each
+ * keyblock's place in the files was noted by keyring_prepare, and the
+ * files must be as they were then).  FALSE with ERROR when they cannot
+ * be read (TENURE_ERROR_TEMPORARY for a file changed since) or
+ * HOME/claim/claimant.gpg cannot be written. */
+gboolean keyring_read_signer(Keyring *keyring, const char *fpr,
+                             GError **error);
+
 /* The primary fingerprints of the keys that carry the subkey FPR (a
  * fingerprint, or a key ID of 16 hex digits or more), sorted,
  * NULL-terminated (g_strfreev): the committee keys that carried it when
@@ -94,11 +107,11 @@ gboolean keyring_read_claimant(Keyring *keyring, const char *fpr, guint i,
  * subkey of none. */
 char **keyring_subkey_carriers(Keyring *keyring, const char *fpr);
 
-/* With WHOLE, verification (GPGME's default engine, so GMime's
- * contexts) and keyring_lookup read the configured keyring files whole,
- * as gpg does with 900 keys: slow, for a signer who is not the
- * committee's; without, the committee keyring again (also after
- * keyring_read_claimant). */
+/* With WHOLE, verification (gpgv, through verify_context_set_home)
+ * and keyring_lookup read the configured keyring files whole, as gpg
+ * does with 900 keys: slow; without, the committee keyring again (also
+ * after keyring_read_claimant and keyring_read_signer).  GPGME's
+ * engine, which GMime's signing contexts use, stays on HOME. */
 gboolean keyring_read_whole(Keyring *keyring, gboolean whole,
                             GError **error);
 

@@ -802,15 +802,18 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		            "update that dropped the key?)", key, signing, holder);
 		return FALSE;
 	}
-	/* A key of the keyrings that is not the committee's signed: slow
-	 * (gpg reads every keyring file), but such a signer is told why
-	 * the command does not count, as before the committee keyring.
-	 * Not a contested subkey: each key that carries it had its try. */
+	/* A key of the keyrings that is not the committee's signed: such
+	 * a signer is told why the command does not count, as before the
+	 * committee keyring.  gpgv reads the keyblocks that carry the key,
+	 * alone, as it would find them reading every file: not the 900
+	 * other keys of a keyring such as Debian's, which would make
+	 * anyone's post many times dearer than a member's.  Not a
+	 * contested subkey: each key that carries it had its try. */
 	if (missing && !contested &&
 	    keyring_holds_anywhere(verifier->keyring, missing)) {
 		g_autofree char *ignored = NULL;
 		g_clear_pointer(reason, g_free);
-		if (!keyring_read_whole(verifier->keyring, TRUE, error))
+		if (!keyring_read_signer(verifier->keyring, missing, error))
 			return FALSE;
 		g_autoptr(GMimeObject) copy = entity ? parse_entity(entity) : NULL;
 		gboolean ok = check_signature(verifier, copy ? copy : part, kind,
