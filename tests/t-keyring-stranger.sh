@@ -49,13 +49,28 @@ claimed() {
 		g/claim/claimant.gpg 2>/dev/null | grep -c '^:public key packet:'
 }
 
+# gpgv, counting its runs in $W/gpgv-runs.
+printf '#!/bin/sh\necho run >>"%s/gpgv-runs"\nexec gpgv "$@"\n' "$W" >count-gpgv
+chmod +x count-gpgv
+TENURE_GPGV_PROGRAM=$W/count-gpgv
+export TENURE_GPGV_PROGRAM
+
+# The committee keyring is made here, by the member's mail.
 before=$(events)
+import_mail "$(signed_mail --clearsign "$ALICE" alice@example.org alice "Tenure: resign")"
+expect_event --applied "a member's resignation counts (the set-up)" "^Event: resign"
+
+before=$(events)
+: >gpgv-runs
 import_mail "$(signed_mail --clearsign "$OSCAR" oscar@example.org oscar "Tenure: resign")"
 expect_refused --reply "a non-member's key in a .gpg keyring: refused as not a member, with a transcript" \
 	"is not a member"
 test_begin "... gpgv read the keyblock of Oscar's key alone, not the keyring files"
 test_expect_equal "$OSCAR 1" "$(claimed | tr '\n' ' ' | sed 's/ $//')"
+test_begin "... in one gpgv run, as a member's signature takes"
+test_expect_equal "1" "$(wc -l <gpgv-runs | tr -d ' ')"
 
+before=$(events)
 import_mail "$(signed_mail --clearsign "$PAT_SIGNING!" pat@example.org pat "Tenure: resign")"
 expect_refused --reply "a non-member's signing subkey, the key in a keybox: refused as not a member" \
 	"is not a member"

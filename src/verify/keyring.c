@@ -1132,6 +1132,23 @@ keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key)
 	return *key != NULL;
 }
 
+gboolean
+keyring_committee_carries(Keyring *keyring, const char *fpr)
+{
+	gsize len = fpr ? strlen(fpr) : 0;
+	for (guint i = 0; len >= 16 && keyring->keys && i < keyring->keys->len;
+	     i++) {
+		gpgme_key_t key = keyring->keys->pdata[i];
+		for (gpgme_subkey_t sub = key->subkeys; sub; sub = sub->next) {
+			gsize have = sub->fpr ? strlen(sub->fpr) : 0;
+			if (have >= len &&
+			    g_ascii_strcasecmp(sub->fpr + have - len, fpr) == 0)
+				return TRUE;
+		}
+	}
+	return keyring_claimants(keyring, fpr) > 0;
+}
+
 /* Whether SET holds FPR, or a fingerprint ending in it (a key ID). */
 static gboolean
 holds(GHashTable *set, const char *fpr)

@@ -61,6 +61,13 @@ gboolean keyring_prepare(Keyring *keyring, const char *const *fingerprints,
  * meanwhile rests on the keys it meant. */
 gboolean keyring_unchanged(Keyring *keyring);
 
+/* TRUE when a key verification reads by default (the committee's, as
+ * keyring_prepare made them, and the home's bot key) has a primary key
+ * or subkey whose fingerprint is FPR or ends in it (a key ID of 16 hex
+ * digits or more), or when FPR is a contested subkey
+ * (keyring_claimants).  Runs no gpg. */
+gboolean keyring_committee_carries(Keyring *keyring, const char *fpr);
+
 /* TRUE when the configured keyring files, as keyring_prepare last read
  * them, hold a key or subkey whose fingerprint is FPR or ends in it (a
  * key ID). */
