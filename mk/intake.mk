@@ -28,11 +28,14 @@ src_libtenure_a_SOURCES += \
 	src/cli/cmd_import.c \
 	src/cli/cmd_audit.c
 
-check_PROGRAMS += tests/unit/verify-command tests/unit/verify-verify tests/unit/verify-openpgp
+check_PROGRAMS += tests/unit/verify-command tests/unit/verify-verify tests/unit/verify-openpgp \
+	tests/unit/verify-keyblocks
 tests_unit_verify_openpgp_LDADD = $(TEST_LDADD)
+tests_unit_verify_keyblocks_LDADD = $(TEST_LDADD)
 tests_unit_verify_command_LDADD = $(TEST_LDADD)
 tests_unit_verify_verify_LDADD = $(TEST_LDADD)
-TESTS += tests/unit/verify-command tests/unit/verify-verify tests/unit/verify-openpgp tests/t-intake.sh tests/t-roles.sh \
+TESTS += tests/unit/verify-command tests/unit/verify-verify tests/unit/verify-openpgp \
+	tests/unit/verify-keyblocks tests/t-intake.sh tests/t-roles.sh \
 	tests/t-hostile.sh tests/t-keyring.sh
 dist_check_SCRIPTS += tests/lib/gpg.sh tests/lib/committee.sh tests/t-intake.sh tests/t-roles.sh \
 	tests/t-hostile.sh tests/t-keyring.sh
@@ -199,6 +202,11 @@ tenure_gpg_LDADD =
 # The committee keyring by primary fingerprint (issue 24 item 1).
 TESTS += tests/t-keyring-primary.sh
 dist_check_SCRIPTS += tests/t-keyring-primary.sh
+
+# A non-member's key, read alone from the keyring files, and keyless
+# members' addresses looked up in one gpg run (issue 39 item 3).
+TESTS += tests/t-keyring-stranger.sh tests/t-check-config-holders.sh
+dist_check_SCRIPTS += tests/t-keyring-stranger.sh tests/t-check-config-holders.sh
 
 # tenure never touches the administrator's keys (issue 26 item 2).
 TESTS += tests/t-bot-key-typo.sh

@@ -644,30 +644,45 @@ note_members_without_key(const Conf *conf, GPtrArray *problems,
 		return;
 	Day today = date_today();
 	g_autoptr(GPtrArray) members = committee_members_on(committee, today);
+	g_autoptr(GPtrArray) keyless = g_ptr_array_new();
+	g_autoptr(GPtrArray) emails = g_ptr_array_new();
 	for (guint i = 0; i < members->len; i++) {
 		const Person *person = members->pdata[i];
 		if (committee_key_on(committee, person->email, today) != NULL)
 			continue;
-		g_autoptr(GError) error = NULL;
-		g_autoptr(GPtrArray) keys =
-		    hint ? keyring_holders(conf, person->email, &error) : NULL;
+		g_ptr_array_add(keyless, (gpointer)person);
+		g_ptr_array_add(emails, person->email);
+	}
+	g_ptr_array_add(emails, NULL);
+	/* All their addresses in one look at the keyrings. */
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GHashTable) holders =
+	    hint && keyless->len > 0
+	        ? keyring_holders(conf, (const char *const *)emails->pdata,
+	                          &error)
+	        : NULL;
+	if (hint && error != NULL) {
+		/* Said once, and the hint left out. */
+		g_ptr_array_add(notes,
+		                g_strdup_printf("%s: the keyring keys carrying a "
+		                                "member's address cannot be "
+		                                "listed: %s",
+		                                conf->path, error->message));
+		hint = FALSE;
+	}
+	for (guint i = 0; i < keyless->len; i++) {
+		const Person *person = keyless->pdata[i];
+		g_autofree char *email = g_ascii_strdown(person->email, -1);
+		GPtrArray *keys = holders ? g_hash_table_lookup(holders, email)
+		                          : NULL;
 		g_autofree char *member = util_text_escape(person->member, FALSE);
 		g_autofree char *listed = NULL;
 		if (keys && keys->len > 0) {
 			g_ptr_array_add(keys, NULL);
 			listed = g_strjoinv(", ", (char **)keys->pdata);
+			g_ptr_array_remove_index(keys, keys->len - 1);
 		}
-		if (hint && error != NULL) {
-			/* Said once, and the hint left out from here on. */
-			g_ptr_array_add(
-			    notes,
-			    g_strdup_printf("%s: the keyring keys carrying a "
-			                    "member's address cannot be "
-			                    "listed: %s",
-			                    conf->path, error->message));
-			hint = FALSE;
-		}
-		g_autofree char *holders =
+		g_autofree char *keys_with =
 		    hint ? g_strdup_printf("; keyring keys with %s: %s",
 		                           person->email,
 		                           listed ? listed : "none")
@@ -679,7 +694,7 @@ note_members_without_key(const Conf *conf, GPtrArray *problems,
 		                                "event for the key the member "
 		                                "confirms)",
 		                                conf->ledger, member,
-		                                holders ? holders : ""));
+		                                keys_with ? keys_with : ""));
 	}
 }
 

@@ -280,43 +280,90 @@ keyblocks_carriers_text(GHashTable *carriers)
 	return g_string_free(text, FALSE);
 }
 
-/* Walks one run of OpenPGP packets, DATA, as keyblocks (each a public
- * key packet and what follows it up to the next), without trust packets
- * (gpg's own bookkeeping): counts them, notes every fingerprint, and
- * the primary keys' apart, and merges into SEL->chosen each keyblock
- * whose primary key is wanted or which carries a wanted address: never
- * one for a subkey it carries (see keyblocks_committee).  FALSE with
- * *REASON when DATA is not whole. */
+/* FALSE, with *REASON's "at byte N" (openpgp_next's, N counted in
+ * DATA) counted from the file's start, DATA being at BASE in it. */
 static gboolean
-select_keyblocks(const guchar *data, gsize len, KeyblockSelection *sel,
-                 char **reason)
+file_offsets(char **reason, guint64 base)
+{
+	char *at = g_strrstr(*reason, " at byte ");
+	if (base == 0 || at == NULL)
+		return FALSE;
+	guint64 n = g_ascii_strtoull(at + strlen(" at byte "), NULL, 10);
+	*at = '\0';
+	char *whole = g_strdup_printf("%s at byte %" G_GUINT64_FORMAT, *reason,
+	                              base + n);
+	g_free(*reason);
+	*reason = whole;
+	return FALSE;
+}
+
+/* Notes that the keyblock at DATA[START, END) of the file being read
+ * (DATA at BASE in it) carries each of FPRS, for reading it again
+ * alone (keyring_read_signer). */
+static void
+note_place(KeyblockSelection *sel, guint64 base, gsize start, gsize end,
+           GPtrArray *fprs)
+{
+	KeyblockPlace place = {.file = sel->file, .offset = base + start,
+	                       .len = end - start};
+	guint index = sel->places->len;
+	g_array_append_val(sel->places, place);
+	for (guint i = 0; i < fprs->len; i++) {
+		GArray *at = g_hash_table_lookup(sel->located, fprs->pdata[i]);
+		if (at == NULL) {
+			at = g_array_new(FALSE, FALSE, sizeof(guint));
+			g_hash_table_insert(sel->located, g_strdup(fprs->pdata[i]), at);
+		}
+		/* A key that carries a subkey twice is one place. */
+		if (at->len == 0 || g_array_index(at, guint, at->len - 1) != index)
+			g_array_append_val(at, index);
+	}
+}
+
+/* Walks one run of OpenPGP packets, DATA (at BASE in its file), as
+ * keyblocks (each a public key packet and what follows it up to the
+ * next), without trust packets (gpg's own bookkeeping): counts them,
+ * notes every fingerprint and where its keyblock lies, and the primary
+ * keys' apart, and merges into SEL->chosen each keyblock whose primary
+ * key is wanted or which carries a wanted address: never one for a
+ * subkey it carries (see keyblocks_committee).  FALSE with *REASON
+ * when DATA is not whole. */
+static gboolean
+select_keyblocks(const guchar *data, gsize len, guint64 base,
+                 KeyblockSelection *sel, char **reason)
 {
 	g_autoptr(GArray) block = g_array_new(FALSE, FALSE, sizeof(OpenpgpPacket));
+	g_autoptr(GPtrArray) fprs = g_ptr_array_new_with_free_func(g_free);
 	g_autofree char *primary = NULL;
 	gboolean wanted = FALSE, by_primary = FALSE;
-	gsize offset = 0;
+	gsize offset = 0, block_start = 0;
 	OpenpgpPacket packet;
 	for (;;) {
+		gsize at = offset;
 		gboolean more = openpgp_next(data, len, &offset, &packet, reason);
 		if (!more && *reason != NULL)
-			return FALSE;
+			return file_offsets(reason, base);
 		if (!more || packet.tag == OPENPGP_TAG_PUBLIC_KEY) {
+			if (block->len > 0)
+				note_place(sel, base, block_start, at, fprs);
 			if (wanted && primary)
 				merge_keyblock(sel, primary, by_primary, data, block);
 			g_array_set_size(block, 0);
+			g_ptr_array_set_size(fprs, 0);
 			g_clear_pointer(&primary, g_free);
 			wanted = by_primary = FALSE;
 			if (!more)
 				return TRUE;
 			sel->keys++;
+			block_start = packet.start;
 		}
 		if (packet.tag == OPENPGP_TAG_TRUST)
 			continue;
 		if (block->len == 0 && packet.tag != OPENPGP_TAG_PUBLIC_KEY &&
 		    packet.tag != OPENPGP_TAG_MARKER) {
 			*reason = g_strdup_printf("packet of type %u outside a key "
-			                          "at byte %zu", packet.tag,
-			                          packet.start);
+			                          "at byte %" G_GUINT64_FORMAT,
+			                          packet.tag, base + packet.start);
 			return FALSE;
 		}
 		/* A marker packet before a key belongs to no key. */
@@ -336,6 +383,7 @@ select_keyblocks(const guchar *data, gsize len, KeyblockSelection *sel,
 				primary = g_strdup(fpr);
 				g_hash_table_add(sel->primaries, g_strdup(fpr));
 			}
+			g_ptr_array_add(fprs, g_strdup(fpr));
 			g_hash_table_add(sel->anywhere, g_steal_pointer(&fpr));
 		} else if (packet.tag == OPENPGP_TAG_USER_ID) {
 			g_autofree char *email = user_id_email(packet.body,
@@ -346,6 +394,21 @@ select_keyblocks(const guchar *data, gsize len, KeyblockSelection *sel,
 	}
 }
 
+/* How much of DATA, a run of OpenPGP packets that the file goes on
+ * after, holds keyblocks whole: up to the last public key packet read
+ * whole, whose keyblock may go on past DATA. */
+static gsize
+whole_keyblocks(const guchar *data, gsize len)
+{
+	gsize offset = 0, whole = 0;
+	OpenpgpPacket packet;
+	g_autofree char *reason = NULL;
+	while (openpgp_next(data, len, &offset, &packet, &reason))
+		if (packet.tag == OPENPGP_TAG_PUBLIC_KEY)
+			whole = packet.start;
+	return whole;
+}
+
 static guint32
 be32(const guchar *p)
 {
@@ -353,23 +416,24 @@ be32(const guchar *p)
 	       p[3];
 }
 
-/* A keybox (gpg's .kbx): blobs, each its length first; the OpenPGP
- * ones (type 2) carry one keyblock at an offset of their own. */
+/* A keybox (gpg's .kbx): records, each its length first; the OpenPGP
+ * ones (type 2) carry one keyblock at an offset of their own.  Reads
+ * the records DATA (at BASE in its file) holds whole, and sets
+ * *CONSUMED to their length; with END, a record cut short is an
+ * error. */
 static gboolean
-select_keybox(const guchar *data, gsize len, KeyblockSelection *sel,
-              char **reason)
+select_keybox(const guchar *data, gsize len, guint64 base, gboolean end,
+              KeyblockSelection *sel, gsize *consumed, char **reason)
 {
 	gsize offset = 0;
+	*consumed = 0;
 	while (offset < len) {
-		if (len - offset < 5) {
-			*reason = g_strdup_printf("cut keybox record at byte %zu",
-			                          offset);
-			return FALSE;
-		}
-		guint32 size = be32(data + offset);
-		if (size < 5 || size > len - offset) {
-			*reason = g_strdup_printf("cut keybox record at byte %zu",
-			                          offset);
+		guint32 size = len - offset >= 4 ? be32(data + offset) : 0;
+		if (!end && (len - offset < 5 || (size >= 5 && size > len - offset)))
+			return TRUE;
+		if (len - offset < 5 || size < 5 || size > len - offset) {
+			*reason = g_strdup_printf("cut keybox record at byte %"
+			                          G_GUINT64_FORMAT, base + offset);
 			return FALSE;
 		}
 		const guchar *blob = data + offset;
@@ -377,21 +441,35 @@ select_keybox(const guchar *data, gsize len, KeyblockSelection *sel,
 			guint32 at = size >= 16 ? be32(blob + 8) : 0;
 			guint32 n = size >= 16 ? be32(blob + 12) : 0;
 			if (size < 16 || at > size || n > size - at) {
-				*reason = g_strdup_printf("bad keybox record at byte %zu",
-				                          offset);
+				*reason = g_strdup_printf("bad keybox record at byte %"
+				                          G_GUINT64_FORMAT, base + offset);
 				return FALSE;
 			}
-			if (!select_keyblocks(blob + at, n, sel, reason)) {
+			if (!select_keyblocks(blob + at, n, base + offset + at, sel,
+			                      reason)) {
 				char *inner = *reason;
-				*reason = g_strdup_printf("in the keybox record at byte "
-				                          "%zu: %s", offset, inner);
+				*reason = g_strdup_printf("in the keybox record at byte %"
+				                          G_GUINT64_FORMAT ": %s",
+				                          base + offset, inner);
 				g_free(inner);
 				return FALSE;
 			}
 		}
 		offset += size;
+		*consumed = offset;
 	}
 	return TRUE;
+}
+
+gboolean
+keyblocks_select_part(KeyblockSelection *sel, const guchar *data, gsize len,
+                      guint64 base, gboolean keybox, gboolean end,
+                      gsize *consumed, char **reason)
+{
+	if (keybox)
+		return select_keybox(data, len, base, end, sel, consumed, reason);
+	*consumed = end ? len : whole_keyblocks(data, len);
+	return select_keyblocks(data, *consumed, base, sel, reason);
 }
 
 gboolean
@@ -399,8 +477,9 @@ keyblocks_select(KeyblockSelection *sel, const guchar *data, gsize len,
                  char **reason)
 {
 	gboolean keybox = len >= 12 && memcmp(data + 8, "KBXf", 4) == 0;
-	return keybox ? select_keybox(data, len, sel, reason)
-	              : select_keyblocks(data, len, sel, reason);
+	gsize consumed = 0;
+	return keyblocks_select_part(sel, data, len, 0, keybox, TRUE, &consumed,
+	                             reason);
 }
 
 void
@@ -417,6 +496,9 @@ keyblocks_selection_init(KeyblockSelection *sel, GHashTable *fingerprints,
 	sel->chosen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 	                                    (GDestroyNotify)committee_key_free);
 	sel->order = g_ptr_array_new();
+	sel->places = g_array_new(FALSE, FALSE, sizeof(KeyblockPlace));
+	sel->located = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+	                                     (GDestroyNotify)g_array_unref);
 }
 
 void
@@ -426,4 +508,6 @@ keyblocks_selection_clear(KeyblockSelection *sel)
 	g_clear_pointer(&sel->primaries, g_hash_table_unref);
 	g_clear_pointer(&sel->order, g_ptr_array_unref);
 	g_clear_pointer(&sel->chosen, g_hash_table_unref);
+	g_clear_pointer(&sel->places, g_array_unref);
+	g_clear_pointer(&sel->located, g_hash_table_unref);
 }

@@ -14,6 +14,14 @@
 
 #include <glib.h>
 
+/* Where one keyblock lies in the keyring files: the I-th file
+ * (KeyblockSelection.file when it was read), and its bytes there. */
+typedef struct {
+	guint file;
+	guint64 offset;
+	gsize len;
+} KeyblockPlace;
+
 /* What has been chosen so far, and what the files held. */
 typedef struct {
 	GHashTable *fingerprints; /* wanted primary keys */
@@ -24,6 +32,12 @@ typedef struct {
 	GHashTable *chosen;       /* primary fingerprint -> CommitteeKey */
 	GPtrArray *order;         /* the chosen keys' fingerprints, as first
 	                             seen (borrowed from CHOSEN) */
+	guint file;               /* the file being read, set by the caller */
+	GArray *places;           /* KeyblockPlace: every keyblock seen, in
+	                             the order read */
+	GHashTable *located;      /* every fingerprint seen (primary or
+	                             subkey) -> GArray of the guint indices
+	                             in PLACES of the keyblocks carrying it */
 } KeyblockSelection;
 
 /* Starts SEL for the wanted FINGERPRINTS (upper case) and EMAILS
@@ -38,6 +52,19 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(KeyblockSelection, keyblocks_selection_clear)
  * holds.  FALSE with *REASON when DATA is not whole. */
 gboolean keyblocks_select(KeyblockSelection *sel, const guchar *data,
                           gsize len, char **reason);
+
+/* The same for a file read in pieces, so that a keyring of 28 MB is
+ * never in memory whole: DATA is the file's bytes from offset BASE
+ * (where a keyblock, or a keybox record, starts), KEYBOX says which
+ * form the file has (its first 12 bytes tell), END whether DATA runs
+ * to the end of the file.  Chooses from the keyblocks DATA holds whole
+ * and sets *CONSUMED to the bytes they take: the caller keeps the
+ * rest, adds the next piece after it, and calls again from BASE +
+ * *CONSUMED.  With END, all of DATA is consumed or FALSE is returned
+ * with *REASON, as keyblocks_select. */
+gboolean keyblocks_select_part(KeyblockSelection *sel, const guchar *data,
+                               gsize len, guint64 base, gboolean keybox,
+                               gboolean end, gsize *consumed, char **reason);
 
 /* A map of fingerprints to sets of fingerprints: a subkey's to the
  * primary keys that carry it. */

@@ -6,7 +6,8 @@
  * nothing is imported; the home's own pubring.kbx holds only the bot
  * key); HOME/full/gpg.conf names the configured files themselves, for
  * questions about any key in them; HOME/claim/gpg.conf names one key
- * that carries a contested subkey (keyring_read_claimant).  gpg never fetches a key, and takes
+ * that carries a contested subkey (keyring_read_claimant), or the keys
+ * that carry a non-member's key (keyring_read_signer).  gpg never fetches a key, and takes
  * every key in the keyrings as valid (identity is the fingerprint the ledger records, not the web of
  * trust).  This module sets the home up, answers questions about the
  * keys in the configured keyrings, and checks the keyring files
@@ -60,6 +61,13 @@ gboolean keyring_prepare(Keyring *keyring, const char *const *fingerprints,
  * meanwhile rests on the keys it meant. */
 gboolean keyring_unchanged(Keyring *keyring);
 
+/* TRUE when a key verification reads by default (the committee's, as
+ * keyring_prepare made them, and the home's bot key) has a primary key
+ * or subkey whose fingerprint is FPR or ends in it (a key ID of 16 hex
+ * digits or more), or when FPR is a contested subkey
+ * (keyring_claimants).  Runs no gpg. */
+gboolean keyring_committee_carries(Keyring *keyring, const char *fpr);
+
 /* TRUE when the configured keyring files, as keyring_prepare last read
  * them, hold a key or subkey whose fingerprint is FPR or ends in it (a
  * key ID). */
@@ -85,6 +93,18 @@ guint keyring_claimants(Keyring *keyring, const char *fpr);
 gboolean keyring_read_claimant(Keyring *keyring, const char *fpr, guint i,
                                GError **error);
 
+/* Makes verification and keyring_lookup read, until the next
+ * keyring_read_whole, the keyblocks of the configured keyring files
+ * that carry the key FPR (a fingerprint, or a key ID: as primary key or
+ * subkey), alone and whole, in the files' order: what gpg finds for FPR
+ * reading the files whole, without reading 900 other keys (each
+ * keyblock's place in the files was noted by keyring_prepare, and the
+ * files must be as they were then).  FALSE with ERROR when they cannot
+ * be read (TENURE_ERROR_TEMPORARY for a file changed since) or
+ * HOME/claim/claimant.gpg cannot be written. */
+gboolean keyring_read_signer(Keyring *keyring, const char *fpr,
+                             GError **error);
+
 /* The primary fingerprints of the keys that carry the subkey FPR (a
  * fingerprint, or a key ID of 16 hex digits or more), sorted,
  * NULL-terminated (g_strfreev): the committee keys that carried it when
@@ -94,11 +114,11 @@ gboolean keyring_read_claimant(Keyring *keyring, const char *fpr, guint i,
  * subkey of none. */
 char **keyring_subkey_carriers(Keyring *keyring, const char *fpr);
 
-/* With WHOLE, verification (GPGME's default engine, so GMime's
- * contexts) and keyring_lookup read the configured keyring files whole,
- * as gpg does with 900 keys: slow, for a signer who is not the
- * committee's; without, the committee keyring again (also after
- * keyring_read_claimant). */
+/* With WHOLE, verification (gpgv, through verify_context_set_home)
+ * and keyring_lookup read the configured keyring files whole, as gpg
+ * does with 900 keys: slow; without, the committee keyring again (also
+ * after keyring_read_claimant and keyring_read_signer).  GPGME's
+ * engine, which GMime's signing contexts use, stays on HOME. */
 gboolean keyring_read_whole(Keyring *keyring, gboolean whole,
                             GError **error);
 
@@ -139,13 +159,16 @@ char *keyring_user_id(const Conf *conf, const char *fpr);
 gboolean keyring_missing(const Conf *conf, const char *const *fprs,
                          GPtrArray *missing, GError **error);
 
-/* The primary fingerprints of the keys in CONF's keyring files that
- * carry EMAIL on a user ID that is neither revoked nor invalid, read
- * from the files themselves (nothing is imported anywhere); NULL with
- * ERROR when a file cannot be read.  For `tenure check-config`'s hint
- * to the administrator: an address on a key decides nothing. */
-GPtrArray *keyring_holders(const Conf *conf, const char *email,
-                           GError **error);
+/* The keys in CONF's keyring files that carry each of EMAILS
+ * (NULL-terminated) on a user ID that is neither revoked nor invalid:
+ * a map of each address, lower-cased, to the primary fingerprints of
+ * its keys (GPtrArray of strings, maybe empty).  One gpg run reads the
+ * files in place, whatever the number of addresses (nothing is
+ * imported anywhere); NULL with ERROR when a file cannot be read.  For
+ * `tenure check-config`'s hint to the administrator: an address on a
+ * key decides nothing. */
+GHashTable *keyring_holders(const Conf *conf, const char *const *emails,
+                            GError **error);
 
 /* TRUE when CONF's [keys] bot-key (if set) can sign tenure's mail: the
  * GnuPG home holds its secret key (when it holds others, the error is

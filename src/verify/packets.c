@@ -449,7 +449,7 @@ packets_check_signature(const char *signature, gsize len, char **reason)
  * into *CREATED and *ISSUER where they are not set yet. */
 static void
 signature_subpackets(const guchar *area, gsize len, gint64 *created,
-                     char **issuer)
+                     char **issuer, char **key_id)
 {
 	gsize at = 0;
 	while (at < len) {
@@ -476,6 +476,11 @@ signature_subpackets(const guchar *area, gsize len, gint64 *created,
 			for (int i = 0; i < 20; i++)
 				g_string_append_printf(hex, "%02X", sub[2 + i]);
 			*issuer = g_string_free(hex, FALSE);
+		} else if (type == 16 && size == 9 && *key_id == NULL) {
+			GString *hex = g_string_sized_new(16);
+			for (int i = 0; i < 8; i++)
+				g_string_append_printf(hex, "%02X", sub[1 + i]);
+			*key_id = g_string_free(hex, FALSE);
 		}
 		at += head + size;
 	}
@@ -485,8 +490,18 @@ gboolean
 packets_signature_issuer(const char *signature, gsize len, gint64 *created,
                          char **issuer)
 {
+	g_autofree char *key_id = NULL;
+	return packets_signature_issuers(signature, len, created, issuer,
+	                                 &key_id);
+}
+
+gboolean
+packets_signature_issuers(const char *signature, gsize len, gint64 *created,
+                          char **issuer, char **key_id)
+{
 	*created = 0;
 	*issuer = NULL;
+	*key_id = NULL;
 	g_autofree char *ignored = NULL;
 	g_autoptr(GBytes) packets =
 	    packets_dearmor(signature, len, "SIGNATURE", &ignored);
@@ -513,7 +528,7 @@ packets_signature_issuer(const char *signature, gsize len, gint64 *created,
 	gsize hashed = ((gsize)body[4] << 8) | body[5];
 	if (6 + hashed > body_len)
 		return TRUE;
-	signature_subpackets(body + 6, hashed, created, issuer);
+	signature_subpackets(body + 6, hashed, created, issuer, key_id);
 	gsize at = 6 + hashed;
 	if (at + 2 <= body_len) {
 		gsize unhashed = ((gsize)body[at] << 8) | body[at + 1];
@@ -521,7 +536,7 @@ packets_signature_issuer(const char *signature, gsize len, gint64 *created,
 		gint64 unsigned_time = 0;
 		if (at + 2 + unhashed <= body_len)
 			signature_subpackets(body + at + 2, unhashed,
-			                     &unsigned_time, issuer);
+			                     &unsigned_time, issuer, key_id);
 	}
 	return TRUE;
 }

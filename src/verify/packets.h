@@ -94,6 +94,13 @@ gboolean packets_check_signature(const char *signature, gsize len,
 gboolean packets_signature_issuer(const char *signature, gsize len,
                                   gint64 *created, char **issuer);
 
+/* The same, and *KEY_ID, the issuer's key ID (16 upper-case hex
+ * digits) from an issuer subpacket (RFC 4880 5.2.3.5), NULL when none
+ * says: gpg looks the key up by it when the fingerprint finds none. */
+gboolean packets_signature_issuers(const char *signature, gsize len,
+                                   gint64 *created, char **issuer,
+                                   char **key_id);
+
 /* The armoured signature block of a clearsigned TEXT (LEN bytes): from
  * the line "-----BEGIN PGP SIGNATURE-----" that ends the signed text
  * to the end of TEXT; *SIGNATURE_LEN its length.  NULL when there is

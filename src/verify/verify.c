@@ -446,11 +446,12 @@ decoded_content(GMimeObject *part, gint64 limit)
 /* What gpg's work on PART will cost is bounded before gpg runs: the
  * signature is one signature packet of a few KB and nothing else (no
  * compressed data, no second signature: see packets.h).  FALSE with
- * *REASON, a refusal, otherwise.  *CREATED and *ISSUER are what the
- * packet says of its date and its key (packets_signature_issuer). */
+ * *REASON, a refusal, otherwise.  *CREATED, *ISSUER and *KEY_ID are
+ * what the packet says of its date and its key
+ * (packets_signature_issuers). */
 static gboolean
 signature_bounded(GMimeObject *part, SignedKind kind, gint64 *created,
-                  char **issuer, char **reason)
+                  char **issuer, char **key_id, char **reason)
 {
 	GMimeObject *holder = kind == SIGNED_PGP_MIME
 	                          ? g_mime_multipart_get_part(GMIME_MULTIPART(part), 1)
@@ -475,7 +476,7 @@ signature_bounded(GMimeObject *part, SignedKind kind, gint64 *created,
 	}
 	if (!packets_check_signature(signature, len, reason))
 		return FALSE;
-	packets_signature_issuer(signature, len, created, issuer);
+	packets_signature_issuers(signature, len, created, issuer, key_id);
 	return TRUE;
 }
 
@@ -715,6 +716,20 @@ check_claimants(Verifier *verifier, GMimeObject *part, const char *entity,
 	return FALSE;
 }
 
+/* Whether the signature's ISSUER (its issuer fingerprint subpacket)
+ * and KEY_ID (its issuer subpacket, else the fingerprint's end, as gpg
+ * takes it) name a key of the keyring files that no key verification
+ * reads by default carries. */
+static gboolean
+stranger(Verifier *verifier, const char *issuer, const char *key_id)
+{
+	const char *id = key_id ? key_id : issuer ? issuer + 24 : NULL;
+	return issuer != NULL && strlen(issuer) == 40 &&
+	       !keyring_committee_carries(verifier->keyring, issuer) &&
+	       !keyring_committee_carries(verifier->keyring, id) &&
+	       keyring_holds_anywhere(verifier->keyring, issuer);
+}
+
 /* verify_signed's work, whatever became of gpg. */
 static gboolean
 verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
@@ -724,7 +739,8 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	*reason = NULL;
 	gint64 created = 0;
 	g_autofree char *issuer = NULL;
-	if (!signature_bounded(part, kind, &created, &issuer, reason))
+	g_autofree char *key_id = NULL;
+	if (!signature_bounded(part, kind, &created, &issuer, &key_id, reason))
 		return FALSE;
 	/* gpg would take a keyring that vanished, or one caught being
 	 * rewritten, for one without the key: that is a failure to do the
@@ -747,9 +763,20 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	                              : NULL;
 	g_autofree char *missing = NULL;
 	g_autofree char *undecided = NULL;
-	if (check_signature(verifier, part, kind, arrival, mode, result, reason,
-	                    &missing, &undecided, NULL))
+	/* A key that the keyring files hold and no committee key carries,
+	 * by the fingerprint or by the key ID gpgv would look it up by:
+	 * gpgv over the committee's keys could only say it misses that
+	 * key, so it is not asked (it would double the cost of anyone's
+	 * post who is in debian-keyring), and the key is taken as missing,
+	 * as gpgv would name it (the fingerprint): what follows is what
+	 * follows gpgv's answer. */
+	if (stranger(verifier, issuer, key_id)) {
+		missing = g_strdup(issuer);
+		*reason = g_strdup("unknown key");
+	} else if (check_signature(verifier, part, kind, arrival, mode, result,
+	                           reason, &missing, &undecided, NULL)) {
 		return TRUE;
+	}
 	/* A signing subkey that more than one key carries is in none of
 	 * the committee keyring's (keyring.h): tried under each. */
 	gboolean contested = missing && *reason &&
@@ -802,15 +829,18 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		            "update that dropped the key?)", key, signing, holder);
 		return FALSE;
 	}
-	/* A key of the keyrings that is not the committee's signed: slow
-	 * (gpg reads every keyring file), but such a signer is told why
-	 * the command does not count, as before the committee keyring.
-	 * Not a contested subkey: each key that carries it had its try. */
+	/* A key of the keyrings that is not the committee's signed: such
+	 * a signer is told why the command does not count, as before the
+	 * committee keyring.  gpgv reads the keyblocks that carry the key,
+	 * alone, as it would find them reading every file: not the 900
+	 * other keys of a keyring such as Debian's, which would make
+	 * anyone's post many times dearer than a member's.  Not a
+	 * contested subkey: each key that carries it had its try. */
 	if (missing && !contested &&
 	    keyring_holds_anywhere(verifier->keyring, missing)) {
 		g_autofree char *ignored = NULL;
 		g_clear_pointer(reason, g_free);
-		if (!keyring_read_whole(verifier->keyring, TRUE, error))
+		if (!keyring_read_signer(verifier->keyring, missing, error))
 			return FALSE;
 		g_autoptr(GMimeObject) copy = entity ? parse_entity(entity) : NULL;
 		gboolean ok = check_signature(verifier, copy ? copy : part, kind,

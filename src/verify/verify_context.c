@@ -341,11 +341,30 @@ signature_list(GPtrArray *sigs)
 	return list;
 }
 
-/* The GnuPG home GPGME's OpenPGP engine is set to (keyring.c sets it:
- * the committee's keyring, or the whole keyring's home). */
+/* The home verify_context_set_home names, or NULL. */
+static char *verify_home;
+G_LOCK_DEFINE_STATIC(verify_home);
+
+void
+verify_context_set_home(const char *home)
+{
+	G_LOCK(verify_home);
+	g_free(verify_home);
+	verify_home = g_strdup(home);
+	G_UNLOCK(verify_home);
+}
+
+/* The GnuPG home whose keyrings gpgv reads: the one keyring.c names
+ * for now (one signer's keys, or the keyring files whole), else GPGME's
+ * OpenPGP engine's (the committee's keyring). */
 static char *
 engine_home(void)
 {
+	G_LOCK(verify_home);
+	char *home = g_strdup(verify_home);
+	G_UNLOCK(verify_home);
+	if (home != NULL)
+		return home;
 	gpgme_engine_info_t info = NULL;
 	if (gpgme_get_engine_info(&info) != GPG_ERR_NO_ERROR)
 		return NULL;

@@ -9,8 +9,8 @@
  * g_mime_part_openpgp_verify use, is this one: GMime still prepares the
  * signed bytes (canonical line ends, the clearsigned armour), gpgv
  * verifies them against the keyrings of the GnuPG home GPGME's engine
- * is set to (the keyring lines of the gpg.conf keyring.c writes
- * there), and the signature list carries gpg's summary, times,
+ * is set to, or the one verify_context_set_home names (the keyring
+ * lines of the gpg.conf keyring.c writes there), and the signature list carries gpg's summary, times,
  * algorithms and the signing key's fingerprint.
  *
  * gpgv is GnuPG's verifier: gpg's verification code without its
@@ -44,5 +44,11 @@
 /* Registers the context for application/pgp-signature; only the first
  * call does (thread-safe). */
 void verify_context_register(void);
+
+/* Makes gpgv read the keyrings of HOME (copied) from now on, or again
+ * those of GPGME's engine home with NULL.  Pointing GPGME's engine
+ * elsewhere would do, but GPGME runs `gpg --version` at each change:
+ * twice the cost of a verification. */
+void verify_context_set_home(const char *home);
 
 #endif

@@ -97,6 +97,31 @@ test_issuer(void)
 	g_assert_null(none);
 }
 
+/* The issuer's key ID, which gpg looks the key up by when the
+ * fingerprint finds none, from the unhashed area where gpg puts it. */
+static void
+test_key_id(void)
+{
+	g_autoptr(GBytes) packet = packet_of(
+		"040016" "08" "001d" "05025f000000" "162104" FPR
+		"000a" "0910" "1122334455667788" "abcd" R R);
+	gsize len = 0;
+	const char *bytes = g_bytes_get_data(packet, &len);
+	gint64 created = 0;
+	g_autofree char *issuer = NULL, *key_id = NULL;
+	g_assert_true(packets_signature_issuers(bytes, len, &created, &issuer,
+	                                        &key_id));
+	g_assert_cmpstr(issuer, ==, FPR);
+	g_assert_cmpstr(key_id, ==, "1122334455667788");
+	g_autoptr(GBytes) plain = packet_of(HEAD_ISSUER R R);
+	g_autofree char *fpr = NULL, *none = NULL;
+	bytes = g_bytes_get_data(plain, &len);
+	g_assert_true(packets_signature_issuers(bytes, len, &created, &fpr,
+	                                        &none));
+	g_assert_cmpstr(fpr, ==, FPR);
+	g_assert_null(none);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -106,5 +131,6 @@ main(int argc, char **argv)
 		g_test_add_data_func(path, &cases[i], test_case);
 	}
 	g_test_add_func("/packets/issuer", test_issuer);
+	g_test_add_func("/packets/key-id", test_key_id);
 	return g_test_run();
 }
