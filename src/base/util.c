@@ -504,24 +504,45 @@ journal_send(UtilLogPriority priority, const char *message, const char *event,
 	                             fields->len, NULL) == G_LOG_WRITER_HANDLED;
 }
 
+/* "EVENT key=value ..." for the pairs of AP, each key and value also
+ * added to KEYS and VALUES unless they are NULL. */
+static GString *
+log_line(const char *event, va_list ap, GPtrArray *keys, GPtrArray *values)
+{
+	GString *line = g_string_new(event);
+	const char *key;
+	while ((key = va_arg(ap, const char *)) != NULL) {
+		const char *value = va_arg(ap, const char *);
+		if (keys && values) {
+			g_ptr_array_add(keys, (char *)key);
+			g_ptr_array_add(values, (char *)(value ? value : ""));
+		}
+		g_string_append_printf(line, " %s=", key);
+		log_append_value(line, value ? value : "");
+	}
+	return line;
+}
+
+char *
+util_log_line(const char *event, ...)
+{
+	va_list ap;
+	va_start(ap, event);
+	GString *line = log_line(event, ap, NULL, NULL);
+	va_end(ap);
+	return g_string_free(line, FALSE);
+}
+
 void
 util_log_at(UtilLogPriority priority, const char *event, ...)
 {
 	if (util_log_quiet)
 		return;
-	GString *line = g_string_new(event);
 	g_autoptr(GPtrArray) keys = g_ptr_array_new();
 	g_autoptr(GPtrArray) values = g_ptr_array_new();
 	va_list ap;
 	va_start(ap, event);
-	const char *key;
-	while ((key = va_arg(ap, const char *)) != NULL) {
-		const char *value = va_arg(ap, const char *);
-		g_ptr_array_add(keys, (char *)key);
-		g_ptr_array_add(values, (char *)(value ? value : ""));
-		g_string_append_printf(line, " %s=", key);
-		log_append_value(line, value ? value : "");
-	}
+	GString *line = log_line(event, ap, keys, values);
 	va_end(ap);
 	/* Under systemd the fields go to the journal, searchable one by one
 	 * (journalctl TENURE_EVENT=refused); where journald cannot be

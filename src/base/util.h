@@ -118,6 +118,11 @@ void util_log_at(UtilLogPriority priority, const char *event, ...)
 #define util_log_warning(...) util_log_at(UTIL_LOG_WARNING, __VA_ARGS__)
 #define util_log_error(...) util_log_at(UTIL_LOG_ERR, __VA_ARGS__)
 
+/* The line util_log writes for EVENT and its key, value pairs, without
+ * a prefix: for a line that must be written where util_log cannot run
+ * (a signal handler, cpu_bound.h).  Returned memory is the caller's. */
+char *util_log_line(const char *event, ...) G_GNUC_NULL_TERMINATED;
+
 /* "<3>", "<4>" or "<6>" when stderr is the journal, "" otherwise: for
  * lines written to stderr without util_log (cmd_error, a signal
  * handler).  Decided on the first call; the string is static, so after
