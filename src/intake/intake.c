@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "ledger/archive.h"
 #include "verify/command.h"
@@ -39,7 +40,7 @@ struct Intake {
 	Verifier *verifier;
 	Seen *seen;
 	Pending *pending;
-	Retry *retry;        /* verification starts (retry.h) */
+	Retry *retry;        /* reading and verification starts (retry.h) */
 	Rule *default_rule;
 	char *chair;
 	char *leader;
@@ -962,22 +963,13 @@ verify_counted(Intake *intake, const Mail *mail, GMimeObject *part,
 	return ok;
 }
 
-gboolean
-intake_handle(const SourceMessage *message, gpointer user_data,
-              GError **error)
+/* The reading of a mail that may carry a command: parsed, checked,
+ * verified, acted on (intake_handle). */
+static gboolean
+read_mail(const SourceMessage *message, gpointer user_data, GError **error)
 {
 	Intake *intake = user_data;
 	Mail mail = {.source = message};
-	/* The sources check the size before reading; this is for one that
-	 * could not (an IMAP server that sent no RFC822.SIZE). */
-	gsize size = g_bytes_get_size(message->raw);
-	if (size > SOURCE_MAX_SIZE) {
-		g_autofree char *reason = source_too_large(size);
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", reason);
-		return FALSE;
-	}
-	if (!may_carry_command(message->raw))
-		return TRUE;
 	g_autofree char *reason = NULL;
 	g_autoptr(GMimeMessage) parsed = signed_part_parse(message->raw, &reason);
 	if (parsed == NULL) {
@@ -1121,6 +1113,88 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	if (parsed_command == COMMAND_PARSE_BAD)
 		return refuse(intake, &mail, reason, error);
 	return act(intake, &mail, error);
+}
+
+/* For tests only (intake.h): the reading of a mail whose bytes hold
+ * the text TENURE_TEST_READ names after "hang:" never ends.  It says so
+ * in the log first, so that a test knows the reading began. */
+#define TEST_READ "TENURE_TEST_READ"
+
+static void
+test_read(const SourceMessage *message)
+{
+	const char *test = g_getenv(TEST_READ);
+	if (test == NULL || strlen(test) < 6 || test[4] != ':')
+		return;
+	gsize len = 0;
+	const char *data = g_bytes_get_data(message->raw, &len);
+	if (!g_strstr_len(data, (gssize)len, test + 5))
+		return;
+	util_log_warning("test-read", "id", message->id, "mode", test, NULL);
+	if (g_str_has_prefix(test, "hang:"))
+		for (;;)
+			pause();
+}
+
+/* The reading of MESSAGE, counted in the state (retry.h): its start is
+ * recorded, durably, before the parser sees it, and its end after,
+ * whatever it decided.  A reading that never ended (tenure was killed
+ * in it: the unit's watchdog, its start timeout) counts as the
+ * verifications do, and a mail whose readings never finished
+ * RETRY_MAX_UNFINISHED times is set aside unread, TENURE_ERROR_MESSAGE,
+ * and reported: the mail behind it is read. */
+static gboolean
+read_counted(Intake *intake, const SourceMessage *message, GError **error)
+{
+	g_autofree char *digest =
+	    g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, message->raw);
+	guint unfinished = 0;
+	if (!retry_read_begin(intake->retry, digest, message->id, &unfinished,
+	                      error))
+		return FALSE;
+	if (unfinished >= RETRY_MAX_UNFINISHED) {
+		g_autofree char *why = g_strdup_printf(
+		    "its reading never finished %u times (tenure killed while "
+		    "reading it: the unit's watchdog or timeout)",
+		    unfinished);
+		g_autofree char *key = g_strdup_printf("read %s", digest);
+		/* The count stays: a source that hands the mail over again
+		 * gets the same answer unread. */
+		if (!intake->audit &&
+		    !retry_set_aside(intake->retry, key, message->id, why,
+		                     date_now_unix(), error))
+			return FALSE;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", why);
+		return FALSE;
+	}
+	test_read(message);
+	gboolean ok = read_mail(message, intake, error);
+	g_autoptr(GError) local = NULL;
+	if (!retry_read_end(intake->retry, digest, &local) && ok) {
+		g_propagate_error(error, g_steal_pointer(&local));
+		ok = FALSE;
+	}
+	return ok;
+}
+
+gboolean
+intake_handle(const SourceMessage *message, gpointer user_data,
+              GError **error)
+{
+	Intake *intake = user_data;
+	/* The sources check the size before reading; this is for one that
+	 * could not (an IMAP server that sent no RFC822.SIZE). */
+	gsize size = g_bytes_get_size(message->raw);
+	if (size > SOURCE_MAX_SIZE) {
+		g_autofree char *reason = source_too_large(size);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", reason);
+		return FALSE;
+	}
+	/* Mail failing the cheapest test (most list traffic) is neither
+	 * parsed nor counted. */
+	if (!may_carry_command(message->raw))
+		return TRUE;
+	return read_counted(intake, message, error);
 }
 
 /* One message of intake_scan_own_mail. */

@@ -15,6 +15,16 @@
  * it aside and goes on.  Any other FALSE means the work could not be
  * done (ledger or state not writable) and the message must be seen
  * again.
+ *
+ * A mail that may carry a command has its reading's start recorded
+ * before the parser sees it and its end after (issue 39, item 2;
+ * retry.h), so that a mail whose reading tenure never finished, killed
+ * in it again and again, is set aside unread and reported instead of
+ * read first by every pass.
+ *
+ * For tests only: TENURE_TEST_READ=hang:TEXT makes the reading of a
+ * mail whose bytes hold TEXT never end, logged first ("test-read id=
+ * mode=").
  */
 #ifndef TENURE_INTAKE_H
 #define TENURE_INTAKE_H

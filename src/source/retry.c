@@ -18,6 +18,7 @@
 
 #define WAIT      "wait "
 #define VERIFY    "verify "
+#define READ      "read "
 #define SET_ASIDE "set-aside "
 /* The count of every message ever set aside (retry_set_aside_total). */
 #define COUNT     "set-aside-total"
@@ -248,17 +249,24 @@ retry_defer(Retry *retry, const char *key, const char *id, const char *reason,
 	return save(retry, error);
 }
 
-gboolean
-retry_forget(Retry *retry, const char *key, GError **error)
+/* Removes the record of KIND for KEY (no write when there is none). */
+static gboolean
+forget(Retry *retry, const char *kind, const char *key, GError **error)
 {
 	LOCK_FILE();
 	if (!refresh(retry, error))
 		return FALSE;
-	g_autofree char *name = group(WAIT, key);
+	g_autofree char *name = group(kind, key);
 	if (!g_key_file_has_group(retry->file, name))
 		return TRUE;
 	g_key_file_remove_group(retry->file, name, NULL);
 	return save(retry, error);
+}
+
+gboolean
+retry_forget(Retry *retry, const char *key, GError **error)
+{
+	return forget(retry, WAIT, key, error);
 }
 
 GPtrArray *
@@ -329,14 +337,17 @@ unfinished_runs(GKeyFile *file, const char *name)
 	                                              : 0);
 }
 
-gboolean
-retry_verify_begin(Retry *retry, const char *digest, const char *id,
-                   guint *unfinished, GError **error)
+/* Counts a start of the unfinished-run record of KIND for DIGEST (see
+ * retry_verify_begin): a start still running was ended by nothing
+ * tenure saw, a kill. */
+static gboolean
+run_begin(Retry *retry, const char *kind, const char *digest, const char *id,
+          guint *unfinished, GError **error)
 {
 	LOCK_FILE();
 	if (!refresh(retry, error))
 		return FALSE;
-	g_autofree char *name = group(VERIFY, digest);
+	g_autofree char *name = group(kind, digest);
 	/* A start still running was ended by nothing tenure saw: it was
 	 * killed.  A record of an older tenure counted such starts (and
 	 * deadlines, which it could not tell apart) as "starts". */
@@ -351,6 +362,13 @@ retry_verify_begin(Retry *retry, const char *digest, const char *id,
 	g_key_file_set_boolean(retry->file, name, "running", TRUE);
 	set_text(retry->file, name, "id", id);
 	return save(retry, error);
+}
+
+gboolean
+retry_verify_begin(Retry *retry, const char *digest, const char *id,
+                   guint *unfinished, GError **error)
+{
+	return run_begin(retry, VERIFY, digest, id, unfinished, error);
 }
 
 gboolean
@@ -379,6 +397,21 @@ retry_verify_end(Retry *retry, const char *digest, RetryVerifyEnd how,
 	else
 		g_key_file_set_boolean(retry->file, name, "running", FALSE);
 	return save(retry, error);
+}
+
+gboolean
+retry_read_begin(Retry *retry, const char *digest, const char *id,
+                 guint *unfinished, GError **error)
+{
+	return run_begin(retry, READ, digest, id, unfinished, error);
+}
+
+/* A reading that ended, however, leaves nothing to count: the kills
+ * before it were not this mail's doing after all. */
+gboolean
+retry_read_end(Retry *retry, const char *digest, GError **error)
+{
+	return forget(retry, READ, digest, error);
 }
 
 static char *
