@@ -1,8 +1,8 @@
 #!/bin/sh
 # t-setaside-hang.sh: a mail that kills a pass is set aside after a few
 # tries, not read forever (issue 39, item 2).  The test hook
-# TENURE_TEST_READ (intake.h) makes the reading of one mail never end;
-# a member's signed resignation waits
+# TENURE_TEST_READ (intake.h) makes the reading of one mail never end
+# (hang), or spin on the CPU (spin); a member's signed resignation waits
 # behind it in the Maildir.  Passes killed in the hung reading, as the
 # unit's watchdog or start timeout would kill them, count as the gpg
 # runs' kills do (retry.h): the first two are free, and after two more
@@ -155,6 +155,43 @@ if [ "$(cat "$W/status")" = 0 ] && ! grep -q "^set-aside " "$W/log" &&
 	test_pass
 else
 	test_fail "exit $(cat "$W/status")" "$(cat "$W/log.all")"
+fi
+
+# 3. A reading that spins: the CPU bound ends the daemon, with no kill
+# from outside, and then three passes of `run --once`; the fifth
+# reading is not made, and Carol's resignation behind it is applied.
+poison mallory spin SPIN-ME
+resign "$CAROL" carol c
+: >"$W/log.all"
+TENURE_TEST_READ=spin:SPIN-ME TENURE_TEST_READ_CPU=1 \
+	"$TENURE" --config "$CONF" run >"$W/out" 2>"$W/log" &
+pid=$!
+wait_for 60 '! kill -0 "$pid" 2>/dev/null'
+wait "$pid" 2>/dev/null
+code=$?
+pid=
+test_begin "a spinning reading ends the daemon at the CPU bound, saying so"
+if [ "$code" = 3 ] && grep -q "^test-read .*mode=spin:SPIN-ME" "$W/log" &&
+	grep -q "^read-cpu-bound id=[^ ]* limit=1s$" "$W/log" && ! resigned Carol; then
+	test_pass
+else
+	test_fail "exit $code" "$(cat "$W/log")"
+fi
+codes=
+for i in 1 2 3; do
+	TENURE_TEST_READ=spin:SPIN-ME TENURE_TEST_READ_CPU=1 once
+	codes="$codes$(cat "$W/status") "
+done
+test_begin "... as it ends three passes of run --once"
+test_expect_equal "3 3 3 " "$codes"
+TENURE_TEST_READ=spin:SPIN-ME TENURE_TEST_READ_CPU=1 once
+test_begin "... and the next pass sets it aside unread and applies Carol's resignation"
+if [ "$(cat "$W/status")" = 0 ] && ! grep -q "^test-read " "$W/log" &&
+	grep -q "^set-aside .*reading never finished 2 times" "$W/log" &&
+	[ "$(failed_count)" = 2 ] && failed_holds SPIN-ME && resigned Carol; then
+	test_pass
+else
+	test_fail "exit $(cat "$W/status")" "$(cat "$W/log")"
 fi
 
 test_done

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "ledger/archive.h"
+#include "base/cpu_bound.h"
 #include "verify/command.h"
 #include "ledger/committee.h"
 #include "base/date.h"
@@ -1116,9 +1117,23 @@ read_mail(const SourceMessage *message, gpointer user_data, GError **error)
 }
 
 /* For tests only (intake.h): the reading of a mail whose bytes hold
- * the text TENURE_TEST_READ names after "hang:" never ends.  It says so
- * in the log first, so that a test knows the reading began. */
-#define TEST_READ "TENURE_TEST_READ"
+ * the text TENURE_TEST_READ names after "hang:" never ends, after
+ * "spin:" spins on the CPU, and TENURE_TEST_READ_CPU replaces the CPU
+ * bound.  Each says so in the log first, so that a test knows the
+ * reading began. */
+#define TEST_READ     "TENURE_TEST_READ"
+#define TEST_READ_CPU "TENURE_TEST_READ_CPU"
+
+static guint
+read_cpu_seconds(void)
+{
+	const char *test = g_getenv(TEST_READ_CPU);
+	guint64 seconds = 0;
+	if (test && g_ascii_string_to_unsigned(test, 10, 1, G_MAXUINT, &seconds,
+	                                       NULL))
+		return (guint)seconds;
+	return INTAKE_READ_CPU_SECONDS;
+}
 
 static void
 test_read(const SourceMessage *message)
@@ -1134,15 +1149,20 @@ test_read(const SourceMessage *message)
 	if (g_str_has_prefix(test, "hang:"))
 		for (;;)
 			pause();
+	if (g_str_has_prefix(test, "spin:"))
+		for (volatile guint64 n = 0;; n++)
+			;
 }
 
-/* The reading of MESSAGE, counted in the state (retry.h): its start is
- * recorded, durably, before the parser sees it, and its end after,
- * whatever it decided.  A reading that never ended (tenure was killed
- * in it: the unit's watchdog, its start timeout) counts as the
- * verifications do, and a mail whose readings never finished
- * RETRY_MAX_UNFINISHED times is set aside unread, TENURE_ERROR_MESSAGE,
- * and reported: the mail behind it is read. */
+/* The reading of MESSAGE, counted in the state (retry.h) and bounded in
+ * CPU time (cpu_bound.h): its start is recorded, durably, before the
+ * parser sees it, and its end after, whatever it decided.  A reading
+ * that never ended (tenure was killed in it: the unit's watchdog, its
+ * start timeout, the CPU bound) counts as the verifications do, and a
+ * mail whose readings never finished RETRY_MAX_UNFINISHED times is set
+ * aside unread, TENURE_ERROR_MESSAGE, and reported: the mail behind it
+ * is read.  The CPU bound's end counts as any kill does: a signal
+ * handler cannot write the state file to say why it ended. */
 static gboolean
 read_counted(Intake *intake, const SourceMessage *message, GError **error)
 {
@@ -1152,11 +1172,13 @@ read_counted(Intake *intake, const SourceMessage *message, GError **error)
 	if (!retry_read_begin(intake->retry, digest, message->id, &unfinished,
 	                      error))
 		return FALSE;
+	guint seconds = read_cpu_seconds();
 	if (unfinished >= RETRY_MAX_UNFINISHED) {
 		g_autofree char *why = g_strdup_printf(
 		    "its reading never finished %u times (tenure killed while "
-		    "reading it: the unit's watchdog or timeout)",
-		    unfinished);
+		    "reading it: the unit's watchdog or timeout, or the CPU "
+		    "bound of %u s a mail)",
+		    unfinished, seconds);
 		g_autofree char *key = g_strdup_printf("read %s", digest);
 		/* The count stays: a source that hands the mail over again
 		 * gets the same answer unread. */
@@ -1167,8 +1189,15 @@ read_counted(Intake *intake, const SourceMessage *message, GError **error)
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", why);
 		return FALSE;
 	}
-	test_read(message);
-	gboolean ok = read_mail(message, intake, error);
+	g_autofree char *limit = g_strdup_printf("%us", seconds);
+	g_autofree char *line = util_log_line("read-cpu-bound", "id", message->id,
+	                                      "limit", limit, NULL);
+	gboolean ok = cpu_bound_arm(seconds, line, error);
+	if (ok) {
+		test_read(message);
+		ok = read_mail(message, intake, error);
+		cpu_bound_disarm();
+	}
 	g_autoptr(GError) local = NULL;
 	if (!retry_read_end(intake->retry, digest, &local) && ok) {
 		g_propagate_error(error, g_steal_pointer(&local));
