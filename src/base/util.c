@@ -73,11 +73,11 @@ util_write_atomic(const char *path, const char *data, gssize len,
 	return util_write_atomic_mode(path, data, len, 0600, error);
 }
 
-/* Writes DATA to a new temp file beside PATH, synced: its name in
- * *TEMP.  On failure nothing is left behind. */
+/* Writes DATA to a new temp file beside PATH, synced when SYNC: its
+ * name in *TEMP.  On failure nothing is left behind. */
 static gboolean
-write_temp(const char *path, const char *data, gssize len, int mode,
-           char **temp_out, GError **error)
+write_temp_sync(const char *path, const char *data, gssize len, int mode,
+                gboolean sync, char **temp_out, GError **error)
 {
 	if (len < 0)
 		len = strlen(data);
@@ -117,7 +117,7 @@ write_temp(const char *path, const char *data, gssize len, int mode,
 		at += n;
 		left -= n;
 	}
-	if (failed == NULL && fsync(fd) < 0) {
+	if (failed == NULL && sync && fsync(fd) < 0) {
 		failed = "fsync";
 		saved = errno;
 	}
@@ -135,12 +135,21 @@ write_temp(const char *path, const char *data, gssize len, int mode,
 	return TRUE;
 }
 
-gboolean
-util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
-                       GError **error)
+static gboolean
+write_temp(const char *path, const char *data, gssize len, int mode,
+           char **temp_out, GError **error)
+{
+	return write_temp_sync(path, data, len, mode, TRUE, temp_out, error);
+}
+
+/* PATH replaced whole by DATA, through a temp file, synced when
+ * DURABLE. */
+static gboolean
+replace(const char *path, const char *data, gssize len, int mode,
+        gboolean durable, GError **error)
 {
 	g_autofree char *temp = NULL;
-	if (!write_temp(path, data, len, mode, &temp, error))
+	if (!write_temp_sync(path, data, len, mode, durable, &temp, error))
 		return FALSE;
 	if (rename(temp, path) < 0) {
 		int saved = errno;
@@ -149,7 +158,21 @@ util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
 		            "%s: rename: %s", path, g_strerror(saved));
 		return FALSE;
 	}
-	return util_fsync_dir(path, error);
+	return !durable || util_fsync_dir(path, error);
+}
+
+gboolean
+util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
+                       GError **error)
+{
+	return replace(path, data, len, mode, TRUE, error);
+}
+
+gboolean
+util_write_unsynced(const char *path, const char *data, gssize len,
+                    GError **error)
+{
+	return replace(path, data, len, 0600, FALSE, error);
 }
 
 int

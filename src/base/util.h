@@ -47,6 +47,12 @@ gboolean util_write_atomic(const char *path, const char *data, gssize len,
 gboolean util_write_atomic_mode(const char *path, const char *data,
                                 gssize len, int mode, GError **error);
 
+/* Replaces PATH whole as util_write_atomic does, without either fsync:
+ * for a record that must outlive the process (killed at any point, its
+ * writes stay in the page cache) but may be lost with the machine. */
+gboolean util_write_unsynced(const char *path, const char *data, gssize len,
+                             GError **error);
+
 /* Creates PATH whole, never replacing a file: written to a temp file as
  * util_write_atomic writes it, then linked into place (link() fails
  * rather than replace).  A PATH that exists already is left as it is:

@@ -50,6 +50,7 @@ struct Intake {
 	IntakeRefusalFunc on_refusal; /* may be NULL */
 	gpointer on_refusal_data;
 	gint64 answered_until; /* no transcript for mail arrived until then */
+	gboolean reading;      /* a mail's reading is under way (read_counted) */
 	GHashTable *recorded;    /* audit: Source (Message-ID) -> the ledger's
 	                            Recorded for the event that mail made */
 };
@@ -1154,31 +1155,52 @@ test_read(const SourceMessage *message)
 			;
 }
 
+/* The reading of MESSAGE bounded in CPU time (cpu_bound.h): past
+ * the bound the process ends, logging "read-cpu-bound id= limit=". */
+static gboolean
+read_bounded(Intake *intake, const SourceMessage *message, GError **error)
+{
+	guint seconds = read_cpu_seconds();
+	g_autofree char *limit = g_strdup_printf("%us", seconds);
+	g_autofree char *line = util_log_line("read-cpu-bound", "id", message->id,
+	                                      "limit", limit, NULL);
+	if (!cpu_bound_arm(seconds, line, error))
+		return FALSE;
+	test_read(message);
+	gboolean ok = read_mail(message, intake, error);
+	cpu_bound_disarm();
+	return ok;
+}
+
 /* The reading of MESSAGE, counted in the state (retry.h) and bounded in
- * CPU time (cpu_bound.h): its start is recorded, durably, before the
- * parser sees it, and its end after, whatever it decided.  A reading
- * that never ended (tenure was killed in it: the unit's watchdog, its
- * start timeout, the CPU bound) counts as the verifications do, and a
- * mail whose readings never finished RETRY_MAX_UNFINISHED times is set
- * aside unread, TENURE_ERROR_MESSAGE, and reported: the mail behind it
- * is read.  The CPU bound's end counts as any kill does: a signal
- * handler cannot write the state file to say why it ended. */
+ * CPU time: its start is recorded before the parser sees it, in a
+ * marker that outlives the process, and its end after, whatever it
+ * decided.  A reading that never ended (tenure was killed in it: the
+ * unit's watchdog, its start timeout, the CPU bound) counts as the
+ * verifications do, and a mail whose readings never finished
+ * RETRY_MAX_UNFINISHED times is set aside unread, TENURE_ERROR_MESSAGE,
+ * and reported: the mail behind it is read.  The CPU bound's end
+ * counts as any kill does: a signal handler cannot write the state
+ * file to say why it ended. */
 static gboolean
 read_counted(Intake *intake, const SourceMessage *message, GError **error)
 {
+	/* Another reading of the mail at hand (an mbox's, tried when the
+	 * signature over the first is bad) is part of its reading. */
+	if (intake->reading)
+		return read_bounded(intake, message, error);
 	g_autofree char *digest =
 	    g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, message->raw);
 	guint unfinished = 0;
 	if (!retry_read_begin(intake->retry, digest, message->id, &unfinished,
 	                      error))
 		return FALSE;
-	guint seconds = read_cpu_seconds();
 	if (unfinished >= RETRY_MAX_UNFINISHED) {
 		g_autofree char *why = g_strdup_printf(
 		    "its reading never finished %u times (tenure killed while "
 		    "reading it: the unit's watchdog or timeout, or the CPU "
 		    "bound of %u s a mail)",
-		    unfinished, seconds);
+		    unfinished, read_cpu_seconds());
 		g_autofree char *key = g_strdup_printf("read %s", digest);
 		/* The count stays: a source that hands the mail over again
 		 * gets the same answer unread. */
@@ -1189,15 +1211,9 @@ read_counted(Intake *intake, const SourceMessage *message, GError **error)
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", why);
 		return FALSE;
 	}
-	g_autofree char *limit = g_strdup_printf("%us", seconds);
-	g_autofree char *line = util_log_line("read-cpu-bound", "id", message->id,
-	                                      "limit", limit, NULL);
-	gboolean ok = cpu_bound_arm(seconds, line, error);
-	if (ok) {
-		test_read(message);
-		ok = read_mail(message, intake, error);
-		cpu_bound_disarm();
-	}
+	intake->reading = TRUE;
+	gboolean ok = read_bounded(intake, message, error);
+	intake->reading = FALSE;
 	g_autoptr(GError) local = NULL;
 	if (!retry_read_end(intake->retry, digest, &local) && ok) {
 		g_propagate_error(error, g_steal_pointer(&local));
