@@ -32,10 +32,10 @@ pid=
 stop_pass() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; pid=; }
 test_cleanup stop_pass
 
-# once: `tenure run --once`; stderr in $W/log, the exit status in
-# $W/status.
+# once [SECONDS]: `tenure run --once`, killed after SECONDS (120);
+# stderr in $W/log, the exit status in $W/status.
 once() {
-	timeout 120 "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
+	timeout "${1:-120}" "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
 	echo $? >"$W/status"
 	cat "$W/log" >>"$W/log.all"
 }
@@ -98,7 +98,7 @@ else
 	test_fail "$reads readings began" "$(cat "$W/log.all")"
 fi
 : >"$W/log.all"
-TENURE_TEST_READ=hang:HANG-ME once
+TENURE_TEST_READ=hang:HANG-ME once 30
 test_begin "the next pass sets the mail aside unread, saying its reading never finished"
 if [ "$(cat "$W/status")" = 0 ] && ! grep -q "^test-read " "$W/log" &&
 	grep -q "^set-aside id=[^ ]* reason=.*reading never finished 2 times" "$W/log" &&
@@ -166,8 +166,8 @@ resign "$CAROL" carol c
 TENURE_TEST_READ=spin:SPIN-ME TENURE_TEST_READ_CPU=1 \
 	"$TENURE" --config "$CONF" run >"$W/out" 2>"$W/log" &
 pid=$!
-wait_for 60 '! kill -0 "$pid" 2>/dev/null'
-wait "$pid" 2>/dev/null
+wait_for 60 '! kill -0 "$pid" 2>/dev/null' || stop_pass
+[ -n "$pid" ] && wait "$pid" 2>/dev/null
 code=$?
 pid=
 test_begin "a spinning reading ends the daemon at the CPU bound, saying so"
@@ -179,12 +179,12 @@ else
 fi
 codes=
 for i in 1 2 3; do
-	TENURE_TEST_READ=spin:SPIN-ME TENURE_TEST_READ_CPU=1 once
+	TENURE_TEST_READ=spin:SPIN-ME TENURE_TEST_READ_CPU=1 once 30
 	codes="$codes$(cat "$W/status") "
 done
 test_begin "... as it ends three passes of run --once"
 test_expect_equal "3 3 3 " "$codes"
-TENURE_TEST_READ=spin:SPIN-ME TENURE_TEST_READ_CPU=1 once
+TENURE_TEST_READ=spin:SPIN-ME TENURE_TEST_READ_CPU=1 once 30
 test_begin "... and the next pass sets it aside unread and applies Carol's resignation"
 if [ "$(cat "$W/status")" = 0 ] && ! grep -q "^test-read " "$W/log" &&
 	grep -q "^set-aside .*reading never finished 2 times" "$W/log" &&
