@@ -21,11 +21,13 @@ committee_init
 ALICE=$(gpg_new_key "Alice Member" alice@example.org)
 BOB=$(gpg_new_key "Bob Member" bob@example.org)
 CAROL=$(gpg_new_key "Carol Member" carol@example.org)
+DAVE=$(gpg_new_key "Dave Member" dave@example.org)
 gpg_export_keyring "$W/keyring.gpg" alice@example.org bob@example.org \
-	carol@example.org
+	carol@example.org dave@example.org
 committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Bob Member <bob@example.org> $BOB" \
-	"Carol Member <carol@example.org> $CAROL"
+	"Carol Member <carol@example.org> $CAROL" \
+	"Dave Member <dave@example.org> $DAVE"
 committee_conf
 
 pid=
@@ -56,9 +58,10 @@ killed_in_reading() {
 	return $began
 }
 
-# poison WHO ID MARK: an unsigned mail from WHO that looks like a
-# command (so it is parsed), with MARK in it for the hook, delivered.
-poison() {
+# poison_mail WHO ID MARK: an unsigned mail from WHO that looks like a
+# command (so it is parsed), with MARK in it for the hook, in
+# $W/m/ID.eml.
+poison_mail() {
 	cat >"$W/m/$2.eml" <<MAIL
 From: $1@example.org
 To: debian-ctte@lists.debian.org
@@ -69,7 +72,20 @@ Date: $(date -R)
 Tenure: resign
 $3
 MAIL
+}
+
+# poison WHO ID MARK [WHEN]: that mail delivered into the Maildir.
+poison() {
+	poison_mail "$1" "$2" "$3"
 	deliver "$W/inbox" "$W/m/$2.eml" ${4:+"$4"}
+}
+
+# to_mbox FILE: FILE appended to $W/list.mbox.
+to_mbox() {
+	printf 'From someone@example.org %s\n' "$(date -u '+%a %b %e %H:%M:%S %Y')" \
+		>>"$W/list.mbox"
+	cat "$1" >>"$W/list.mbox"
+	printf '\n' >>"$W/list.mbox"
 }
 
 # resign FPR WHO ID: WHO's signed resignation, delivered behind.
@@ -192,6 +208,28 @@ if [ "$(cat "$W/status")" = 0 ] && ! grep -q "^test-read " "$W/log" &&
 	test_pass
 else
 	test_fail "exit $(cat "$W/status")" "$(cat "$W/log")"
+fi
+
+# 4. The same from an mbox: the hung mail is left behind once set
+# aside, and Dave's resignation behind it applied.
+: >"$W/list.mbox"
+committee_conf source.url="mbox:$W/list.mbox"
+once
+poison_mail mallory mboxhang MBOX-HANG
+to_mbox "$W/m/mboxhang.eml"
+to_mbox "$(signed_mail "$DAVE" dave@example.org d "Tenure: resign")"
+: >"$W/log.all"
+reads=0
+for i in 1 2 3 4; do
+	killed_in_reading MBOX-HANG && reads=$((reads + 1))
+done
+TENURE_TEST_READ=hang:MBOX-HANG once 30
+test_begin "an mbox source: four passes killed in the reading, then it is set aside and Dave applied"
+if [ "$reads" = 4 ] && [ "$(cat "$W/status")" = 0 ] && ! grep -q "^test-read " "$W/log" &&
+	grep -q "^set-aside .*reading never finished 2 times" "$W/log" && resigned Dave; then
+	test_pass
+else
+	test_fail "$reads readings began; exit $(cat "$W/status")" "$(cat "$W/log.all")"
 fi
 
 test_done
