@@ -14,6 +14,7 @@
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/gpg.sh"
 . "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/hang.sh"
 
 command -v gpg >/dev/null || test_skip_all "gpg is not installed"
 
@@ -29,50 +30,6 @@ committee_ledger "Alice Member <alice@example.org> $ALICE" \
 	"Carol Member <carol@example.org> $CAROL" \
 	"Dave Member <dave@example.org> $DAVE"
 committee_conf
-
-pid=
-stop_pass() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; pid=; }
-test_cleanup stop_pass
-
-# once [SECONDS]: `tenure run --once`, killed after SECONDS (120);
-# stderr in $W/log, the exit status in $W/status.
-once() {
-	timeout "${1:-120}" "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
-	echo $? >"$W/status"
-	cat "$W/log" >>"$W/log.all"
-}
-
-# killed_in_reading MARK: `tenure run --once` with the reading of the
-# mail holding MARK hung, killed (SIGKILL, as the watchdog's end) once
-# that reading began; FALSE when it never began.
-killed_in_reading() {
-	TENURE_TEST_READ=hang:$1 "$TENURE" --config "$CONF" run --once \
-		>"$W/out" 2>"$W/log" &
-	pid=$!
-	wait_for 30 'grep -q "^test-read " "$W/log"'
-	local began=$?
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	pid=
-	cat "$W/log" >>"$W/log.all"
-	return $began
-}
-
-# poison_mail WHO ID MARK: an unsigned mail from WHO that looks like a
-# command (so it is parsed), with MARK in it for the hook, in
-# $W/m/ID.eml.
-poison_mail() {
-	cat >"$W/m/$2.eml" <<MAIL
-From: $1@example.org
-To: debian-ctte@lists.debian.org
-Subject: about the vote
-Message-ID: <$2@example.org>
-Date: $(date -R)
-
-Tenure: resign
-$3
-MAIL
-}
 
 # poison WHO ID MARK [WHEN]: that mail delivered into the Maildir.
 poison() {
