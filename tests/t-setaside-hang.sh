@@ -87,8 +87,7 @@ else
 	test_fail "$(cat "$W/log")"
 fi
 test_begin "... and the admin's report is sent, naming why"
-if grep -l "set aside without a verdict" "$W/sent"/*/* 2>/dev/null |
-	xargs grep -l "reading never finished" >/dev/null 2>&1; then
+if report_sent "reading never finished"; then
 	test_pass
 else
 	test_fail "$(ls -R "$W/sent")" "$(cat "$W/log")"

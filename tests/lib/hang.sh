@@ -13,6 +13,8 @@
 #   poison_mail WHO ID MARK  an unsigned mail from WHO that looks like a
 #                            command (so it is parsed), with MARK in it for
 #                            the hook, in $W/m/ID.eml
+#   report_sent TEXT         whether a report of mail set aside, sent to
+#                            [sink] from (the Maildir $W/sent), says TEXT
 
 pid=
 stop_pass() { [ -n "$pid" ] && kill -KILL "$pid" 2>/dev/null; pid=; }
@@ -48,4 +50,9 @@ Date: $(date -R)
 Tenure: resign
 $3
 MAIL
+}
+
+report_sent() {
+	grep -l "set aside without a verdict" "$W/sent"/*/* 2>/dev/null |
+		xargs grep -l "$1" >/dev/null 2>&1
 }
