@@ -161,6 +161,12 @@ dist_check_SCRIPTS += tests/t-gpgfaults.sh tests/t-gpgfaults-imap.sh tests/t-mbo
 TESTS += tests/t-gpgstop.sh
 dist_check_SCRIPTS += tests/t-gpgstop.sh
 
+# A mail that kills a pass is set aside after a few tries (issue 39,
+# item 2): a reading that never ends, and one past the CPU bound.
+TESTS += tests/t-setaside-hang.sh tests/t-setaside-hang-imap.sh
+dist_check_SCRIPTS += tests/t-setaside-hang.sh tests/t-setaside-hang-imap.sh \
+	tests/lib/hang.sh
+
 # Cannot decide now means the system failed (issue 24, item 3): what
 # gpgv never gives a verdict on is refused at once; set-aside records
 # stay bounded.

@@ -73,11 +73,11 @@ util_write_atomic(const char *path, const char *data, gssize len,
 	return util_write_atomic_mode(path, data, len, 0600, error);
 }
 
-/* Writes DATA to a new temp file beside PATH, synced: its name in
- * *TEMP.  On failure nothing is left behind. */
+/* Writes DATA to a new temp file beside PATH, synced when SYNC: its
+ * name in *TEMP.  On failure nothing is left behind. */
 static gboolean
-write_temp(const char *path, const char *data, gssize len, int mode,
-           char **temp_out, GError **error)
+write_temp_sync(const char *path, const char *data, gssize len, int mode,
+                gboolean sync, char **temp_out, GError **error)
 {
 	if (len < 0)
 		len = strlen(data);
@@ -117,7 +117,7 @@ write_temp(const char *path, const char *data, gssize len, int mode,
 		at += n;
 		left -= n;
 	}
-	if (failed == NULL && fsync(fd) < 0) {
+	if (failed == NULL && sync && fsync(fd) < 0) {
 		failed = "fsync";
 		saved = errno;
 	}
@@ -135,12 +135,21 @@ write_temp(const char *path, const char *data, gssize len, int mode,
 	return TRUE;
 }
 
-gboolean
-util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
-                       GError **error)
+static gboolean
+write_temp(const char *path, const char *data, gssize len, int mode,
+           char **temp_out, GError **error)
+{
+	return write_temp_sync(path, data, len, mode, TRUE, temp_out, error);
+}
+
+/* PATH replaced whole by DATA, through a temp file, synced when
+ * DURABLE. */
+static gboolean
+replace(const char *path, const char *data, gssize len, int mode,
+        gboolean durable, GError **error)
 {
 	g_autofree char *temp = NULL;
-	if (!write_temp(path, data, len, mode, &temp, error))
+	if (!write_temp_sync(path, data, len, mode, durable, &temp, error))
 		return FALSE;
 	if (rename(temp, path) < 0) {
 		int saved = errno;
@@ -149,7 +158,21 @@ util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
 		            "%s: rename: %s", path, g_strerror(saved));
 		return FALSE;
 	}
-	return util_fsync_dir(path, error);
+	return !durable || util_fsync_dir(path, error);
+}
+
+gboolean
+util_write_atomic_mode(const char *path, const char *data, gssize len, int mode,
+                       GError **error)
+{
+	return replace(path, data, len, mode, TRUE, error);
+}
+
+gboolean
+util_write_unsynced(const char *path, const char *data, gssize len,
+                    GError **error)
+{
+	return replace(path, data, len, 0600, FALSE, error);
 }
 
 int
@@ -504,24 +527,45 @@ journal_send(UtilLogPriority priority, const char *message, const char *event,
 	                             fields->len, NULL) == G_LOG_WRITER_HANDLED;
 }
 
+/* "EVENT key=value ..." for the pairs of AP, each key and value also
+ * added to KEYS and VALUES unless they are NULL. */
+static GString *
+log_line(const char *event, va_list ap, GPtrArray *keys, GPtrArray *values)
+{
+	GString *line = g_string_new(event);
+	const char *key;
+	while ((key = va_arg(ap, const char *)) != NULL) {
+		const char *value = va_arg(ap, const char *);
+		if (keys && values) {
+			g_ptr_array_add(keys, (char *)key);
+			g_ptr_array_add(values, (char *)(value ? value : ""));
+		}
+		g_string_append_printf(line, " %s=", key);
+		log_append_value(line, value ? value : "");
+	}
+	return line;
+}
+
+char *
+util_log_line(const char *event, ...)
+{
+	va_list ap;
+	va_start(ap, event);
+	GString *line = log_line(event, ap, NULL, NULL);
+	va_end(ap);
+	return g_string_free(line, FALSE);
+}
+
 void
 util_log_at(UtilLogPriority priority, const char *event, ...)
 {
 	if (util_log_quiet)
 		return;
-	GString *line = g_string_new(event);
 	g_autoptr(GPtrArray) keys = g_ptr_array_new();
 	g_autoptr(GPtrArray) values = g_ptr_array_new();
 	va_list ap;
 	va_start(ap, event);
-	const char *key;
-	while ((key = va_arg(ap, const char *)) != NULL) {
-		const char *value = va_arg(ap, const char *);
-		g_ptr_array_add(keys, (char *)key);
-		g_ptr_array_add(values, (char *)(value ? value : ""));
-		g_string_append_printf(line, " %s=", key);
-		log_append_value(line, value ? value : "");
-	}
+	GString *line = log_line(event, ap, keys, values);
 	va_end(ap);
 	/* Under systemd the fields go to the journal, searchable one by one
 	 * (journalctl TENURE_EVENT=refused); where journald cannot be

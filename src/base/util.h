@@ -47,6 +47,12 @@ gboolean util_write_atomic(const char *path, const char *data, gssize len,
 gboolean util_write_atomic_mode(const char *path, const char *data,
                                 gssize len, int mode, GError **error);
 
+/* Replaces PATH whole as util_write_atomic does, without either fsync:
+ * for a record that must outlive the process (killed at any point, its
+ * writes stay in the page cache) but may be lost with the machine. */
+gboolean util_write_unsynced(const char *path, const char *data, gssize len,
+                             GError **error);
+
 /* Creates PATH whole, never replacing a file: written to a temp file as
  * util_write_atomic writes it, then linked into place (link() fails
  * rather than replace).  A PATH that exists already is left as it is:
@@ -117,6 +123,11 @@ void util_log_at(UtilLogPriority priority, const char *event, ...)
 #define util_log(...) util_log_at(UTIL_LOG_INFO, __VA_ARGS__)
 #define util_log_warning(...) util_log_at(UTIL_LOG_WARNING, __VA_ARGS__)
 #define util_log_error(...) util_log_at(UTIL_LOG_ERR, __VA_ARGS__)
+
+/* The line util_log writes for EVENT and its key, value pairs, without
+ * a prefix: for a line that must be written where util_log cannot run
+ * (a signal handler, cpu_bound.h).  Returned memory is the caller's. */
+char *util_log_line(const char *event, ...) G_GNUC_NULL_TERMINATED;
 
 /* "<3>", "<4>" or "<6>" when stderr is the journal, "" otherwise: for
  * lines written to stderr without util_log (cmd_error, a signal

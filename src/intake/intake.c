@@ -15,8 +15,10 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "ledger/archive.h"
+#include "base/cpu_bound.h"
 #include "verify/command.h"
 #include "ledger/committee.h"
 #include "base/date.h"
@@ -39,7 +41,7 @@ struct Intake {
 	Verifier *verifier;
 	Seen *seen;
 	Pending *pending;
-	Retry *retry;        /* verification starts (retry.h) */
+	Retry *retry;        /* reading and verification starts (retry.h) */
 	Rule *default_rule;
 	char *chair;
 	char *leader;
@@ -48,6 +50,7 @@ struct Intake {
 	IntakeRefusalFunc on_refusal; /* may be NULL */
 	gpointer on_refusal_data;
 	gint64 answered_until; /* no transcript for mail arrived until then */
+	gboolean reading;      /* a mail's reading is under way (read_counted) */
 	GHashTable *recorded;    /* audit: Source (Message-ID) -> the ledger's
 	                            Recorded for the event that mail made */
 };
@@ -976,22 +979,13 @@ set_aside_over_bound(Intake *intake, const SourceMessage *message,
 	                       date_now_unix(), error);
 }
 
-gboolean
-intake_handle(const SourceMessage *message, gpointer user_data,
-              GError **error)
+/* The reading of a mail that may carry a command: parsed, checked,
+ * verified, acted on (intake_handle). */
+static gboolean
+read_mail(const SourceMessage *message, gpointer user_data, GError **error)
 {
 	Intake *intake = user_data;
 	Mail mail = {.source = message};
-	/* The sources check the size before reading; this is for one that
-	 * could not (an IMAP server that sent no RFC822.SIZE). */
-	gsize size = g_bytes_get_size(message->raw);
-	if (size > SOURCE_MAX_SIZE) {
-		g_autofree char *reason = source_too_large(size);
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", reason);
-		return FALSE;
-	}
-	if (!may_carry_command(message->raw))
-		return TRUE;
 	g_autofree char *reason = NULL;
 	gboolean over = FALSE;
 	g_autoptr(GMimeMessage) parsed =
@@ -1142,6 +1136,131 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	if (parsed_command == COMMAND_PARSE_BAD)
 		return refuse(intake, &mail, reason, error);
 	return act(intake, &mail, error);
+}
+
+/* For tests only (intake.h): the reading of a mail whose bytes hold
+ * the text TENURE_TEST_READ names after "hang:" never ends, after
+ * "spin:" spins on the CPU, and TENURE_TEST_READ_CPU replaces the CPU
+ * bound.  Each says so in the log first, so that a test knows the
+ * reading began. */
+#define TEST_READ     "TENURE_TEST_READ"
+#define TEST_READ_CPU "TENURE_TEST_READ_CPU"
+
+static guint
+read_cpu_seconds(void)
+{
+	const char *test = g_getenv(TEST_READ_CPU);
+	guint64 seconds = 0;
+	if (test && g_ascii_string_to_unsigned(test, 10, 1, G_MAXUINT, &seconds,
+	                                       NULL))
+		return (guint)seconds;
+	return INTAKE_READ_CPU_SECONDS;
+}
+
+static void
+test_read(const SourceMessage *message)
+{
+	const char *test = g_getenv(TEST_READ);
+	if (test == NULL || strlen(test) < 6 || test[4] != ':')
+		return;
+	gsize len = 0;
+	const char *data = g_bytes_get_data(message->raw, &len);
+	if (!g_strstr_len(data, (gssize)len, test + 5))
+		return;
+	util_log_warning("test-read", "id", message->id, "mode", test, NULL);
+	if (g_str_has_prefix(test, "hang:"))
+		for (;;)
+			pause();
+	if (g_str_has_prefix(test, "spin:"))
+		for (volatile guint64 n = 0;; n++)
+			;
+}
+
+/* The reading of MESSAGE bounded in CPU time (cpu_bound.h): past
+ * the bound the process ends, logging "read-cpu-bound id= limit=". */
+static gboolean
+read_bounded(Intake *intake, const SourceMessage *message, GError **error)
+{
+	guint seconds = read_cpu_seconds();
+	g_autofree char *limit = g_strdup_printf("%us", seconds);
+	g_autofree char *line = util_log_line("read-cpu-bound", "id", message->id,
+	                                      "limit", limit, NULL);
+	if (!cpu_bound_arm(seconds, line, error))
+		return FALSE;
+	test_read(message);
+	gboolean ok = read_mail(message, intake, error);
+	cpu_bound_disarm();
+	return ok;
+}
+
+/* The reading of MESSAGE, counted in the state (retry.h) and bounded in
+ * CPU time: its start is recorded before the parser sees it, in a
+ * marker that outlives the process, and its end after, whatever it
+ * decided.  A reading that never ended (tenure was killed in it: the
+ * unit's watchdog, its start timeout, the CPU bound) counts as the
+ * verifications do, and a mail whose readings never finished
+ * RETRY_MAX_UNFINISHED times is set aside unread, TENURE_ERROR_MESSAGE,
+ * and reported: the mail behind it is read.  The CPU bound's end
+ * counts as any kill does: a signal handler cannot write the state
+ * file to say why it ended. */
+static gboolean
+read_counted(Intake *intake, const SourceMessage *message, GError **error)
+{
+	/* Another reading of the mail at hand (an mbox's, tried when the
+	 * signature over the first is bad) is part of its reading. */
+	if (intake->reading)
+		return read_bounded(intake, message, error);
+	g_autofree char *digest =
+	    g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, message->raw);
+	guint unfinished = 0;
+	if (!retry_read_begin(intake->retry, digest, message->id, &unfinished,
+	                      error))
+		return FALSE;
+	if (unfinished >= RETRY_MAX_UNFINISHED) {
+		g_autofree char *why = g_strdup_printf(
+		    "its reading never finished %u times (tenure killed while "
+		    "reading it: the unit's watchdog or timeout, or the CPU "
+		    "bound of %u s a mail)",
+		    unfinished, read_cpu_seconds());
+		g_autofree char *key = g_strdup_printf("read %s", digest);
+		/* The count stays: a source that hands the mail over again
+		 * gets the same answer unread. */
+		if (!intake->audit &&
+		    !retry_set_aside(intake->retry, key, message->id, why,
+		                     date_now_unix(), error))
+			return FALSE;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", why);
+		return FALSE;
+	}
+	intake->reading = TRUE;
+	gboolean ok = read_bounded(intake, message, error);
+	intake->reading = FALSE;
+	g_autoptr(GError) local = NULL;
+	if (!retry_read_end(intake->retry, digest, &local) && ok) {
+		g_propagate_error(error, g_steal_pointer(&local));
+		ok = FALSE;
+	}
+	return ok;
+}
+
+gboolean
+intake_handle(const SourceMessage *message, gpointer user_data,
+              GError **error)
+{
+	Intake *intake = user_data;
+	/* The sources check the size before reading; this is for one that
+	 * could not (an IMAP server that sent no RFC822.SIZE). */
+	gsize size = g_bytes_get_size(message->raw);
+	if (size > SOURCE_MAX_SIZE) {
+		g_autofree char *reason = source_too_large(size);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", reason);
+		return FALSE;
+	}
+	/* Mail failing the cheapest test (most list traffic) is neither
+	 * parsed nor counted. */
+	if (!may_carry_command(message->raw))
+		return TRUE;
+	return read_counted(intake, message, error);
 }
 
 /* One message of intake_scan_own_mail. */

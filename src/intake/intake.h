@@ -15,6 +15,19 @@
  * it aside and goes on.  Any other FALSE means the work could not be
  * done (ledger or state not writable) and the message must be seen
  * again.
+ *
+ * A mail that may carry a command is read under two bounds (issue 39,
+ * item 2): its reading's start is recorded before the parser sees it
+ * and its end after (retry.h), so that a mail whose reading tenure never
+ * finished, killed in it again and again, is set aside unread and
+ * reported instead of read first by every pass; and the reading may
+ * take INTAKE_READ_CPU_SECONDS of the thread's CPU time, past which the
+ * process ends (cpu_bound.h), which counts as such a kill.
+ *
+ * For tests only: TENURE_TEST_READ=hang:TEXT makes the reading of a
+ * mail whose bytes hold TEXT never end, TENURE_TEST_READ=spin:TEXT
+ * makes it spin on the CPU, each logged first ("test-read id= mode=");
+ * TENURE_TEST_READ_CPU=SECONDS replaces INTAKE_READ_CPU_SECONDS.
  */
 #ifndef TENURE_INTAKE_H
 #define TENURE_INTAKE_H
@@ -24,6 +37,13 @@
 #include "conf/conf.h"
 #include "ledger/ledger.h"
 #include "source/source.h"
+
+/* The CPU time one mail's reading may take, in seconds: parsing a mail
+ * of SOURCE_MAX_SIZE takes well under one (gpg's time is its own, under
+ * [keys] gpg-timeout), and this is far below the shipped units'
+ * WatchdogSec and TimeoutStartSec (15 minutes), so that the bound, not
+ * the watchdog, ends a reading that spins. */
+#define INTAKE_READ_CPU_SECONDS 60
 
 typedef struct Intake Intake;
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "out/mailout.h"
 #include "base/state_file.h"
@@ -18,6 +19,9 @@
 
 #define WAIT      "wait "
 #define VERIFY    "verify "
+#define READ      "read "
+/* STATE_DIR/reading, and its one group: the reading under way. */
+#define READING   "reading"
 #define SET_ASIDE "set-aside "
 /* The count of every message ever set aside (retry_set_aside_total). */
 #define COUNT     "set-aside-total"
@@ -33,6 +37,7 @@ static GRecMutex file_lock;
 struct Retry {
 	char *state_dir;
 	char *path;
+	char *reading_path;
 	GKeyFile *file;
 	struct stat seen; /* the file as last read or written; st_ino 0: none */
 };
@@ -44,6 +49,7 @@ retry_free(Retry *retry)
 		return;
 	g_free(retry->state_dir);
 	g_free(retry->path);
+	g_free(retry->reading_path);
 	if (retry->file)
 		g_key_file_free(retry->file);
 	g_free(retry);
@@ -114,6 +120,7 @@ retry_open(const char *state_dir, GError **error)
 	g_autoptr(Retry) retry = g_new0(Retry, 1);
 	retry->state_dir = g_strdup(state_dir);
 	retry->path = g_build_filename(state_dir, "retry", NULL);
+	retry->reading_path = g_build_filename(state_dir, READING, NULL);
 	if (!refresh(retry, error))
 		return NULL;
 	return g_steal_pointer(&retry);
@@ -248,17 +255,24 @@ retry_defer(Retry *retry, const char *key, const char *id, const char *reason,
 	return save(retry, error);
 }
 
-gboolean
-retry_forget(Retry *retry, const char *key, GError **error)
+/* Removes the record of KIND for KEY (no write when there is none). */
+static gboolean
+forget(Retry *retry, const char *kind, const char *key, GError **error)
 {
 	LOCK_FILE();
 	if (!refresh(retry, error))
 		return FALSE;
-	g_autofree char *name = group(WAIT, key);
+	g_autofree char *name = group(kind, key);
 	if (!g_key_file_has_group(retry->file, name))
 		return TRUE;
 	g_key_file_remove_group(retry->file, name, NULL);
 	return save(retry, error);
+}
+
+gboolean
+retry_forget(Retry *retry, const char *key, GError **error)
+{
+	return forget(retry, WAIT, key, error);
 }
 
 GPtrArray *
@@ -379,6 +393,105 @@ retry_verify_end(Retry *retry, const char *digest, RetryVerifyEnd how,
 	else
 		g_key_file_set_boolean(retry->file, name, "running", FALSE);
 	return save(retry, error);
+}
+
+/* This process, as STATE_DIR/reading names the one that wrote it. */
+static const char *
+process_mark(void)
+{
+	static char mark[64];
+	static gsize made = 0;
+	if (g_once_init_enter(&made)) {
+		g_snprintf(mark, sizeof mark, "%ld-%08x%08x", (long)getpid(),
+		           g_random_int(), g_random_int());
+		g_once_init_leave(&made, 1);
+	}
+	return mark;
+}
+
+/* A reading that another process left in STATE_DIR/reading never
+ * ended: that process was killed in it.  One more kill of its mail is
+ * counted in the file, durably, before the marker goes, and the
+ * process's mark with it, so that a kill between the two is not
+ * counted twice.  A marker that cannot be read (torn by a power loss)
+ * costs one count at most, and is removed. */
+static gboolean
+fold_reading(Retry *retry, GError **error)
+{
+	g_autofree char *text = NULL;
+	if (!g_file_get_contents(retry->reading_path, &text, NULL, NULL))
+		return TRUE;
+	g_autoptr(GKeyFile) left = g_key_file_new();
+	g_autofree char *mark = NULL;
+	g_autofree char *digest = NULL;
+	g_autofree char *id = NULL;
+	if (g_key_file_load_from_data(left, text, -1, G_KEY_FILE_NONE, NULL)) {
+		mark = g_key_file_get_string(left, READING, "process", NULL);
+		digest = g_key_file_get_string(left, READING, "digest", NULL);
+		id = g_key_file_get_string(left, READING, "id", NULL);
+	}
+	if (mark && g_strcmp0(mark, process_mark()) == 0)
+		return TRUE;
+	if (mark && digest && *digest) {
+		g_autofree char *name = group(READ, digest);
+		g_autofree char *folded =
+		    g_key_file_get_string(retry->file, name, "folded", NULL);
+		if (g_strcmp0(folded, mark) != 0) {
+			guint64 killed = g_key_file_get_uint64(retry->file, name,
+			                                       "killed", NULL);
+			g_key_file_set_uint64(retry->file, name, "killed",
+			                      killed + 1);
+			set_text(retry->file, name, "folded", mark);
+			set_text(retry->file, name, "id", id);
+			if (!save(retry, error))
+				return FALSE;
+		}
+	}
+	if (unlink(retry->reading_path) < 0 && errno != ENOENT) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
+		            retry->reading_path, g_strerror(errno));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+gboolean
+retry_read_begin(Retry *retry, const char *digest, const char *id,
+                 guint *unfinished, GError **error)
+{
+	LOCK_FILE();
+	if (!refresh(retry, error) || !fold_reading(retry, error))
+		return FALSE;
+	g_autofree char *name = group(READ, digest);
+	*unfinished = unfinished_runs(retry->file, name);
+	if (*unfinished >= RETRY_MAX_UNFINISHED)
+		return TRUE;
+	/* Written without an fsync: what it must outlive is this process
+	 * (the watchdog's kill, the CPU bound), whose writes stay in the
+	 * page cache; the machine's end loses one count at most. */
+	g_autoptr(GKeyFile) reading = g_key_file_new();
+	g_key_file_set_string(reading, READING, "process", process_mark());
+	g_key_file_set_string(reading, READING, "digest", digest);
+	set_text(reading, READING, "id", id);
+	gsize length = 0;
+	g_autofree char *data = g_key_file_to_data(reading, &length, NULL);
+	return util_mkdir_p(retry->state_dir, 0750, error) &&
+	       util_write_unsynced(retry->reading_path, data, (gssize)length,
+	                           error);
+}
+
+gboolean
+retry_read_end(Retry *retry, const char *digest, GError **error)
+{
+	LOCK_FILE();
+	if (unlink(retry->reading_path) < 0 && errno != ENOENT) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
+		            retry->reading_path, g_strerror(errno));
+		return FALSE;
+	}
+	/* A reading that ended, however, leaves nothing to count: the kills
+	 * before it were not this mail's doing after all. */
+	return forget(retry, READ, digest, error);
 }
 
 static char *

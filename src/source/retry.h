@@ -24,6 +24,20 @@
  * runs reach RETRY_MAX_UNFINISHED: never a loop on one mail, and never
  * a member's command set aside because tenure was stopped twice.
  *
+ * The readings that never finished are counted alike (issue 39, item
+ * 2): before the intake parses a mail that may carry a command, it
+ * writes the marker STATE_DIR/reading naming the digest of the mail's
+ * bytes and the process, and removes it when the reading ends, however.
+ * A marker another process left was left by a kill (the unit's watchdog
+ * or start timeout, tenure's own CPU bound on a reading, a SIGKILL):
+ * the next reading's start counts it in the file's [read DIGEST] group
+ * and removes it; from the third kill on each counts one unfinished
+ * run, and a mail whose unfinished readings reach RETRY_MAX_UNFINISHED
+ * is set aside unread and reported, so that the mail behind it is read.
+ * The marker is replaced whole but not fsynced: a killed process's
+ * writes stay in the page cache, and what a power loss costs is one
+ * count, where an fsync per mail read would cost more than its parse.
+ *
  * The file is a GKeyFile sealed like every state file (state_file.h),
  * one group per record, KEY a source's name for a message ("maildir
  * NAME", "imap UIDVALIDITY/UID", "mbox OFFSET") or a digest:
@@ -32,6 +46,8 @@
  *   first=1796329969  next=1796330089  tries=1  id=...  reason=...
  *   [verify 3f2a...]                     verifications unfinished
  *   running=true  deadlines=1  killed=0  id=...
+ *   [read 9c1e...]                       readings killed (counted)
+ *   killed=3  folded=PROCESS  id=...
  *   [set-aside maildir 1796329969.1.host] set aside, to be reported
  *   when=1796416369  id=...  reason=...  reported=false
  *   [set-aside-total]                    every message set aside
@@ -121,6 +137,18 @@ typedef enum {
 
 gboolean retry_verify_end(Retry *retry, const char *digest, RetryVerifyEnd how,
                           GError **error);
+
+/* The reading of the mail whose bytes have DIGEST (ID: the source's
+ * name for it) starts: as retry_verify_begin, *UNFINISHED the earlier
+ * readings that count as never finished (a marker a killed process
+ * left counted first); unless they reach RETRY_MAX_UNFINISHED, this
+ * start is marked in STATE_DIR/reading.  One reading at a time. */
+gboolean retry_read_begin(Retry *retry, const char *digest, const char *id,
+                          guint *unfinished, GError **error);
+
+/* The reading begun ended (whatever it decided): its marker and its
+ * count go. */
+gboolean retry_read_end(Retry *retry, const char *digest, GError **error);
 
 /* A message without a verdict, as `tenure status` shows it. */
 typedef struct {
