@@ -236,3 +236,10 @@ dist_check_SCRIPTS += tests/t-maildir-names.sh
 # the signature covers it (mboxo, mboxrd).
 TESTS += tests/t-mbox-split.sh
 dist_check_SCRIPTS += tests/t-mbox-split.sh
+
+# tests/unit/intake-prefilter: the pre-filter on the raw bytes before any
+# parse (intake_may_carry_command), as a table of the shapes a command
+# takes, and the real clients' mails of tests/data/clients (issue 39).
+check_PROGRAMS += tests/unit/intake-prefilter
+tests_unit_intake_prefilter_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/intake-prefilter

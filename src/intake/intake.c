@@ -12,6 +12,7 @@
  * ledger is read through its guard (ledger_load_guarded): a missing or
  * shortened ledger stops intake instead of starting history afresh.
  */
+#define _GNU_SOURCE /* memmem */
 #include "config.h"
 
 #include <string.h>
@@ -876,31 +877,47 @@ content_hash(GMimeObject *part)
 	return g_strdup(g_checksum_get_string(sum));
 }
 
+/* The words that let a mail past the pre-filter (case aside): the
+ * command's own "Tenure:", and what could hide it from a search of the
+ * raw bytes.  Their lengths are the compiler's, counted once; each is
+ * found by a byte of it that has no case and is rare in prose (its
+ * anchor), which memchr finds many bytes at a time. */
+#define CARRIER(word, anchor) {word, sizeof word - 1, anchor}
+static const struct {
+	const char *word; /* lowercase */
+	gsize len;
+	gsize anchor; /* the index of that byte in WORD */
+} carriers[] = {
+	CARRIER("tenure:", 6),           /* ':' */
+	CARRIER("base64", 4),            /* '6' */
+	CARRIER("quoted-printable", 6),  /* '-' */
+	CARRIER("text/html", 4),         /* '/' */
+};
+
 /* The cheapest test of all, on the raw bytes: a command needs the word
  * "Tenure:" somewhere, unless a part could hide it: base64 or
  * quoted-printable (a soft line break or "=3A" inside the word), or
  * HTML (tags or an entity inside it: "<b>Tenure</b>:", "&#58;"), whose
  * signer must hear that HTML is not read.  Mail failing this (most list
- * traffic) is not even parsed. */
-static gboolean
-may_carry_command(GBytes *raw)
+ * traffic) is not even parsed.  One memchr pass a word, and at each of
+ * its anchors one comparison of at most the word's length: the work
+ * grows with the mail's size and no faster (issue 39). */
+gboolean
+intake_may_carry_command(const char *data, gsize len)
 {
-	static const char *const hiding[] = {
-		"base64", "quoted-printable", "text/html",
-	};
-	gsize len = 0;
-	const char *data = g_bytes_get_data(raw, &len);
-	for (gsize i = 0; i + 6 <= len; i++) {
-		char c = data[i] | 0x20;
-		if (c == 't' && i + 7 <= len &&
-		    g_ascii_strncasecmp(data + i, "tenure:", 7) == 0)
-			return TRUE;
-		for (gsize k = 0; k < G_N_ELEMENTS(hiding); k++) {
-			gsize n = strlen(hiding[k]);
-			if (c == hiding[k][0] && i + n <= len &&
-			    g_ascii_strncasecmp(data + i, hiding[k], n) == 0)
+	for (gsize k = 0; k < G_N_ELEMENTS(carriers); k++) {
+		gsize n = carriers[k].len, at = carriers[k].anchor;
+		if (len < n)
+			continue;
+		/* The anchors that leave room for the word around them. */
+		const char *last = data + len - (n - at - 1);
+		const char *hit = NULL;
+		for (const char *p = data + at;
+		     p < last &&
+		     (hit = memchr(p, carriers[k].word[at], last - p)) != NULL;
+		     p = hit + 1)
+			if (g_ascii_strncasecmp(hit - at, carriers[k].word, n) == 0)
 				return TRUE;
-		}
 	}
 	return FALSE;
 }
@@ -1258,7 +1275,7 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	}
 	/* Mail failing the cheapest test (most list traffic) is neither
 	 * parsed nor counted. */
-	if (!may_carry_command(message->raw))
+	if (!intake_may_carry_command(g_bytes_get_data(message->raw, NULL), size))
 		return TRUE;
 	return read_counted(intake, message, error);
 }
@@ -1271,8 +1288,10 @@ scan_one(const SourceMessage *message, gpointer user_data, GError **error)
 	gsize len = 0;
 	const char *raw = g_bytes_get_data(message->raw, &len);
 	/* Most list mail holds nothing of tenure's form: it is passed over
-	 * unparsed (an empty message has no data to search). */
-	if (len == 0 || g_strstr_len(raw, len, "<tenure.") == NULL)
+	 * unparsed.  memmem, not g_strstr_len: libc's search skips ahead
+	 * and stays linear in the mail's size (issue 39). */
+	static const char form[] = "<tenure.";
+	if (raw == NULL || memmem(raw, len, form, sizeof form - 1) == NULL)
 		return TRUE;
 	g_autofree char *reason = NULL;
 	g_autoptr(GMimeMessage) parsed = signed_part_parse(message->raw, &reason);

@@ -61,6 +61,12 @@ Intake *intake_new_audit(const Conf *conf, const Ledger *ledger,
 gboolean intake_handle(const SourceMessage *message, gpointer intake,
                        GError **error);
 
+/* The pre-filter intake_handle applies before any parse: FALSE only
+ * for mail that cannot carry a command, the LEN bytes of DATA holding
+ * neither "Tenure:" nor a word of what could hide it (base64,
+ * quoted-printable, text/html), in any case.  Linear in LEN. */
+gboolean intake_may_carry_command(const char *data, gsize len);
+
 /* Called for every mail refused, after the "refused" log line: its
  * source id, Message-ID and From: address (either may be NULL) and the
  * reason.  `tenure run --dry-run` lists them. */
