@@ -134,6 +134,14 @@ expect_line "... the problem names the password file" 1 \
 	"[source] password-file: $W/no-such-password"
 expect_line "... and the SMTP server is still tried" 1 "smtp: QUIT, no mail sent"
 
+# A ca-file that does not exist: said without --connect, with the fix.
+committee_conf roles.chair="$CAROL" roles.leader="$LEO" \
+	"source.ca-file=$W/no-such-ca.pem"
+rc=0
+"$TENURE" check-config --config "$CONF" >cc.all 2>&1 || rc=$?
+expect_line "a missing ca-file: exit 1 without --connect, the file named and the fix" 1 \
+	"[source] ca-file: $W/no-such-ca.pem: No such file or directory: no server certificate can be checked against it, so tenure would not connect; fix: set ca-file to the CA certificate (PEM) that signed the server's, or remove it to trust the system's CAs"
+
 committee_conf roles.chair="$CAROL" roles.leader="$LEO"
 rc=0
 "$TENURE" check-config --connect --config "$CONF" >cc.all 2>&1 || rc=$?
