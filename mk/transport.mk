@@ -4,6 +4,7 @@
 src_libtenure_a_SOURCES += \
 	src/base/tls_verify.c src/base/tls_verify.h \
 	src/base/netstop.c src/base/netstop.h \
+	src/base/plaintext.c src/base/plaintext.h \
 	src/cli/notify.c src/cli/notify.h \
 	src/source/contact.c src/source/contact.h \
 	src/source/imap_cursor.c src/source/imap_cursor.h \

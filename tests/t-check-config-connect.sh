@@ -134,6 +134,22 @@ expect_line "... the problem names the password file" 1 \
 	"[source] password-file: $W/no-such-password"
 expect_line "... and the SMTP server is still tried" 1 "smtp: QUIT, no mail sent"
 
+# Issue 42 item 8: implicit TLS against a port that speaks plain text.
+# The answer names the scheme or the port to use, not GnuTLS's words.
+connect "source.url=imaps://localhost:$DOVECOT_IMAP_PORT"
+expect_line "imaps:// at the plain IMAP port: exit 1, imap:// (STARTTLS) or imaps:// on 993 named" 1 \
+	"imap: imaps://localhost:$DOVECOT_IMAP_PORT: TLS: the server at localhost:$DOVECOT_IMAP_PORT speaks plain text there: use imap://localhost:$DOVECOT_IMAP_PORT (STARTTLS) or imaps://localhost:993"
+# (libetpan itself prints GnuTLS's words on stderr, "GnuTLS error: ...":
+# tenure's line is the one that must not need them.)
+test_begin "... in tenure's words, not GnuTLS's"
+test_expect_equal 0 "$(grep '^imap: ' cc.all | grep -ci 'TLS packet\|handshake failed')" "$(cat cc.all)"
+
+connect "sink.url=smtps://localhost:$SMTP_PORT"
+expect_line "smtps:// at the plain SMTP port: exit 1, smtp:// with STARTTLS or smtps:// on 465 named" 1 \
+	"smtp: smtp localhost:$SMTP_PORT (tls=smtps): TLS: the server at localhost:$SMTP_PORT speaks plain text there: use smtp://localhost:$SMTP_PORT (STARTTLS) or smtps://localhost:465"
+test_begin "... in tenure's words, not curl's or GnuTLS's"
+test_expect_equal 0 "$(grep -ci 'gnutls\|TLS packet' cc.all)" "$(cat cc.all)"
+
 # A ca-file that does not exist: said without --connect, with the fix.
 committee_conf roles.chair="$CAROL" roles.leader="$LEO" \
 	"source.ca-file=$W/no-such-ca.pem"
