@@ -5,8 +5,10 @@
 # LOGOUT and QUIT with no mail sent; one line per step (issue 26, item
 # 4).  A wrong IMAP or SMTP password, a CA that did not sign the
 # server's certificate, or a closed port is exit 1 and a line naming the
-# step and quoting the server.  A Maildir source and sink have nothing to
-# connect to.
+# step and quoting the server.  imaps:// or smtps:// at the servers'
+# plain-text port is named as such, with the URL to use (issue 42 item
+# 8), and a ca-file that does not exist is a problem without --connect.
+# A Maildir source and sink have nothing to connect to.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/gpg.sh"
 . "$top_srcdir/tests/lib/committee.sh"
