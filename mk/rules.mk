@@ -42,6 +42,10 @@ dist_check_SCRIPTS += tests/t-plan.sh tests/t-status.sh \
 # after today.
 TESTS += tests/t-status-ahead.sh
 dist_check_SCRIPTS += tests/t-status-ahead.sh
+# t-status-future.sh: every member's resignation recorded ahead; within
+# 90 days status, the JSON, the page and check warn, beyond it none
+TESTS += tests/t-status-future.sh
+dist_check_SCRIPTS += tests/t-status-future.sh
 # t-pending-status.sh: what waits for a second signature, in status.
 TESTS += tests/t-pending-status.sh
 dist_check_SCRIPTS += tests/t-pending-status.sh

@@ -4,6 +4,7 @@
 src_libtenure_a_SOURCES += \
 	src/base/tls_verify.c src/base/tls_verify.h \
 	src/base/netstop.c src/base/netstop.h \
+	src/base/plaintext.c src/base/plaintext.h \
 	src/cli/notify.c src/cli/notify.h \
 	src/source/contact.c src/source/contact.h \
 	src/source/imap_cursor.c src/source/imap_cursor.h \
@@ -24,10 +25,12 @@ dist_systemdsystemunit_DATA = \
 
 # tests/unit/source-imap: unit tests of the cursor file and the certificate
 # check when run alone; the driver of t-imap.sh when given a config.
-check_PROGRAMS += tests/unit/source-imap tests/unit/base-netstop
+check_PROGRAMS += tests/unit/source-imap tests/unit/base-netstop \
+	tests/unit/base-plaintext
 tests_unit_source_imap_LDADD = $(TEST_LDADD)
 tests_unit_base_netstop_LDADD = $(TEST_LDADD)
-TESTS += tests/unit/source-imap tests/unit/base-netstop tests/t-imap.sh tests/t-daemon.sh \
+tests_unit_base_plaintext_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/source-imap tests/unit/base-netstop tests/unit/base-plaintext tests/t-imap.sh tests/t-daemon.sh \
 	tests/t-units.sh tests/t-signals.sh tests/t-imap-cursor.sh \
 	tests/t-deadlines.sh tests/t-deadlines-smtp.sh tests/t-two-runs.sh
 dist_check_SCRIPTS += tests/lib/dovecot.sh tests/t-imap.sh tests/t-daemon.sh \

@@ -5,8 +5,10 @@
 # LOGOUT and QUIT with no mail sent; one line per step (issue 26, item
 # 4).  A wrong IMAP or SMTP password, a CA that did not sign the
 # server's certificate, or a closed port is exit 1 and a line naming the
-# step and quoting the server.  A Maildir source and sink have nothing to
-# connect to.
+# step and quoting the server.  imaps:// or smtps:// at the servers'
+# plain-text port is named as such, with the URL to use (issue 42 item
+# 8), and a ca-file that does not exist is a problem without --connect.
+# A Maildir source and sink have nothing to connect to.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/gpg.sh"
 . "$top_srcdir/tests/lib/committee.sh"
@@ -133,6 +135,30 @@ expect_line "a source that cannot be opened is not connected to, and says why ab
 expect_line "... the problem names the password file" 1 \
 	"[source] password-file: $W/no-such-password"
 expect_line "... and the SMTP server is still tried" 1 "smtp: QUIT, no mail sent"
+
+# Issue 42 item 8: implicit TLS against a port that speaks plain text.
+# The answer names the scheme or the port to use, not GnuTLS's words.
+connect "source.url=imaps://localhost:$DOVECOT_IMAP_PORT"
+expect_line "imaps:// at the plain IMAP port: exit 1, imap:// (STARTTLS) or imaps:// on 993 named" 1 \
+	"imap: imaps://localhost:$DOVECOT_IMAP_PORT: TLS: the server at localhost:$DOVECOT_IMAP_PORT speaks plain text there: use imap://localhost:$DOVECOT_IMAP_PORT (STARTTLS) or imaps://localhost:993"
+# (libetpan itself prints GnuTLS's words on stderr, "GnuTLS error: ...":
+# tenure's line is the one that must not need them.)
+test_begin "... in tenure's words, not GnuTLS's"
+test_expect_equal 0 "$(grep '^imap: ' cc.all | grep -ci 'TLS packet\|handshake failed')" "$(cat cc.all)"
+
+connect "sink.url=smtps://localhost:$SMTP_PORT"
+expect_line "smtps:// at the plain SMTP port: exit 1, smtp:// with STARTTLS or smtps:// on 465 named" 1 \
+	"smtp: smtp localhost:$SMTP_PORT (tls=smtps): TLS: the server at localhost:$SMTP_PORT speaks plain text there: use smtp://localhost:$SMTP_PORT (STARTTLS) or smtps://localhost:465"
+test_begin "... in tenure's words, not curl's or GnuTLS's"
+test_expect_equal 0 "$(grep -ci 'gnutls\|TLS packet' cc.all)" "$(cat cc.all)"
+
+# A ca-file that does not exist: said without --connect, with the fix.
+committee_conf roles.chair="$CAROL" roles.leader="$LEO" \
+	"source.ca-file=$W/no-such-ca.pem"
+rc=0
+"$TENURE" check-config --config "$CONF" >cc.all 2>&1 || rc=$?
+expect_line "a missing ca-file: exit 1 without --connect, the file named and the fix" 1 \
+	"[source] ca-file: $W/no-such-ca.pem: No such file or directory: no server certificate can be checked against it, so tenure would not connect; fix: set ca-file to the CA certificate (PEM) that signed the server's, or remove it to trust the system's CAs"
 
 committee_conf roles.chair="$CAROL" roles.leader="$LEO"
 rc=0

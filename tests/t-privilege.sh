@@ -286,6 +286,30 @@ else
 	test_fail "expected the chgrp and chmod that fix it:" "$(cat "$TEST_DIR/pw.out")"
 fi
 
+# Issue 42 item 8: a root-owned password file others can read.  The fix
+# "chmod 600 it" would have locked the service out; the one given keeps
+# it readable at every step, and check-config then passes the file.
+test_begin "a root-owned password file others can read: the group first, then the mode"
+OPEN_PW=$CASE/etc/open-password
+printf 'secret\n' >"$OPEN_PW"
+chmod 0644 "$OPEN_PW"
+sed "s|^url = maildir:$VAR/list|url = imaps://imap.example.org\nuser = tenure\npassword-file = $OPEN_PW|" \
+	"$CASE/etc/tenure.conf" >"$CASE/etc/open.conf"
+chgrp "$SVC" "$CASE/etc/open.conf"
+chmod 0640 "$CASE/etc/open.conf"
+"$TENURE" --config "$CASE/etc/open.conf" check-config >"$TEST_DIR/open.out" 2>&1
+fix="chgrp $SVC $OPEN_PW && chmod 0640 $OPEN_PW"
+if grep -qF "$OPEN_PW: the password file is readable by others (mode 0644); fix, in this order: $fix" "$TEST_DIR/open.out"; then
+	test_pass
+else
+	test_fail "expected: ...; fix, in this order: $fix" "$(cat "$TEST_DIR/open.out")"
+fi
+
+test_begin "... and once it is applied, the service reads the file: no password-file problem"
+sh -c "$fix"
+"$TENURE" --config "$CASE/etc/open.conf" check-config >"$TEST_DIR/open.out" 2>&1
+test_expect_equal "0" "$(grep -c 'password-file' "$TEST_DIR/open.out")" "$(cat "$TEST_DIR/open.out")"
+
 test_begin "one root-owned file in the service's state: check-config names it, and the chown that fixes it"
 setup rootfile
 mkdir -p "$VAR/state"

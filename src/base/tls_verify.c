@@ -49,6 +49,20 @@ load_trust(gnutls_x509_trust_list_t trust, const char *ca_file,
 }
 
 gboolean
+tls_verify_ca_file(const char *ca_file, GError **error)
+{
+	gnutls_x509_trust_list_t trust = NULL;
+	if (gnutls_x509_trust_list_init(&trust, 0) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_VERIFY,
+		            "%s: GnuTLS could not make a trust list", ca_file);
+		return FALSE;
+	}
+	gboolean ok = load_trust(trust, ca_file, error);
+	gnutls_x509_trust_list_deinit(trust, 1);
+	return ok;
+}
+
+gboolean
 tls_verify_chain(GPtrArray *chain, const char *hostname,
                  const char *ca_file, GError **error)
 {

@@ -21,6 +21,11 @@
 gboolean tls_verify_chain(GPtrArray *chain, const char *hostname,
                           const char *ca_file, GError **error);
 
+/* Whether CA_FILE holds at least one CA certificate (PEM) GnuTLS
+ * reads, as tls_verify_chain will load it; FALSE with a
+ * TENURE_ERROR_VERIFY error that says why. */
+gboolean tls_verify_ca_file(const char *ca_file, GError **error);
+
 /* The subject and issuer of CERTIFICATE (DER, or PEM when PEM), for a
  * person: "CN=mail.example.org, issued by CN=R3,O=Let's Encrypt,C=US".
  * NULL when it cannot be read. */

@@ -16,7 +16,9 @@
  *             --warning-source; mail failing, within --critical-sink;
  *             mail set aside (without a verdict, or refused for good);
  *             a [keys] keyring unchanged for longer than
- *             --warning-keyring days; the chair vacant
+ *             --warning-keyring days; the chair vacant, or falling
+ *             vacant within 90 days; the committee falling below
+ *             min-members within 90 days
  *   UNKNOWN   the configuration, the ledger or the state cannot be read,
  *             or the command line is wrong
  */
@@ -290,6 +292,37 @@ next_expiry(const Status *status, gint64 *days)
 	return TRUE;
 }
 
+/* What status sees within STATUS_AHEAD_DAYS: the committee falling
+ * below min-members and the chair falling vacant are a WARNING, early
+ * enough to appoint or hand over; the leader is the project's to
+ * elect, a note. */
+static void
+check_ahead(const Status *status, GPtrArray *problems, GPtrArray *notes)
+{
+	char d[11];
+	if (status->few_members_ahead != DAY_NONE)
+		add(problems, CHECK_WARNING,
+		    "the committee falls below min-members (%d) on %s, in %d "
+		    "days",
+		    status->min_members,
+		    date_format(status->few_members_ahead, d),
+		    (int)(status->few_members_ahead - status->on));
+	for (int role = 0; role < ROLE_COUNT; role++) {
+		Day day = status->vacant_ahead[role];
+		if (day == DAY_NONE)
+			continue;
+		g_autofree char *text = g_strdup_printf(
+		    "the %s falls vacant on %s, in %d days",
+		    committee_role_name(role), date_format(day, d),
+		    (int)(day - status->on));
+		if (role == ROLE_CHAIR)
+			add(problems, CHECK_WARNING, "%s", text);
+		else
+			g_ptr_array_add(notes,
+			                g_strdup_printf("note: %s", text));
+	}
+}
+
 static int
 check(const Conf *conf, const Ledger *ledger)
 {
@@ -350,11 +383,13 @@ check(const Conf *conf, const Ledger *ledger)
 	if (chair->member == NULL && chair->key == NULL)
 		add(problems, CHECK_WARNING, "the chair is %s",
 		    chair->vacant ? "vacant" : "not named ([roles] chair)");
+	check_ahead(status, problems, notes);
 	/* What status warns of besides, for the reader of the long
 	 * output; it does not change the state. */
 	static const char *const counted[] = {
-	    "source-failing", "mail-held",  "mail-dead", "mail-undecided",
-	    "mail-set-aside", "clock",      NULL};
+	    "source-failing",    "mail-held",      "mail-dead",
+	    "mail-undecided",    "mail-set-aside", "clock",
+	    "few-members-ahead", "vacant-ahead",   NULL};
 	for (guint i = 0; i < status->warnings->len; i++) {
 		const StatusWarning *warning = status->warnings->pdata[i];
 		if (!g_strv_contains(counted, warning->code))
@@ -368,13 +403,21 @@ check(const Conf *conf, const Ledger *ledger)
 	             : g_strdup("U");
 	g_autofree char *days_text =
 	    expiry ? g_strdup_printf("%" G_GINT64_FORMAT, days) : g_strdup("U");
+	/* Days until fewer than min-members serve, within the look-ahead;
+	 * 0 when too few serve today. */
+	g_autofree char *few_text =
+	    status->few_members_ahead != DAY_NONE
+	        ? g_strdup_printf("%d",
+	                          (int)(status->few_members_ahead - status->on))
+	    : (int)status->members < status->min_members ? g_strdup("0")
+	                                                 : g_strdup("U");
 	g_autofree char *perf = g_strdup_printf(
 	    "outbox=%u failing=%u;0 waiting=%u set_aside=%u;0 dead=%u;0 "
 	    "source_age=%s;%" G_GINT64_FORMAT ";%" G_GINT64_FORMAT ";0 "
-	    "expiry_days=%s",
+	    "expiry_days=%s few_members_days=%s",
 	    status->queued, failing, status->waiting + status->clock_waiting,
 	    status->set_aside, status->dead->len, age_text, opt_warning_source,
-	    opt_critical_source, days_text);
+	    opt_critical_source, days_text, few_text);
 	g_autofree char *ok = g_strdup_printf(
 	    "%s: %u of %d seats filled, %u mail(s) queued, none failing",
 	    status->name, status->members, status->max_members, status->queued);

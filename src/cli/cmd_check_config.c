@@ -32,6 +32,7 @@
 #include "cli/setup_check.h"
 #include "out/sink.h"
 #include "source/source.h"
+#include "base/tls_verify.h"
 #include "base/util.h"
 
 /* Whether a problem already says TEXT. */
@@ -520,6 +521,41 @@ check_keys(const Conf *conf, GPtrArray *problems)
 		add_problem(conf, problems, missing->pdata[i]);
 }
 
+/* A [source] or [sink] ca-file that cannot be read, or holds no CA
+ * certificate: every connection would fail its certificate check, so
+ * it is said without --connect, with the fix. */
+static void
+check_ca_files(const Conf *conf, GPtrArray *problems)
+{
+	const char *files[][2] = {
+	    {"source", conf->source_ca_file},
+	    {"sink", conf->sink_ca_file},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(files); i++) {
+		const char *section = files[i][0], *path = files[i][1];
+		if (path == NULL)
+			continue;
+		g_autoptr(GError) error = NULL;
+		g_autofree char *why =
+		    access(path, R_OK) != 0
+		        ? g_strdup_printf("%s: %s", path, g_strerror(errno))
+		    : !tls_verify_ca_file(path, &error)
+		        ? g_strdup(error->message)
+		        : NULL;
+		if (why == NULL)
+			continue;
+		g_ptr_array_add(
+		    problems,
+		    g_strdup_printf(
+		        "%s: [%s] ca-file: %s: no server certificate can be "
+		        "checked against it, so tenure would not connect; "
+		        "fix: set ca-file to the CA certificate (PEM) that "
+		        "signed the server's, or remove it to trust the "
+		        "system's CAs",
+		        conf->path, section, why));
+	}
+}
+
 /* Problems with the files the configuration names; one line each. */
 static void
 check_files(const Conf *conf, GPtrArray *problems)
@@ -563,6 +599,7 @@ check_files(const Conf *conf, GPtrArray *problems)
 			    "%s: [%s] password-file: %s", conf->path,
 			    secrets[i][0], error->message));
 	}
+	check_ca_files(conf, problems);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(Ledger) ledger = ledger_load(conf->ledger, FALSE, &error);
 	if (ledger == NULL)

@@ -4,6 +4,9 @@
 #include "conf/conf.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -559,6 +562,38 @@ conf_contact_problem(const Conf *conf)
 	    conf->sink_from, conf->source_user);
 }
 
+/* What keeps PATH from others and readable by whoever reads it now
+ * (the service user, when it runs tenure): the owner or the group
+ * first, then the mode.  Only chmod 0600 on a file another user owns,
+ * root's say, would lock the reader out.  Newly allocated. */
+static char *
+password_fix(const char *path, const struct stat *st)
+{
+	if (st->st_uid == geteuid())
+		return g_strdup_printf("chmod 0600 %s", path);
+	char buffer[4096];
+	if (st->st_uid == 0) {
+		/* Debian's way, as README.Debian sets it up: root:tenure
+		 * 0640, which only root can change. */
+		struct group entry, *gr = NULL;
+		g_autofree char *group =
+		    getgrgid_r(getegid(), &entry, buffer, sizeof buffer, &gr) ==
+		                0 &&
+		            gr
+		        ? g_strdup(gr->gr_name)
+		        : g_strdup_printf("%u", (unsigned)getegid());
+		return g_strdup_printf("chgrp %s %s && chmod 0640 %s", group,
+		                       path, path);
+	}
+	struct passwd entry, *pw = NULL;
+	g_autofree char *user =
+	    getpwuid_r(geteuid(), &entry, buffer, sizeof buffer, &pw) == 0 && pw
+	        ? g_strdup(pw->pw_name)
+	        : g_strdup_printf("%u", (unsigned)geteuid());
+	return g_strdup_printf("chown %s: %s && chmod 0600 %s", user, path,
+	                       path);
+}
+
 char *
 conf_read_password(const char *path, GError **error)
 {
@@ -576,10 +611,12 @@ conf_read_password(const char *path, GError **error)
 	                         (st.st_mode & (S_IWGRP | S_IXGRP)) == 0;
 	if ((st.st_mode & S_IRWXO) ||
 	    ((st.st_mode & S_IRWXG) && !group_read_ok)) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_INVALID,
-		            "%s: the password file is readable by others (mode %04o); "
-		            "chmod 600 it, or make it root:GROUP 0640",
-		            path, (unsigned)(st.st_mode & 07777));
+		g_autofree char *fix = password_fix(path, &st);
+		g_set_error(
+		    error, TENURE_ERROR, TENURE_ERROR_INVALID,
+		    "%s: the password file is readable by others (mode %04o); "
+		    "fix, in this order: %s",
+		    path, (unsigned)(st.st_mode & 07777), fix);
 		return NULL;
 	}
 	g_autofree char *text = NULL;

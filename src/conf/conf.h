@@ -114,7 +114,9 @@ void conf_free(Conf *conf);
 
 /* Reads a secret from PATH (first line, without newline); refuses a file
  * readable by others, writable by its group, or readable by its group
- * unless root owns it (root:tenure 0640 is accepted). */
+ * unless root owns it (root:tenure 0640 is accepted); the refusal
+ * names the commands that fix it for the user reading it (the owner or
+ * group first, then the mode, so the reader is never locked out). */
 char *conf_read_password(const char *path, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Conf, conf_free)

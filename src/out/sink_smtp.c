@@ -58,6 +58,7 @@
 
 #include "base/clock.h"
 #include "base/netstop.h"
+#include "base/plaintext.h"
 #include "base/tls_verify.h"
 #include "base/util.h"
 
@@ -498,11 +499,39 @@ closed_while_idle(SmtpSink *sink, CURLcode rc, long status)
 	return status == 0 && sink->last_reply->len == 0;
 }
 
+/* After a failed smtps:// handshake: the URL to use instead when the
+ * server greets in plain text at that port (plaintext.h), which GnuTLS
+ * only calls an unexpected packet; NULL otherwise. */
+static char *
+plain_port_text(const SmtpSink *sink)
+{
+	static const char *const greetings[] = {"220 ", "220-", "421 ", "554 ",
+	                                        NULL};
+	/* sink->host is "host:port", an address literal bracketed. */
+	const char *colon = strrchr(sink->host, ':');
+	if (colon == NULL)
+		return NULL;
+	g_autofree char *host = g_strndup(sink->host, colon - sink->host);
+	g_autofree char *bare = host[0] == '['
+	                            ? g_strndup(host + 1, strlen(host) - 2)
+	                            : g_strdup(host);
+	if (!plaintext_greets(bare, colon + 1, greetings))
+		return NULL;
+	return g_strdup_printf("the server at %s speaks plain text there: use "
+	                       "smtp://%s (STARTTLS) or smtps://%s:465",
+	                       sink->host, sink->host, host);
+}
+
 /* What went wrong with the session that ended with RC and STATUS: curl's
  * words, the server's, and what to look at. */
 static char *
 failure_text(const SmtpSink *sink, CURLcode rc, long status)
 {
+	if (rc == CURLE_SSL_CONNECT_ERROR && strcmp(sink->tls, "smtps") == 0) {
+		char *plain = plain_port_text(sink);
+		if (plain != NULL)
+			return plain;
+	}
 	const char *why =
 	    sink->errbuf[0] ? sink->errbuf : curl_easy_strerror(rc);
 	const char *hint = "";

@@ -65,6 +65,7 @@
 #include "base/clock.h"
 #include "base/date.h"
 #include "base/netstop.h"
+#include "base/plaintext.h"
 #include "source/imap_place.h"
 #include "source/source.h"
 #include "base/tls_verify.h"
@@ -339,6 +340,27 @@ connect_address(const struct addrinfo *address, int *saved_errno)
 	return fd;
 }
 
+/* After a failed imaps:// handshake: whether the server greets in plain
+ * text at PORT (plaintext.h), which GnuTLS only calls an unexpected
+ * packet.  Then ERROR names the URL to use instead. */
+static gboolean
+plain_port(const ImapSource *source, const char *port, GError **error)
+{
+	static const char *const greetings[] = {"* OK", "* PREAUTH", "* BYE",
+	                                        NULL};
+	if (!plaintext_greets(source->host, port, greetings))
+		return FALSE;
+	/* An address literal with colons is bracketed in a URL. */
+	g_autofree char *host = strchr(source->host, ':')
+	                            ? g_strdup_printf("[%s]", source->host)
+	                            : g_strdup(source->host);
+	g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
+	            "%s: TLS: the server at %s:%s speaks plain text there: use "
+	            "imap://%s:%s (STARTTLS) or imaps://%s:993",
+	            source->server, host, port, host, port, host);
+	return TRUE;
+}
+
 /* Opens the TCP connection and the libetpan stream on it (TLS from the
  * first byte for imaps://), with the socket watched by netstop, and
  * reads the greeting: a MAILIMAP_NO_ERROR_* or an error code. */
@@ -391,6 +413,8 @@ open_stream(ImapSource *source, GError **error)
 			            source->server, CONNECT_DEADLINE);
 			return -1;
 		}
+		if (source->implicit_tls && plain_port(source, port, error))
+			return -1;
 		return source->implicit_tls ? MAILIMAP_ERROR_SSL
 		                            : MAILIMAP_ERROR_CONNECTION_REFUSED;
 	}

@@ -352,6 +352,7 @@ warn_ahead(Status *status, const Conf *conf, const Ledger *ledger)
 		g_autoptr(GPtrArray) members = committee_members_on(committee, day);
 		if (!few && (int)members->len < status->min_members) {
 			few = TRUE;
+			status->few_members_ahead = day;
 			warn(status, "few-members-ahead",
 			     g_strdup_printf("the committee falls to %u members on "
 			                     "%s, fewer than %d",
@@ -362,6 +363,7 @@ warn_ahead(Status *status, const Conf *conf, const Ledger *ledger)
 			if (!held[role] || role_held(committee, role, day))
 				continue;
 			held[role] = FALSE;
+			status->vacant_ahead[role] = day;
 			warn(status, "vacant-ahead",
 			     g_strdup_printf("the %s falls vacant on %s",
 			                     committee_role_name(role),

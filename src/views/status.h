@@ -87,6 +87,13 @@ typedef struct {
 	StatusRole roles[ROLE_COUNT];
 	guint members;        /* seats filled on ON */
 	int min_members, max_members;
+	/* Within STATUS_AHEAD_DAYS of ON, the first day fewer than
+	 * min-members serve (when enough serve on ON) and the day each role
+	 * falls vacant; DAY_NONE when it does not, or the plan cannot be
+	 * made.  The "few-members-ahead" and "vacant-ahead" warnings say
+	 * the same in words; check and the JSON read these. */
+	Day few_members_ahead;
+	Day vacant_ahead[ROLE_COUNT];
 	/* PlanEvent* from ON for STATUS_UPCOMING_MONTHS: expiries (overdue
 	 * ones first, marked overdue), scheduled expiries, resignations and
 	 * removals ahead, re-eligibility dates; by date.  Empty when the

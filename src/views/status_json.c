@@ -357,6 +357,24 @@ add_source(JsonBuilder *b, const Status *status)
 	json_builder_end_object(b);
 }
 
+/* "ahead": the days within STATUS_AHEAD_DAYS the warnings
+ * few-members-ahead and vacant-ahead name, as dates a monitoring
+ * script can compare without reading the sentences. */
+static void
+add_ahead(JsonBuilder *b, const Status *status)
+{
+	json_builder_set_member_name(b, "ahead");
+	json_builder_begin_object(b);
+	add_int(b, "days", STATUS_AHEAD_DAYS);
+	add_date(b, "few_members", status->few_members_ahead);
+	for (int role = 0; role < ROLE_COUNT; role++) {
+		g_autofree char *name =
+		    g_strdup_printf("%s_vacant", committee_role_name(role));
+		add_date(b, name, status->vacant_ahead[role]);
+	}
+	json_builder_end_object(b);
+}
+
 char *
 status_json_render(const Status *status, gboolean show_addresses)
 {
@@ -396,6 +414,7 @@ status_json_render(const Status *status, gboolean show_addresses)
 		          show_addresses);
 	json_builder_end_array(b);
 	add_warnings(b, status->warnings);
+	add_ahead(b, status);
 	add_outbox(b, status);
 	add_undecided(b, status);
 	add_pending(b, status, show_addresses);

@@ -192,8 +192,8 @@ test_password_file(void)
 	g_assert_null(refused);
 	g_autofree char *expected = g_strdup_printf(
 	    "%s: the password file is readable by others (mode 0644); "
-	    "chmod 600 it, or make it root:GROUP 0640",
-	    path);
+	    "fix, in this order: chmod 0600 %s",
+	    path, path);
 	g_assert_cmpstr(error->message, ==, expected);
 	g_clear_error(&error);
 	g_assert_cmpint(chmod(path, 0600), ==, 0);
