@@ -62,6 +62,8 @@ struct Keyring {
 	char *claim_digest;    /* of HOME/claim/claimant.gpg as last written */
 	GHashTable *claim_keys; /* "DIGEST FPR" -> the gpgme_key_t gpg listed
 	                          for FPR from that claimant.gpg, or NULL */
+	GHashTable *subkey_of; /* fingerprint asked about -> its primary key's,
+	                          "" for none (keyring_is_subkey) */
 	gboolean whole;        /* verification reads the files whole for now */
 	gboolean claimant;     /* verification reads one claimant for now */
 };
@@ -611,6 +613,8 @@ keyring_free(Keyring *keyring)
 		g_hash_table_unref(keyring->located);
 	if (keyring->claim_keys)
 		g_hash_table_unref(keyring->claim_keys);
+	if (keyring->subkey_of)
+		g_hash_table_unref(keyring->subkey_of);
 	g_free(keyring->claim_digest);
 	g_free(keyring->home);
 	g_free(keyring->committee_path);
@@ -950,6 +954,7 @@ derive(Keyring *keyring, KeyblockSelection *sel, const char *digest,
 		g_hash_table_unref(keyring->located);
 	keyring->located = g_hash_table_ref(sel->located);
 	g_clear_pointer(&keyring->claim_keys, g_hash_table_unref);
+	g_clear_pointer(&keyring->subkey_of, g_hash_table_unref);
 	return TRUE;
 }
 
@@ -1073,10 +1078,10 @@ use_claim_home(Keyring *keyring, GError **error)
 	return TRUE;
 }
 
-/* Writes DATA to HOME/claim/claimant.gpg and reads it alone from now
- * on: a scratch file, derived again for each use, so no fsync. */
+/* Writes DATA to HOME/claim/claimant.gpg, for keyring->claim's
+ * listings: a scratch file, derived again for each use, so no fsync. */
 static gboolean
-write_claimant(Keyring *keyring, const guchar *data, gsize len,
+store_claimant(Keyring *keyring, const guchar *data, gsize len,
                GError **error)
 {
 	g_autofree char *temp = g_strconcat(keyring->claim_path, ".new", NULL);
@@ -1101,9 +1106,18 @@ write_claimant(Keyring *keyring, const guchar *data, gsize len,
 	}
 	keyring->claim_digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
 	                                                    data, len);
-	ok = use_claim_home(keyring, error);
+	ok = TRUE;
 out:
 	return ok;
+}
+
+/* store_claimant, and verification reads DATA alone from now on. */
+static gboolean
+write_claimant(Keyring *keyring, const guchar *data, gsize len,
+               GError **error)
+{
+	return store_claimant(keyring, data, len, error) &&
+	       use_claim_home(keyring, error);
 }
 
 gboolean
@@ -1252,13 +1266,18 @@ signer_places(Keyring *keyring, const char *fpr)
 	return found;
 }
 
-gboolean
-keyring_read_signer(Keyring *keyring, const char *fpr, GError **error)
+/* The keyblocks of the keyring files that carry FPR (signer_places),
+ * read from where the derivation found them, in the files' order: into
+ * BLOCKS.  FALSE with ERROR (TENURE_ERROR_TEMPORARY for a file changed
+ * since) when they cannot be read. */
+static gboolean
+read_carriers(Keyring *keyring, const char *fpr, GByteArray *blocks,
+              GError **error)
 {
 	const Conf *conf = keyring->conf;
-	g_return_val_if_fail(keyring->located != NULL, FALSE);
+	if (keyring->located == NULL)
+		return temporary(error, "the keyrings have not been read yet");
 	g_autoptr(GArray) indices = signer_places(keyring, fpr);
-	g_autoptr(GByteArray) blocks = g_byte_array_new();
 	guint files = conf->keyrings ? g_strv_length(conf->keyrings) : 0;
 	g_autofree int *fds = g_new(int, files);
 	gboolean ok = FALSE;
@@ -1296,14 +1315,20 @@ keyring_read_signer(Keyring *keyring, const char *fpr, GError **error)
 			goto out;
 		}
 	}
-	if (!write_claimant(keyring, blocks->data, blocks->len, error))
-		goto out;
 	ok = TRUE;
 out:
 	for (guint i = 0; i < files; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	return ok;
+}
+
+gboolean
+keyring_read_signer(Keyring *keyring, const char *fpr, GError **error)
+{
+	g_autoptr(GByteArray) blocks = g_byte_array_new();
+	return read_carriers(keyring, fpr, blocks, error) &&
+	       write_claimant(keyring, blocks->data, blocks->len, error);
 }
 
 char **
@@ -1332,40 +1357,94 @@ keyring_read_whole(Keyring *keyring, gboolean whole, GError **error)
 	return TRUE;
 }
 
-/* Questions about a key that need not be the committee's (the one a
- * recommendation or an appointment names) go to the keyring files
- * whole, through HOME/full: rare, so its cost does not matter. */
-gboolean
-keyring_is_subkey(Keyring *keyring, const char *fingerprint, char **primary)
+/* The key of the keyring files that FPR names exactly, as gpg lists it
+ * reading the files whole (list_one), listed from the keyblocks that
+ * carry FPR alone (read_carriers), as a non-member's key is: one gpg
+ * run over a few keyblocks, not one over every key of a keyring such
+ * as Debian's, and none when no keyblock carries FPR.  HOME/claim's
+ * listing serves (list_claimed): the same keyblocks asked about again
+ * cost nothing.  TRUE with *KEY, NULL for none; FALSE with ERROR when
+ * the keyblocks cannot be read (TENURE_ERROR_TEMPORARY for a file
+ * changed since keyring_prepare).  Verification's home is left as it
+ * was. */
+static gboolean
+list_held(Keyring *keyring, const char *fpr, gpgme_key_t *key,
+          GError **error)
 {
-	gpgme_key_t key = NULL;
-	gboolean subkey = FALSE;
-	if (fingerprint && list_one(keyring->full, fingerprint, &key) &&
-	    key->subkeys && key->subkeys->fpr &&
-	    g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) != 0) {
-		for (gpgme_subkey_t sub = key->subkeys->next; sub; sub = sub->next)
-			if (sub->fpr && g_ascii_strcasecmp(sub->fpr, fingerprint) == 0)
-				subkey = TRUE;
-	}
-	if (subkey)
-		*primary = g_ascii_strup(key->subkeys->fpr, -1);
-	if (key)
-		gpgme_key_unref(key);
-	return subkey;
+	*key = NULL;
+	g_autoptr(GByteArray) blocks = g_byte_array_new();
+	if (!read_carriers(keyring, fpr, blocks, error))
+		return FALSE;
+	if (blocks->len == 0)
+		return TRUE;
+	if (!store_claimant(keyring, blocks->data, blocks->len, error))
+		return FALSE;
+	list_claimed(keyring, fpr, key);
+	return TRUE;
 }
 
 gboolean
-keyring_has_key(Keyring *keyring, const char *fingerprint)
+keyring_is_subkey(Keyring *keyring, const char *fingerprint, char **primary,
+                  GError **error)
 {
+	*primary = NULL;
+	if (fingerprint == NULL)
+		return TRUE;
+	/* A subkey's primary key is the keyblock's: it changes only with
+	 * the files, when keyring_prepare derives again and forgets these
+	 * answers, so that [keys] bot-key, asked about for every command,
+	 * costs one listing per derivation. */
+	g_autofree char *upper = g_ascii_strup(fingerprint, -1);
+	const char *known = keyring->subkey_of
+	                        ? g_hash_table_lookup(keyring->subkey_of, upper)
+	                        : NULL;
+	if (known) {
+		*primary = *known ? g_strdup(known) : NULL;
+		return TRUE;
+	}
 	gpgme_key_t key = NULL;
-	gboolean usable = fingerprint && list_one(keyring->full, fingerprint, &key) &&
-	                  key->subkeys && key->subkeys->fpr &&
-	                  g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) == 0 &&
-	                  !key->revoked && !key->expired && !key->disabled &&
-	                  !key->invalid;
+	if (!list_held(keyring, fingerprint, &key, error))
+		return FALSE;
+	if (key && key->subkeys && key->subkeys->fpr &&
+	    g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) != 0) {
+		for (gpgme_subkey_t sub = key->subkeys->next; sub; sub = sub->next)
+			if (sub->fpr && g_ascii_strcasecmp(sub->fpr, fingerprint) == 0)
+				*primary = g_ascii_strup(key->subkeys->fpr, -1);
+	}
 	if (key)
 		gpgme_key_unref(key);
-	return usable;
+	if (keyring->subkey_of == NULL ||
+	    g_hash_table_size(keyring->subkey_of) > 64)
+		g_clear_pointer(&keyring->subkey_of, g_hash_table_unref);
+	if (keyring->subkey_of == NULL)
+		keyring->subkey_of = g_hash_table_new_full(g_str_hash, g_str_equal,
+		                                           g_free, g_free);
+	g_hash_table_insert(keyring->subkey_of, g_steal_pointer(&upper),
+	                    g_strdup(*primary ? *primary : ""));
+	return TRUE;
+}
+
+gboolean
+keyring_has_key(Keyring *keyring, const char *fingerprint, gboolean *usable,
+                GError **error)
+{
+	gpgme_key_t key = NULL;
+	*usable = FALSE;
+	if (fingerprint == NULL)
+		return TRUE;
+	if (!list_held(keyring, fingerprint, &key, error))
+		return FALSE;
+	/* gpg's listing may be older than an expiry (list_claimed keeps
+	 * it): the expiry is compared with the time now as well. */
+	gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+	*usable = key && key->subkeys && key->subkeys->fpr &&
+	          g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) == 0 &&
+	          !key->revoked && !key->expired && !key->disabled &&
+	          !key->invalid &&
+	          (key->subkeys->expires <= 0 || key->subkeys->expires > now);
+	if (key)
+		gpgme_key_unref(key);
+	return TRUE;
 }
 
 /* Adds to HOLDERS' list for each address of it every key listed from

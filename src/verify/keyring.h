@@ -134,14 +134,22 @@ gboolean keyring_check_files(const Conf *conf, GError **error);
 gboolean keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key);
 
 /* When FINGERPRINT names a subkey of a key in the configured keyrings,
- * TRUE with *PRIMARY set to that key's primary fingerprint; FALSE for a
- * primary key or a key the keyrings do not hold. */
+ * *PRIMARY is that key's primary fingerprint (upper case), else NULL
+ * (a primary key, a key the keyrings do not hold, or a NULL
+ * FINGERPRINT).  The keyrings as keyring_prepare last read them: gpg
+ * lists only the keyblocks that carry FINGERPRINT (as
+ * keyring_read_signer reads them), and the answer is kept until
+ * keyring_prepare derives again.  FALSE with ERROR when they cannot be
+ * read (TENURE_ERROR_TEMPORARY for a file changed since): no answer. */
 gboolean keyring_is_subkey(Keyring *keyring, const char *fingerprint,
-                           char **primary);
+                           char **primary, GError **error);
 
-/* TRUE when the configured keyrings hold a usable primary key (not
- * revoked, expired or disabled) whose fingerprint is FINGERPRINT. */
-gboolean keyring_has_key(Keyring *keyring, const char *fingerprint);
+/* *USABLE is TRUE when the configured keyrings hold a usable primary
+ * key (not revoked, expired or disabled) whose fingerprint is
+ * FINGERPRINT, listed as keyring_is_subkey lists it.  FALSE with ERROR
+ * as keyring_is_subkey. */
+gboolean keyring_has_key(Keyring *keyring, const char *fingerprint,
+                         gboolean *usable, GError **error);
 
 /* Adds to MISSING (as newly allocated strings) each of the fingerprints
  * FPRS (NULL-terminated, of primary keys or subkeys) that no configured
