@@ -220,11 +220,10 @@ home_gpg(const char *home, const char *const *args, char **out,
 /* gpg's listing (--with-colons) of the keys FPRS (NULL-terminated) in
  * CONF's keyring files, read in place from a scratch GnuPG home, so that
  * nothing of tenure's is written: *LISTING, which is empty when none is
- * there.  FAST skips the self-signatures' checks (and so does not see a
- * revoked user ID).  FALSE with ERROR when gpg cannot be run. */
+ * there.  FALSE with ERROR when gpg cannot be run. */
 static gboolean
-list_in_keyrings(const Conf *conf, const char *const *fprs, gboolean fast,
-                 char **listing, GError **error)
+list_in_keyrings(const Conf *conf, const char *const *fprs, char **listing,
+                 GError **error)
 {
 	if (!gpgrun_setup(conf, error))
 		return FALSE;
@@ -237,8 +236,6 @@ list_in_keyrings(const Conf *conf, const char *const *fprs, gboolean fast,
 		g_ptr_array_add(args, "--keyring");
 		g_ptr_array_add(args, *k);
 	}
-	if (fast)
-		g_ptr_array_add(args, "--fast-list-mode");
 	g_ptr_array_add(args, "--list-keys");
 	for (const char *const *f = fprs; *f; f++)
 		g_ptr_array_add(args, (char *)*f);
@@ -255,36 +252,6 @@ list_in_keyrings(const Conf *conf, const char *const *fprs, gboolean fast,
 	}
 	rmdir(home);
 	return ok;
-}
-
-gboolean
-keyring_missing(const Conf *conf, const char *const *fprs,
-                    GPtrArray *missing, GError **error)
-{
-	if (!keyring_check_files(conf, error))
-		return FALSE;
-	if (fprs == NULL || fprs[0] == NULL)
-		return TRUE;
-	g_autofree char *listing = NULL;
-	if (!list_in_keyrings(conf, fprs, TRUE, &listing, error))
-		return FALSE;
-	g_autoptr(GHashTable) found = g_hash_table_new_full(g_str_hash,
-	                                                    g_str_equal,
-	                                                    g_free, NULL);
-	g_auto(GStrv) lines = g_strsplit(listing ? listing : "", "\n", -1);
-	for (char **line = lines; *line; line++) {
-		if (!g_str_has_prefix(*line, "fpr:"))
-			continue;
-		g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
-		if (g_strv_length(fields) >= 10)
-			g_hash_table_add(found, g_ascii_strup(fields[9], -1));
-	}
-	for (const char *const *f = fprs; *f; f++) {
-		g_autofree char *upper = g_ascii_strup(*f, -1);
-		if (!g_hash_table_contains(found, upper))
-			g_ptr_array_add(missing, g_strdup(*f));
-	}
-	return TRUE;
 }
 
 /* gpg's colon listings escape a ':' (and other bytes) in a user ID as
@@ -314,7 +281,7 @@ keyring_user_id(const Conf *conf, const char *fpr)
 	const char *fprs[] = {fpr, NULL};
 	g_autofree char *listing = NULL;
 	if (!keyring_check_files(conf, NULL) ||
-	    !list_in_keyrings(conf, fprs, FALSE, &listing, NULL))
+	    !list_in_keyrings(conf, fprs, &listing, NULL))
 		return NULL;
 	/* The first user ID neither revoked nor invalid (validity r, i) of
 	 * the one key listed (its primary user ID comes first), or of the
@@ -770,6 +737,43 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return ok;
+}
+
+static gboolean holds(GHashTable *set, const char *fpr);
+
+/* From the keyring files' packets, read in pieces as keyring_prepare
+ * reads them: no gpg run, which with a keyring such as Debian's would
+ * parse every key and check no more (gpg's fast listing checks no
+ * signature either). */
+gboolean
+keyring_missing(const Conf *conf, const char *const *fprs,
+                GPtrArray *missing, GError **error)
+{
+	if (!keyring_check_files(conf, error))
+		return FALSE;
+	if (fprs == NULL || fprs[0] == NULL)
+		return TRUE;
+	g_autoptr(GHashTable) none = g_hash_table_new(g_str_hash, g_str_equal);
+	g_auto(KeyblockSelection) sel = {0};
+	keyblocks_selection_init(&sel, none, none);
+	guint i = 0;
+	for (char **k = conf->keyrings; k && *k; k++, i++) {
+		FileId id;
+		g_autofree char *cut = NULL;
+		sel.file = i;
+		if (!read_stable(*k, &sel, &id, &cut, error))
+			return cut == NULL
+			           ? FALSE
+			           : temporary(error, "[keys] keyring: %s is not whole "
+			                              "(%s): being rewritten?",
+			                       *k, cut);
+	}
+	for (const char *const *f = fprs; *f; f++) {
+		g_autofree char *upper = g_ascii_strup(*f, -1);
+		if (!holds(sel.anywhere, upper))
+			g_ptr_array_add(missing, g_strdup(*f));
+	}
+	return TRUE;
 }
 
 /* The keys each keyring file held when last derived, from

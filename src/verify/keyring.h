@@ -151,19 +151,20 @@ gboolean keyring_is_subkey(Keyring *keyring, const char *fingerprint,
 gboolean keyring_has_key(Keyring *keyring, const char *fingerprint,
                          gboolean *usable, GError **error);
 
-/* Adds to MISSING (as newly allocated strings) each of the fingerprints
- * FPRS (NULL-terminated, of primary keys or subkeys) that no configured
- * keyring holds.  Reads the keyrings as verification does, in a scratch
- * GnuPG home, so it writes nothing of tenure's.  FALSE with ERROR when
- * the keyrings cannot be read. */
 /* The user ID of the key FPR in CONF's keyring files, as its holder
  * wrote it ("Name <email>": the first one neither revoked nor invalid),
- * read as keyring_missing reads; NULL when no keyring is configured,
+ * listed by gpg from the files; NULL when no keyring is configured,
  * none holds exactly one such key, or its user ID is not clean text
  * (util_text_clean).  For naming a role holder the ledger does not
  * name: the name is the key holder's own claim, shown, never trusted. */
 char *keyring_user_id(const Conf *conf, const char *fpr);
 
+/* Adds to MISSING (as newly allocated strings) each of the fingerprints
+ * FPRS (NULL-terminated, of primary keys or subkeys, or key IDs) that no
+ * configured keyring holds.  Reads the files' packets in pieces, as
+ * keyring_prepare does, and runs no gpg; writes nothing.  FALSE with
+ * ERROR when a file cannot be read (TENURE_ERROR_TEMPORARY for one
+ * that is not whole, or changed while it was read). */
 gboolean keyring_missing(const Conf *conf, const char *const *fprs,
                          GPtrArray *missing, GError **error);
 
