@@ -42,7 +42,6 @@ struct Keyring {
 	char *subkeys_path;    /* HOME/committee.subkeys: subkey -> primary */
 	char *claim_path;      /* HOME/claim/claimant.gpg: one claimant alone */
 	gpgme_ctx_t ctx;       /* on HOME: the committee's keys */
-	gpgme_ctx_t full;      /* on HOME/full: the configured keyrings whole */
 	gpgme_ctx_t claim;     /* on HOME/claim: one claimant of a subkey */
 	/* The inputs and outputs of the last derivation; all zero before. */
 	char *wanted_digest;   /* of the sorted fingerprints and addresses */
@@ -64,7 +63,6 @@ struct Keyring {
 	                          for FPR from that claimant.gpg, or NULL */
 	GHashTable *subkey_of; /* fingerprint asked about -> its primary key's,
 	                          "" for none (keyring_is_subkey) */
-	gboolean whole;        /* verification reads the files whole for now */
 	gboolean claimant;     /* verification reads one claimant for now */
 };
 
@@ -486,6 +484,31 @@ new_context(gpgme_ctx_t *ctx, const char *home, GError **error)
 	return TRUE;
 }
 
+/* HOME/full, where earlier versions had gpg read the keyring files
+ * whole for questions about one key (keyring_is_subkey now reads the
+ * keyblocks that carry it): its gpg.conf and what gpg left there
+ * removed, if they are there.  Nothing depends on it: a file left
+ * behind is harmless. */
+static void
+remove_full_home(const char *home)
+{
+	g_autofree char *full = g_build_filename(home, "full", NULL);
+	g_autoptr(GDir) dir = g_dir_open(full, 0, NULL);
+	const char *name;
+	while (dir && (name = g_dir_read_name(dir)) != NULL) {
+		static const char *const made[] = {"gpg.conf", "pubring.kbx",
+		                                   "pubring.kbx~", "trustdb.gpg",
+		                                   "random_seed"};
+		for (gsize i = 0; i < G_N_ELEMENTS(made); i++)
+			if (strcmp(name, made[i]) == 0) {
+				g_autofree char *file = g_build_filename(full, name, NULL);
+				unlink(file);
+			}
+	}
+	if (dir)
+		rmdir(full);
+}
+
 Keyring *
 keyring_open(const Conf *conf, GError **error)
 {
@@ -503,10 +526,9 @@ keyring_open(const Conf *conf, GError **error)
 	                                       "claimant.gpg", NULL);
 	keyring->sources = g_new0(FileId, conf->keyrings
 	                                      ? g_strv_length(conf->keyrings) : 0);
-	g_autofree char *full = g_build_filename(keyring->home, "full", NULL);
 	g_autofree char *claim = g_path_get_dirname(keyring->claim_path);
 
-	if (!util_mkdir_p(full, 0700, error) || !util_mkdir_p(claim, 0700, error))
+	if (!util_mkdir_p(claim, 0700, error))
 		return NULL;
 	if (chmod(keyring->home, 0700) < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
@@ -515,16 +537,8 @@ keyring_open(const Conf *conf, GError **error)
 	}
 	if (!keyring_check_files(conf, error))
 		return NULL;
-	g_autofree char *full_conf = g_build_filename(full, "gpg.conf", NULL);
-	g_autofree char *full_text = gpg_conf_text(conf->keyrings, FALSE, error);
+	remove_full_home(keyring->home);
 	gboolean written = FALSE;
-	if (full_text == NULL ||
-	    !write_if_changed(full_conf, full_text, strlen(full_text), &written,
-	                      error))
-		return NULL;
-	if (written)
-		for (char **k = conf->keyrings; k && *k; k++)
-			util_log("keyring", "file", *k, "read", "in place", NULL);
 	g_autofree char *claim_conf = g_build_filename(claim, "gpg.conf", NULL);
 	char *claim_keyrings[] = {keyring->claim_path, NULL};
 	g_autofree char *claim_text = gpg_conf_text(claim_keyrings, FALSE, error);
@@ -545,7 +559,6 @@ keyring_open(const Conf *conf, GError **error)
 	/* Verification reads the committee's keyring, in that home. */
 	verify_context_set_home(NULL);
 	if (!new_context(&keyring->ctx, keyring->home, error) ||
-	    !new_context(&keyring->full, full, error) ||
 	    !new_context(&keyring->claim, claim, error))
 		return NULL;
 	if (!prune_home(keyring->home, conf, error))
@@ -560,8 +573,6 @@ keyring_free(Keyring *keyring)
 		return;
 	if (keyring->ctx)
 		gpgme_release(keyring->ctx);
-	if (keyring->full)
-		gpgme_release(keyring->full);
 	if (keyring->claim)
 		gpgme_release(keyring->claim);
 	if (keyring->keys)
@@ -1070,11 +1081,11 @@ list_claimed(Keyring *keyring, const char *fpr, gpgme_key_t *key)
 }
 
 /* Makes verification and keyring_lookup read HOME/claim/claimant.gpg
- * alone, until the next keyring_read_whole. */
+ * alone, until the next keyring_read_committee. */
 static gboolean
 use_claim_home(Keyring *keyring, GError **error)
 {
-	if (!keyring_read_whole(keyring, FALSE, error))
+	if (!keyring_read_committee(keyring, error))
 		return FALSE;
 	g_autofree char *claim = g_path_get_dirname(keyring->claim_path);
 	keyring->claimant = TRUE;
@@ -1143,8 +1154,6 @@ keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key)
 			break;
 		}
 	}
-	if (*key == NULL && keyring->whole)
-		return list_one(keyring->full, fpr, key);
 	if (*key == NULL && keyring->claimant)
 		return list_claimed(keyring, fpr, key);
 	return *key != NULL;
@@ -1351,13 +1360,11 @@ keyring_subkey_carriers(Keyring *keyring, const char *fpr)
 }
 
 gboolean
-keyring_read_whole(Keyring *keyring, gboolean whole, GError **error)
+keyring_read_committee(Keyring *keyring, GError **error)
 {
 	(void)error;
-	g_autofree char *full = g_build_filename(keyring->home, "full", NULL);
-	keyring->whole = whole;
 	keyring->claimant = FALSE;
-	verify_context_set_home(whole ? full : NULL);
+	verify_context_set_home(NULL);
 	return TRUE;
 }
 

@@ -4,10 +4,11 @@
  * that names one keyring, HOME/committee.gpg, holding the committee's
  * keyblocks as the configured keyring files hold them (keyring_prepare;
  * nothing is imported; the home's own pubring.kbx holds only the bot
- * key); HOME/full/gpg.conf names the configured files themselves, for
- * questions about any key in them; HOME/claim/gpg.conf names one key
+ * key); HOME/claim/gpg.conf names one key
  * that carries a contested subkey (keyring_read_claimant), or the keys
- * that carry a non-member's key (keyring_read_signer).  gpg never fetches a key, and takes
+ * that carry a non-member's key (keyring_read_signer), or a key a
+ * command names (keyring_is_subkey): no gpg run reads the configured
+ * files whole.  gpg never fetches a key, and takes
  * every key in the keyrings as valid (identity is the fingerprint the ledger records, not the web of
  * trust).  This module sets the home up, answers questions about the
  * keys in the configured keyrings, and checks the keyring files
@@ -88,13 +89,13 @@ guint keyring_claimants(Keyring *keyring, const char *fpr);
 
 /* Makes verification and keyring_lookup read the I-th (from 0) key
  * that carries the contested subkey FPR, alone and whole, until the
- * next keyring_read_whole.  FALSE with ERROR when it cannot be written
+ * next keyring_read_committee.  FALSE with ERROR when it cannot be written
  * (HOME/claim/claimant.gpg). */
 gboolean keyring_read_claimant(Keyring *keyring, const char *fpr, guint i,
                                GError **error);
 
 /* Makes verification and keyring_lookup read, until the next
- * keyring_read_whole, the keyblocks of the configured keyring files
+ * keyring_read_committee, the keyblocks of the configured keyring files
  * that carry the key FPR (a fingerprint, or a key ID: as primary key or
  * subkey), alone and whole, in the files' order: what gpg finds for FPR
  * reading the files whole, without reading 900 other keys (each
@@ -114,13 +115,11 @@ gboolean keyring_read_signer(Keyring *keyring, const char *fpr,
  * subkey of none. */
 char **keyring_subkey_carriers(Keyring *keyring, const char *fpr);
 
-/* With WHOLE, verification (gpgv, through verify_context_set_home)
- * and keyring_lookup read the configured keyring files whole, as gpg
- * does with 900 keys: slow; without, the committee keyring again (also
- * after keyring_read_claimant and keyring_read_signer).  GPGME's
- * engine, which GMime's signing contexts use, stays on HOME. */
-gboolean keyring_read_whole(Keyring *keyring, gboolean whole,
-                            GError **error);
+/* Verification (gpgv, through verify_context_set_home) and
+ * keyring_lookup read the committee keyring again, after
+ * keyring_read_claimant and keyring_read_signer.  GPGME's engine,
+ * which GMime's signing contexts use, stays on HOME. */
+gboolean keyring_read_committee(Keyring *keyring, GError **error);
 
 /* TRUE when every [keys] keyring file can be read and is a keyring gpg
  * reads in place (OpenPGP packets or a keybox; not armoured); otherwise
