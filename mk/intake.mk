@@ -211,8 +211,8 @@ dist_check_SCRIPTS += tests/t-keyring-primary.sh
 
 # A non-member's key, read alone from the keyring files, and keyless
 # members' addresses looked up in one gpg run (issue 39 item 3).
-TESTS += tests/t-keyring-stranger.sh tests/t-check-config-holders.sh
-dist_check_SCRIPTS += tests/t-keyring-stranger.sh tests/t-check-config-holders.sh
+TESTS += tests/t-keyring-stranger.sh tests/t-check-config-holders.sh tests/t-keyring-named.sh
+dist_check_SCRIPTS += tests/t-keyring-stranger.sh tests/t-check-config-holders.sh tests/t-keyring-named.sh
 
 # tenure never touches the administrator's keys (issue 26 item 2).
 TESTS += tests/t-bot-key-typo.sh

@@ -601,9 +601,11 @@ act(Intake *intake, Mail *mail, GError **error)
 	const Command *command = mail->command;
 	g_autofree char *primary = NULL;
 	Keyring *keyring = verify_keyring(intake->verifier);
-	if (command->fingerprint &&
-	    !keyring_is_subkey(keyring, command->fingerprint, &primary))
-		g_clear_pointer(&primary, g_free);
+	gboolean fingerprint_usable = FALSE;
+	if (!keyring_is_subkey(keyring, command->fingerprint, &primary, error) ||
+	    !keyring_has_key(keyring, command->fingerprint, &fingerprint_usable,
+	                     error))
+		return FALSE;
 	g_autoptr(PendingRecommendation) rec = NULL;
 	g_autoptr(PendingRemoval) removal = NULL;
 	if (command->email) {
@@ -633,9 +635,9 @@ act(Intake *intake, Mail *mail, GError **error)
 			                                    command->role);
 	}
 	g_autofree char *bot_primary = NULL;
-	if (intake->conf->bot_key &&
-	    !keyring_is_subkey(keyring, intake->conf->bot_key, &bot_primary))
-		g_clear_pointer(&bot_primary, g_free);
+	if (!keyring_is_subkey(keyring, intake->conf->bot_key, &bot_primary,
+	                       error))
+		return FALSE;
 	g_autofree char *record = signature_record(mail);
 	Day arrived_on = date_of_unix(mail->source->arrival);
 	DecideInput in = {
@@ -650,8 +652,7 @@ act(Intake *intake, Mail *mail, GError **error)
 		.signing_key = mail->sig->signing_key,
 		.signer_member = signer_person(committee, mail->sig,
 		                               mail->signed_on),
-		.fingerprint_usable = command->fingerprint &&
-		                      keyring_has_key(keyring, command->fingerprint),
+		.fingerprint_usable = fingerprint_usable,
 		.signed_on = mail->signed_on,
 		.signed_at = mail->sig->created,
 		.arrived_on = arrived_on,

@@ -42,7 +42,6 @@ struct Keyring {
 	char *subkeys_path;    /* HOME/committee.subkeys: subkey -> primary */
 	char *claim_path;      /* HOME/claim/claimant.gpg: one claimant alone */
 	gpgme_ctx_t ctx;       /* on HOME: the committee's keys */
-	gpgme_ctx_t full;      /* on HOME/full: the configured keyrings whole */
 	gpgme_ctx_t claim;     /* on HOME/claim: one claimant of a subkey */
 	/* The inputs and outputs of the last derivation; all zero before. */
 	char *wanted_digest;   /* of the sorted fingerprints and addresses */
@@ -62,7 +61,8 @@ struct Keyring {
 	char *claim_digest;    /* of HOME/claim/claimant.gpg as last written */
 	GHashTable *claim_keys; /* "DIGEST FPR" -> the gpgme_key_t gpg listed
 	                          for FPR from that claimant.gpg, or NULL */
-	gboolean whole;        /* verification reads the files whole for now */
+	GHashTable *subkey_of; /* fingerprint asked about -> its primary key's,
+	                          "" for none (keyring_is_subkey) */
 	gboolean claimant;     /* verification reads one claimant for now */
 };
 
@@ -218,11 +218,10 @@ home_gpg(const char *home, const char *const *args, char **out,
 /* gpg's listing (--with-colons) of the keys FPRS (NULL-terminated) in
  * CONF's keyring files, read in place from a scratch GnuPG home, so that
  * nothing of tenure's is written: *LISTING, which is empty when none is
- * there.  FAST skips the self-signatures' checks (and so does not see a
- * revoked user ID).  FALSE with ERROR when gpg cannot be run. */
+ * there.  FALSE with ERROR when gpg cannot be run. */
 static gboolean
-list_in_keyrings(const Conf *conf, const char *const *fprs, gboolean fast,
-                 char **listing, GError **error)
+list_in_keyrings(const Conf *conf, const char *const *fprs, char **listing,
+                 GError **error)
 {
 	if (!gpgrun_setup(conf, error))
 		return FALSE;
@@ -235,8 +234,6 @@ list_in_keyrings(const Conf *conf, const char *const *fprs, gboolean fast,
 		g_ptr_array_add(args, "--keyring");
 		g_ptr_array_add(args, *k);
 	}
-	if (fast)
-		g_ptr_array_add(args, "--fast-list-mode");
 	g_ptr_array_add(args, "--list-keys");
 	for (const char *const *f = fprs; *f; f++)
 		g_ptr_array_add(args, (char *)*f);
@@ -253,36 +250,6 @@ list_in_keyrings(const Conf *conf, const char *const *fprs, gboolean fast,
 	}
 	rmdir(home);
 	return ok;
-}
-
-gboolean
-keyring_missing(const Conf *conf, const char *const *fprs,
-                    GPtrArray *missing, GError **error)
-{
-	if (!keyring_check_files(conf, error))
-		return FALSE;
-	if (fprs == NULL || fprs[0] == NULL)
-		return TRUE;
-	g_autofree char *listing = NULL;
-	if (!list_in_keyrings(conf, fprs, TRUE, &listing, error))
-		return FALSE;
-	g_autoptr(GHashTable) found = g_hash_table_new_full(g_str_hash,
-	                                                    g_str_equal,
-	                                                    g_free, NULL);
-	g_auto(GStrv) lines = g_strsplit(listing ? listing : "", "\n", -1);
-	for (char **line = lines; *line; line++) {
-		if (!g_str_has_prefix(*line, "fpr:"))
-			continue;
-		g_auto(GStrv) fields = g_strsplit(*line, ":", -1);
-		if (g_strv_length(fields) >= 10)
-			g_hash_table_add(found, g_ascii_strup(fields[9], -1));
-	}
-	for (const char *const *f = fprs; *f; f++) {
-		g_autofree char *upper = g_ascii_strup(*f, -1);
-		if (!g_hash_table_contains(found, upper))
-			g_ptr_array_add(missing, g_strdup(*f));
-	}
-	return TRUE;
 }
 
 /* gpg's colon listings escape a ':' (and other bytes) in a user ID as
@@ -312,7 +279,7 @@ keyring_user_id(const Conf *conf, const char *fpr)
 	const char *fprs[] = {fpr, NULL};
 	g_autofree char *listing = NULL;
 	if (!keyring_check_files(conf, NULL) ||
-	    !list_in_keyrings(conf, fprs, FALSE, &listing, NULL))
+	    !list_in_keyrings(conf, fprs, &listing, NULL))
 		return NULL;
 	/* The first user ID neither revoked nor invalid (validity r, i) of
 	 * the one key listed (its primary user ID comes first), or of the
@@ -517,6 +484,31 @@ new_context(gpgme_ctx_t *ctx, const char *home, GError **error)
 	return TRUE;
 }
 
+/* HOME/full, where earlier versions had gpg read the keyring files
+ * whole for questions about one key (keyring_is_subkey now reads the
+ * keyblocks that carry it): its gpg.conf and what gpg left there
+ * removed, if they are there.  Nothing depends on it: a file left
+ * behind is harmless. */
+static void
+remove_full_home(const char *home)
+{
+	g_autofree char *full = g_build_filename(home, "full", NULL);
+	g_autoptr(GDir) dir = g_dir_open(full, 0, NULL);
+	const char *name;
+	while (dir && (name = g_dir_read_name(dir)) != NULL) {
+		static const char *const made[] = {"gpg.conf", "pubring.kbx",
+		                                   "pubring.kbx~", "trustdb.gpg",
+		                                   "random_seed"};
+		for (gsize i = 0; i < G_N_ELEMENTS(made); i++)
+			if (strcmp(name, made[i]) == 0) {
+				g_autofree char *file = g_build_filename(full, name, NULL);
+				unlink(file);
+			}
+	}
+	if (dir)
+		rmdir(full);
+}
+
 Keyring *
 keyring_open(const Conf *conf, GError **error)
 {
@@ -534,10 +526,9 @@ keyring_open(const Conf *conf, GError **error)
 	                                       "claimant.gpg", NULL);
 	keyring->sources = g_new0(FileId, conf->keyrings
 	                                      ? g_strv_length(conf->keyrings) : 0);
-	g_autofree char *full = g_build_filename(keyring->home, "full", NULL);
 	g_autofree char *claim = g_path_get_dirname(keyring->claim_path);
 
-	if (!util_mkdir_p(full, 0700, error) || !util_mkdir_p(claim, 0700, error))
+	if (!util_mkdir_p(claim, 0700, error))
 		return NULL;
 	if (chmod(keyring->home, 0700) < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
@@ -546,16 +537,8 @@ keyring_open(const Conf *conf, GError **error)
 	}
 	if (!keyring_check_files(conf, error))
 		return NULL;
-	g_autofree char *full_conf = g_build_filename(full, "gpg.conf", NULL);
-	g_autofree char *full_text = gpg_conf_text(conf->keyrings, FALSE, error);
+	remove_full_home(keyring->home);
 	gboolean written = FALSE;
-	if (full_text == NULL ||
-	    !write_if_changed(full_conf, full_text, strlen(full_text), &written,
-	                      error))
-		return NULL;
-	if (written)
-		for (char **k = conf->keyrings; k && *k; k++)
-			util_log("keyring", "file", *k, "read", "in place", NULL);
 	g_autofree char *claim_conf = g_build_filename(claim, "gpg.conf", NULL);
 	char *claim_keyrings[] = {keyring->claim_path, NULL};
 	g_autofree char *claim_text = gpg_conf_text(claim_keyrings, FALSE, error);
@@ -576,7 +559,6 @@ keyring_open(const Conf *conf, GError **error)
 	/* Verification reads the committee's keyring, in that home. */
 	verify_context_set_home(NULL);
 	if (!new_context(&keyring->ctx, keyring->home, error) ||
-	    !new_context(&keyring->full, full, error) ||
 	    !new_context(&keyring->claim, claim, error))
 		return NULL;
 	if (!prune_home(keyring->home, conf, error))
@@ -591,8 +573,6 @@ keyring_free(Keyring *keyring)
 		return;
 	if (keyring->ctx)
 		gpgme_release(keyring->ctx);
-	if (keyring->full)
-		gpgme_release(keyring->full);
 	if (keyring->claim)
 		gpgme_release(keyring->claim);
 	if (keyring->keys)
@@ -611,6 +591,8 @@ keyring_free(Keyring *keyring)
 		g_hash_table_unref(keyring->located);
 	if (keyring->claim_keys)
 		g_hash_table_unref(keyring->claim_keys);
+	if (keyring->subkey_of)
+		g_hash_table_unref(keyring->subkey_of);
 	g_free(keyring->claim_digest);
 	g_free(keyring->home);
 	g_free(keyring->committee_path);
@@ -766,6 +748,43 @@ out:
 	if (fd >= 0)
 		close(fd);
 	return ok;
+}
+
+static gboolean holds(GHashTable *set, const char *fpr);
+
+/* From the keyring files' packets, read in pieces as keyring_prepare
+ * reads them: no gpg run, which with a keyring such as Debian's would
+ * parse every key and check no more (gpg's fast listing checks no
+ * signature either). */
+gboolean
+keyring_missing(const Conf *conf, const char *const *fprs,
+                GPtrArray *missing, GError **error)
+{
+	if (!keyring_check_files(conf, error))
+		return FALSE;
+	if (fprs == NULL || fprs[0] == NULL)
+		return TRUE;
+	g_autoptr(GHashTable) none = g_hash_table_new(g_str_hash, g_str_equal);
+	g_auto(KeyblockSelection) sel = {0};
+	keyblocks_selection_init(&sel, none, none);
+	guint i = 0;
+	for (char **k = conf->keyrings; k && *k; k++, i++) {
+		FileId id;
+		g_autofree char *cut = NULL;
+		sel.file = i;
+		if (!read_stable(*k, &sel, &id, &cut, error))
+			return cut == NULL
+			           ? FALSE
+			           : temporary(error, "[keys] keyring: %s is not whole "
+			                              "(%s): being rewritten?",
+			                       *k, cut);
+	}
+	for (const char *const *f = fprs; *f; f++) {
+		g_autofree char *upper = g_ascii_strup(*f, -1);
+		if (!holds(sel.anywhere, upper))
+			g_ptr_array_add(missing, g_strdup(*f));
+	}
+	return TRUE;
 }
 
 /* The keys each keyring file held when last derived, from
@@ -950,6 +969,7 @@ derive(Keyring *keyring, KeyblockSelection *sel, const char *digest,
 		g_hash_table_unref(keyring->located);
 	keyring->located = g_hash_table_ref(sel->located);
 	g_clear_pointer(&keyring->claim_keys, g_hash_table_unref);
+	g_clear_pointer(&keyring->subkey_of, g_hash_table_unref);
 	return TRUE;
 }
 
@@ -1061,11 +1081,11 @@ list_claimed(Keyring *keyring, const char *fpr, gpgme_key_t *key)
 }
 
 /* Makes verification and keyring_lookup read HOME/claim/claimant.gpg
- * alone, until the next keyring_read_whole. */
+ * alone, until the next keyring_read_committee. */
 static gboolean
 use_claim_home(Keyring *keyring, GError **error)
 {
-	if (!keyring_read_whole(keyring, FALSE, error))
+	if (!keyring_read_committee(keyring, error))
 		return FALSE;
 	g_autofree char *claim = g_path_get_dirname(keyring->claim_path);
 	keyring->claimant = TRUE;
@@ -1073,10 +1093,10 @@ use_claim_home(Keyring *keyring, GError **error)
 	return TRUE;
 }
 
-/* Writes DATA to HOME/claim/claimant.gpg and reads it alone from now
- * on: a scratch file, derived again for each use, so no fsync. */
+/* Writes DATA to HOME/claim/claimant.gpg, for keyring->claim's
+ * listings: a scratch file, derived again for each use, so no fsync. */
 static gboolean
-write_claimant(Keyring *keyring, const guchar *data, gsize len,
+store_claimant(Keyring *keyring, const guchar *data, gsize len,
                GError **error)
 {
 	g_autofree char *temp = g_strconcat(keyring->claim_path, ".new", NULL);
@@ -1101,9 +1121,18 @@ write_claimant(Keyring *keyring, const guchar *data, gsize len,
 	}
 	keyring->claim_digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
 	                                                    data, len);
-	ok = use_claim_home(keyring, error);
+	ok = TRUE;
 out:
 	return ok;
+}
+
+/* store_claimant, and verification reads DATA alone from now on. */
+static gboolean
+write_claimant(Keyring *keyring, const guchar *data, gsize len,
+               GError **error)
+{
+	return store_claimant(keyring, data, len, error) &&
+	       use_claim_home(keyring, error);
 }
 
 gboolean
@@ -1125,8 +1154,6 @@ keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key)
 			break;
 		}
 	}
-	if (*key == NULL && keyring->whole)
-		return list_one(keyring->full, fpr, key);
 	if (*key == NULL && keyring->claimant)
 		return list_claimed(keyring, fpr, key);
 	return *key != NULL;
@@ -1252,13 +1279,18 @@ signer_places(Keyring *keyring, const char *fpr)
 	return found;
 }
 
-gboolean
-keyring_read_signer(Keyring *keyring, const char *fpr, GError **error)
+/* The keyblocks of the keyring files that carry FPR (signer_places),
+ * read from where the derivation found them, in the files' order: into
+ * BLOCKS.  FALSE with ERROR (TENURE_ERROR_TEMPORARY for a file changed
+ * since) when they cannot be read. */
+static gboolean
+read_carriers(Keyring *keyring, const char *fpr, GByteArray *blocks,
+              GError **error)
 {
 	const Conf *conf = keyring->conf;
-	g_return_val_if_fail(keyring->located != NULL, FALSE);
+	if (keyring->located == NULL)
+		return temporary(error, "the keyrings have not been read yet");
 	g_autoptr(GArray) indices = signer_places(keyring, fpr);
-	g_autoptr(GByteArray) blocks = g_byte_array_new();
 	guint files = conf->keyrings ? g_strv_length(conf->keyrings) : 0;
 	g_autofree int *fds = g_new(int, files);
 	gboolean ok = FALSE;
@@ -1296,14 +1328,20 @@ keyring_read_signer(Keyring *keyring, const char *fpr, GError **error)
 			goto out;
 		}
 	}
-	if (!write_claimant(keyring, blocks->data, blocks->len, error))
-		goto out;
 	ok = TRUE;
 out:
 	for (guint i = 0; i < files; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	return ok;
+}
+
+gboolean
+keyring_read_signer(Keyring *keyring, const char *fpr, GError **error)
+{
+	g_autoptr(GByteArray) blocks = g_byte_array_new();
+	return read_carriers(keyring, fpr, blocks, error) &&
+	       write_claimant(keyring, blocks->data, blocks->len, error);
 }
 
 char **
@@ -1322,50 +1360,102 @@ keyring_subkey_carriers(Keyring *keyring, const char *fpr)
 }
 
 gboolean
-keyring_read_whole(Keyring *keyring, gboolean whole, GError **error)
+keyring_read_committee(Keyring *keyring, GError **error)
 {
 	(void)error;
-	g_autofree char *full = g_build_filename(keyring->home, "full", NULL);
-	keyring->whole = whole;
 	keyring->claimant = FALSE;
-	verify_context_set_home(whole ? full : NULL);
+	verify_context_set_home(NULL);
 	return TRUE;
 }
 
-/* Questions about a key that need not be the committee's (the one a
- * recommendation or an appointment names) go to the keyring files
- * whole, through HOME/full: rare, so its cost does not matter. */
-gboolean
-keyring_is_subkey(Keyring *keyring, const char *fingerprint, char **primary)
+/* The key of the keyring files that FPR names exactly, as gpg lists it
+ * reading the files whole (list_one), listed from the keyblocks that
+ * carry FPR alone (read_carriers), as a non-member's key is: one gpg
+ * run over a few keyblocks, not one over every key of a keyring such
+ * as Debian's, and none when no keyblock carries FPR.  HOME/claim's
+ * listing serves (list_claimed): the same keyblocks asked about again
+ * cost nothing.  TRUE with *KEY, NULL for none; FALSE with ERROR when
+ * the keyblocks cannot be read (TENURE_ERROR_TEMPORARY for a file
+ * changed since keyring_prepare).  Verification's home is left as it
+ * was. */
+static gboolean
+list_held(Keyring *keyring, const char *fpr, gpgme_key_t *key,
+          GError **error)
 {
-	gpgme_key_t key = NULL;
-	gboolean subkey = FALSE;
-	if (fingerprint && list_one(keyring->full, fingerprint, &key) &&
-	    key->subkeys && key->subkeys->fpr &&
-	    g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) != 0) {
-		for (gpgme_subkey_t sub = key->subkeys->next; sub; sub = sub->next)
-			if (sub->fpr && g_ascii_strcasecmp(sub->fpr, fingerprint) == 0)
-				subkey = TRUE;
-	}
-	if (subkey)
-		*primary = g_ascii_strup(key->subkeys->fpr, -1);
-	if (key)
-		gpgme_key_unref(key);
-	return subkey;
+	*key = NULL;
+	g_autoptr(GByteArray) blocks = g_byte_array_new();
+	if (!read_carriers(keyring, fpr, blocks, error))
+		return FALSE;
+	if (blocks->len == 0)
+		return TRUE;
+	if (!store_claimant(keyring, blocks->data, blocks->len, error))
+		return FALSE;
+	list_claimed(keyring, fpr, key);
+	return TRUE;
 }
 
 gboolean
-keyring_has_key(Keyring *keyring, const char *fingerprint)
+keyring_is_subkey(Keyring *keyring, const char *fingerprint, char **primary,
+                  GError **error)
 {
+	*primary = NULL;
+	if (fingerprint == NULL)
+		return TRUE;
+	/* A subkey's primary key is the keyblock's: it changes only with
+	 * the files, when keyring_prepare derives again and forgets these
+	 * answers, so that [keys] bot-key, asked about for every command,
+	 * costs one listing per derivation. */
+	g_autofree char *upper = g_ascii_strup(fingerprint, -1);
+	const char *known = keyring->subkey_of
+	                        ? g_hash_table_lookup(keyring->subkey_of, upper)
+	                        : NULL;
+	if (known) {
+		*primary = *known ? g_strdup(known) : NULL;
+		return TRUE;
+	}
 	gpgme_key_t key = NULL;
-	gboolean usable = fingerprint && list_one(keyring->full, fingerprint, &key) &&
-	                  key->subkeys && key->subkeys->fpr &&
-	                  g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) == 0 &&
-	                  !key->revoked && !key->expired && !key->disabled &&
-	                  !key->invalid;
+	if (!list_held(keyring, fingerprint, &key, error))
+		return FALSE;
+	if (key && key->subkeys && key->subkeys->fpr &&
+	    g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) != 0) {
+		for (gpgme_subkey_t sub = key->subkeys->next; sub; sub = sub->next)
+			if (sub->fpr && g_ascii_strcasecmp(sub->fpr, fingerprint) == 0)
+				*primary = g_ascii_strup(key->subkeys->fpr, -1);
+	}
 	if (key)
 		gpgme_key_unref(key);
-	return usable;
+	if (keyring->subkey_of == NULL ||
+	    g_hash_table_size(keyring->subkey_of) > 64)
+		g_clear_pointer(&keyring->subkey_of, g_hash_table_unref);
+	if (keyring->subkey_of == NULL)
+		keyring->subkey_of = g_hash_table_new_full(g_str_hash, g_str_equal,
+		                                           g_free, g_free);
+	g_hash_table_insert(keyring->subkey_of, g_steal_pointer(&upper),
+	                    g_strdup(*primary ? *primary : ""));
+	return TRUE;
+}
+
+gboolean
+keyring_has_key(Keyring *keyring, const char *fingerprint, gboolean *usable,
+                GError **error)
+{
+	gpgme_key_t key = NULL;
+	*usable = FALSE;
+	if (fingerprint == NULL)
+		return TRUE;
+	if (!list_held(keyring, fingerprint, &key, error))
+		return FALSE;
+	/* gpg's listing may be older than an expiry (list_claimed keeps
+	 * it): the expiry is compared with the time now as well. */
+	gint64 now = g_get_real_time() / G_USEC_PER_SEC;
+	*usable = key && key->subkeys && key->subkeys->fpr &&
+	          g_ascii_strcasecmp(key->subkeys->fpr, fingerprint) == 0 &&
+	          !key->revoked && !key->expired && !key->disabled &&
+	          !key->invalid &&
+	          (key->subkeys->expires <= 0 || key->subkeys->expires > now);
+	if (key)
+		gpgme_key_unref(key);
+	return TRUE;
 }
 
 /* Adds to HOLDERS' list for each address of it every key listed from

@@ -4,10 +4,11 @@
  * that names one keyring, HOME/committee.gpg, holding the committee's
  * keyblocks as the configured keyring files hold them (keyring_prepare;
  * nothing is imported; the home's own pubring.kbx holds only the bot
- * key); HOME/full/gpg.conf names the configured files themselves, for
- * questions about any key in them; HOME/claim/gpg.conf names one key
+ * key); HOME/claim/gpg.conf names one key
  * that carries a contested subkey (keyring_read_claimant), or the keys
- * that carry a non-member's key (keyring_read_signer).  gpg never fetches a key, and takes
+ * that carry a non-member's key (keyring_read_signer), or a key a
+ * command names (keyring_is_subkey): no gpg run reads the configured
+ * files whole.  gpg never fetches a key, and takes
  * every key in the keyrings as valid (identity is the fingerprint the ledger records, not the web of
  * trust).  This module sets the home up, answers questions about the
  * keys in the configured keyrings, and checks the keyring files
@@ -88,13 +89,13 @@ guint keyring_claimants(Keyring *keyring, const char *fpr);
 
 /* Makes verification and keyring_lookup read the I-th (from 0) key
  * that carries the contested subkey FPR, alone and whole, until the
- * next keyring_read_whole.  FALSE with ERROR when it cannot be written
+ * next keyring_read_committee.  FALSE with ERROR when it cannot be written
  * (HOME/claim/claimant.gpg). */
 gboolean keyring_read_claimant(Keyring *keyring, const char *fpr, guint i,
                                GError **error);
 
 /* Makes verification and keyring_lookup read, until the next
- * keyring_read_whole, the keyblocks of the configured keyring files
+ * keyring_read_committee, the keyblocks of the configured keyring files
  * that carry the key FPR (a fingerprint, or a key ID: as primary key or
  * subkey), alone and whole, in the files' order: what gpg finds for FPR
  * reading the files whole, without reading 900 other keys (each
@@ -114,13 +115,11 @@ gboolean keyring_read_signer(Keyring *keyring, const char *fpr,
  * subkey of none. */
 char **keyring_subkey_carriers(Keyring *keyring, const char *fpr);
 
-/* With WHOLE, verification (gpgv, through verify_context_set_home)
- * and keyring_lookup read the configured keyring files whole, as gpg
- * does with 900 keys: slow; without, the committee keyring again (also
- * after keyring_read_claimant and keyring_read_signer).  GPGME's
- * engine, which GMime's signing contexts use, stays on HOME. */
-gboolean keyring_read_whole(Keyring *keyring, gboolean whole,
-                            GError **error);
+/* Verification (gpgv, through verify_context_set_home) and
+ * keyring_lookup read the committee keyring again, after
+ * keyring_read_claimant and keyring_read_signer.  GPGME's engine,
+ * which GMime's signing contexts use, stays on HOME. */
+gboolean keyring_read_committee(Keyring *keyring, GError **error);
 
 /* TRUE when every [keys] keyring file can be read and is a keyring gpg
  * reads in place (OpenPGP packets or a keybox; not armoured); otherwise
@@ -134,28 +133,37 @@ gboolean keyring_check_files(const Conf *conf, GError **error);
 gboolean keyring_lookup(Keyring *keyring, const char *fpr, gpgme_key_t *key);
 
 /* When FINGERPRINT names a subkey of a key in the configured keyrings,
- * TRUE with *PRIMARY set to that key's primary fingerprint; FALSE for a
- * primary key or a key the keyrings do not hold. */
+ * *PRIMARY is that key's primary fingerprint (upper case), else NULL
+ * (a primary key, a key the keyrings do not hold, or a NULL
+ * FINGERPRINT).  The keyrings as keyring_prepare last read them: gpg
+ * lists only the keyblocks that carry FINGERPRINT (as
+ * keyring_read_signer reads them), and the answer is kept until
+ * keyring_prepare derives again.  FALSE with ERROR when they cannot be
+ * read (TENURE_ERROR_TEMPORARY for a file changed since): no answer. */
 gboolean keyring_is_subkey(Keyring *keyring, const char *fingerprint,
-                           char **primary);
+                           char **primary, GError **error);
 
-/* TRUE when the configured keyrings hold a usable primary key (not
- * revoked, expired or disabled) whose fingerprint is FINGERPRINT. */
-gboolean keyring_has_key(Keyring *keyring, const char *fingerprint);
+/* *USABLE is TRUE when the configured keyrings hold a usable primary
+ * key (not revoked, expired or disabled) whose fingerprint is
+ * FINGERPRINT, listed as keyring_is_subkey lists it.  FALSE with ERROR
+ * as keyring_is_subkey. */
+gboolean keyring_has_key(Keyring *keyring, const char *fingerprint,
+                         gboolean *usable, GError **error);
 
-/* Adds to MISSING (as newly allocated strings) each of the fingerprints
- * FPRS (NULL-terminated, of primary keys or subkeys) that no configured
- * keyring holds.  Reads the keyrings as verification does, in a scratch
- * GnuPG home, so it writes nothing of tenure's.  FALSE with ERROR when
- * the keyrings cannot be read. */
 /* The user ID of the key FPR in CONF's keyring files, as its holder
  * wrote it ("Name <email>": the first one neither revoked nor invalid),
- * read as keyring_missing reads; NULL when no keyring is configured,
+ * listed by gpg from the files; NULL when no keyring is configured,
  * none holds exactly one such key, or its user ID is not clean text
  * (util_text_clean).  For naming a role holder the ledger does not
  * name: the name is the key holder's own claim, shown, never trusted. */
 char *keyring_user_id(const Conf *conf, const char *fpr);
 
+/* Adds to MISSING (as newly allocated strings) each of the fingerprints
+ * FPRS (NULL-terminated, of primary keys or subkeys, or key IDs) that no
+ * configured keyring holds.  Reads the files' packets in pieces, as
+ * keyring_prepare does, and runs no gpg; writes nothing.  FALSE with
+ * ERROR when a file cannot be read (TENURE_ERROR_TEMPORARY for one
+ * that is not whole, or changed while it was read). */
 gboolean keyring_missing(const Conf *conf, const char *const *fprs,
                          GPtrArray *missing, GError **error);
 

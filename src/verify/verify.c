@@ -693,7 +693,7 @@ check_claimants(Verifier *verifier, GMimeObject *part, const char *entity,
 		}
 	}
 	g_autoptr(GError) restore = NULL;
-	if (!keyring_read_whole(verifier->keyring, FALSE, &restore) &&
+	if (!keyring_read_committee(verifier->keyring, &restore) &&
 	    (error == NULL || *error == NULL))
 		g_propagate_error(error, g_steal_pointer(&restore));
 	if (error && *error)
@@ -846,7 +846,7 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		gboolean ok = check_signature(verifier, copy ? copy : part, kind,
 		                              arrival, mode, result, reason,
 		                              &ignored, &undecided, NULL);
-		if (!keyring_read_whole(verifier->keyring, FALSE, error)) {
+		if (!keyring_read_committee(verifier->keyring, error)) {
 			g_clear_pointer(reason, g_free);
 			g_clear_pointer(result, signed_free);
 			return FALSE;
