@@ -26,9 +26,12 @@ CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
 cache=${TENURE_TEST_CACHE:-${XDG_CACHE_HOME:-${TENURE_TEST_USER_HOME:-/root}/.cache}/tenure-tests}
 axe=${AXE_CORE:-$cache/node_modules/axe-core/axe.min.js}
 if [ ! -f "$axe" ] && [ -z "${AXE_CORE:-}" ] && command -v npm >/dev/null 2>&1; then
+	# npm's own cache in the test's directory: in the suite's HOME it
+	# would be left behind there (test_done fails a test that does).
 	mkdir -p "$cache" &&
 		timeout 300 npm install --prefix "$cache" --no-save --no-audit --no-fund \
-			--no-package-lock "axe-core@$AXE_VERSION" >"$TEST_DIR/npm.log" 2>&1
+			--no-package-lock --cache "$TEST_DIR/npm-cache" \
+			"axe-core@$AXE_VERSION" >"$TEST_DIR/npm.log" 2>&1
 fi
 [ -f "$axe" ] || missing "axe-core is not installed (npm install --prefix $cache axe-core@$AXE_VERSION)"
 
