@@ -27,6 +27,12 @@ once() {
 }
 
 killed_in_reading() {
+	# Emptied here, not only by the redirection below: that one is made
+	# in the background child, maybe after the first look at the log,
+	# which would then see the last pass's test-read line and kill this
+	# pass before its reading began (and before it counted the last
+	# one's), losing a kill.
+	: >"$W/log"
 	TENURE_TEST_READ=hang:$1 "$TENURE" --config "$CONF" run --once \
 		>"$W/out" 2>"$W/log" &
 	pid=$!
