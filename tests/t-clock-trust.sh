@@ -11,10 +11,11 @@
 #     new doubt.  Before the fix the trust covered any doubt of a
 #     process started in its second: the jump was trusted in 5 tries of
 #     5;
-#   - under the daemon, between two of its passes: the trust is given
-#     for its doubt, and the record then jumps 20 days again before the
-#     daemon's next pass; the daemon weighs the jump and goes on
-#     doubting, and a second trust ends it.  Before the fix the admin's word ended the doubt without
+#   - under the daemon, between two of its passes, in that same second:
+#     the trust is given for its doubt, and the record then jumps 20
+#     days again before the daemon's next pass; the daemon weighs the
+#     jump and goes on doubting, and a second trust, for this second
+#     doubt of the same second, ends it.  Before the fix the admin's word ended the doubt without
 #     a look at the record.
 
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
@@ -82,7 +83,8 @@ test_expect_equal "exit 0, 0 doubt logged" \
 	"exit $(cat "$W/status"), $(doubted) doubt logged" \
 	"$(cat "$W/log" "$W/trust.log")"
 
-# The daemon, on the real clock, told to read only every hour: its
+# The daemon, on the same stopped second (so that its two doubts and
+# both trusts fall in one second too), told to read only every hour: its
 # main thread, which alone weighs the clock, looks at it in a pass (the
 # first, and one a SIGHUP starts) and says STATUS= when the pass is
 # over (a stand-in for systemd's socket, tests/lib/notify-listen.py).
@@ -95,7 +97,8 @@ SOCK=$W/notify.sock MSGS=$W/notify
 	>"$W/listening" &
 listener=$!
 wait_for 10 'grep -q ready "$W/listening"'
-NOTIFY_SOCKET=$SOCK "$TENURE" --config "$CONF" run 2>"$W/daemon.log" &
+NOTIFY_SOCKET=$SOCK TZ=UTC FAKETIME_ONLY_CMDS=tenure FAKETIME_DONT_FAKE_MONOTONIC=1 \
+	"$FAKED" "$second" "$TENURE" --config "$CONF" run 2>"$W/daemon.log" &
 pid=$!
 test_cleanup "kill $pid $listener 2>/dev/null"
 passes() { grep -c '^STATUS=reading' "$MSGS"; }
@@ -110,7 +113,7 @@ fi
 
 # The admin trusts the doubt the record shows; the record jumps again
 # before the daemon's next pass, which a reload starts.
-"$TENURE" --config "$CONF" clock trust >>"$W/trust.out" 2>>"$W/trust.log"
+trust
 jump
 kill -HUP "$pid"
 test_begin "daemon: a jump after the trust, before its next pass, is still a doubt"
@@ -122,7 +125,7 @@ else
 	test_fail "no second pass within 30 s" "$(cat "$W/daemon.log" "$MSGS")"
 fi
 
-"$TENURE" --config "$CONF" clock trust >>"$W/trust.out" 2>>"$W/trust.log"
+trust
 kill -HUP "$pid"
 test_begin "daemon: the admin's trust of that doubt ends it"
 if wait_for 30 '[ "$(passes)" -ge 3 ]'; then

@@ -53,8 +53,11 @@ typedef struct {
 	char *doubt;
 	gint64 doubt_since;
 	gint64 trusted;   /* when the admin said `tenure clock trust` */
-	gint64 trusted_since; /* the Doubt-Since of the doubt it ended (0:
-	                         none was recorded) */
+	guint64 doubts;       /* doubts begun here so far: each one's
+	                         number (Doubts) */
+	guint64 doubt_number; /* the doubt's own (Doubt-Number) */
+	guint64 trusted_doubt; /* the number of the doubt the trust ended
+	                          (0: none was recorded) */
 	gint64 heard;     /* when a server that is a witness last agreed,
 	                     giving its time */
 	char *ended;      /* the last doubt that ended: what it was */
@@ -73,9 +76,9 @@ static GPtrArray *readings; /* of Reading *: per server, the last exact
 static gboolean witnessed;
 static char *doubting;
 static char *doubting_kind; /* what it rests on: a server, the record... */
-static gint64 doubting_since; /* the Doubt-Since recorded for it */
-static gint64 admin_taken; /* the doubt (its Doubt-Since) a `tenure clock
-                              trust` already ended */
+static guint64 doubting_number; /* its Doubt-Number in the record */
+static guint64 admin_taken; /* the doubt (its number) a `tenure clock
+                               trust` already ended */
 static gint in_doubt; /* atomic: clock_in_doubt */
 static gboolean timedated_silent; /* its silence was logged */
 static char *ran_before; /* clock_note_start: what shows a run, or NULL */
@@ -300,7 +303,7 @@ clock_forget(void)
 {
 	g_mutex_lock(&lock);
 	g_clear_pointer(&readings, g_ptr_array_unref);
-	admin_taken = doubting_since = 0;
+	admin_taken = doubting_number = 0;
 	witnessed = FALSE;
 	g_clear_pointer(&doubting, g_free);
 	g_clear_pointer(&doubting_kind, g_free);
@@ -432,7 +435,9 @@ record_load(const char *state_dir, Record *record, GError **error)
 	record->doubt = g_strdup(deb822_get(stanza, "Doubt"));
 	record->doubt_since = field_int(stanza, "Doubt-Since");
 	record->trusted = field_int(stanza, "Trusted");
-	record->trusted_since = field_int(stanza, "Trusted-Doubt-Since");
+	record->doubts = (guint64)MAX(field_int(stanza, "Doubts"), 0);
+	record->doubt_number = (guint64)MAX(field_int(stanza, "Doubt-Number"), 0);
+	record->trusted_doubt = (guint64)MAX(field_int(stanza, "Trusted-Doubt"), 0);
 	/* Not Witness-Heard, which releases before 0.2 also wrote for an
 	 * INTERNALDATE: a start would wait for good for an exact reading
 	 * an IMAP-only set-up never gives. */
@@ -461,16 +466,22 @@ record_save(const char *state_dir, const Record *record, GError **error)
 		g_string_append_printf(
 		    body, "Doubt: %s\nDoubt-Since: %" G_GINT64_FORMAT "\n",
 		    record->doubt, record->doubt_since);
+	if (record->doubt && record->doubt_number)
+		g_string_append_printf(body,
+		                       "Doubt-Number: %" G_GUINT64_FORMAT "\n",
+		                       record->doubt_number);
 	if (record->doubt && record->waiting)
 		g_string_append_printf(body, "Waiting: %u\n", record->waiting);
 	if (record->trusted)
 		g_string_append_printf(body, "Trusted: %" G_GINT64_FORMAT "\n",
 		                       record->trusted);
-	if (record->trusted && record->trusted_since)
+	if (record->trusted && record->trusted_doubt)
 		g_string_append_printf(body,
-		                       "Trusted-Doubt-Since: %" G_GINT64_FORMAT
-		                       "\n",
-		                       record->trusted_since);
+		                       "Trusted-Doubt: %" G_GUINT64_FORMAT "\n",
+		                       record->trusted_doubt);
+	if (record->doubts)
+		g_string_append_printf(body, "Doubts: %" G_GUINT64_FORMAT "\n",
+		                       record->doubts);
 	if (record->heard)
 		g_string_append_printf(body,
 		                       "Witness-Dated: %" G_GINT64_FORMAT "\n",
@@ -717,21 +728,22 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 	 * every start for good. */
 	gboolean expect = witnesses && record.heard > 0;
 	/* The admin's word ends only the doubt the admin saw: the one this
-	 * process holds, recorded since the time the trust names.  Not a
-	 * comparison of times: a trust, a pass that starts and a jump it
-	 * finds can fall in one second, and the jump is a doubt nobody has
-	 * seen.  A process that began to doubt after the trust holds a
-	 * doubt of its own, which the trust does not name. */
-	gboolean admin = !torn && record.trusted_since != admin_taken &&
-	                 doubting != NULL && record.trusted_since != 0 &&
-	                 record.trusted_since == doubting_since;
+	 * process holds, by the number the record gave it and the trust
+	 * names.  Not a comparison of times: a trust, a pass that starts
+	 * and a jump it finds, even two doubts, can fall in one second, and
+	 * the jump is a doubt nobody has seen.  A process that began to
+	 * doubt after the trust holds a doubt of its own, which the trust
+	 * does not name. */
+	gboolean admin = !torn && record.trusted_doubt != admin_taken &&
+	                 doubting != NULL && record.trusted_doubt != 0 &&
+	                 record.trusted_doubt == doubting_number;
 	if (why == NULL && !confirmed && admin) {
 		/* Once: a later jump is a new doubt.  The trust rebased the
 		 * record on the time it was given, so a jump since then is
 		 * still seen; what the admin's word ends is what the record
 		 * cannot settle (a start no witness has vouched for, a boot
 		 * that cannot be told). */
-		admin_taken = record.trusted_since;
+		admin_taken = record.trusted_doubt;
 		why = history_disagrees(&record, boot, boottime, now, expect);
 		if (why) {
 			kind = g_strdup("history");
@@ -780,13 +792,22 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 			record.doubt_since = doubting ? record.doubt_since : now;
 		if (record.doubt_since == 0)
 			record.doubt_since = now;
+		/* A doubt the record did not show (or showed without a
+		 * number, as before numbers) is a new one. */
+		if (record.doubt == NULL || record.doubt_number == 0) {
+			/* Past every number this process has met, should the
+			 * record have been lost meanwhile. */
+			record.doubts = MAX(record.doubts,
+			                    MAX(admin_taken, doubting_number));
+			record.doubt_number = ++record.doubts;
+		}
 		g_free(record.doubt);
 		record.doubt = g_strdup(why);
 		g_free(doubting);
 		doubting = g_strdup(why);
 		g_free(doubting_kind);
 		doubting_kind = g_steal_pointer(&kind);
-		doubting_since = record.doubt_since;
+		doubting_number = record.doubt_number;
 	} else {
 		say_ended = was_doubting;
 		if (was_doubting)
@@ -798,7 +819,8 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		record.waiting = 0;
 		g_clear_pointer(&doubting, g_free);
 		g_clear_pointer(&doubting_kind, g_free);
-		doubting_since = 0;
+		doubting_number = 0;
+		record.doubt_number = 0;
 		record.checked = now;
 		g_free(record.boot_id);
 		record.boot_id = g_strdup(boot);
@@ -854,7 +876,8 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 		            "the admin trusted it (tenure clock trust)");
 	/* Which doubt the admin saw: the running pass's, if it recorded
 	 * one; a doubt found after this names another time. */
-	record.trusted_since = record.doubt ? record.doubt_since : 0;
+	record.trusted_doubt = record.doubt ? record.doubt_number : 0;
+	record.doubt_number = 0;
 	g_clear_pointer(&record.doubt, g_free);
 	record.doubt_since = 0;
 	record.waiting = 0;

@@ -27,8 +27,9 @@
  *   time a server has passed.
  *
  *   The admin (`tenure clock trust`, clock_trust), once, for the doubt
- *   the record showed when the trust was given (Trusted-Doubt-Since):
- *   never for a doubt found after it, even within the same second.
+ *   the record showed when the trust was given (each doubt has a
+ *   number, Doubt-Number; the trust names it, Trusted-Doubt): never
+ *   for a doubt found after it, even within the same second.
  *
  * Only an exact reading vouches for a jump forward: a server's date, the
  * kernel's NTP state, the admin.  A lower bound (an INTERNALDATE) proves
