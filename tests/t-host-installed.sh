@@ -59,18 +59,26 @@ test_expect_equal found "$(TENURE_DATADIR=$DECOY/usr/share reminder_found)" "$(c
 # otherwise not replace.  Their results are those of the suite without
 # it: every check passes (the root-only one is a skip for a normal user,
 # with the decoy or without).
-cat >"$TEST_DIR/tenure-installed" <<EOF
+# The wrapper runs a copy of the binary in a directory any user can
+# reach: t-check-config.sh copies $TENURE (the wrapper, here) and runs
+# it as nobody, and the build tree may be where only root can enter (a
+# clone in /root, CI's 0700 directory).
+mkdir "$TEST_DIR/bin"
+cp "$TENURE" "$TEST_DIR/bin/tenure"
+chmod 0711 "$TEST_DIR"
+chmod 0755 "$TEST_DIR/bin" "$TEST_DIR/bin/tenure"
+cat >"$TEST_DIR/bin/tenure-installed" <<EOF
 #!/bin/sh
 : "\${TENURE_SYSCONFDIR=$DECOY/etc}"
 : "\${TENURE_DATADIR=$DECOY/usr/share}"
 export TENURE_SYSCONFDIR TENURE_DATADIR
-exec "$TENURE" "\$@"
+exec "$TEST_DIR/bin/tenure" "\$@"
 EOF
-chmod +x "$TEST_DIR/tenure-installed"
+chmod 0755 "$TEST_DIR/bin/tenure-installed"
 for t in t-check-config.sh t-check.sh; do
 	test_begin "$t beside a decoy installation: no result changes"
 	env -u TENURE_SYSCONFDIR -u TENURE_DATADIR HOME="$TENURE_TEST_USER_HOME" \
-		TENURE="$TEST_DIR/tenure-installed" \
+		TENURE="$TEST_DIR/bin/tenure-installed" \
 		sh "$top_srcdir/tests/$t" >"$W/$t.tap" 2>"$W/$t.err"
 	status=$?
 	plan=$(sed -n 's/^1\.\.//p' "$W/$t.tap")
