@@ -108,3 +108,8 @@ dist_check_SCRIPTS += tests/t-clock-faults.sh
 # in the same second (issue 41 item 1).
 TESTS += tests/t-clock-trust.sh
 dist_check_SCRIPTS += tests/t-clock-trust.sh
+
+# --now is a rehearsal's; a rehearsal's or an import's state is no lost
+# clock record (issue 42 items 1 and 2).
+TESTS += tests/t-clock-rehearsal.sh
+dist_check_SCRIPTS += tests/t-clock-rehearsal.sh

@@ -98,7 +98,10 @@ sent_of_kind() {
 	grep -l "^X-Tenure: $1\$" "$SENT"/* 2>/dev/null | sort
 }
 
-run_once
+# Under --now at the real time, as the later pass is: --now is a
+# rehearsal's, refused on a state a pass at the real time has written
+# (issue 42 item 1).
+run_once --now "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 test_begin "the member's reminder still goes out"
 reminder=$(grep -l "^To: .*alice@example.org" $(sent_of_kind reminder) /dev/null)
 if [ -n "$reminder" ]; then

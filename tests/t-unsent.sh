@@ -37,7 +37,11 @@ committee_ledger "Carol Chair <carol@example.org> $CAROL" \
 committee_conf roles.chair="$CAROL" roles.leader="$LEO" \
 	keys.gnupg-home="$HOME_G" keys.bot-key="$BOT"
 
+# Every pass is under --now, at the real time when none is given: the
+# state is a rehearsal's, where --now may come after (issue 42 item 1:
+# --now is refused on a state that a pass at the real time wrote).
 run_once() {
+	[ $# -gt 0 ] || set -- --now "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	"$TENURE" --config "$CONF" "$@" run --once >"$W/out" 2>"$W/log"
 	echo $? >"$W/status"
 }
@@ -109,7 +113,7 @@ gw --export-secret-keys "$BOT" |
 run_once
 test_begin "the key back, a pass before the retry is due still holds the transcript"
 test_expect_equal "1 " "$(cat "$W/status") $(sent_of_kind reply)" "$(cat "$W/log")"
-"$TENURE" --config "$CONF" run --once --flush >"$W/out" 2>"$W/log"
+"$TENURE" --config "$CONF" --now "$(date -u +%Y-%m-%dT%H:%M:%SZ)" run --once --flush >"$W/out" 2>"$W/log"
 echo $? >"$W/status"
 later=$(date -u -d '+10 minutes' +%Y-%m-%dT%H:%M:%SZ)
 test_begin "once the key is back, run --once --flush sends the transcript, signed, and the pass exits 0"

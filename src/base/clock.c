@@ -64,6 +64,10 @@ typedef struct {
 	gint64 ended_since, ended_at;
 	char *ended_why;  /* and what ended it */
 	guint waiting;    /* messages the last fetch held (doubted only) */
+	int real;         /* Real-Passes: 1 "yes" (a pass at the real time
+	                     wrote it), 0 "no" (rehearsals and imports
+	                     only), -1 not said (written before the mark:
+	                     taken as yes) */
 	gboolean present; /* the file is there */
 } Record;
 
@@ -397,6 +401,7 @@ record_clear(Record *record)
 	g_free(record->ended);
 	g_free(record->ended_why);
 	memset(record, 0, sizeof *record);
+	record->real = -1;
 }
 
 static gint64
@@ -418,6 +423,7 @@ record_load(const char *state_dir, Record *record, GError **error)
 	g_autofree char *path = record_path(state_dir);
 	g_autofree char *body = NULL;
 	gsize len = 0;
+	record->real = -1;
 	if (!state_file_read(state_dir, path, REMEDY, &body, &len, NULL, error))
 		return FALSE;
 	if (body == NULL)
@@ -447,6 +453,8 @@ record_load(const char *state_dir, Record *record, GError **error)
 	record->ended_at = field_int(stanza, "Ended-At");
 	record->ended_why = g_strdup(deb822_get(stanza, "Ended-Why"));
 	record->waiting = (guint)CLAMP(field_int(stanza, "Waiting"), 0, G_MAXUINT);
+	const char *real = deb822_get(stanza, "Real-Passes");
+	record->real = real == NULL ? -1 : strcmp(real, "no") != 0;
 	return TRUE;
 }
 
@@ -454,6 +462,9 @@ static gboolean
 record_save(const char *state_dir, const Record *record, GError **error)
 {
 	GString *body = g_string_new(NULL);
+	if (record->real >= 0)
+		g_string_append_printf(body, "Real-Passes: %s\n",
+		                       record->real ? "yes" : "no");
 	if (record->checked)
 		g_string_append_printf(body,
 		                       "Checked: %" G_GINT64_FORMAT "\n"
@@ -827,6 +838,9 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		record.boottime = boottime;
 	}
 	g_atomic_int_set(&in_doubt, why != NULL);
+	/* Only a pass at the real time asks clock_doubt (never under
+	 * --now): from here on the state is no rehearsal's. */
+	record.real = 1;
 	/* A record that cannot be read stays as it is until the clock is
 	 * vouched for: written over with the doubt, it would say nothing
 	 * against the clock at the next pass. */
@@ -893,16 +907,73 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 	return ok;
 }
 
+char *
+clock_real_passes(const char *state_dir)
+{
+	Record record = {0};
+	g_autoptr(GError) error = NULL;
+	g_autofree char *path = record_path(state_dir);
+	char *shown = NULL;
+	if (!record_load(state_dir, &record, &error))
+		shown = g_strdup_printf("its clock record, which passes at the "
+		                        "real time write, cannot be read (%s)",
+		                        error->message);
+	else if (record.present && record.real != 0)
+		shown = g_strdup_printf("%s says so", path);
+	else if (!record.present) {
+		g_autofree char *ran = traces_of_runs(state_dir);
+		if (ran)
+			shown = g_strdup_printf(
+			    "%s, and %s is missing: a record that was lost, "
+			    "or one that an earlier tenure never wrote for "
+			    "a rehearsal",
+			    ran, path);
+	}
+	record_clear(&record);
+	return shown;
+}
+
+/* record_lock for a note no caller waits on: an error is logged. */
+static int
+record_lock_logged(const char *state_dir)
+{
+	g_autoptr(GError) error = NULL;
+	int locked = record_lock(state_dir, &error);
+	if (locked < 0)
+		util_log_error("clock-record", "error", error->message, NULL);
+	return locked;
+}
+
+void
+clock_note_rehearsal(const char *state_dir)
+{
+	g_autoptr(GError) error = NULL;
+	Record record = {0};
+	int locked = record_lock_logged(state_dir);
+	if (locked < 0)
+		return;
+	/* Only on a state nothing has written yet: a record missing beside
+	 * other state is lost (clock_note_start), and stays missing. */
+	g_autofree char *ran = traces_of_runs(state_dir);
+	if (record_load(state_dir, &record, &error) && !record.present &&
+	    ran == NULL) {
+		record.real = 0;
+		if (!record_save(state_dir, &record, &error))
+			util_log_error("clock-record", "error", error->message,
+			               NULL);
+	}
+	close(locked);
+	record_clear(&record);
+}
+
 void
 clock_note_waiting(const char *state_dir, guint count)
 {
 	g_autoptr(GError) error = NULL;
 	Record record = {0};
-	int locked = record_lock(state_dir, &error);
-	if (locked < 0) {
-		util_log_error("clock-record", "error", error->message, NULL);
+	int locked = record_lock_logged(state_dir);
+	if (locked < 0)
 		return;
-	}
 	/* Only a doubt has mail waiting for it; a record that cannot be
 	 * read stays as it is (clock_doubt). */
 	if (record_load(state_dir, &record, &error) &&

@@ -80,8 +80,14 @@
  * STATE_DIR/clock.lock from its read to its write, so that a trust given
  * during a pass is not undone by the pass's write.
  *
- * With --now (date_now_given) nothing is checked or recorded: the time
- * is the operator's.  The functions are thread-safe.
+ * With --now (date_now_given) nothing is checked: the time is the
+ * operator's, and --now is a rehearsal's.  The record says whether a
+ * pass at the real time has written the state ("Real-Passes: yes", by
+ * clock_doubt) or only rehearsals and imports have ("no", by
+ * clock_note_rehearsal on a state nothing had written): a state the
+ * first has written refuses --now (clock_real_passes), and a missing
+ * record beside a rehearsal's or an import's state is never written,
+ * not lost.  The functions are thread-safe.
  *
  * For tests only: TENURE_TEST_CLOCK_LOCAL_WITNESS=1 takes a server on
  * this host for a witness, and TENURE_TEST_CLOCK_NTP=synced (or
@@ -156,6 +162,20 @@ guint clock_waiting_recorded(const char *state_dir);
  * STATE_DIR/clock is lost, not a first start, and doubted as a torn
  * one is. */
 void clock_note_start(const char *state_dir);
+
+/* Whether passes at the real time have written STATE_DIR (a pass that
+ * asked clock_doubt marks its record "Real-Passes: yes"; a record
+ * written before the mark is taken for one), or it cannot be told (the
+ * record unreadable, or missing beside other state): what shows it,
+ * newly allocated; NULL for a state only rehearsals (--now) and imports
+ * have written, or none. */
+char *clock_real_passes(const char *state_dir);
+
+/* A rehearsal's pass (--now) or an import, before it writes any state:
+ * on a state nothing has written yet, records "Real-Passes: no", so
+ * that the first pass at the real time finds a record never written by
+ * one (a first start), not a lost one. */
+void clock_note_rehearsal(const char *state_dir);
 
 /* Forgets every reading (for tests). */
 void clock_forget(void);

@@ -58,6 +58,15 @@ gboolean cmd_become_owner_of(const char *name, const char *const *paths);
  * returns NULL on failure. */
 Conf *cmd_load_state_conf(const char *name);
 
+/* For a command that writes state under --now (run, import), with
+ * STATE_DIR/lock held: a state that passes at the real time have
+ * written is refused (prints the error, naming --dry-run, and returns
+ * FALSE): what such a pass appends to the append-only ledger and queues
+ * is dated --now's day, and the next real pass would announce it.  A
+ * rehearsal's state (clock_real_passes) is marked one
+ * (clock_note_rehearsal), and TRUE returned. */
+gboolean cmd_now_rehearsal(const char *name, const Conf *conf);
+
 /* Loads the ledger named by --ledger or CONF.  A missing ledger is an
  * error unless MISSING_OK.  Prints the error and returns NULL on
  * failure. */

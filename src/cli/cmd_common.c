@@ -10,6 +10,7 @@
 
 #include <glib/gstdio.h>
 
+#include "base/clock.h"
 #include "cli/cmd.h"
 #include "base/date.h"
 #include "cli/privilege.h"
@@ -179,6 +180,25 @@ cmd_become_owner_of(const char *name, const char *const *paths)
 	gboolean dropped = privilege_drop_for_paths(paths, &user, &reason,
 	                                            &error);
 	return report_drop(name, dropped, user, reason, error);
+}
+
+gboolean
+cmd_now_rehearsal(const char *name, const Conf *conf)
+{
+	g_autofree char *real = clock_real_passes(conf->state_dir);
+	if (real) {
+		cmd_error(name,
+		          "--now on %s, which passes at the real time have "
+		          "written (%s), is refused: what it would append to "
+		          "the ledger, which cannot be taken back, and queue for "
+		          "the list is dated %s; add --dry-run to see what "
+		          "tenure %s would do then, writing and sending nothing "
+		          "(--now is for a rehearsal's own state-dir)",
+		          conf->state_dir, real, cmd_globals.now, name);
+		return FALSE;
+	}
+	clock_note_rehearsal(conf->state_dir);
+	return TRUE;
 }
 
 Conf *

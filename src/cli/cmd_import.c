@@ -25,6 +25,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "cli/cmd.h"
 #include "base/date.h"
 #include "cli/dryrun.h"
@@ -125,6 +126,15 @@ cmd_import(int argc, char **argv)
 		cmd_error("import", "%s", error->message);
 		return CMD_FAILED;
 	}
+	/* Under --now as `tenure run` is (cmd_now_rehearsal); else an
+	 * import is a state's first writer as a rehearsal is: no pass at
+	 * the real time has written the state. */
+	if (lock >= 0 && date_now_given() && !cmd_now_rehearsal("import", conf)) {
+		close(lock);
+		return CMD_FAILED;
+	}
+	if (lock >= 0 && !date_now_given())
+		clock_note_rehearsal(conf->state_dir);
 	guint before = ledger_length(conf->ledger);
 	ImportRun run = {.conf = conf, .intake = intake_new(conf, &error)};
 	if (run.intake == NULL) {

@@ -1343,6 +1343,11 @@ cmd_run(int argc, char **argv)
 		conf_free(conf);
 		return CMD_FAILED;
 	}
+	if (date_now_given() && !cmd_now_rehearsal(NAME, conf)) {
+		conf_free(conf);
+		close(lock);
+		return CMD_FAILED;
+	}
 	if (!open_wake_pipe(wake_main, &error)) {
 		cmd_error(NAME, "%s", error->message);
 		conf_free(conf);
