@@ -113,3 +113,8 @@ dist_check_SCRIPTS += tests/t-clock-trust.sh
 # clock record (issue 42 items 1 and 2).
 TESTS += tests/t-clock-rehearsal.sh
 dist_check_SCRIPTS += tests/t-clock-rehearsal.sh
+
+# A restart trusts its clock only after a witness is read: a doubt the
+# last pass recorded from a server's reading holds (issue 43 item 7).
+TESTS += tests/t-clock-restart.sh
+dist_check_SCRIPTS += tests/t-clock-restart.sh

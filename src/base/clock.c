@@ -52,6 +52,8 @@ typedef struct {
 	gint64 boottime; /* its seconds since boot */
 	char *doubt;
 	gint64 doubt_since;
+	char *doubt_witness; /* the server whose reading the doubt rests on
+	                        (Doubt-Witness), or NULL */
 	gint64 trusted;   /* when the admin said `tenure clock trust` */
 	guint64 doubts;       /* doubts begun here so far: each one's
 	                         number (Doubts) */
@@ -78,6 +80,9 @@ static GPtrArray *readings; /* of Reading *: per server, the last exact
  * since it started, and the doubt it holds (also when the record cannot
  * say). */
 static gboolean witnessed;
+/* Under LOCK: whether this process has weighed a reading of a witness
+ * server (servers_disagree), whatever it said. */
+static gboolean witness_read;
 static char *doubting;
 static char *doubting_kind; /* what it rests on: a server, the record... */
 static guint64 doubting_number; /* its Doubt-Number in the record */
@@ -308,7 +313,7 @@ clock_forget(void)
 	g_mutex_lock(&lock);
 	g_clear_pointer(&readings, g_ptr_array_unref);
 	admin_taken = doubting_number = 0;
-	witnessed = FALSE;
+	witnessed = witness_read = FALSE;
 	g_clear_pointer(&doubting, g_free);
 	g_clear_pointer(&doubting_kind, g_free);
 	g_atomic_int_set(&in_doubt, 0);
@@ -365,6 +370,7 @@ servers_disagree(gint64 now, gboolean *confirmed, gboolean *heard, char **by,
 		if (!r->witness ||
 		    mono - r->seen > (gint64)READING_LIFE * G_USEC_PER_SEC)
 			continue;
+		witness_read = TRUE;
 		gint64 theirs = r->time + (mono - r->seen) / G_USEC_PER_SEC;
 		gint64 off = now - theirs;
 		g_autofree char *span = span_text(off);
@@ -398,6 +404,7 @@ record_clear(Record *record)
 {
 	g_free(record->boot_id);
 	g_free(record->doubt);
+	g_free(record->doubt_witness);
 	g_free(record->ended);
 	g_free(record->ended_why);
 	memset(record, 0, sizeof *record);
@@ -440,6 +447,7 @@ record_load(const char *state_dir, Record *record, GError **error)
 	record->boottime = field_int(stanza, "Boottime");
 	record->doubt = g_strdup(deb822_get(stanza, "Doubt"));
 	record->doubt_since = field_int(stanza, "Doubt-Since");
+	record->doubt_witness = g_strdup(deb822_get(stanza, "Doubt-Witness"));
 	record->trusted = field_int(stanza, "Trusted");
 	record->doubts = (guint64)MAX(field_int(stanza, "Doubts"), 0);
 	record->doubt_number = (guint64)MAX(field_int(stanza, "Doubt-Number"), 0);
@@ -477,6 +485,9 @@ record_save(const char *state_dir, const Record *record, GError **error)
 		g_string_append_printf(
 		    body, "Doubt: %s\nDoubt-Since: %" G_GINT64_FORMAT "\n",
 		    record->doubt, record->doubt_since);
+	if (record->doubt && record->doubt_witness)
+		g_string_append_printf(body, "Doubt-Witness: %s\n",
+		                       record->doubt_witness);
 	if (record->doubt && record->doubt_number)
 		g_string_append_printf(body,
 		                       "Doubt-Number: %" G_GUINT64_FORMAT "\n",
@@ -711,6 +722,9 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		if (why)
 			kind = g_strdup(server);
 	}
+	/* What the doubt rests on, if a server's reading: kept in the
+	 * record (Doubt-Witness) for the next process. */
+	g_autofree char *on_server = why ? g_strdup(kind) : NULL;
 	g_autofree char *torn = NULL;
 	gboolean unreadable = FALSE;
 	/* Without the lock the pass goes on (its doubt is what matters
@@ -764,6 +778,18 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 			by = g_strdup("the admin trusted it (tenure clock trust)");
 		}
 	}
+	/* A doubt that a server's reading raised, recorded by an earlier
+	 * process (a daemon stopped while its IMAP server showed tenure's
+	 * clock behind), holds until this process has read a witness: the
+	 * last pass's agreement says nothing against the server, and the
+	 * schedule comes before the first fetch.  The admin's word or the
+	 * kernel's NTP state end it as any doubt. */
+	if (why == NULL && !confirmed && !torn && !witness_read &&
+	    record.doubt && record.doubt_witness) {
+		why = g_strdup(record.doubt);
+		kind = g_strdup(record.doubt_witness);
+		on_server = g_strdup(record.doubt_witness);
+	}
 	if (confirmed || heard)
 		witnessed = TRUE;
 	if (heard)
@@ -814,6 +840,8 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 		}
 		g_free(record.doubt);
 		record.doubt = g_strdup(why);
+		g_free(record.doubt_witness);
+		record.doubt_witness = g_steal_pointer(&on_server);
 		g_free(doubting);
 		doubting = g_strdup(why);
 		g_free(doubting_kind);
@@ -826,6 +854,7 @@ clock_doubt(const char *state_dir, gint64 now, gboolean witnesses)
 			            record.doubt_since ? record.doubt_since : now,
 			            now, by);
 		g_clear_pointer(&record.doubt, g_free);
+		g_clear_pointer(&record.doubt_witness, g_free);
 		record.doubt_since = 0;
 		record.waiting = 0;
 		g_clear_pointer(&doubting, g_free);
@@ -893,6 +922,7 @@ clock_trust(const char *state_dir, gint64 now, char **was, GError **error)
 	record.trusted_doubt = record.doubt ? record.doubt_number : 0;
 	record.doubt_number = 0;
 	g_clear_pointer(&record.doubt, g_free);
+	g_clear_pointer(&record.doubt_witness, g_free);
 	record.doubt_since = 0;
 	record.waiting = 0;
 	record.trusted = now;

@@ -61,6 +61,10 @@
  * record keeps when), the acts of a new process wait for the first
  * witness that agrees; one never heard (a server that gives no date, an
  * empty mailbox) is not waited for, and the jump limit holds instead.
+ * A doubt a server's reading raised, recorded by the last pass
+ * (Doubt-Witness), holds in a new process until it has read a witness
+ * (any reading of a server that is one), or the admin or the NTP state
+ * vouches: the schedule comes before the first fetch.
  * The acts wait too when the record cannot be read (torn), until a
  * witness that gives its time or the admin vouches; and when it is
  * missing though other state shows tenure has run before
