@@ -5,6 +5,7 @@ src_libtenure_a_SOURCES += \
 	src/base/tls_verify.c src/base/tls_verify.h \
 	src/base/netstop.c src/base/netstop.h \
 	src/base/plaintext.c src/base/plaintext.h \
+	src/base/resolve.c src/base/resolve.h \
 	src/cli/notify.c src/cli/notify.h \
 	src/source/contact.c src/source/contact.h \
 	src/source/imap_cursor.c src/source/imap_cursor.h \
@@ -65,3 +66,8 @@ EXTRA_DIST += \
 # what a pass would do, with nothing written or sent.
 TESTS += tests/t-dryrun.sh tests/t-dryrun-imap.sh
 dist_check_SCRIPTS += tests/t-dryrun.sh tests/t-dryrun-imap.sh
+
+# No name lookup without tenure's deadline: a resolver that never
+# answers, in a mount namespace of the test's (issue 43 item 6).
+TESTS += tests/t-resolve-deadline.sh
+dist_check_SCRIPTS += tests/t-resolve-deadline.sh

@@ -18,6 +18,7 @@
 #include <gio/gio.h>
 
 #include "base/deb822.h"
+#include "base/resolve.h"
 #include "base/state_file.h"
 #include "base/util.h"
 
@@ -146,6 +147,65 @@ loopback(const struct sockaddr *a)
 	return FALSE;
 }
 
+/* Whether the addresses FOUND are another host's: none a loopback one
+ * nor one of this machine's. */
+static gboolean
+addresses_elsewhere(const struct addrinfo *found)
+{
+	struct ifaddrs *mine = NULL;
+	if (getifaddrs(&mine) != 0)
+		mine = NULL;
+	gboolean witness = TRUE;
+	for (const struct addrinfo *a = found; a && witness; a = a->ai_next) {
+		if (loopback(a->ai_addr))
+			witness = FALSE;
+		for (struct ifaddrs *i = mine; i && witness; i = i->ifa_next)
+			if (same_address(a->ai_addr, i->ifa_addr))
+				witness = FALSE;
+	}
+	if (mine)
+		freeifaddrs(mine);
+	return witness;
+}
+
+/* What is known of each host's place (clock_is_witness), so that a pass
+ * looks a name up at most every PLACE_LIFE, and never under LOCK: a
+ * host (char *) to a Place.  Under PLACES_LOCK, held for no lookup. */
+#define PLACE_LIFE (10 * 60)
+typedef struct {
+	gboolean witness;
+	gint64 until; /* monotonic microseconds */
+} Place;
+static GMutex places_lock;
+static GHashTable *places;
+
+/* Keeps WITNESS as HOST's place; FALSE when a fresh answer was kept
+ * already (a lookup made at the same time by another thread). */
+static gboolean
+place_note(const char *host, gboolean witness)
+{
+	g_mutex_lock(&places_lock);
+	if (places == NULL)
+		places = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+		                               g_free);
+	const Place *known = g_hash_table_lookup(places, host);
+	gboolean first = !known || known->until <= g_get_monotonic_time();
+	Place *place = g_new(Place, 1);
+	place->witness = witness;
+	place->until = g_get_monotonic_time() +
+	               (gint64)PLACE_LIFE * G_USEC_PER_SEC;
+	g_hash_table_replace(places, g_strdup(host), place);
+	g_mutex_unlock(&places_lock);
+	return first;
+}
+
+void
+clock_note_addresses(const char *host, const struct addrinfo *found)
+{
+	if (host && *host && found)
+		(void)place_note(host, addresses_elsewhere(found));
+}
+
 gboolean
 clock_is_witness(const char *server)
 {
@@ -154,24 +214,32 @@ clock_is_witness(const char *server)
 		return FALSE;
 	if (g_strcmp0(g_getenv(TEST_LOCAL_WITNESS), "1") == 0)
 		return TRUE;
+	g_mutex_lock(&places_lock);
+	const Place *known = places ? g_hash_table_lookup(places, host) : NULL;
+	gboolean answer = known && known->until > g_get_monotonic_time();
+	gboolean witness = answer && known->witness;
+	g_mutex_unlock(&places_lock);
+	if (answer)
+		return witness;
+	/* Under tenure's deadline (resolve.h): a resolver that never
+	 * answers holds no pass for long, and is asked again only after
+	 * PLACE_LIFE. */
+	g_autoptr(GError) error = NULL;
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
-	struct addrinfo *found = NULL;
-	if (getaddrinfo(host, NULL, &hints, &found) != 0)
-		return FALSE; /* what cannot be placed vouches for nothing */
-	struct ifaddrs *mine = NULL;
-	if (getifaddrs(&mine) != 0)
-		mine = NULL;
-	gboolean witness = TRUE;
-	for (struct addrinfo *a = found; a && witness; a = a->ai_next) {
-		if (loopback(a->ai_addr))
-			witness = FALSE;
-		for (struct ifaddrs *i = mine; i && witness; i = i->ifa_next)
-			if (same_address(a->ai_addr, i->ifa_addr))
-				witness = FALSE;
+	struct addrinfo *found =
+	    resolve_bounded(host, NULL, &hints, RESOLVE_TIMEOUT_MS, &error);
+	if (found == NULL) {
+		/* What cannot be placed vouches for nothing. */
+		if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED) &&
+		    place_note(host, FALSE))
+			util_log_warning("clock-witness-unplaced", "error",
+			                 error->message, "means",
+			                 "its readings vouch for nothing", NULL);
+		return FALSE;
 	}
+	witness = addresses_elsewhere(found);
 	freeaddrinfo(found);
-	if (mine)
-		freeifaddrs(mine);
+	(void)place_note(host, witness);
 	return witness;
 }
 
@@ -247,6 +315,8 @@ void
 clock_observe(const char *server, gint64 server_time, gboolean exact)
 {
 	gint64 seen = g_get_monotonic_time();
+	/* Before LOCK, which the schedule needs: a name may be looked up. */
+	gboolean witness = clock_is_witness(server);
 	g_mutex_lock(&lock);
 	if (readings == NULL)
 		readings = g_ptr_array_new_with_free_func(
@@ -261,7 +331,7 @@ clock_observe(const char *server, gint64 server_time, gboolean exact)
 		same = g_new0(Reading, 1);
 		same->server = g_strdup(server);
 		same->exact = exact;
-		same->witness = clock_is_witness(server);
+		same->witness = witness;
 		g_ptr_array_add(readings, same);
 	}
 	/* A lower bound only ever rises: an older message says less. */
@@ -312,6 +382,9 @@ clock_forget(void)
 {
 	g_mutex_lock(&lock);
 	g_clear_pointer(&readings, g_ptr_array_unref);
+	g_mutex_lock(&places_lock);
+	g_clear_pointer(&places, g_hash_table_unref);
+	g_mutex_unlock(&places_lock);
 	admin_taken = doubting_number = 0;
 	witnessed = witness_read = FALSE;
 	g_clear_pointer(&doubting, g_free);

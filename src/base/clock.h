@@ -126,8 +126,17 @@ char *clock_doubt(const char *state_dir, gint64 now, gboolean witnesses);
 gboolean clock_in_doubt(void);
 
 /* Whether SERVER (as clock_observe names it, or a URL) is on another
- * host: none of its addresses a loopback one or this machine's. */
+ * host: none of its addresses a loopback one or this machine's.  The
+ * answer is kept for 10 minutes (or taken from clock_note_addresses);
+ * a name is looked up under tenure's deadline (resolve.h), and one that
+ * cannot be looked up is no witness (logged: clock-witness-unplaced). */
 gboolean clock_is_witness(const char *server);
+
+/* Notes that HOST has the addresses FOUND, as a session that connected
+ * to it resolved them: clock_is_witness looks it up no more for a
+ * while. */
+struct addrinfo;
+void clock_note_addresses(const char *host, const struct addrinfo *found);
 
 /* `tenure clock trust`: the admin vouches for tenure's clock at NOW.
  * *WAS is the doubt it ends (NULL if none), newly allocated. */

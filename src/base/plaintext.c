@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/resolve.h"
+
 /* Milliseconds left until DEADLINE (monotonic microseconds), at least 0. */
 static int
 left_ms(gint64 deadline)
@@ -67,8 +69,9 @@ plaintext_greets(const char *host, const char *port,
                  const char *const *prefixes)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
-	struct addrinfo *addresses = NULL;
-	if (getaddrinfo(host, port, &hints, &addresses) != 0)
+	struct addrinfo *addresses =
+	    resolve_bounded(host, port, &hints, RESOLVE_TIMEOUT_MS, NULL);
+	if (addresses == NULL)
 		return FALSE;
 	gint64 deadline =
 	    g_get_monotonic_time() + (gint64)PLAINTEXT_TIMEOUT_MS * 1000;

@@ -482,6 +482,7 @@ handle_message(const SourceMessage *message, gpointer user_data,
 		            "%s waits: tenure doubts its clock", message->id);
 		return FALSE;
 	}
+	(void)witnesses_configured(conf); /* before the lock: main_pass */
 	g_mutex_lock(&work.lock);
 	/* In doubt, the evidence is weighed again: a witness may have
 	 * spoken since (the IMAP server, on this very connection). */
@@ -868,6 +869,11 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 	Pass pass = {TRUE, 0, DAY_NONE, FALSE, 0, FALSE};
 	const Conf *conf = daemon->config->conf;
 	g_autoptr(GError) error = NULL;
+	/* The witness check's name lookups (under tenure's deadline) before
+	 * the lock intake needs: schedule_today finds their answers kept
+	 * (clock_is_witness). */
+	if (what & PASS_SCHEDULE)
+		(void)witnesses_configured(conf);
 	g_mutex_lock(&work.lock);
 	/* Mail set aside without a verdict is never set aside silently: its
 	 * report is queued before the outbox is sent. */

@@ -66,6 +66,7 @@
 #include "base/date.h"
 #include "base/netstop.h"
 #include "base/plaintext.h"
+#include "base/resolve.h"
 #include "source/imap_place.h"
 #include "source/source.h"
 #include "base/tls_verify.h"
@@ -370,13 +371,16 @@ open_stream(ImapSource *source, GError **error)
 	char port[8];
 	g_snprintf(port, sizeof port, "%u", source->port);
 	struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
-	struct addrinfo *addresses = NULL;
-	int gai = getaddrinfo(source->host, port, &hints, &addresses);
-	if (gai != 0) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_NETWORK,
-		            "%s: connect: %s", source->server, gai_strerror(gai));
+	g_autoptr(GError) lookup = NULL;
+	struct addrinfo *addresses = resolve_bounded(
+	    source->host, port, &hints, RESOLVE_TIMEOUT_MS, &lookup);
+	if (addresses == NULL) {
+		g_set_error(error, lookup->domain, lookup->code,
+		            "%s: connect: %s", source->server, lookup->message);
 		return -1;
 	}
+	/* The clock's witness check needs no lookup of its own. */
+	clock_note_addresses(source->host, addresses);
 	int fd = -1, saved_errno = 0;
 	for (struct addrinfo *a = addresses; a && fd < 0 && !util_stopping();
 	     a = a->ai_next)
