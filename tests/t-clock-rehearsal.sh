@@ -121,6 +121,24 @@ test_expect_equal "exit 0, 0 doubts, Real-Passes: yes" \
 	"exit $status, $(grep -c '^clock-doubt' "$W/h3.log") doubts, $(grep '^Real-Passes:' "$STATE/clock")" \
 	"$(cat "$W/h3.log")"
 
+# The quick start's demo: its state, run under --now, checked at its
+# own time.
+env -u TENURE_LIBEXECDIR TENURE="$TENURE" sh "$top_srcdir/examples/demo.sh" --keep \
+	>"$W/demo" 2>&1
+demo=$(sed -n 's/^demo: kept //p' "$W/demo")
+if [ -n "$demo" ] && [ -d "$demo" ]; then
+	test_cleanup "rm -rf '$demo'"
+	"$TENURE" --config "$demo/tenure.conf" --now 2014-11-25T12:05:00Z check \
+		>"$W/c3.out" 2>&1
+	test_begin "the demo's state, checked at its own time: no lost clock record"
+	test_expect_equal "0 Real-Passes: no" \
+		"$(grep -c -i 'clock record is missing' "$W/c3.out") $(grep '^Real-Passes:' "$demo/state/clock")" \
+		"$(cat "$W/c3.out" "$W/demo")"
+else
+	test_begin "the demo ran and kept its state"
+	test_fail "no kept state" "$(cat "$W/demo")"
+fi
+
 # --- init and import: README's rebuild of a host --------------------------
 
 cd "$W" || exit 1
