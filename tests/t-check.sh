@@ -179,6 +179,63 @@ check_at 2026-12-20T10:05:00Z
 expect_check "a torn state file: CRITICAL, naming the file" 2 \
 	"^TENURE CRITICAL - a torn state file: $CASE/state/source-contact:[0-9]*: 1 bytes more than"
 
+# --- CRITICAL: each state file a pass refuses (issue 43 item 4) ------
+# The state of a pass that queued two announcements (the server said
+# 451), so that the Message-ID secret and the queue exist; each state
+# file damaged in turn, the state restored after each: check names it
+# in a CRITICAL line, and a pass that reads it refuses it (run --once
+# fails, naming it).
+setup_case refused
+smtp_answer "451 4.3.0 queue full, try later"
+at 2027-01-01T10:00:00Z run --once
+smtp_answer ""
+cp -a "$CASE/state" "$CASE/state.good"
+queued=$(ls "$CASE/state/outbox/queue" | head -n 1)
+# torn_seal FILE: a sealed state file that its first line says is longer.
+torn_seal() {
+	printf '# tenure-state bytes=99 sha256=%064d\nshort\n' 0 >"$1"
+}
+# whole_seal FILE: whole as its first line says, but not what tenure
+# writes there (a record in a format of another version).
+whole_seal() {
+	printf '# tenure-state bytes=13 sha256=%s\ngarbage line\n' \
+		"$(printf 'garbage line\n' | sha256sum | cut -d' ' -f1)" >"$1"
+}
+for damage in message-id-key ledger-mark "outbox/queue/$queued" seen pending \
+	retry imap-cursor imap-failed mbox-offset seen=whole imap-cursor=whole \
+	imap-failed=whole; do
+	file=${damage%=*}
+	rm -rf "$CASE/state"
+	cp -a "$CASE/state.good" "$CASE/state"
+	case $damage in
+	message-id-key) printf 'not a key\n' >"$CASE/state/$file" ;;
+	ledger-mark | outbox/*) printf 'x' >>"$CASE/state/$file" ;;
+	*=whole) whole_seal "$CASE/state/$file" ;;
+	*) torn_seal "$CASE/state/$file" ;;
+	esac
+	check_at 2027-01-01T10:06:00Z --warning-source 99999 --critical-source 99999
+	test_begin "a damaged $damage: check is CRITICAL, the file named"
+	if [ "$rc" = 2 ] && grep -q "^\(TENURE \)\{0,1\}CRITICAL.*$CASE/state/$file" "$CASE/out"; then
+		test_pass
+		grep "$CASE/state/$file" "$CASE/out" | sed 's/^/# /'
+	else
+		test_fail "expected 2 and a CRITICAL line naming $CASE/state/$file, got $rc" "$(cat "$CASE/out" "$CASE/err")"
+	fi
+	# What a pass does with it (a torn queued mail is set aside as a
+	# dead letter, outbox.h; the IMAP and mbox records are not read
+	# from a Maildir).
+	case $file in
+	message-id-key | ledger-mark | seen | pending | retry)
+		at 2027-01-01T10:05:00Z run --once
+		test_begin "... and a pass refuses it"
+		if [ "$rc" != 0 ] && grep -q "$CASE/state/$file" "$CASE/err"; then
+			test_pass
+		else
+			test_fail "run --once exited $rc" "$(cat "$CASE/err")"
+		fi ;;
+	esac
+done
+
 # --- UNKNOWN ----------------------------------------------------------
 tenure_at 2026-12-20T10:05:00Z --config "$CASE/missing.conf" check >"$CASE/out" 2>"$CASE/err"
 rc=$?

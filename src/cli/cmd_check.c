@@ -10,8 +10,9 @@
  *   CRITICAL  tenure doubts its clock and holds the acts the date
  *             decides; the source not read, or the mail server not
  *             taking a queued mail, for longer than --critical-source /
- *             --critical-sink; a torn state file (state_file_torn) or
- *             ledger; mail that cannot be composed or signed
+ *             --critical-sink; a torn state file (state_file_torn), one
+ *             a pass refuses (check_refused), or a damaged ledger; mail
+ *             that cannot be composed or signed
  *   WARNING   the source failing or not read for longer than
  *             --warning-source; mail failing, within --critical-sink;
  *             mail set aside (without a verdict, or refused for good);
@@ -33,7 +34,11 @@
 #include "base/state_file.h"
 #include "base/util.h"
 #include "cli/cmd.h"
+#include "ledger/seen.h"
+#include "out/mailout.h"
 #include "out/outbox.h"
+#include "source/imap_cursor.h"
+#include "source/imap_failed.h"
 #include "views/status.h"
 
 #define NAME "check"
@@ -323,6 +328,58 @@ check_ahead(const Status *status, GPtrArray *problems, GPtrArray *notes)
 	}
 }
 
+/* TRUE when TORN already names PATH (its messages start "PATH:"). */
+static gboolean
+torn_names(const GPtrArray *torn, const char *message)
+{
+	for (guint i = 0; i < torn->len; i++) {
+		const char *text = torn->pdata[i];
+		const char *colon = strchr(text, ':');
+		if (colon && strncmp(text, message, colon - text + 1) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* The state files a pass reads and refuses when damaged, read here as
+ * the pass reads them (issue 43 item 4): the Message-ID secret, whose
+ * own format has no seal, and the records status does not read (the
+ * ledger's mark, pending, retry and the outbox are read by then).
+ * Each one refused is CRITICAL, the file named (in the loader's
+ * words), unless TORN has said so; FALSE with ERROR when one cannot be
+ * read at all. */
+static gboolean
+check_refused(const char *state_dir, const GPtrArray *torn,
+              GPtrArray *problems, GError **error)
+{
+	GError *refused[4] = {NULL};
+	mailout_secret_check(state_dir, &refused[0]);
+	g_autoptr(Seen) seen = seen_load(state_dir, &refused[1]);
+	g_autoptr(ImapFailed) failed = imap_failed_load(state_dir, &refused[2]);
+	g_autofree char *cursor_path = imap_cursor_path(state_dir);
+	ImapCursor cursor = {0};
+	gboolean found = FALSE;
+	imap_cursor_load(cursor_path, &cursor, &found, &refused[3]);
+	imap_cursor_clear(&cursor);
+	gboolean ok = TRUE;
+	for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+		if (refused[i] == NULL)
+			continue;
+		if (refused[i]->code == TENURE_ERROR_IO && ok) {
+			g_propagate_error(error, refused[i]);
+			ok = FALSE;
+			continue;
+		}
+		if (refused[i]->code != TENURE_ERROR_IO &&
+		    !torn_names(torn, refused[i]->message))
+			add(problems, CHECK_CRITICAL,
+			    "a state file every pass refuses: %s",
+			    refused[i]->message);
+		g_error_free(refused[i]);
+	}
+	return ok;
+}
+
 static int
 check(const Conf *conf, const Ledger *ledger)
 {
@@ -341,6 +398,9 @@ check(const Conf *conf, const Ledger *ledger)
 	for (guint i = 0; i < torn->len; i++)
 		add(problems, CHECK_CRITICAL, "a torn state file: %s",
 		    (const char *)torn->pdata[i]);
+	if (g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR) &&
+	    !check_refused(conf->state_dir, torn, problems, &error))
+		return unknown("the state cannot be read: %s", error->message);
 	g_autoptr(Status) status =
 	    status_build(conf, ledger, date_today(), NULL, TRUE, &error);
 	if (status == NULL) {

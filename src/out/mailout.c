@@ -161,6 +161,20 @@ mailout_secret_ensure(const char *state_dir, GError **error)
 	return secret_create(path, error);
 }
 
+gboolean
+mailout_secret_check(const char *state_dir, GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, SECRET_FILE, NULL);
+	if (!g_file_test(path, G_FILE_TEST_EXISTS))
+		return TRUE;
+	char *secret = secret_read(path, error);
+	if (secret == NULL)
+		return FALSE;
+	memset(secret, 0, strlen(secret));
+	g_free(secret);
+	return TRUE;
+}
+
 /* The installation's secret, created on first need (an installation
  * from before it existed); NULL with ERROR. */
 static char *
