@@ -346,14 +346,22 @@ torn_names(const GPtrArray *torn, const char *message)
  * own format has no seal, and the records status does not read (the
  * ledger's mark, pending, retry and the outbox are read by then).
  * Each one refused is CRITICAL, the file named (in the loader's
- * words), unless TORN has said so; FALSE with ERROR when one cannot be
+ * words), unless TORN has said so; a secret this user may not read (a
+ * member of the group) is a note; FALSE with ERROR when one cannot be
  * read at all. */
 static gboolean
 check_refused(const char *state_dir, const GPtrArray *torn,
-              GPtrArray *problems, GError **error)
+              GPtrArray *problems, GPtrArray *notes, GError **error)
 {
 	GError *refused[4] = {NULL};
-	mailout_secret_check(state_dir, &refused[0]);
+	gboolean secret_unreadable = FALSE;
+	mailout_secret_check(state_dir, &secret_unreadable, &refused[0]);
+	if (secret_unreadable)
+		g_ptr_array_add(notes,
+		                g_strdup("note: the Message-ID secret "
+		                         "(message-id-key) is the service "
+		                         "user's alone: run check as that user "
+		                         "or root to check it too"));
 	g_autoptr(Seen) seen = seen_load(state_dir, &refused[1]);
 	g_autoptr(ImapFailed) failed = imap_failed_load(state_dir, &refused[2]);
 	g_autofree char *cursor_path = imap_cursor_path(state_dir);
@@ -399,7 +407,7 @@ check(const Conf *conf, const Ledger *ledger)
 		add(problems, CHECK_CRITICAL, "a torn state file: %s",
 		    (const char *)torn->pdata[i]);
 	if (g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR) &&
-	    !check_refused(conf->state_dir, torn, problems, &error))
+	    !check_refused(conf->state_dir, torn, problems, notes, &error))
 		return unknown("the state cannot be read: %s", error->message);
 	g_autoptr(Status) status =
 	    status_build(conf, ledger, date_today(), NULL, TRUE, &error);

@@ -86,7 +86,7 @@ intake_create(const Conf *conf, gboolean audit, GError **error)
 	intake->chair = normalized(conf->chair);
 	intake->leader = normalized(conf->leader);
 	intake->secretary = normalized(conf->secretary);
-	if (!util_mkdir_p(conf->state_dir, 0700, error) ||
+	if (!util_mkdir_p(conf->state_dir, UTIL_DIR_MODE, error) ||
 	    (intake->verifier = verify_new(conf, error)) == NULL ||
 	    (intake->seen = seen_load(conf->state_dir, error)) == NULL ||
 	    (intake->pending = pending_load(conf->state_dir, error)) == NULL ||
