@@ -6,8 +6,11 @@
 # files are mode 0640 and its folders 0750, whatever the service's
 # umask (0077, as in the units), the secret 0600; a user in the group
 # runs status, plan and check on the configured state, and a user
-# outside it is refused.  Everything the other users run, the binary
-# among it, is in a directory they can reach.
+# outside it is refused.  The monitoring agent's user (nagios, made
+# here when absent) in the group runs the command lines tenure(1)'s
+# Icinga 2 and Nagios definitions and README.Debian give, as they are,
+# with no sudo (issue 42 item 3).  Everything the other users run, the
+# binary among it, is in a directory they can reach.
 . "${top_srcdir:-$(dirname "$0")/..}/tests/lib/common.sh"
 . "$top_srcdir/tests/lib/gpg.sh"
 . "$top_srcdir/tests/lib/committee.sh"
@@ -112,5 +115,48 @@ if [ "$rc" != 0 ] && grep -qi 'permission denied' "$W/other.out"; then
 else
 	test_fail "expected Permission denied, got $rc" "$(cat "$W/other.out")"
 fi
+
+# --- The monitoring agent's user runs the documented check ----------
+if ! getent passwd nagios >/dev/null; then
+	useradd -r nagios 2>"$W/useradd.err" ||
+		test_skip_all "no user nagios, and useradd -r nagios failed: $(cat "$W/useradd.err")"
+fi
+# The command lines as documented: Icinga 2's CheckCommand with its
+# variables unset, Nagios's command_line with the service's arguments,
+# README.Debian's two; /usr/bin/tenure is the copy in $S, and
+# TENURE_CONFIG stands for /etc/tenure/tenure.conf.
+icinga=$(sed -n 's/^  command = \[ "\([^"]*\)", "\([^"]*\)" \]$/\1 \2/p' "$top_srcdir/man/tenure.1")
+nagios=$(sed -n 's/^    command_line  //p' "$top_srcdir/man/tenure.1" | sed 's/\\-/-/g')
+args=$(sed -n 's/^    check_command        check_tenure!//p' "$top_srcdir/man/tenure.1")
+nagios=$(printf '%s\n' "$nagios" | sed "s/\\\$ARG1\\\$/${args%%!*}/; s/\\\$ARG2\\\$/${args#*!}/")
+readme=$(sed -n 's|^  \(/usr/bin/tenure check[^#]*\).*|\1|p' "$top_srcdir/debian/README.Debian" |
+	sed 's/ *$//')
+test_begin "the documented command lines are found, none through sudo"
+if [ "$icinga" = "/usr/bin/tenure check" ] &&
+	[ "$nagios" = "/usr/bin/tenure check -w 1800 -c 3600" ] &&
+	[ "$(printf '%s\n' "$readme" | wc -l)" = 2 ] &&
+	! grep -q 'sudo.*tenure check' "$top_srcdir/man/tenure.1" "$top_srcdir/debian/README.Debian"; then
+	test_pass
+else
+	test_fail "got: [$icinga] [$nagios] [$readme]"
+fi
+while IFS= read -r line; do
+	[ -n "$line" ] || continue
+	cmd=$S/tenure${line#/usr/bin/tenure}
+	# shellcheck disable=SC2086
+	TENURE_CONFIG=$S/tenure.conf HOME=/ setpriv --reuid=nagios \
+		--regid="$(id -g nagios)" --groups="$GROUP" $cmd >"$W/nagios.out" 2>"$W/nagios.err"
+	rc=$?
+	test_begin "the agent's user in the group runs '$line': the answer, not UNKNOWN"
+	if [ "$rc" = 1 ] && grep -q '^TENURE WARNING - 1 mail(s) set aside without a verdict' "$W/nagios.out"; then
+		test_pass
+	else
+		test_fail "expected 1 and the mail set aside, got $rc" "$(cat "$W/nagios.out" "$W/nagios.err")"
+	fi
+done <<LINES
+$icinga
+$nagios
+$readme
+LINES
 
 test_done
