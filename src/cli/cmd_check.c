@@ -151,7 +151,6 @@ range_parse(const char *text, Range *range)
 	}
 	const char *colon = strchr(p, ':');
 	if (colon == NULL) {
-		range->end_infinite = FALSE;
 		return range_number(p, &range->end);
 	}
 	g_autofree char *start = g_strndup(p, colon - p);
