@@ -91,6 +91,12 @@ dist_check_SCRIPTS += tests/t-sigbounds.sh tests/lib/craft-packets.py
 TESTS += tests/t-mime-bounds.sh
 dist_check_SCRIPTS += tests/t-mime-bounds.sh tests/lib/mime-shapes.py
 
+# tests/t-setaside-malformed.sh: a signed command in a malformed mail
+# (two Message-ID headers) set aside, counted by status, the JSON and
+# check, and its signer told (issue 42 item 5).
+TESTS += tests/t-setaside-malformed.sh
+dist_check_SCRIPTS += tests/t-setaside-malformed.sh
+
 # Mail as the mail programs Debian people use write and sign it, and
 # through real list software (mlmmj).
 TESTS += tests/t-clients.sh tests/t-mlmmj.sh

@@ -150,6 +150,51 @@ expect_check "not read for 2 h: CRITICAL (--critical-source 3600)" 2 \
 check_at 2026-12-20T12:00:00Z --warning-source 9000 --critical-source 9000
 expect_check "... OK again with thresholds beyond it" 0 '^TENURE OK - '
 
+# --- The Monitoring Plugins' options (issue 42 item 3) ----------------
+check_at 2026-12-20T10:45:00Z -w 3600 -c 86400
+expect_check "-w 3600 -c 86400 on a source read 45 min ago: OK, the thresholds in the performance data" 0 \
+	'^TENURE OK - .*source_age=2700s;3600;86400;0 '
+check_at 2026-12-20T10:45:00Z --warning @2000:3000
+expect_check "-w @2000:3000 (inside): WARNING at 2700 s" 1 '^TENURE WARNING - the source .* was not read for 45 min'
+check_at 2026-12-20T10:45:00Z -w 10: -c 20:
+expect_check "-w 10: -c 20: (below): OK at 2700 s" 0 '^TENURE OK - '
+check_at 2026-12-20T10:45:00Z -c 3000:4000
+expect_check "-c 3000:4000 (outside): CRITICAL at 2700 s" 2 '^TENURE CRITICAL - the source '
+check_at 2026-12-20T12:00:00Z -w '~:' -c '~:'
+expect_check "-w ~: -c ~: (never): OK at 2 h" 0 '^TENURE OK - .*source_age=7200s;~:;~:;0 '
+check_at 2026-12-20T12:00:00Z --warning-source 5000 -c 8000
+expect_check "--warning-source and -c together" 1 '^TENURE WARNING - .*source_age=7200s;5000;8000;0 '
+check_at 2026-12-20T10:45:00Z -w 1:x
+expect_check "a range that is none: UNKNOWN, the reason on standard output" 3 \
+	'^TENURE UNKNOWN - usage: -w: "1:x" is not a range'
+test_begin "... and nothing on standard error (Nagios drops it)"
+test_expect_equal "" "$(cat "$CASE/err")"
+check_at 2026-12-20T10:45:00Z --no-such-option
+expect_check "an unknown option: UNKNOWN, GLib's reason on standard output" 3 \
+	'^TENURE UNKNOWN - usage: Unknown option --no-such-option'
+for v in -V --version; do
+	check_at 2026-12-20T10:45:00Z $v
+	expect_check "$v: the version, exit 0" 0 '^tenure check [0-9][0-9.]*$'
+done
+check_at 2026-12-20T10:45:00Z -h
+expect_check "-h: the usage on standard output, exit 0" 0 '^Usage:'
+test_begin "... naming -w, -c, -t and -V"
+if grep -q -- '-w, --warning=RANGE' "$CASE/out" && grep -q -- '-c, --critical=RANGE' "$CASE/out" &&
+	grep -q -- '-t, --timeout=SECONDS' "$CASE/out" && grep -q -- '-V, --version' "$CASE/out"; then
+	test_pass
+else
+	test_fail "expected -w, -c, -t and -V in the help" "$(cat "$CASE/out")"
+fi
+# A record the check cannot finish reading (a FIFO no one writes).
+mkfifo "$CASE/state/retry"
+timeout 300 "$TENURE" --config "$CASE/tenure.conf" --now 2026-12-20T10:45:00Z check -t 2 \
+	>"$CASE/out" 2>"$CASE/err"
+rc=$?
+first=$(head -n 1 "$CASE/out")
+expect_check "-t 2 on a check that does not finish: UNKNOWN, said on standard output" 3 \
+	'^TENURE UNKNOWN - the check did not finish within its timeout (-t)'
+rm "$CASE/state/retry"
+
 # --- WARNING: a keyring older than --warning-keyring days ------------
 touch -d 2026-01-01 "$CASE/keyring.gpg"
 check_at 2026-12-20T10:01:00Z
@@ -165,10 +210,15 @@ mv "$CASE/list" "$CASE/list.away"
 at 2026-12-20T10:02:00Z run --once
 check_at 2026-12-20T10:03:00Z
 expect_check "the source failing for a minute: WARNING" 1 \
-	'^TENURE WARNING - the source maildir:.*/list cannot be read for 60 s (last read 2026-12-20 10:00 UTC): '
+	'^TENURE WARNING - the source maildir:.*/list cannot be read for 60 s (last read 2026-12-20 10:00 UTC, 3 min ago): '
 check_at 2026-12-20T10:03:00Z --critical-source 30
 expect_check "... CRITICAL past --critical-source" 2 \
 	'^TENURE CRITICAL - the source maildir:.*/list cannot be read for 60 s'
+# The state is judged on the figure the performance data shows: the
+# source's age (140 s), not the time it has failed (20 s).
+check_at 2026-12-20T10:02:20Z -c 30
+expect_check "failing for 20 s, last read 140 s ago: CRITICAL past -c 30, as source_age says" 2 \
+	'^TENURE CRITICAL - the source maildir:.*/list cannot be read for 20 s (last read 2026-12-20 10:00 UTC, 2 min ago): .*source_age=140s;1800;30;0'
 rm "$CASE/list"
 mv "$CASE/list.away" "$CASE/list"
 
@@ -179,6 +229,63 @@ check_at 2026-12-20T10:05:00Z
 expect_check "a torn state file: CRITICAL, naming the file" 2 \
 	"^TENURE CRITICAL - a torn state file: $CASE/state/source-contact:[0-9]*: 1 bytes more than"
 
+# --- CRITICAL: each state file a pass refuses (issue 43 item 4) ------
+# The state of a pass that queued two announcements (the server said
+# 451), so that the Message-ID secret and the queue exist; each state
+# file damaged in turn, the state restored after each: check names it
+# in a CRITICAL line, and a pass that reads it refuses it (run --once
+# fails, naming it).
+setup_case refused
+smtp_answer "451 4.3.0 queue full, try later"
+at 2027-01-01T10:00:00Z run --once
+smtp_answer ""
+cp -a "$CASE/state" "$CASE/state.good"
+queued=$(ls "$CASE/state/outbox/queue" | head -n 1)
+# torn_seal FILE: a sealed state file that its first line says is longer.
+torn_seal() {
+	printf '# tenure-state bytes=99 sha256=%064d\nshort\n' 0 >"$1"
+}
+# whole_seal FILE: whole as its first line says, but not what tenure
+# writes there (a record in a format of another version).
+whole_seal() {
+	printf '# tenure-state bytes=13 sha256=%s\ngarbage line\n' \
+		"$(printf 'garbage line\n' | sha256sum | cut -d' ' -f1)" >"$1"
+}
+for damage in message-id-key ledger-mark "outbox/queue/$queued" seen pending \
+	retry imap-cursor imap-failed mbox-offset seen=whole imap-cursor=whole \
+	imap-failed=whole; do
+	file=${damage%=*}
+	rm -rf "$CASE/state"
+	cp -a "$CASE/state.good" "$CASE/state"
+	case $damage in
+	message-id-key) printf 'not a key\n' >"$CASE/state/$file" ;;
+	ledger-mark | outbox/*) printf 'x' >>"$CASE/state/$file" ;;
+	*=whole) whole_seal "$CASE/state/$file" ;;
+	*) torn_seal "$CASE/state/$file" ;;
+	esac
+	check_at 2027-01-01T10:06:00Z --warning-source 99999 --critical-source 99999
+	test_begin "a damaged $damage: check is CRITICAL, the file named"
+	if [ "$rc" = 2 ] && grep -q "^\(TENURE \)\{0,1\}CRITICAL.*$CASE/state/$file" "$CASE/out"; then
+		test_pass
+		grep "$CASE/state/$file" "$CASE/out" | sed 's/^/# /'
+	else
+		test_fail "expected 2 and a CRITICAL line naming $CASE/state/$file, got $rc" "$(cat "$CASE/out" "$CASE/err")"
+	fi
+	# What a pass does with it (a torn queued mail is set aside as a
+	# dead letter, outbox.h; the IMAP and mbox records are not read
+	# from a Maildir).
+	case $file in
+	message-id-key | ledger-mark | seen | pending | retry)
+		at 2027-01-01T10:05:00Z run --once
+		test_begin "... and a pass refuses it"
+		if [ "$rc" != 0 ] && grep -q "$CASE/state/$file" "$CASE/err"; then
+			test_pass
+		else
+			test_fail "run --once exited $rc" "$(cat "$CASE/err")"
+		fi ;;
+	esac
+done
+
 # --- UNKNOWN ----------------------------------------------------------
 tenure_at 2026-12-20T10:05:00Z --config "$CASE/missing.conf" check >"$CASE/out" 2>"$CASE/err"
 rc=$?
@@ -187,6 +294,12 @@ expect_check "a configuration that cannot be read: UNKNOWN" 3 \
 	"^TENURE UNKNOWN - the configuration cannot be read: .*missing.conf"
 check_at 2026-12-20T10:05:00Z --warning-source=many
 expect_check "a usage error: UNKNOWN" 3 '^TENURE UNKNOWN - usage: '
+
+# --- WARNING: no pass has run ------------------------------------------
+setup_case fresh
+check_at 2026-12-20T10:01:00Z
+expect_check "a service that has never run: WARNING, not OK" 1 \
+	'^TENURE WARNING - tenure has not read the source yet: no pass has run here .*source_age=U;'
 
 # --- WARNING: the chair vacant, or not named --------------------------
 setup_case vacant "

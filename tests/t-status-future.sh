@@ -56,8 +56,20 @@ print(a["days"], a["few_members"], a["chair_vacant"], a["leader_vacant"], end=";
 print(*[w["code"] for w in d["warnings"]])' "$1"
 }
 status_of() { "$TENURE" --config "$CONF" --now 2026-12-07 status --ledger "$@"; }
+# The record of a pass that read the source that day, as tenure seals
+# it: a service that has never run is a WARNING of its own (issue 42
+# item 3).
 check_of() {
 	sed "s|^ledger = .*|ledger = $W/$1|" "$CONF" >check.conf
+	mkdir -p "$W/state"
+	body="Url: maildir:$W/inbox
+Last-Ok: $(date -u -d 2026-12-07 +%s)
+"
+	{
+		printf '# tenure-state bytes=%s sha256=%s\n' "$(printf '%s' "$body" | wc -c | tr -d ' ')" \
+			"$(printf '%s' "$body" | sha256sum | cut -d' ' -f1)"
+		printf '%s' "$body"
+	} >"$W/state/source-contact"
 	"$TENURE" --config check.conf --now 2026-12-07 check
 	echo "exit $?"
 }

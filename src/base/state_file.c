@@ -269,12 +269,20 @@ torn_check(const char *state_dir, const char *path, gboolean sealed,
 {
 	/* A temp file of a write under way is no state file yet. */
 	g_autofree char *base = g_path_get_basename(path);
-	if (strstr(base, UTIL_TEMP_MARK) ||
+	/* Nor is a lock (the service user's, maybe 0600 from an older
+	 * tenure: a member of the group runs check too). */
+	if (strcmp(base, "lock") == 0 || g_str_has_suffix(base, ".lock") ||
+	    strstr(base, UTIL_TEMP_MARK) ||
 	    !g_file_test(path, G_FILE_TEST_IS_REGULAR))
 		return TRUE;
 	if (!sealed) {
 		char head[sizeof STATE_FILE_MAGIC - 1];
 		FILE *file = fopen(path, "rb");
+		/* A file of no sealed name that this user may not read is
+		 * the service user's alone (message-id-key), read by no
+		 * one else. */
+		if (file == NULL && errno == EACCES)
+			return TRUE;
 		if (file == NULL) {
 			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 			            "%s: %s", path, g_strerror(errno));

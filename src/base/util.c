@@ -70,7 +70,7 @@ gboolean
 util_write_atomic(const char *path, const char *data, gssize len,
                   GError **error)
 {
-	return util_write_atomic_mode(path, data, len, 0600, error);
+	return util_write_atomic_mode(path, data, len, UTIL_FILE_MODE, error);
 }
 
 /* Writes DATA to a new temp file beside PATH, synced when SYNC: its
@@ -172,7 +172,7 @@ gboolean
 util_write_unsynced(const char *path, const char *data, gssize len,
                     GError **error)
 {
-	return replace(path, data, len, 0600, FALSE, error);
+	return replace(path, data, len, UTIL_FILE_MODE, FALSE, error);
 }
 
 int
@@ -196,7 +196,7 @@ gboolean
 util_write_new(const char *path, const char *data, gssize len, GError **error)
 {
 	g_autofree char *temp = NULL;
-	if (!write_temp(path, data, len, 0600, &temp, error))
+	if (!write_temp(path, data, len, UTIL_FILE_MODE, &temp, error))
 		return FALSE;
 	int rc = link(temp, path);
 	int saved = errno;
@@ -260,10 +260,24 @@ util_remove_tree(const char *dir)
 gboolean
 util_mkdir_p(const char *dir, int mode, GError **error)
 {
-	if (g_mkdir_with_parents(dir, mode) < 0) {
+	if (g_file_test(dir, G_FILE_TEST_IS_DIR))
+		return TRUE;
+	/* Each one made here with MODE: the service's umask (0077 in its
+	 * units) would take from it. */
+	g_autofree char *parent = g_path_get_dirname(dir);
+	if (strcmp(parent, dir) != 0 && !util_mkdir_p(parent, mode, error))
+		return FALSE;
+	if (mkdir(dir, mode) < 0) {
+		if (errno == EEXIST) /* made meanwhile, by another */
+			return TRUE;
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: cannot create directory: %s", dir,
 		            g_strerror(errno));
+		return FALSE;
+	}
+	if (chmod(dir, mode) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: chmod: %s",
+		            dir, g_strerror(errno));
 		return FALSE;
 	}
 	return TRUE;

@@ -36,14 +36,21 @@ typedef enum {
 	                          (clock.h): kept for a later fetch */
 } TenureError;
 
+/* The mode of the state's files and folders: the service user writes
+ * them, its group (tenure) reads them, so that status, plan and check
+ * work for a member of the group (issue 42 item 4).  A secret
+ * (message-id-key, the GnuPG home) is the user's alone. */
+#define UTIL_FILE_MODE 0640
+#define UTIL_DIR_MODE  0750
+
 /* Replaces PATH whole: temp file PATH.tn-XXXXXX (O_EXCL), fsync,
- * rename, fsync of the directory.  On failure PATH is untouched and the
- * temp file removed. */
+ * rename, fsync of the directory; the file is UTIL_FILE_MODE, whatever
+ * the umask.  On failure PATH is untouched and the temp file removed. */
 gboolean util_write_atomic(const char *path, const char *data, gssize len,
                            GError **error);
 
 /* The same, the file created with MODE (0644 for a file a web server
- * serves; util_write_atomic's files are 0600). */
+ * serves, 0600 for a secret). */
 gboolean util_write_atomic_mode(const char *path, const char *data,
                                 gssize len, int mode, GError **error);
 
@@ -82,7 +89,8 @@ gboolean util_fsync_dir(const char *path, GError **error);
  * made itself; errors are ignored. */
 void util_remove_tree(const char *dir);
 
-/* Creates DIR and its parents with MODE when missing. */
+/* Creates DIR and its parents when missing, DIR itself with MODE
+ * whatever the umask (a directory that exists keeps its mode). */
 gboolean util_mkdir_p(const char *dir, int mode, GError **error);
 
 /* TRUE when ADDRESS is a bare address ("local@domain", printable ASCII,

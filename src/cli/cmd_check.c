@@ -8,32 +8,44 @@
  * connects: a server out of reach shows in what the daemon recorded.
  *
  *   CRITICAL  tenure doubts its clock and holds the acts the date
- *             decides; the source not read, or the mail server not
- *             taking a queued mail, for longer than --critical-source /
- *             --critical-sink; a torn state file (state_file_torn) or
- *             ledger; mail that cannot be composed or signed
- *   WARNING   the source failing or not read for longer than
- *             --warning-source; mail failing, within --critical-sink;
- *             mail set aside (without a verdict, or refused for good);
+ *             decides; the source's age (source_age, as the performance
+ *             data shows it) outside -c, or the mail server not taking a
+ *             queued mail for longer than --critical-sink; a torn state
+ *             file (state_file_torn), one a pass refuses
+ *             (check_refused), or a damaged ledger; mail that cannot be
+ *             composed or signed
+ *   WARNING   no pass has run (no record of a read); the source
+ *             failing, or its age outside -w; mail failing, within
+ *             --critical-sink; mail set aside (without a verdict, or refused for good);
  *             a [keys] keyring unchanged for longer than
  *             --warning-keyring days; the chair vacant, or falling
  *             vacant within 90 days; the committee falling below
  *             min-members within 90 days
  *   UNKNOWN   the configuration, the ledger or the state cannot be read,
- *             or the command line is wrong
+ *             the check outlasted -t, or the command line is wrong
+ *
+ * The options are the Monitoring Plugins Development Guidelines' (-w,
+ * -c in their range syntax, -t, -V, -h; issue 42 item 3), and every
+ * answer is on standard output: Nagios drops standard error.
  */
 #include "config.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/date.h"
 #include "base/state_file.h"
 #include "base/util.h"
 #include "cli/cmd.h"
+#include "ledger/seen.h"
+#include "out/mailout.h"
 #include "out/outbox.h"
+#include "source/imap_cursor.h"
+#include "source/imap_failed.h"
 #include "views/status.h"
 
 #define NAME "check"
@@ -43,19 +55,63 @@ enum { CHECK_OK = 0, CHECK_WARNING = 1, CHECK_CRITICAL = 2, CHECK_UNKNOWN = 3 };
 static const char *const state_names[] = {"OK", "WARNING", "CRITICAL",
                                           "UNKNOWN"};
 
-/* The thresholds, with their defaults. */
-static gint64 opt_warning_source = 1800;
-static gint64 opt_critical_source = 3600;
+/* A threshold in the Monitoring Plugins' range syntax: "10" (alert
+ * outside 0..10), "10:" (below 10), "~:10" (above 10), "10:20"
+ * (outside), "@10:20" (inside), "~:" (never). */
+typedef struct {
+	double start, end;
+	gboolean start_infinite, end_infinite, inside;
+} Range;
+
+/* The thresholds on the source's age, as given (-w/-c, or the older
+ * --warning-source/--critical-source), with their defaults. */
+static char *opt_warning = NULL;
+static char *opt_critical = NULL;
 static gint64 opt_critical_sink = 3600;
 static gint64 opt_warning_keyring = 180;
+static gint opt_timeout = 30;
+static gboolean opt_version = FALSE;
+
+#define WARNING_DEFAULT  "1800"
+#define CRITICAL_DEFAULT "3600"
+
+static gboolean
+set_threshold(const char *name, const char *value, gpointer data,
+              GError **error)
+{
+	(void)data;
+	gboolean critical = strcmp(name, "-c") == 0 ||
+	                    g_str_has_prefix(name, "--critical");
+	/* The older options take whole seconds only. */
+	if (g_str_has_suffix(name, "-source")) {
+		guint64 n = 0;
+		if (!g_ascii_string_to_unsigned(value, 10, 0, G_MAXINT64, &n,
+		                                NULL)) {
+			g_set_error(error, G_OPTION_ERROR,
+			            G_OPTION_ERROR_BAD_VALUE,
+			            "%s: \"%s\" is not a number of seconds", name,
+			            value);
+			return FALSE;
+		}
+	}
+	char **target = critical ? &opt_critical : &opt_warning;
+	g_free(*target);
+	*target = g_strdup(value);
+	return TRUE;
+}
 
 static const GOptionEntry entries[] = {
-	{"warning-source", 0, 0, G_OPTION_ARG_INT64, &opt_warning_source,
-	 "WARNING when the source was not read for SECONDS (default 1800)",
-	 "SECONDS"},
-	{"critical-source", 0, 0, G_OPTION_ARG_INT64, &opt_critical_source,
-	 "CRITICAL when the source was not read for SECONDS (default 3600)",
-	 "SECONDS"},
+	{"warning", 'w', 0, G_OPTION_ARG_CALLBACK, set_threshold,
+	 "WARNING when the source's age (seconds since it was last read) is "
+	 "outside RANGE (default 1800: more than 30 min)",
+	 "RANGE"},
+	{"critical", 'c', 0, G_OPTION_ARG_CALLBACK, set_threshold,
+	 "CRITICAL when the source's age is outside RANGE (default 3600)",
+	 "RANGE"},
+	{"warning-source", 0, 0, G_OPTION_ARG_CALLBACK, set_threshold,
+	 "The same as -w SECONDS", "SECONDS"},
+	{"critical-source", 0, 0, G_OPTION_ARG_CALLBACK, set_threshold,
+	 "The same as -c SECONDS", "SECONDS"},
 	{"critical-sink", 0, 0, G_OPTION_ARG_INT64, &opt_critical_sink,
 	 "CRITICAL when a mail fails to be sent for SECONDS after it was "
 	 "queued (default 3600)",
@@ -63,8 +119,64 @@ static const GOptionEntry entries[] = {
 	{"warning-keyring", 0, 0, G_OPTION_ARG_INT64, &opt_warning_keyring,
 	 "WARNING when a [keys] keyring is older than DAYS (default 180)",
 	 "DAYS"},
+	{"timeout", 't', 0, G_OPTION_ARG_INT, &opt_timeout,
+	 "UNKNOWN when the check takes longer than SECONDS (default 30; 0: "
+	 "no limit)",
+	 "SECONDS"},
+	{"version", 'V', 0, G_OPTION_ARG_NONE, &opt_version,
+	 "Print the version", NULL},
 	{NULL},
 };
+
+/* Parses TEXT as a number, all of it. */
+static gboolean
+range_number(const char *text, double *value)
+{
+	char *end = NULL;
+	if (*text == '\0')
+		return FALSE;
+	*value = g_ascii_strtod(text, &end);
+	return end && *end == '\0';
+}
+
+/* Parses TEXT (Monitoring Plugins range syntax) into RANGE. */
+static gboolean
+range_parse(const char *text, Range *range)
+{
+	memset(range, 0, sizeof *range);
+	const char *p = text;
+	if (*p == '@') {
+		range->inside = TRUE;
+		p++;
+	}
+	const char *colon = strchr(p, ':');
+	if (colon == NULL) {
+		return range_number(p, &range->end);
+	}
+	g_autofree char *start = g_strndup(p, colon - p);
+	const char *end = colon + 1;
+	if (strcmp(start, "~") == 0)
+		range->start_infinite = TRUE;
+	else if (*start != '\0' && !range_number(start, &range->start))
+		return FALSE;
+	if (*end == '\0')
+		range->end_infinite = TRUE;
+	else if (!range_number(end, &range->end))
+		return FALSE;
+	return range->start_infinite || range->end_infinite ||
+	       range->start <= range->end;
+}
+
+/* Whether VALUE raises the alert RANGE stands for. */
+static gboolean
+range_alerts(const Range *range, double value)
+{
+	gboolean within = (range->start_infinite || value >= range->start) &&
+	                  (range->end_infinite || value <= range->end);
+	return range->inside ? within : !within;
+}
+
+static Range warning_range, critical_range;
 
 typedef struct {
 	int state;
@@ -162,40 +274,46 @@ unknown(const char *format, ...)
 	return answer(problems, NULL, NULL, NULL);
 }
 
-/* The source (contact.h): failing, or not read, for how long. */
+/* The source (contact.h): its age, the seconds since it was last read
+ * (never read: since the first try failed), the figure the performance
+ * data shows and the thresholds judge; failing, it is a WARNING at
+ * least.  No record at all: no pass has run here, a WARNING. */
 static void
 check_source(const Status *status, gint64 now, GPtrArray *problems,
-             GPtrArray *notes, gint64 *age)
+             gint64 *age)
 {
 	const Contact *contact = status->contact;
 	if (contact == NULL) {
-		g_ptr_array_add(notes, g_strdup("source: no record of a read "
-		                                 "yet (tenure run has not "
-		                                 "read it)"));
+		add(problems, CHECK_WARNING,
+		    "tenure has not read the source yet: no pass has run here "
+		    "(is tenure.service or tenure.timer started?)");
 		return;
 	}
-	*age = contact->last_ok ? MAX(0, now - contact->last_ok) : -1;
+	gint64 since = contact->last_ok ? contact->last_ok
+	                                : contact->failing_since;
+	*age = since ? MAX(0, now - since) : -1;
+	int state = CHECK_OK;
+	if (*age >= 0 && range_alerts(&critical_range, (double)*age))
+		state = CHECK_CRITICAL;
+	else if (*age >= 0 && range_alerts(&warning_range, (double)*age))
+		state = CHECK_WARNING;
 	g_autofree char *last = contact->last_ok ? utc_text(contact->last_ok)
 	                                         : g_strdup("never");
+	g_autofree char *span = span_text(MAX(*age, 0));
 	if (contact->failing_since) {
 		gint64 failing = MAX(0, now - contact->failing_since);
-		g_autofree char *span = span_text(failing);
-		add(problems,
-		    failing > opt_critical_source ? CHECK_CRITICAL : CHECK_WARNING,
-		    "the source %s cannot be read for %s (last read %s): %s",
-		    contact->url, span, last, contact->error);
+		g_autofree char *failing_span = span_text(failing);
+		add(problems, MAX(state, CHECK_WARNING),
+		    "the source %s cannot be read for %s (last read %s, %s "
+		    "ago): %s",
+		    contact->url, failing_span, last, span, contact->error);
 		return;
 	}
-	if (*age < 0 || *age > opt_warning_source) {
-		g_autofree char *span = *age < 0 ? g_strdup("ever")
-		                                 : span_text(*age);
-		add(problems,
-		    *age < 0 || *age > opt_critical_source ? CHECK_CRITICAL
-		                                           : CHECK_WARNING,
+	if (state != CHECK_OK)
+		add(problems, state,
 		    "the source %s was not read for %s (last read %s): is "
 		    "tenure running?",
 		    contact->url, span, last);
-	}
 }
 
 /* The mail that waits to be sent (status->held): not composed, or
@@ -323,6 +441,66 @@ check_ahead(const Status *status, GPtrArray *problems, GPtrArray *notes)
 	}
 }
 
+/* TRUE when TORN already names PATH (its messages start "PATH:"). */
+static gboolean
+torn_names(const GPtrArray *torn, const char *message)
+{
+	for (guint i = 0; i < torn->len; i++) {
+		const char *text = torn->pdata[i];
+		const char *colon = strchr(text, ':');
+		if (colon && strncmp(text, message, colon - text + 1) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* The state files a pass reads and refuses when damaged, read here as
+ * the pass reads them (issue 43 item 4): the Message-ID secret, whose
+ * own format has no seal, and the records status does not read (the
+ * ledger's mark, pending, retry and the outbox are read by then).
+ * Each one refused is CRITICAL, the file named (in the loader's
+ * words), unless TORN has said so; a secret this user may not read (a
+ * member of the group) is a note; FALSE with ERROR when one cannot be
+ * read at all. */
+static gboolean
+check_refused(const char *state_dir, const GPtrArray *torn,
+              GPtrArray *problems, GPtrArray *notes, GError **error)
+{
+	GError *refused[4] = {NULL};
+	gboolean secret_unreadable = FALSE;
+	mailout_secret_check(state_dir, &secret_unreadable, &refused[0]);
+	if (secret_unreadable)
+		g_ptr_array_add(notes,
+		                g_strdup("note: the Message-ID secret "
+		                         "(message-id-key) is the service "
+		                         "user's alone: run check as that user "
+		                         "or root to check it too"));
+	g_autoptr(Seen) seen = seen_load(state_dir, &refused[1]);
+	g_autoptr(ImapFailed) failed = imap_failed_load(state_dir, &refused[2]);
+	g_autofree char *cursor_path = imap_cursor_path(state_dir);
+	ImapCursor cursor = {0};
+	gboolean found = FALSE;
+	imap_cursor_load(cursor_path, &cursor, &found, &refused[3]);
+	imap_cursor_clear(&cursor);
+	gboolean ok = TRUE;
+	for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+		if (refused[i] == NULL)
+			continue;
+		if (refused[i]->code == TENURE_ERROR_IO && ok) {
+			g_propagate_error(error, refused[i]);
+			ok = FALSE;
+			continue;
+		}
+		if (refused[i]->code != TENURE_ERROR_IO &&
+		    !torn_names(torn, refused[i]->message))
+			add(problems, CHECK_CRITICAL,
+			    "a state file every pass refuses: %s",
+			    refused[i]->message);
+		g_error_free(refused[i]);
+	}
+	return ok;
+}
+
 static int
 check(const Conf *conf, const Ledger *ledger)
 {
@@ -341,6 +519,9 @@ check(const Conf *conf, const Ledger *ledger)
 	for (guint i = 0; i < torn->len; i++)
 		add(problems, CHECK_CRITICAL, "a torn state file: %s",
 		    (const char *)torn->pdata[i]);
+	if (g_file_test(conf->state_dir, G_FILE_TEST_IS_DIR) &&
+	    !check_refused(conf->state_dir, torn, problems, notes, &error))
+		return unknown("the state cannot be read: %s", error->message);
 	g_autoptr(Status) status =
 	    status_build(conf, ledger, date_today(), NULL, TRUE, &error);
 	if (status == NULL) {
@@ -365,7 +546,7 @@ check(const Conf *conf, const Ledger *ledger)
 		    since, status->clock_waiting, status->clock_doubt);
 	}
 	gint64 age = -1;
-	check_source(status, now, problems, notes, &age);
+	check_source(status, now, problems, &age);
 	guint failing = 0;
 	check_mail(status, conf->state_dir, now, problems, &failing);
 	if (status->set_aside > 0)
@@ -413,15 +594,27 @@ check(const Conf *conf, const Ledger *ledger)
 	                                                 : g_strdup("U");
 	g_autofree char *perf = g_strdup_printf(
 	    "outbox=%u failing=%u;0 waiting=%u set_aside=%u;0 dead=%u;0 "
-	    "source_age=%s;%" G_GINT64_FORMAT ";%" G_GINT64_FORMAT ";0 "
-	    "expiry_days=%s few_members_days=%s",
+	    "source_age=%s;%s;%s;0 expiry_days=%s few_members_days=%s",
 	    status->queued, failing, status->waiting + status->clock_waiting,
-	    status->set_aside, status->dead->len, age_text, opt_warning_source,
-	    opt_critical_source, days_text, few_text);
+	    status->set_aside, status->dead->len, age_text, opt_warning,
+	    opt_critical, days_text, few_text);
 	g_autofree char *ok = g_strdup_printf(
 	    "%s: %u of %d seats filled, %u mail(s) queued, none failing",
 	    status->name, status->members, status->max_members, status->queued);
 	return answer(problems, ok, perf, notes);
+}
+
+/* -t: the answer when the check takes too long, written from the
+ * signal handler (async-signal-safe: write and _exit only). */
+static void
+timed_out(int sig)
+{
+	(void)sig;
+	static const char text[] = "TENURE UNKNOWN - the check did not "
+	                           "finish within its timeout (-t)\n";
+	ssize_t n = write(STDOUT_FILENO, text, sizeof text - 1);
+	(void)n;
+	_exit(CHECK_UNKNOWN);
 }
 
 int
@@ -432,16 +625,48 @@ cmd_check(int argc, char **argv)
 	    "A check for the monitoring system (Icinga, Nagios): exit 0 OK,\n"
 	    "1 WARNING, 2 CRITICAL, 3 UNKNOWN; the first line names the worst\n"
 	    "problem, then performance data.  Reads the state; never "
-	    "connects.",
+	    "connects.\n"
+	    "RANGE as the Monitoring Plugins give it: 10 (alert above 10),\n"
+	    "10: (below 10), ~:10 (above 10), 10:20 (outside), @10:20 "
+	    "(inside).",
 	    FALSE, entries);
-	/* A usage error is UNKNOWN to the monitoring system. */
-	if (!cmd_parse(context, NAME, &argc, &argv))
-		return unknown("usage: see tenure check --help");
+	/* A usage error is UNKNOWN to the monitoring system, said on
+	 * standard output (Nagios drops standard error). */
+	g_autoptr(GError) parse_error = NULL;
+	g_set_prgname("tenure check");
+	if (!g_option_context_parse(context, &argc, &argv, &parse_error))
+		return unknown("usage: %s (see tenure check --help)",
+		               parse_error->message);
+	if (cmd_globals.now && !date_set_now(cmd_globals.now))
+		return unknown("usage: --now: \"%s\" is not a date "
+		               "(YYYY-MM-DD) or an ISO 8601 time",
+		               cmd_globals.now);
+	if (opt_version) {
+		printf("tenure check %s\n", PACKAGE_VERSION);
+		return CHECK_OK;
+	}
 	if (argc > 1)
-		return unknown("unexpected argument '%s'", argv[1]);
-	if (opt_warning_source < 0 || opt_critical_source < 0 ||
-	    opt_critical_sink < 0 || opt_warning_keyring < 0)
-		return unknown("a threshold is negative");
+		return unknown("usage: unexpected argument '%s' (see tenure "
+		               "check --help)",
+		               argv[1]);
+	if (opt_warning == NULL)
+		opt_warning = g_strdup(WARNING_DEFAULT);
+	if (opt_critical == NULL)
+		opt_critical = g_strdup(CRITICAL_DEFAULT);
+	if (!range_parse(opt_warning, &warning_range))
+		return unknown("usage: -w: \"%s\" is not a range (10, 10:, "
+		               "~:10, 10:20, @10:20)",
+		               opt_warning);
+	if (!range_parse(opt_critical, &critical_range))
+		return unknown("usage: -c: \"%s\" is not a range (10, 10:, "
+		               "~:10, 10:20, @10:20)",
+		               opt_critical);
+	if (opt_critical_sink < 0 || opt_warning_keyring < 0 || opt_timeout < 0)
+		return unknown("usage: a threshold or the timeout is negative");
+	if (opt_timeout > 0) {
+		signal(SIGALRM, timed_out);
+		alarm((unsigned)opt_timeout);
+	}
 	const char *path = cmd_globals.config_path ? cmd_globals.config_path
 	                                           : conf_default_path();
 	g_autoptr(GError) error = NULL;

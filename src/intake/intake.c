@@ -86,7 +86,7 @@ intake_create(const Conf *conf, gboolean audit, GError **error)
 	intake->chair = normalized(conf->chair);
 	intake->leader = normalized(conf->leader);
 	intake->secretary = normalized(conf->secretary);
-	if (!util_mkdir_p(conf->state_dir, 0700, error) ||
+	if (!util_mkdir_p(conf->state_dir, UTIL_DIR_MODE, error) ||
 	    (intake->verifier = verify_new(conf, error)) == NULL ||
 	    (intake->seen = seen_load(conf->state_dir, error)) == NULL ||
 	    (intake->pending = pending_load(conf->state_dir, error)) == NULL ||
@@ -983,18 +983,88 @@ verify_counted(Intake *intake, const Mail *mail, GMimeObject *part,
 	return ok;
 }
 
-/* Records MESSAGE as set aside for passing a MIME bound (REASON), to be
- * reported (retry.h), by its bytes: a source that hands it over again
+/* Records MESSAGE as set aside unread for REASON (passing a MIME bound
+ * when OVER, else malformed), to be reported and counted by status and
+ * check (retry.h), by its bytes: a source that hands it over again
  * (IMAP tries a message three times) adds no second record. */
 static gboolean
-set_aside_over_bound(Intake *intake, const SourceMessage *message,
-                     const char *reason, GError **error)
+set_aside_unread(Intake *intake, const SourceMessage *message, gboolean over,
+                 const char *reason, GError **error)
 {
 	g_autofree char *digest =
 	    g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, message->raw);
-	g_autofree char *key = g_strconcat("bound ", digest, NULL);
+	g_autofree char *key =
+	    g_strconcat(over ? "bound " : "malformed ", digest, NULL);
 	return retry_set_aside(intake->retry, key, message->id, reason,
 	                       date_now_unix(), error);
+}
+
+/* verify_counted against the committee's keys as the ledger has them
+ * now, and the keys a half-made key change waits for: a new key's own
+ * confirmation, a new role holder's (only the committee's keys can
+ * sign a command). */
+static gboolean
+verify_committee(Intake *intake, const Mail *mail, GMimeObject *part,
+                 SignedKind kind, Signed **sig, char **reason, GError **error)
+{
+	g_autoptr(Ledger) ledger = ledger_load_guarded(intake->conf->ledger,
+	                                               intake->conf->state_dir, error);
+	if (ledger == NULL)
+		return FALSE;
+	g_auto(GStrv) awaited = pending_binding_keys(intake->pending);
+	verify_set_signers(intake->verifier, ledger, (const char *const *)awaited);
+	return verify_counted(intake, mail, part, kind, sig, reason, error);
+}
+
+/* For a mail set aside unread as malformed (REASON): when GMime's
+ * reading of it, whatever it found broken, holds a command signed by a
+ * committee key, its signer hears that it was set aside, and why.
+ * Nothing read from it is acted on; a signature that cannot be checked
+ * now gets no answer. */
+static gboolean
+answer_set_aside(Intake *intake, const SourceMessage *message,
+                 const char *reason, GError **error)
+{
+	g_autoptr(GMimeMessage) parsed = signed_part_parse_lenient(message->raw);
+	if (parsed == NULL)
+		return TRUE;
+	GMimeObject *part = NULL;
+	g_autofree char *shape = NULL, *refused = NULL;
+	SignedKind kind = signed_part_find(parsed, &part, &shape, &refused);
+	if (kind == SIGNED_NONE || kind == SIGNED_REFUSED)
+		return TRUE;
+	const char *id = g_mime_message_get_message_id(parsed);
+	g_autofree char *message_id =
+	    id && *id ? g_strdup_printf("<%s>", id) : NULL;
+	g_autofree char *from = first_from_address(parsed);
+	g_autofree char *content = content_hash(part);
+	Mail mail = {.source = message,
+	             .message_id = message_id,
+	             .from = from,
+	             .subject = g_mime_message_get_subject(parsed),
+	             .content = content};
+	g_autoptr(Signed) sig = NULL;
+	g_autofree char *bad = NULL;
+	g_autoptr(GError) local = NULL;
+	if (!verify_committee(intake, &mail, part, kind, &sig, &bad, &local)) {
+		if (bad == NULL && !source_error_is_temporary(local) &&
+		    !source_error_is_message(local)) {
+			g_propagate_error(error, g_steal_pointer(&local));
+			return FALSE;
+		}
+		return TRUE;
+	}
+	mail.sig = sig;
+	g_autofree char *why = g_strdup_printf(
+	    "set aside unread: %s (nothing in this mail was applied; send the "
+	    "command again in a mail with well-formed headers and MIME)",
+	    reason);
+	util_log("set-aside-answered", "id", message->id, "signer",
+	         sig->fingerprint, NULL);
+	gboolean replied = FALSE;
+	return reply_refusal(intake, &mail, why, &replied, error) &&
+	       (!replied || seen_count_reply(intake->seen, sig->fingerprint,
+	                                     date_today(), error));
 }
 
 /* The reading of a mail that may carry a command: parsed, checked,
@@ -1010,11 +1080,14 @@ read_mail(const SourceMessage *message, gpointer user_data, GError **error)
 	    signed_part_parse_bounded(message->raw, &over, &reason);
 	if (parsed == NULL) {
 		/* Set aside for a person to look at: it may be a command the
-		 * parser could not read.  One over a bound is reported too, and
-		 * counted by status and check: an outsider's mail of that
-		 * shape is an attack on the secretary's time. */
-		if (over && !intake->audit &&
-		    !set_aside_over_bound(intake, message, reason, error))
+		 * parser could not read.  Reported, and counted by status and
+		 * check (issue 42 item 5); the signer of a malformed one, when
+		 * known, is told.  One over a bound is never parsed: an
+		 * outsider's mail of that shape is an attack on the
+		 * secretary's time. */
+		if (!intake->audit &&
+		    (!set_aside_unread(intake, message, over, reason, error) ||
+		     (!over && !answer_set_aside(intake, message, reason, error))))
 			return FALSE;
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", reason);
 		return FALSE;
@@ -1052,19 +1125,9 @@ read_mail(const SourceMessage *message, gpointer user_data, GError **error)
 		         "reason", "Message-ID already handled", NULL);
 		return TRUE;
 	}
-	/* Only the committee's keys can sign a command: verification reads
-	 * those alone (verify_set_signers), as the ledger has them now, and
-	 * the keys a half-made key change waits for: a new key's own
-	 * confirmation, a new role holder's. */
-	g_autoptr(Ledger) ledger = ledger_load_guarded(intake->conf->ledger,
-	                                               intake->conf->state_dir, error);
-	if (ledger == NULL)
-		return FALSE;
-	g_auto(GStrv) awaited = pending_binding_keys(intake->pending);
-	verify_set_signers(intake->verifier, ledger, (const char *const *)awaited);
 	g_autoptr(Signed) sig = NULL;
 	g_autoptr(GError) local = NULL;
-	if (!verify_counted(intake, &mail, part, kind, &sig, &reason, &local)) {
+	if (!verify_committee(intake, &mail, part, kind, &sig, &reason, &local)) {
 		/* No verdict now (TENURE_ERROR_TEMPORARY: the source keeps the
 		 * mail and tries it again), a mail set aside, or the work
 		 * could not be done. */

@@ -22,7 +22,7 @@ archive_store(const char *state_dir, GBytes *raw, gint64 arrival,
 {
 	g_autofree char *digest = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, raw);
 	g_autofree char *dir = archive_dir(state_dir);
-	if (!util_mkdir_p(dir, 0700, error))
+	if (!util_mkdir_p(dir, UTIL_DIR_MODE, error))
 		return FALSE;
 	/* A message resumed after a crash, or read twice, is archived
 	 * already. */

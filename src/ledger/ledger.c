@@ -996,6 +996,15 @@ ledger_file_create(const char *path, const Ledger *ledger,
 		            "%s: cannot create: %s", temp, g_strerror(errno));
 		return FALSE;
 	}
+	/* 0644 whatever the umask (the units' 0077): the group, and the
+	 * status pages' readers, read the ledger (issue 42 item 4). */
+	if (fchmod(fd, 0644) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: fchmod: %s",
+		            temp, g_strerror(errno));
+		close(fd);
+		unlink(temp);
+		return FALSE;
+	}
 	gboolean ok = write_all(fd, temp, text, len, error);
 	if (ok && fsync(fd) < 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: fsync: %s",

@@ -134,7 +134,8 @@ secret_create(const char *path, GError **error)
 	g_string_append_c(text, '\n');
 	memset(bytes, 0, sizeof bytes);
 	g_autofree char *temp = g_strconcat(path, UTIL_TEMP_MARK "key", NULL);
-	gboolean ok = util_write_atomic(temp, text->str, text->len, error);
+	gboolean ok = util_write_atomic_mode(temp, text->str, text->len, 0600,
+	                                     error);
 	memset(text->str, 0, text->len);
 	g_string_free(text, TRUE);
 	if (!ok)
@@ -159,6 +160,26 @@ mailout_secret_ensure(const char *state_dir, GError **error)
 	if (g_file_test(path, G_FILE_TEST_EXISTS))
 		return TRUE;
 	return secret_create(path, error);
+}
+
+gboolean
+mailout_secret_check(const char *state_dir, gboolean *unreadable,
+                     GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, SECRET_FILE, NULL);
+	*unreadable = FALSE;
+	if (!g_file_test(path, G_FILE_TEST_EXISTS))
+		return TRUE;
+	if (access(path, R_OK) < 0 && errno == EACCES) {
+		*unreadable = TRUE;
+		return TRUE;
+	}
+	char *secret = secret_read(path, error);
+	if (secret == NULL)
+		return FALSE;
+	memset(secret, 0, strlen(secret));
+	g_free(secret);
+	return TRUE;
 }
 
 /* The installation's secret, created on first need (an installation
@@ -1010,11 +1031,8 @@ static gboolean
 unsent_write(const char *path, GKeyFile *record, GError **error)
 {
 	g_autofree char *dir = g_path_get_dirname(path);
-	if (g_mkdir_with_parents(dir, 0700) != 0) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", dir,
-		            g_strerror(errno));
+	if (!util_mkdir_p(dir, UTIL_DIR_MODE, error))
 		return FALSE;
-	}
 	gsize len = 0;
 	g_autofree char *text = g_key_file_to_data(record, &len, NULL);
 	return state_file_write(path, text, len, error);

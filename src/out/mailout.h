@@ -30,6 +30,15 @@ char *mailout_message_id(const Conf *conf, const char *event_key,
 /* Creates STATE_DIR/message-id-key unless it exists (`tenure init`). */
 gboolean mailout_secret_ensure(const char *state_dir, GError **error);
 
+/* Reads STATE_DIR/message-id-key as a pass would, creating nothing: TRUE
+ * when it is whole or missing (a pass creates it), or when it is the
+ * service user's and this user may not read it (*UNREADABLE TRUE: a
+ * member of the group runs `tenure check` too); FALSE with
+ * TENURE_ERROR_PARSE naming the file when a pass would refuse it,
+ * TENURE_ERROR_IO when it cannot be read otherwise. */
+gboolean mailout_secret_check(const char *state_dir, gboolean *unreadable,
+                              GError **error);
+
 /* *KNOWN: whether the outbox ever took the mail for EVENT_KEY, under
  * its Message-ID or under the public one the releases before the
  * secret gave it (so that an upgrade sends nothing twice); the public

@@ -207,7 +207,7 @@ outbox_ensure(const char *state_dir, GError **error)
 	static const char *const subs[] = {"queue", "sent", "dead"};
 	for (gsize i = 0; i < G_N_ELEMENTS(subs); i++) {
 		g_autofree char *dir = outbox_path(state_dir, subs[i], NULL);
-		if (!util_mkdir_p(dir, 0700, error))
+		if (!util_mkdir_p(dir, UTIL_DIR_MODE, error))
 			return FALSE;
 	}
 	return TRUE;
@@ -1244,7 +1244,7 @@ outbox_drop(const char *state_dir, const char *message_id,
 	g_autofree char *name = entry_name(message_id);
 	g_autofree char *queued = outbox_path(state_dir, "queue", name);
 	g_autofree char *dir = outbox_path(state_dir, "dropped", NULL);
-	if (!util_mkdir_p(dir, 0700, error))
+	if (!util_mkdir_p(dir, UTIL_DIR_MODE, error))
 		return FALSE;
 	int lock = outbox_lock(state_dir, error);
 	if (lock < 0)

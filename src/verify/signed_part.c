@@ -119,6 +119,23 @@ signed_part_parse_bounded(GBytes *raw, gboolean *over, char **reason)
 }
 
 GMimeMessage *
+signed_part_parse_lenient(GBytes *raw)
+{
+	gsize len = 0;
+	const char *data = g_bytes_get_data(raw, &len);
+	MimeScan scan;
+	gboolean over = !mime_scan(data, len, &scan);
+	mime_scan_clear(&scan);
+	if (over)
+		return NULL;
+	ParseProblem found = {NULL, NULL};
+	GMimeMessage *message = gmime_parse(data, len, &found);
+	g_free(found.problem);
+	g_free(found.unplaced);
+	return message;
+}
+
+GMimeMessage *
 signed_part_parse(GBytes *raw, char **reason)
 {
 	gboolean over = FALSE;

@@ -56,6 +56,11 @@ typedef enum {
 GMimeMessage *signed_part_parse_bounded(GBytes *raw, gboolean *over,
                                         char **reason);
 
+/* GMime's parse of RAW whatever it found broken, for naming the signer
+ * of a mail set aside as malformed (nothing read from it is acted on);
+ * NULL for a mail over a bound, which GMime never parses. */
+GMimeMessage *signed_part_parse_lenient(GBytes *raw);
+
 /* signed_part_parse_bounded, for callers to whom a mail over a bound is
  * one more mail that cannot be read. */
 GMimeMessage *signed_part_parse(GBytes *raw, char **reason);
