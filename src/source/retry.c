@@ -334,13 +334,33 @@ retry_make_due(Retry *retry, gint64 now, GError **error)
 
 /* The unfinished runs of the verify group NAME, as they count. */
 static guint
-unfinished_runs(GKeyFile *file, const char *name)
+runs_counted(GKeyFile *file, const char *name, guint64 killed)
 {
 	guint deadlines =
 	    (guint)g_key_file_get_uint64(file, name, "deadlines", NULL);
-	guint killed = (guint)g_key_file_get_uint64(file, name, "killed", NULL);
-	return deadlines + (killed > RETRY_FREE_KILLS ? killed - RETRY_FREE_KILLS
-	                                              : 0);
+	return deadlines + (killed > RETRY_FREE_KILLS
+	                        ? (guint)(killed - RETRY_FREE_KILLS)
+	                        : 0);
+}
+
+static guint
+unfinished_runs(GKeyFile *file, const char *name)
+{
+	return runs_counted(file, name,
+	                    g_key_file_get_uint64(file, name, "killed", NULL));
+}
+
+/* The kills of the verify group NAME: a start still running was ended
+ * by nothing tenure saw, so it was killed.  A record of an older tenure
+ * counted such starts (and deadlines, which it could not tell apart) as
+ * "starts". */
+static guint64
+verify_kills(GKeyFile *file, const char *name)
+{
+	guint64 killed = g_key_file_get_uint64(file, name, "killed", NULL);
+	if (g_key_file_get_boolean(file, name, "running", NULL))
+		killed++;
+	return killed + g_key_file_get_uint64(file, name, "starts", NULL);
 }
 
 gboolean
@@ -351,13 +371,7 @@ retry_verify_begin(Retry *retry, const char *digest, const char *id,
 	if (!refresh(retry, error))
 		return FALSE;
 	g_autofree char *name = group(VERIFY, digest);
-	/* A start still running was ended by nothing tenure saw: it was
-	 * killed.  A record of an older tenure counted such starts (and
-	 * deadlines, which it could not tell apart) as "starts". */
-	guint64 killed = g_key_file_get_uint64(retry->file, name, "killed", NULL);
-	if (g_key_file_get_boolean(retry->file, name, "running", NULL))
-		killed++;
-	killed += g_key_file_get_uint64(retry->file, name, "starts", NULL);
+	guint64 killed = verify_kills(retry->file, name);
 	g_key_file_remove_key(retry->file, name, "starts", NULL);
 	if (killed > 0)
 		g_key_file_set_uint64(retry->file, name, "killed", killed);
@@ -365,6 +379,19 @@ retry_verify_begin(Retry *retry, const char *digest, const char *id,
 	g_key_file_set_boolean(retry->file, name, "running", TRUE);
 	set_text(retry->file, name, "id", id);
 	return save(retry, error);
+}
+
+gboolean
+retry_verify_count(Retry *retry, const char *digest, guint *unfinished,
+                   GError **error)
+{
+	LOCK_FILE();
+	if (!refresh(retry, error))
+		return FALSE;
+	g_autofree char *name = group(VERIFY, digest);
+	*unfinished = runs_counted(retry->file, name,
+	                           verify_kills(retry->file, name));
+	return TRUE;
 }
 
 gboolean

@@ -126,6 +126,13 @@ gboolean retry_set_aside(Retry *retry, const char *key, const char *id,
 gboolean retry_verify_begin(Retry *retry, const char *digest, const char *id,
                             guint *unfinished, GError **error);
 
+/* What retry_verify_begin says in *UNFINISHED, and records nothing:
+ * for `tenure import`, whose reading marker (retry_read_begin) counts a
+ * kill during gpgv, and which records a deadline's run alone (begin,
+ * then end).  FALSE when the file cannot be read. */
+gboolean retry_verify_count(Retry *retry, const char *digest,
+                            guint *unfinished, GError **error);
+
 /* How a verification begun ended. */
 typedef enum {
 	RETRY_VERIFY_FINISHED, /* gpgv finished, whatever it said: the
