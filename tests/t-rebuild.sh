@@ -226,4 +226,46 @@ test_begin "the new host's first pass would append nothing and send nothing the 
 test_expect_equal "append no event | " \
 	"$(grep '^append' dry.out | sed 's/ to .*//') | $(sed -n '/^queue/,/^[a-z]/p' dry.out | grep 'debian-ctte@lists.debian.org')"
 
+# --- An import interrupted: killed mid-way, then run again ---------------------
+#
+# The import writes what it decides of each signature in batches
+# (cmd_import.c): killed in the middle of one, it must lose nothing and
+# repeat nothing.  A third host's import is killed while it reads the
+# chair's handover (TENURE_TEST_READ makes that reading hang), after a
+# ledger append and refusals whose records wait for the batch's end;
+# the same import run again must leave what the uninterrupted one left.
+
+host c a
+TENURE_TEST_READ=hang:handover-chair "$TENURE" --config c.conf \
+	import mbox:archive.mbox >import-c1.out 2>import-c1.log &
+pid=$!
+test_begin "the third host's import is killed in the middle of the archive"
+if wait_for 60 "grep -q '^test-read ' import-c1.log"; then
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null
+	test_expect_equal "killed before the end, ledger events appended: yes" \
+		"killed before the end, ledger events appended: $( [ ! -s import-c1.out ] &&
+			[ "$(grep -c '^Event:' c/ledger)" -gt "$(grep -c '^Event:' history.ledger)" ] &&
+			echo yes)"
+else
+	kill -KILL "$pid" 2>/dev/null
+	test_fail "the import never reached the handover"
+fi
+
+"$TENURE" --config c.conf import mbox:archive.mbox >import-c2.out 2>import-c2.log
+rc=$?
+test_begin "the import run again after the kill finishes"
+test_expect_equal "0" "$rc"
+
+test_begin "after the kill and the second import: the ledger of one import, Recorded: aside"
+grep -v '^Recorded:' c/ledger >c.ledger
+test_expect_equal_file b.ledger c.ledger
+
+test_begin "after the kill and the second import: the same signatures, messages and reply counts decided as one import"
+test_expect_equal_file b/state/seen c/state/seen
+
+test_begin "after the kill and the second import: the same pending records, nothing queued"
+test_expect_equal "$(cat b/state/pending 2>/dev/null) | 0" \
+	"$(cat c/state/pending 2>/dev/null) | $(ls c/state/outbox/queue 2>/dev/null | wc -l)"
+
 test_done

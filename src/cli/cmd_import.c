@@ -13,6 +13,28 @@
  * the tenure that sent it was at work then and answered.  The ledger
  * is decided by the signed commands alone.
  *
+ * The import is one batch at a time (intake_batch): what it decides of
+ * each signature reaches the state at the end of a batch, not after
+ * each mail, which would cost a command two fsyncs more than gpgv's
+ * run.  An import interrupted anywhere (killed, the machine gone) loses
+ * nothing and repeats nothing, because:
+ *   - the ledger is still appended and fsynced event by event, and each
+ *     append is preceded by the durable write of every decision before
+ *     it (the "applying" record, seen.h), as is each pending record;
+ *     the expiries of a new day are recorded after a flush too.  So the
+ *     ledger and the pending records never move within a batch: a batch
+ *     is decided against what the state said at its start;
+ *   - the archive is read in the same order each time, and the import
+ *     does again what a batch had not written: the same mail, against
+ *     the same ledger and records, is decided the same way, and what it
+ *     queued before (a transcript) has a key of its signature, so the
+ *     outbox takes it once (mailout_queue);
+ *   - a command the ledger holds is never decided again (intake.c's
+ *     ledger_event_of): a lost record of an applied one costs a
+ *     verification, not a second event.
+ * A batch ends every IMPORT_BATCH messages, at a new day of the
+ * archive and at the end.
+ *
  * `--dry-run` imports into copies of the ledger and state (dryrun.h) and
  * prints what the import would append, queue and refuse. */
 #define _GNU_SOURCE
@@ -37,6 +59,10 @@
 #include "source/source.h"
 #include "base/util.h"
 
+/* The messages of a batch at most (see above): what an interrupted
+ * import reads again. */
+#define IMPORT_BATCH 1000
+
 typedef struct {
 	const Conf *conf;
 	Intake *intake;
@@ -59,7 +85,11 @@ count_and_handle(const SourceMessage *message, gpointer user_data,
 	/* A message without a time (0) has no day of its own. */
 	Day day = message->arrival > 0 ? date_of_unix(message->arrival)
 	                               : DAY_NONE;
-	if (day != DAY_NONE && day > run->scheduled_on && !run->no_expiries) {
+	gboolean new_day = day != DAY_NONE && day > run->scheduled_on;
+	if ((new_day || run->messages % IMPORT_BATCH == 0) &&
+	    !intake_flush(run->intake, error))
+		return FALSE;
+	if (new_day && !run->no_expiries) {
 		g_autoptr(GError) local = NULL;
 		if (!schedule_record_expiries(run->conf, day, &local)) {
 			/* The ledger cannot be read or written: no mail either.
@@ -73,8 +103,9 @@ count_and_handle(const SourceMessage *message, gpointer user_data,
 			               "error", local->message, NULL);
 			run->no_expiries = TRUE;
 		}
-		run->scheduled_on = day;
 	}
+	if (new_day)
+		run->scheduled_on = day;
 	return intake_handle(message, run->intake, error);
 }
 
@@ -145,6 +176,7 @@ cmd_import(int argc, char **argv)
 	}
 	if (dry)
 		intake_on_refusal(run.intake, dryrun_note_refusal, dry);
+	intake_batch(run.intake);
 	IntakeOwnMail own = {.conf = conf, .where = "import",
 	                     .log_as = "import-own-mail"};
 	if (!intake_scan_own_mail(argv[1], &own, &error)) {
@@ -161,6 +193,11 @@ cmd_import(int argc, char **argv)
 	gboolean ok = source &&
 	              source_fetch(source, count_and_handle, &run, &error);
 	source_close(source);
+	/* What was decided is written however the import ended: it was
+	 * decided (the error, if any, is the first one). */
+	g_autoptr(GError) flushed = NULL;
+	if (!intake_flush(run.intake, ok ? &error : &flushed))
+		ok = FALSE;
 	intake_free(run.intake);
 	if (lock >= 0)
 		close(lock);

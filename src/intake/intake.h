@@ -98,6 +98,14 @@ typedef struct {
  * ledger.  FALSE when the source or the outbox fails. */
 gboolean intake_scan_own_mail(const char *url, IntakeOwnMail *own,
                               GError **error);
+/* For `tenure import` (cmd_import.c says why an archive's rebuild may
+ * do this): the signatures decided are written at the next
+ * intake_flush, or before anything that changes what a later mail
+ * decides (a ledger append, a pending record), not after each mail;
+ * and a verification's start is left to the reading's marker.  FALSE
+ * from intake_flush when the state cannot be written. */
+void intake_batch(Intake *intake);
+gboolean intake_flush(Intake *intake, GError **error);
 void intake_free(Intake *intake);
 
 #endif

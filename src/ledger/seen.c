@@ -23,6 +23,8 @@ struct Seen {
 	GHashTable *signatures; /* "FPR CREATED DIGEST" -> "MESSAGE-ID" or
 	                           "MESSAGE-ID applying" */
 	GHashTable *replies;    /* FPR -> "YYYY-MM-DD COUNT" */
+	gboolean batch;         /* seen_batch: saves wait for seen_flush */
+	gboolean dirty;         /* changed since the file was last written */
 };
 
 void
@@ -129,7 +131,7 @@ append_sorted(GString *out, GHashTable *table, const char *kind,
 }
 
 static gboolean
-save(Seen *seen, GError **error)
+write_file(Seen *seen, GError **error)
 {
 	GString *out = g_string_new("# tenure: signatures and messages already handled\n");
 	append_sorted(out, seen->signatures, "signature", TRUE);
@@ -137,7 +139,33 @@ save(Seen *seen, GError **error)
 	append_sorted(out, seen->replies, "reply", TRUE);
 	gboolean ok = state_file_write(seen->path, out->str, out->len, error);
 	g_string_free(out, TRUE);
+	if (ok)
+		seen->dirty = FALSE;
 	return ok;
+}
+
+/* A change made in memory reaches the file now, or in a batch at the
+ * next seen_flush. */
+static gboolean
+save(Seen *seen, GError **error)
+{
+	if (seen->batch) {
+		seen->dirty = TRUE;
+		return TRUE;
+	}
+	return write_file(seen, error);
+}
+
+void
+seen_batch(Seen *seen)
+{
+	seen->batch = TRUE;
+}
+
+gboolean
+seen_flush(Seen *seen, GError **error)
+{
+	return !seen->dirty || write_file(seen, error);
 }
 
 gboolean
@@ -228,7 +256,9 @@ seen_add_signature(Seen *seen, const char *fingerprint, gint64 created,
 	char *old_message = NULL;
 	gboolean new_message = !applying &&
 	                       message_put(seen, message_id, content, &old_message);
-	if (save(seen, error)) {
+	/* "applying" goes before a ledger append: on disk first, whatever
+	 * the batch (seen_batch). */
+	if (applying ? write_file(seen, error) : save(seen, error)) {
 		g_free(old_message);
 		return TRUE;
 	}
@@ -254,7 +284,7 @@ seen_remove_signature(Seen *seen, const char *fingerprint, gint64 created,
 	g_hash_table_remove(seen->signatures, key);
 	if (message_id)
 		g_hash_table_remove(seen->messages, message_id);
-	return save(seen, error);
+	return write_file(seen, error);
 }
 
 /* Today's count of replies to FINGERPRINT. */

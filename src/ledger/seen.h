@@ -15,8 +15,9 @@
  * and the SHA-256 of the signed text, so a replay, a repost under a new
  * Message-ID or a second copy of a mail all find it.  Only command mail
  * is recorded: the file grows with commands, not with list traffic.
- * Every seen_add_* returns only once the file is on disk; on failure the
- * record is not kept in memory either.  The file starts with the line
+ * Every seen_add_* returns only once the file is on disk (in a batch,
+ * seen_batch: once it is in memory); on failure the record is not kept
+ * in memory either.  The file starts with the line
  * that tells it whole from torn (state_file.h): seen_load refuses a torn
  * file rather than forget the records cut off.
  */
@@ -80,6 +81,15 @@ gboolean seen_add_refusal(Seen *seen, const char *fingerprint, gint64 created,
  * list, which may still come through it). */
 gboolean seen_count_reply(Seen *seen, const char *fingerprint, Day today,
                           GError **error);
+
+/* For `tenure import`, which rebuilds these records from an archive
+ * (cmd_import.c says why that is safe): from now on a change is kept in
+ * memory and reaches the file at the next seen_flush, save a signature
+ * recorded as applying (a ledger append follows it), written at once
+ * with every change before it.  seen_flush: FALSE when the file cannot
+ * be written; the changes stay to be written again. */
+void seen_batch(Seen *seen);
+gboolean seen_flush(Seen *seen, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(Seen, seen_free)
 

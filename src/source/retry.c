@@ -4,6 +4,7 @@
 #include "source/retry.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -334,13 +335,33 @@ retry_make_due(Retry *retry, gint64 now, GError **error)
 
 /* The unfinished runs of the verify group NAME, as they count. */
 static guint
-unfinished_runs(GKeyFile *file, const char *name)
+runs_counted(GKeyFile *file, const char *name, guint64 killed)
 {
 	guint deadlines =
 	    (guint)g_key_file_get_uint64(file, name, "deadlines", NULL);
-	guint killed = (guint)g_key_file_get_uint64(file, name, "killed", NULL);
-	return deadlines + (killed > RETRY_FREE_KILLS ? killed - RETRY_FREE_KILLS
-	                                              : 0);
+	return deadlines + (killed > RETRY_FREE_KILLS
+	                        ? (guint)(killed - RETRY_FREE_KILLS)
+	                        : 0);
+}
+
+static guint
+unfinished_runs(GKeyFile *file, const char *name)
+{
+	return runs_counted(file, name,
+	                    g_key_file_get_uint64(file, name, "killed", NULL));
+}
+
+/* The kills of the verify group NAME: a start still running was ended
+ * by nothing tenure saw, so it was killed.  A record of an older tenure
+ * counted such starts (and deadlines, which it could not tell apart) as
+ * "starts". */
+static guint64
+verify_kills(GKeyFile *file, const char *name)
+{
+	guint64 killed = g_key_file_get_uint64(file, name, "killed", NULL);
+	if (g_key_file_get_boolean(file, name, "running", NULL))
+		killed++;
+	return killed + g_key_file_get_uint64(file, name, "starts", NULL);
 }
 
 gboolean
@@ -351,13 +372,7 @@ retry_verify_begin(Retry *retry, const char *digest, const char *id,
 	if (!refresh(retry, error))
 		return FALSE;
 	g_autofree char *name = group(VERIFY, digest);
-	/* A start still running was ended by nothing tenure saw: it was
-	 * killed.  A record of an older tenure counted such starts (and
-	 * deadlines, which it could not tell apart) as "starts". */
-	guint64 killed = g_key_file_get_uint64(retry->file, name, "killed", NULL);
-	if (g_key_file_get_boolean(retry->file, name, "running", NULL))
-		killed++;
-	killed += g_key_file_get_uint64(retry->file, name, "starts", NULL);
+	guint64 killed = verify_kills(retry->file, name);
 	g_key_file_remove_key(retry->file, name, "starts", NULL);
 	if (killed > 0)
 		g_key_file_set_uint64(retry->file, name, "killed", killed);
@@ -365,6 +380,19 @@ retry_verify_begin(Retry *retry, const char *digest, const char *id,
 	g_key_file_set_boolean(retry->file, name, "running", TRUE);
 	set_text(retry->file, name, "id", id);
 	return save(retry, error);
+}
+
+gboolean
+retry_verify_count(Retry *retry, const char *digest, guint *unfinished,
+                   GError **error)
+{
+	LOCK_FILE();
+	if (!refresh(retry, error))
+		return FALSE;
+	g_autofree char *name = group(VERIFY, digest);
+	*unfinished = runs_counted(retry->file, name,
+	                           verify_kills(retry->file, name));
+	return TRUE;
 }
 
 gboolean
@@ -419,7 +447,9 @@ static gboolean
 fold_reading(Retry *retry, GError **error)
 {
 	g_autofree char *text = NULL;
-	if (!g_file_get_contents(retry->reading_path, &text, NULL, NULL))
+	/* Empty: the last reading ended (retry_read_end). */
+	if (!g_file_get_contents(retry->reading_path, &text, NULL, NULL) ||
+	    *text == '\0')
 		return TRUE;
 	g_autoptr(GKeyFile) left = g_key_file_new();
 	g_autofree char *mark = NULL;
@@ -468,23 +498,41 @@ retry_read_begin(Retry *retry, const char *digest, const char *id,
 		return TRUE;
 	/* Written without an fsync: what it must outlive is this process
 	 * (the watchdog's kill, the CPU bound), whose writes stay in the
-	 * page cache; the machine's end loses one count at most. */
+	 * page cache; the machine's end loses one count at most.  Written
+	 * in place into the file the last reading's end emptied, not
+	 * replaced: a mail read costs no new file (an import reads
+	 * thousands).  A kill before the write is done leaves less than a
+	 * marker, which counts nothing: the reading had not begun. */
 	g_autoptr(GKeyFile) reading = g_key_file_new();
 	g_key_file_set_string(reading, READING, "process", process_mark());
 	g_key_file_set_string(reading, READING, "digest", digest);
 	set_text(reading, READING, "id", id);
 	gsize length = 0;
 	g_autofree char *data = g_key_file_to_data(reading, &length, NULL);
-	return util_mkdir_p(retry->state_dir, 0750, error) &&
-	       util_write_unsynced(retry->reading_path, data, (gssize)length,
-	                           error);
+	int fd = open(retry->reading_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == ENOENT &&
+	    util_mkdir_p(retry->state_dir, 0750, NULL))
+		fd = open(retry->reading_path, O_WRONLY | O_CREAT | O_CLOEXEC,
+		          0600);
+	gboolean ok = fd >= 0 && pwrite(fd, data, length, 0) == (ssize_t)length &&
+	              ftruncate(fd, (off_t)length) == 0;
+	int saved = errno;
+	if (fd >= 0 && close(fd) < 0 && ok) {
+		ok = FALSE;
+		saved = errno;
+	}
+	if (!ok)
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
+		            retry->reading_path, g_strerror(saved));
+	return ok;
 }
 
 gboolean
 retry_read_end(Retry *retry, const char *digest, GError **error)
 {
 	LOCK_FILE();
-	if (unlink(retry->reading_path) < 0 && errno != ENOENT) {
+	/* Emptied, for the next reading to write in place. */
+	if (truncate(retry->reading_path, 0) < 0 && errno != ENOENT) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
 		            retry->reading_path, g_strerror(errno));
 		return FALSE;

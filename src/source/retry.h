@@ -27,16 +27,17 @@
  * The readings that never finished are counted alike (issue 39, item
  * 2): before the intake parses a mail that may carry a command, it
  * writes the marker STATE_DIR/reading naming the digest of the mail's
- * bytes and the process, and removes it when the reading ends, however.
+ * bytes and the process, and empties it when the reading ends, however.
  * A marker another process left was left by a kill (the unit's watchdog
  * or start timeout, tenure's own CPU bound on a reading, a SIGKILL):
  * the next reading's start counts it in the file's [read DIGEST] group
  * and removes it; from the third kill on each counts one unfinished
  * run, and a mail whose unfinished readings reach RETRY_MAX_UNFINISHED
  * is set aside unread and reported, so that the mail behind it is read.
- * The marker is replaced whole but not fsynced: a killed process's
- * writes stay in the page cache, and what a power loss costs is one
- * count, where an fsync per mail read would cost more than its parse.
+ * The marker is written in place (no new file for each mail read) and
+ * not fsynced: a killed process's writes stay in the page cache, and
+ * what a power loss costs is one count, where an fsync per mail read
+ * would cost more than its parse.
  *
  * The file is a GKeyFile sealed like every state file (state_file.h),
  * one group per record, KEY a source's name for a message ("maildir
@@ -124,6 +125,13 @@ gboolean retry_set_aside(Retry *retry, const char *key, const char *id,
  * count as never finished (see RETRY_MAX_UNFINISHED), and this start is
  * recorded, durably, before gpgv runs. */
 gboolean retry_verify_begin(Retry *retry, const char *digest, const char *id,
+                            guint *unfinished, GError **error);
+
+/* What retry_verify_begin says in *UNFINISHED, and records nothing:
+ * for `tenure import`, whose reading marker (retry_read_begin) counts a
+ * kill during gpgv, and which records a deadline's run alone (begin,
+ * then end).  FALSE when the file cannot be read. */
+gboolean retry_verify_count(Retry *retry, const char *digest,
                             guint *unfinished, GError **error);
 
 /* How a verification begun ended. */

@@ -59,6 +59,7 @@ struct Keyring {
 	GHashTable *located;   /* every fingerprint in them -> the indices in
 	                          PLACES of the keyblocks that carry it */
 	char *claim_digest;    /* of HOME/claim/claimant.gpg as last written */
+	FileId claim_id;       /* that file as written */
 	GHashTable *claim_keys; /* "DIGEST FPR" -> the gpgme_key_t gpg listed
 	                          for FPR from that claimant.gpg, or NULL */
 	GHashTable *subkey_of; /* fingerprint asked about -> its primary key's,
@@ -1094,11 +1095,20 @@ use_claim_home(Keyring *keyring, GError **error)
 }
 
 /* Writes DATA to HOME/claim/claimant.gpg, for keyring->claim's
- * listings: a scratch file, derived again for each use, so no fsync. */
+ * listings: a scratch file, derived again for each use, so no fsync.
+ * The same keyblocks again (a signer's next command, an import's
+ * every one) find the file as it was written, and it stays. */
 static gboolean
 store_claimant(Keyring *keyring, const guchar *data, gsize len,
                GError **error)
 {
+	g_autofree char *digest =
+	    g_compute_checksum_for_data(G_CHECKSUM_SHA256, data, len);
+	FileId now;
+	file_id(keyring->claim_path, &now);
+	if (g_strcmp0(digest, keyring->claim_digest) == 0 &&
+	    file_id_equal(&now, &keyring->claim_id))
+		return TRUE;
 	g_autofree char *temp = g_strconcat(keyring->claim_path, ".new", NULL);
 	gboolean ok = FALSE;
 	g_clear_pointer(&keyring->claim_digest, g_free);
@@ -1119,8 +1129,8 @@ store_claimant(Keyring *keyring, const guchar *data, gsize len,
 		unlink(temp);
 		goto out;
 	}
-	keyring->claim_digest = g_compute_checksum_for_data(G_CHECKSUM_SHA256,
-	                                                    data, len);
+	keyring->claim_digest = g_steal_pointer(&digest);
+	file_id(keyring->claim_path, &keyring->claim_id);
 	ok = TRUE;
 out:
 	return ok;
