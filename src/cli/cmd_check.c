@@ -8,12 +8,13 @@
  * connects: a server out of reach shows in what the daemon recorded.
  *
  *   CRITICAL  tenure doubts its clock and holds the acts the date
- *             decides; the source not read, or the mail server not
- *             taking a queued mail, for longer than --critical-source /
- *             --critical-sink; a torn state file (state_file_torn) or
+ *             decides; the source not read, or the mbox source waiting,
+ *             or the mail server not taking a queued mail, for longer
+ *             than --critical-source / --critical-sink; a torn state file (state_file_torn) or
  *             ledger; mail that cannot be composed or signed
  *   WARNING   the source failing or not read for longer than
- *             --warning-source; mail failing, within --critical-sink;
+ *             --warning-source; the mbox source waiting (a message
+ *             being written, a writer's lock held: mbox-waiting); mail failing, within --critical-sink;
  *             mail set aside (without a verdict, or refused for good);
  *             a [keys] keyring unchanged for longer than
  *             --warning-keyring days; the chair vacant, or falling
@@ -34,6 +35,7 @@
 #include "base/util.h"
 #include "cli/cmd.h"
 #include "out/outbox.h"
+#include "source/source.h"
 #include "views/status.h"
 
 #define NAME "check"
@@ -164,8 +166,8 @@ unknown(const char *format, ...)
 
 /* The source (contact.h): failing, or not read, for how long. */
 static void
-check_source(const Status *status, gint64 now, GPtrArray *problems,
-             GPtrArray *notes, gint64 *age)
+check_source(const Status *status, const char *state_dir, gint64 now,
+             GPtrArray *problems, GPtrArray *notes, gint64 *age)
 {
 	const Contact *contact = status->contact;
 	if (contact == NULL) {
@@ -185,6 +187,22 @@ check_source(const Status *status, gint64 now, GPtrArray *problems,
 		    "the source %s cannot be read for %s (last read %s): %s",
 		    contact->url, span, last, contact->error);
 		return;
+	}
+	/* An mbox whose reading waits (a message being written, a writer's
+	 * lock held) holds the mail behind it. */
+	gint64 since = 0;
+	g_autofree char *what = NULL;
+	g_autoptr(GError) error = NULL;
+	if (state_dir && source_mbox_waiting(state_dir, &since, &what, &error)) {
+		gint64 waiting = MAX(0, now - since);
+		g_autofree char *span = span_text(waiting);
+		add(problems,
+		    waiting > opt_critical_source ? CHECK_CRITICAL : CHECK_WARNING,
+		    "the mbox source %s waits for %s, the mail from there on "
+		    "unread: %s",
+		    contact->url, span, what);
+	} else if (error) {
+		add(problems, CHECK_CRITICAL, "%s", error->message);
 	}
 	if (*age < 0 || *age > opt_warning_source) {
 		g_autofree char *span = *age < 0 ? g_strdup("ever")
@@ -365,7 +383,7 @@ check(const Conf *conf, const Ledger *ledger)
 		    since, status->clock_waiting, status->clock_doubt);
 	}
 	gint64 age = -1;
-	check_source(status, now, problems, notes, &age);
+	check_source(status, conf->state_dir, now, problems, notes, &age);
 	guint failing = 0;
 	check_mail(status, conf->state_dir, now, problems, &failing);
 	if (status->set_aside > 0)

@@ -1,18 +1,22 @@
 /* source_mbox.c: an mbox file as a source.
  *
- * An mbox is split where its writer split it (issue 32, item 4): by
- * each message's Content-Length when every message, from the first on,
- * has one that ends at the end of the file or before a From_ line
- * (mboxcl2, as Dovecot's LDA and LMTP write it: a body's "From " lines
- * are not quoted, and one is never read as a message; split_by_length
- * says what happens to a length that does not fit); otherwise at every
- * "From " line at the top of the file or after a blank line (mboxo,
- * mboxrd), the blank line before the next one belonging to the mbox.
- * Whether a body's ">From " lines were quoted cannot be told: a message
- * is handed over in its likeliest reading with the others beside it
+ * An mbox is split where its writer split it (issue 32, item 4), as
+ * the configuration says ([source] mbox-format, issue 40 item 2), never
+ * as a mail says: in an mbox split at From_ lines a Content-Length is
+ * its author's.  mboxcl and mboxcl2 (Dovecot's LDA and LMTP: a body's
+ * "From " lines are not quoted, and one is never read as a message) by
+ * each message's Content-Length, which must end at the end of the file
+ * or before a From_ line (split_by_length says what happens to one that
+ * does not), Dovecot's pseudo message skipped; mboxo and mboxrd at every
+ * "From " line at the top of the file or after a blank line, the blank
+ * line before the next one belonging to the mbox.  Whether an mboxo
+ * body's ">From " lines were quoted cannot be told: a message is handed
+ * over in its likeliest reading with the other beside it
  * (message_readings), and the one the signature covers counts
- * (source_message_next_reading, source.h).  The arrival time is
- * the date that ends the "From " line (source_mbox_from_line_time).  An
+ * (source_message_next_reading, source.h).  The arrival time is the date
+ * that ends the "From " line (source_mbox_from_line_time), in the
+ * configured or the host's zone when the line names none.  A read that
+ * waits says so in STATE_DIR/mbox-waiting, for `tenure check`.  An
  * archive given to `tenure import` is read whole; the configured source
  * remembers the offset it has handled in STATE_DIR/mbox-offset, so each
  * run reads only what was appended (a torn record is an error, see
@@ -32,7 +36,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gmime/gmime.h>
 
@@ -46,6 +52,9 @@ typedef struct {
 	char *path;
 	char *offset_path; /* live source only, else NULL */
 	const Conf *conf;
+	ConfMboxFormat format; /* [source] mbox-format; mboxo without a
+	                          configuration */
+	GTimeZone *zone;   /* [source] mbox-timezone, or NULL: the host's */
 	Retry *retry;      /* live source only: messages waiting (retry.h) */
 	gint64 handled_to; /* the mail before this offset is dealt with */
 	GHashTable *waiting; /* offsets (gint64) of messages without a final
@@ -74,6 +83,12 @@ mbox_open(const Conf *conf, const char *url, GError **error)
 	}
 	source->path = g_steal_pointer(&path);
 	source->conf = conf;
+	if (conf) {
+		source->format = conf->mbox_format;
+		if (conf->mbox_timezone)
+			source->zone =
+			    g_time_zone_new_identifier(conf->mbox_timezone);
+	}
 	source->waiting = g_hash_table_new_full(g_int64_hash, g_int64_equal,
 	                                        g_free, NULL);
 	if (source->offset_path &&
@@ -89,6 +104,7 @@ typedef struct {
 	int weekday; /* 1 (Monday) to 7, or 0 when the form has none */
 	int year, month, day, hour, minute, second;
 	int offset; /* seconds east of UTC */
+	gboolean zoned; /* the line gave the offset */
 } FromDate;
 
 static gboolean
@@ -166,11 +182,13 @@ from_zone(const char *word, FromDate *date)
 			return FALSE;
 		date->offset = (hhmm / 100 * 3600 + hhmm % 100 * 60) *
 		               (word[0] == '-' ? -1 : 1);
+		date->zoned = TRUE;
 		return TRUE;
 	}
 	for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
 		if (strcmp(word, names[i].name) == 0) {
 			date->offset = names[i].hours * 3600;
+			date->zoned = TRUE;
 			return TRUE;
 		}
 	return FALSE;
@@ -232,7 +250,7 @@ from_date_words(char **words, guint count, FromDate *date)
 }
 
 gint64
-source_mbox_from_line_time(const char *line, gsize len)
+source_mbox_from_line_time(const char *line, gsize len, GTimeZone *zone)
 {
 	g_autofree char *copy = g_strndup(line, len);
 	g_auto(GStrv) split = g_strsplit_set(copy, " \t\r\n", -1);
@@ -263,7 +281,15 @@ source_mbox_from_line_time(const char *line, gsize len)
 		if (date.weekday != 0 &&
 		    g_date_time_get_day_of_week(utc) != date.weekday)
 			return 0;
-		return g_date_time_to_unix(utc) - date.offset;
+		if (date.zoned)
+			return g_date_time_to_unix(utc) - date.offset;
+		/* Local time, as its writer's host kept it. */
+		g_autoptr(GTimeZone) local = zone ? g_time_zone_ref(zone)
+		                                  : g_time_zone_new_local();
+		g_autoptr(GDateTime) there = g_date_time_new(
+		    local, date.year, date.month, date.day, date.hour,
+		    date.minute, date.second);
+		return there ? g_date_time_to_unix(there) : 0;
 	}
 	return 0;
 }
@@ -317,25 +343,31 @@ has_quoted_from(const char *start, const char *end)
 	return FALSE;
 }
 
-/* The message between START and END as the mbox's writer most likely
- * wrote it, in *RAW, and the other readings that differ from it, in
- * *OTHERS (NULL when none), for the intake to try in turn when the
- * signature over *RAW is bad (source.h).  Quoting is ambiguous: an
- * mboxo writer (Exim, Postfix) turns a body's "From " into ">From " and
- * leaves an author's own ">From " as it is, an mboxrd writer adds a
- * '>' to both, mboxcl2 (Dovecot) quotes nothing.  By Content-Length
- * (LENGTHS) the bytes are read as they are first, then as mboxcl;
- * between From_ lines as mboxrd first, then as they are, then as
- * mboxo. */
+/* The message between START and END as the mbox's writer wrote it, in
+ * *RAW, and the other readings that differ from it, in *OTHERS (NULL
+ * when none), for the intake to try in turn when the signature over
+ * *RAW is bad (source.h).  An mboxrd writer adds a '>' to every
+ * ">*From " line, and mboxcl2 (Dovecot) quotes nothing: one reading
+ * each.  An mboxo or mboxcl writer (Exim, Postfix) turns a body's
+ * "From " into ">From " and leaves an author's own ">From " as it is,
+ * which cannot be told apart: one '>' undone first, then the bytes as
+ * they are. */
 static void
-message_readings(const char *start, const char *end, gboolean lengths,
+message_readings(const char *start, const char *end, ConfMboxFormat format,
                  GBytes **raw, GPtrArray **others)
 {
-	static const MboxReading by_lines[] = {READ_MBOXRD, READ_VERBATIM,
-	                                       READ_MBOXO};
-	static const MboxReading by_length[] = {READ_VERBATIM, READ_MBOXO};
-	const MboxReading *order = lengths ? by_length : by_lines;
-	gsize count = lengths ? G_N_ELEMENTS(by_length) : G_N_ELEMENTS(by_lines);
+	static const MboxReading mboxo[] = {READ_MBOXO, READ_VERBATIM};
+	static const MboxReading mboxrd[] = {READ_MBOXRD};
+	static const MboxReading mboxcl2[] = {READ_VERBATIM};
+	const MboxReading *order = mboxo;
+	gsize count = G_N_ELEMENTS(mboxo);
+	if (format == CONF_MBOX_MBOXRD) {
+		order = mboxrd;
+		count = G_N_ELEMENTS(mboxrd);
+	} else if (format == CONF_MBOX_MBOXCL2) {
+		order = mboxcl2;
+		count = G_N_ELEMENTS(mboxcl2);
+	}
 	/* Without a quoted line every reading is the same. */
 	if (!has_quoted_from(start, end))
 		count = 1;
@@ -453,6 +485,7 @@ length_end(const char *body, const char *end, gint64 length,
  * (the line after the From_ line) to STOP, the next one at NEXT. */
 typedef struct {
 	const char *start, *body, *stop, *next;
+	gboolean pseudo; /* Dovecot's, holding the folder's data: no mail */
 } MboxSpan;
 
 /* A message the file cuts short may be being written still when the
@@ -469,60 +502,10 @@ static gboolean
 being_written(const char *p, const char *end, gint64 now, gint64 mtime)
 {
 	const char *next = line_after(p, end);
-	gint64 arrival = source_mbox_from_line_time(p, next - p);
+	gint64 arrival = source_mbox_from_line_time(p, next - p, NULL);
 	gint64 window = MBOX_WRITING_SECONDS + MBOX_ZONE_SECONDS;
 	return now - mtime < MBOX_WRITING_SECONDS && arrival > 0 &&
 	       arrival > now - window && arrival < now + window;
-}
-
-/* Whether the mbox DATA..END is split by Content-Length (mboxcl,
- * mboxcl2): TRUE when its first message has a Content-Length that ends
- * at the end of the file or at the blank line before a From_ line, and
- * so on, each message's; *SPANS then holds its messages.  From the
- * first message whose length does not fit on, nothing is read (*STOP):
- * one the file cuts short (its header, or its body) while it may be
- * being written (being_written) waits for the rest; any other makes the
- * mbox damaged at *DAMAGED (its offset, else -1), and tenure reads no
- * further rather than read a message out of another's body.  FALSE
- * when a message on the way has no Content-Length (its writer writes
- * none: a Content-Length others carry was their author's, and From_
- * lines split the mbox, as in mboxo and mboxrd), or when the first
- * message's does not fit. */
-static gboolean
-split_by_length(const char *data, const char *end, gint64 now,
-                gint64 mtime, GArray *spans, const char **stop, gint64 *damaged)
-{
-	const char *p = data;
-	*damaged = -1;
-	*stop = end;
-	while (p < end) {
-		const char *body = NULL;
-		gint64 length = content_length(p, end, &body);
-		MboxSpan span = {.start = p, .body = line_after(p, end)};
-		LengthEnd fits = body == NULL ? LENGTH_CUT
-		                              : length_end(body, end, length,
-		                                           &span.stop, &span.next);
-		if (fits == LENGTH_FITS) {
-			g_array_append_val(spans, span);
-			p = span.next;
-			continue;
-		}
-		*stop = p;
-		if (fits == LENGTH_CUT && being_written(p, end, now, mtime)) {
-			g_autofree char *offset = g_strdup_printf(
-			    "%" G_GINT64_FORMAT, (gint64)(p - data));
-			util_log("mbox-unfinished", "offset", offset, "reason",
-			         "the file ends before the message does, and its "
-			         "From_ line is recent: read when it is written",
-			         NULL);
-			return TRUE;
-		}
-		if (length == LENGTH_NONE || spans->len == 0)
-			return FALSE;
-		*damaged = p - data;
-		return TRUE;
-	}
-	return spans->len > 0;
 }
 
 /* The offset handled so far: 0 without a record, or with one for
@@ -574,14 +557,92 @@ span_by_lines(const char *data, const char *end, const char *p)
 	return span;
 }
 
-/* Hands over the message SPAN (read by Content-Length when LENGTHS),
- * or sets it aside; one that
+/* Whether the message whose From_ line starts the mbox at DATA is the
+ * one Dovecot keeps at the top of a folder for its own data ("DON'T
+ * DELETE THIS MESSAGE -- FOLDER INTERNAL DATA", X-IMAP: or X-IMAPbase:
+ * in its header).  Dovecot takes those headers out of the mail it
+ * stores, so in an mbox it writes no author can make one. */
+static gboolean
+is_pseudo(const char *data, const char *end)
+{
+	static const char subject[] =
+	    "Subject: DON'T DELETE THIS MESSAGE -- FOLDER INTERNAL DATA";
+	gboolean said = FALSE, imap = FALSE;
+	for (const char *line = line_after(data, end); line < end;) {
+		const char *next = line_after(line, end);
+		if (*line == '\n' || (*line == '\r' && line[1] == '\n'))
+			break;
+		gsize n = next - line;
+		if (n >= sizeof subject - 1 &&
+		    memcmp(line, subject, sizeof subject - 1) == 0)
+			said = TRUE;
+		if ((n > 7 && g_ascii_strncasecmp(line, "X-IMAP:", 7) == 0) ||
+		    (n > 11 && g_ascii_strncasecmp(line, "X-IMAPbase:", 11) == 0))
+			imap = TRUE;
+		line = next;
+	}
+	return said && imap;
+}
+
+/* Splits the mbox DATA..END by its writer's Content-Length (mboxcl,
+ * mboxcl2): each message's ends at the end of the file or at the blank
+ * line before a From_ line; *SPANS then holds its messages.  Dovecot's
+ * pseudo message, first, is split at the next From_ line when it has
+ * none (its body is Dovecot's own text).  From the first message whose
+ * length does not fit on, nothing is read (*STOP): one the file cuts
+ * short (its header, or its body) while it may be being written
+ * (being_written) waits for the rest; any other (no Content-Length, or
+ * one that ends elsewhere) makes the mbox damaged at *DAMAGED (its
+ * offset, else -1), and tenure reads no further rather than read a
+ * message out of another's body. */
+static void
+split_by_length(const char *data, const char *end, gint64 now,
+                gint64 mtime, GArray *spans, const char **stop,
+                gint64 *damaged)
+{
+	const char *p = data;
+	*damaged = -1;
+	*stop = end;
+	while (p < end) {
+		const char *body = NULL;
+		gint64 length = content_length(p, end, &body);
+		MboxSpan span = {.start = p, .body = line_after(p, end)};
+		LengthEnd fits = body == NULL ? LENGTH_CUT
+		                              : length_end(body, end, length,
+		                                           &span.stop, &span.next);
+		if (p == data && body != NULL && is_pseudo(data, end)) {
+			if (fits != LENGTH_FITS)
+				span = span_by_lines(data, end, p);
+			span.pseudo = TRUE;
+			fits = LENGTH_FITS;
+		}
+		if (fits == LENGTH_FITS) {
+			g_array_append_val(spans, span);
+			p = span.next;
+			continue;
+		}
+		*stop = p;
+		if (fits == LENGTH_CUT && being_written(p, end, now, mtime)) {
+			g_autofree char *offset = g_strdup_printf(
+			    "%" G_GINT64_FORMAT, (gint64)(p - data));
+			util_log("mbox-unfinished", "offset", offset, "reason",
+			         "the file ends before the message does, and its "
+			         "From_ line is recent: read when it is written",
+			         NULL);
+			return;
+		}
+		*damaged = p - data;
+		return;
+	}
+}
+
+/* Hands over the message SPAN, or sets it aside; one that
  * cannot be decided now is recorded for a later try (the configured
  * source) or counted (an archive).  FALSE only with the handler's error,
  * or when the state cannot be written. */
 static gboolean
 handle_at(MboxSource *source, const char *data, const MboxSpan *span,
-          gboolean lengths, SourceHandler handler, gpointer user_data,
+          SourceHandler handler, gpointer user_data,
           GError **error)
 {
 	const char *p = span->start;
@@ -601,9 +662,10 @@ handle_at(MboxSource *source, const char *data, const MboxSpan *span,
 	} else {
 		SourceMessage message = {
 			.id = g_strdup(id),
-			.arrival = source_mbox_from_line_time(p, body - p),
+			.arrival = source_mbox_from_line_time(p, body - p,
+			                                      source->zone),
 		};
-		message_readings(body, body + length, lengths, &message.raw,
+		message_readings(body, body + length, source->format, &message.raw,
 		                 &message.readings);
 		handled = handler(&message, user_data, &failure);
 		source_message_clear(&message);
@@ -710,6 +772,61 @@ forget_waiting(MboxSource *source, GError **error)
 	return TRUE;
 }
 
+#define WAITING_FILE "mbox-waiting"
+#define WAITING_REMEDY "remove it: the next read writes it again if the " \
+                       "mbox still waits"
+
+gboolean
+source_mbox_waiting(const char *state_dir, gint64 *since, char **what,
+                    GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, WAITING_FILE, NULL);
+	g_autofree char *text = NULL;
+	*since = 0;
+	*what = NULL;
+	if (!state_file_read(state_dir, path, WAITING_REMEDY, &text, NULL,
+	                     NULL, error) ||
+	    text == NULL)
+		return FALSE;
+	g_auto(GStrv) fields = g_strsplit(g_strchomp(text), "\t", 3);
+	if (g_strv_length(fields) != 3)
+		return FALSE;
+	*since = g_ascii_strtoll(fields[0], NULL, 10);
+	*what = g_strdup_printf("%s: %s", fields[1], fields[2]);
+	return TRUE;
+}
+
+/* Records that the configured source waits at OFFSET for WHY (see
+ * source_mbox_waiting, `tenure check`), or that it does not (WHY
+ * NULL).  The time it began is kept while it waits at the same place. */
+static gboolean
+note_wait(MboxSource *source, gint64 offset, const char *why,
+          GError **error)
+{
+	if (source->offset_path == NULL)
+		return TRUE;
+	g_autofree char *state_dir = g_path_get_dirname(source->offset_path);
+	g_autofree char *path = g_build_filename(state_dir, WAITING_FILE, NULL);
+	if (why == NULL) {
+		if (unlink(path) != 0 && errno != ENOENT) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: %s", path, g_strerror(errno));
+			return FALSE;
+		}
+		return TRUE;
+	}
+	gint64 since = 0;
+	g_autofree char *was = NULL;
+	g_autofree char *at = g_strdup_printf("%" G_GINT64_FORMAT ": ", offset);
+	if (!source_mbox_waiting(state_dir, &since, &was, NULL) ||
+	    !g_str_has_prefix(was, at))
+		since = date_now_unix();
+	g_autofree char *line = g_strdup_printf(
+	    "%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%s\n", since, offset,
+	    why);
+	return state_file_write(path, line, -1, error);
+}
+
 static gboolean
 mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
            GError **error)
@@ -742,11 +859,17 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 	g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(MboxSpan));
 	const char *stop = end;
 	gint64 damaged = -1;
-	gboolean lengths = size > 0 && is_from_line(data, data, end) &&
-	                   split_by_length(data, end, now, mtime,
-	                                   spans, &stop, &damaged);
-	if (!lengths)
-		stop = end;
+	/* The format is the configuration's, never the mail's: in an mbox
+	 * split at From_ lines a Content-Length is its author's. */
+	gboolean lengths = source->format == CONF_MBOX_MBOXCL ||
+	                   source->format == CONF_MBOX_MBOXCL2;
+	if (lengths && size > 0 && !is_from_line(data, data, end)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s:0: not an mbox (no \"From \" line)", source->path);
+		return FALSE;
+	}
+	if (lengths)
+		split_by_length(data, end, now, mtime, spans, &stop, &damaged);
 	const char *p = data + offset;
 	guint index = 0;
 	if (lengths) {
@@ -783,7 +906,11 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 			p = span.next;
 			continue;
 		}
-		if (!handle_at(source, data, &span, lengths, handler, user_data,
+		if (span.pseudo) {
+			p = span.next;
+			continue;
+		}
+		if (!handle_at(source, data, &span, handler, user_data,
 		               error))
 			return FALSE;
 		source->handled_to = MAX(source->handled_to, span.next - data);
@@ -796,17 +923,28 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		}
 		p = span.next;
 	}
+	/* Reading that waits is said in the state, for `tenure check`. */
+	if (!note_wait(source, (gint64)(stop - data),
+	               lengths && stop < end && damaged < 0
+	                   ? "the file ends inside the message there, which "
+	                     "its writer may be writing still"
+	                   : NULL,
+	               error))
+		return FALSE;
 	if (damaged >= 0) {
 		source->undecided = 0;
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
 		            "%s:%" G_GINT64_FORMAT ": the message there has a "
 		            "Content-Length that ends neither at the end of the "
-		            "file nor before a \"From \" line, in an mbox whose "
-		            "messages before it are split by theirs (mboxcl2, as "
-		            "Dovecot writes it): nothing from there on is read, so "
-		            "that no message is read out of another's body; let "
-		            "the mail server repair the mbox, or remove that message",
-		            source->path, damaged);
+		            "file nor before a \"From \" line, or none, in an mbox "
+		            "its writer splits by them ([source] mbox-format = "
+		            "%s): nothing from there on is read, so that no "
+		            "message is read out of another's body; let the mail "
+		            "server repair the mbox, or remove that message (or "
+		            "set mbox-format as its writer writes)",
+		            source->path, damaged,
+		            source->format == CONF_MBOX_MBOXCL ? "mboxcl"
+		                                               : "mboxcl2");
 		return FALSE;
 	}
 	/* An archive is read once: a message still being written is not
@@ -836,6 +974,8 @@ mbox_close(Source *base)
 	g_free(source->path);
 	g_free(source->offset_path);
 	retry_free(source->retry);
+	if (source->zone)
+		g_time_zone_unref(source->zone);
 	if (source->waiting)
 		g_hash_table_unref(source->waiting);
 	g_free(source);
