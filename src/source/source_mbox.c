@@ -15,8 +15,15 @@
  * (message_readings), and the one the signature covers counts
  * (source_message_next_reading, source.h).  The arrival time is the date
  * that ends the "From " line (source_mbox_from_line_time), in the
- * configured or the host's zone when the line names none.  A read that
- * waits says so in STATE_DIR/mbox-waiting, for `tenure check`.  An
+ * configured or the host's zone when the line names none.  The file is
+ * taken as its writers left it: under their dotlock and fcntl lock
+ * (take_locks; a writer that holds them on makes the read wait for the
+ * next pass), and between From_ lines a last message stopped inside a
+ * line, in a file still changing, waits too (issue 43, item 2).  A read
+ * that waits says so in STATE_DIR/mbox-waiting, for `tenure check`.
+ * The offset kept names its file (offset_mark: device, inode, a digest
+ * of the bytes before it): another file in its place, or one rewritten,
+ * is read from its start.  An
  * archive given to `tenure import` is read whole; the configured source
  * remembers the offset it has handled in STATE_DIR/mbox-offset, so each
  * run reads only what was appended (a torn record is an error, see
@@ -37,7 +44,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <gmime/gmime.h>
@@ -508,14 +518,32 @@ being_written(const char *p, const char *end, gint64 now, gint64 mtime)
 	       arrival > now - window && arrival < now + window;
 }
 
+/* How many bytes before the offset its record's digest covers. */
+#define MBOX_MARK_BYTES 4096
+
+/* The mark of the file DATA (SIZE bytes, device and inode in ST) at
+ * OFFSET: "DEV:INO<TAB>SHA256" of the bytes just before the offset. */
+static char *
+offset_mark(const struct stat *st, const char *data, gint64 offset)
+{
+	gint64 from = MAX(0, offset - MBOX_MARK_BYTES);
+	g_autofree char *digest = g_compute_checksum_for_data(
+	    G_CHECKSUM_SHA256, (const guchar *)data + from, offset - from);
+	return g_strdup_printf("%ju:%ju\t%s", (uintmax_t)st->st_dev,
+	                       (uintmax_t)st->st_ino, digest);
+}
+
 /* The offset handled so far: 0 without a record, or with one for
  * another mbox; FALSE when the record is torn (state_file.h), which is
- * never read as an offset it does not say. */
+ * never read as an offset it does not say.  *MARK is the record's mark
+ * of the file it was read in (offset_mark), NULL in a record written
+ * before there was one. */
 static gboolean
-read_offset(MboxSource *source, gint64 *offset, GError **error)
+read_offset(MboxSource *source, gint64 *offset, char **mark, GError **error)
 {
 	g_autofree char *text = NULL;
 	*offset = 0;
+	*mark = NULL;
 	if (source->offset_path == NULL)
 		return TRUE;
 	g_autofree char *state_dir = g_path_get_dirname(source->offset_path);
@@ -526,9 +554,13 @@ read_offset(MboxSource *source, gint64 *offset, GError **error)
 		return FALSE;
 	if (text == NULL)
 		return TRUE;
-	g_auto(GStrv) fields = g_strsplit(g_strchomp(text), "\t", 2);
-	if (g_strv_length(fields) == 2 && strcmp(fields[1], source->path) == 0)
+	g_auto(GStrv) fields = g_strsplit(g_strchomp(text), "\t", 4);
+	guint n = g_strv_length(fields);
+	if (n >= 2 && strcmp(fields[1], source->path) == 0) {
 		*offset = g_ascii_strtoll(fields[0], NULL, 10);
+		if (n == 4)
+			*mark = g_strdup_printf("%s\t%s", fields[2], fields[3]);
+	}
 	return TRUE;
 }
 
@@ -772,6 +804,81 @@ forget_waiting(MboxSource *source, GError **error)
 	return TRUE;
 }
 
+/* How long a read waits for the mbox's writers to let go of it; then it
+ * waits for the next pass. */
+#define MBOX_LOCK_WAIT_MS 5000
+#define MBOX_LOCK_STEP_MS 100
+/* A dotlock older than this is left by a writer that died (as
+ * liblockfile and mutt hold). */
+#define MBOX_DOTLOCK_STALE 300
+
+/* The locks its writers take, held while the file's extent is taken:
+ * the dotlock PATH.lock and a fcntl read lock on FD. */
+typedef struct {
+	char *dotlock;      /* the dotlock this read made, to remove */
+	int fd;
+} MboxLocks;
+
+static void
+drop_locks(MboxLocks *locks)
+{
+	struct flock lock = {.l_type = F_UNLCK, .l_whence = SEEK_SET};
+	if (locks->fd >= 0)
+		(void)fcntl(locks->fd, F_SETLK, &lock);
+	if (locks->dotlock)
+		(void)unlink(locks->dotlock);
+	g_clear_pointer(&locks->dotlock, g_free);
+}
+
+/* Takes PATH.lock as Exim, Postfix's local and dovecot-lda make it (a
+ * file created only if none is there), and a fcntl read lock on FD,
+ * which keeps out the writers' write locks; waits for them up to
+ * MBOX_LOCK_WAIT_MS.  A directory tenure cannot write in (the mail
+ * spool) lets it only wait while another's dotlock is there; a dotlock
+ * older than MBOX_DOTLOCK_STALE is a dead writer's.  FALSE with *WHO
+ * ("PATH.lock", "a fcntl lock") when a writer still holds one. */
+static gboolean
+take_locks(const char *path, int fd, MboxLocks *locks, const char **who)
+{
+	g_autofree char *dotlock = g_strconcat(path, ".lock", NULL);
+	gint64 deadline = g_get_monotonic_time() + MBOX_LOCK_WAIT_MS * 1000;
+	locks->dotlock = NULL;
+	locks->fd = fd;
+	for (;;) {
+		int made = open(dotlock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		                0444);
+		if (made >= 0) {
+			close(made);
+			locks->dotlock = g_steal_pointer(&dotlock);
+			break;
+		}
+		struct stat st;
+		gboolean held = (errno == EEXIST || errno == EACCES ||
+		                 errno == EROFS || errno == EPERM) &&
+		                stat(dotlock, &st) == 0 &&
+		                time(NULL) - st.st_mtime < MBOX_DOTLOCK_STALE;
+		if (!held)
+			break;
+		if (g_get_monotonic_time() >= deadline) {
+			*who = "its dotlock (FILE.lock)";
+			return FALSE;
+		}
+		g_usleep(MBOX_LOCK_STEP_MS * 1000);
+	}
+	for (;;) {
+		struct flock lock = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+		if (fcntl(fd, F_SETLK, &lock) == 0 ||
+		    (errno != EACCES && errno != EAGAIN))
+			return TRUE;
+		if (g_get_monotonic_time() >= deadline) {
+			*who = "a fcntl lock on it";
+			drop_locks(locks);
+			return FALSE;
+		}
+		g_usleep(MBOX_LOCK_STEP_MS * 1000);
+	}
+}
+
 #define WAITING_FILE "mbox-waiting"
 #define WAITING_REMEDY "remove it: the next read writes it again if the " \
                        "mbox still waits"
@@ -833,29 +940,84 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 {
 	MboxSource *source = (MboxSource *)base;
 	g_autoptr(GError) local = NULL;
-	g_autoptr(GMappedFile) map = g_mapped_file_new(source->path, FALSE, &local);
+	int fd = open(source->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
+		            source->path, g_strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return FALSE;
+	}
+	/* The file is read as it is once its writers are done with it:
+	 * the extent is taken under their locks, and what was written by
+	 * then stays (writers append). */
+	MboxLocks locks;
+	const char *holder = NULL;
+	if (!take_locks(source->path, fd, &locks, &holder)) {
+		close(fd);
+		g_autofree char *why = g_strdup_printf(
+		    "a writer holds %s: read at the next pass", holder);
+		if (source->offset_path == NULL) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: a writer holds %s: import it again when "
+			            "it is done", source->path, holder);
+			return FALSE;
+		}
+		util_log_warning("mbox-locked", "path", source->path, "reason",
+		                 why, NULL);
+		gint64 kept = 0;
+		g_autofree char *kept_mark = NULL;
+		if (!read_offset(source, &kept, &kept_mark, error))
+			return FALSE;
+		return note_wait(source, kept, why, error);
+	}
+	g_autoptr(GMappedFile) map = fstat(fd, &st) == 0
+	                                 ? g_mapped_file_new_from_fd(fd, FALSE,
+	                                                             &local)
+	                                 : NULL;
+	drop_locks(&locks);
+	close(fd);
 	if (map == NULL) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
-		            local->message);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
+		            source->path,
+		            local ? local->message : g_strerror(errno));
 		return FALSE;
 	}
 	const char *data = g_mapped_file_get_contents(map);
 	gsize size = g_mapped_file_get_length(map);
 	const char *end = data + size;
 	gint64 offset = 0;
-	if (!read_offset(source, &offset, error))
+	g_autofree char *mark = NULL;
+	if (!read_offset(source, &offset, &mark, error))
 		return FALSE;
-	/* A file that shrank was rewritten: start again from the top and
-	 * rely on the seen records. */
-	if (offset < 0 || (gsize)offset > size) {
+	/* The offset belongs to the file it was read in: a file that
+	 * shrank, another file in its place (rotated) or one whose bytes
+	 * before the offset changed (rewritten) is read from the top, and
+	 * the seen records keep its mail from acting twice. */
+	const char *new_file = NULL;
+	if (offset < 0 || (gsize)offset > size)
+		new_file = "the file is shorter than the offset kept";
+	else if (mark && offset > 0) {
+		g_autofree char *now_mark = offset_mark(&st, data, offset);
+		gsize id = strchr(now_mark, '\t') - now_mark;
+		if (strncmp(mark, now_mark, id + 1) != 0)
+			new_file = "another file is in its place";
+		else if (strcmp(mark, now_mark) != 0)
+			new_file = "the bytes before the offset kept changed";
+	}
+	if (new_file) {
+		g_autofree char *kept = g_strdup_printf("%" G_GINT64_FORMAT,
+		                                        offset);
+		util_log_warning("mbox-new-file", "path", source->path, "offset",
+		                 kept, "reason", new_file, NULL);
 		offset = 0;
 		if (!forget_waiting(source, error))
 			return FALSE;
 	}
 	source->handled_to = MAX(source->handled_to, offset);
 	gint64 now = date_now_unix();
-	struct stat st;
-	gint64 mtime = stat(source->path, &st) == 0 ? (gint64)st.st_mtime : 0;
+	gint64 mtime = (gint64)st.st_mtime;
 	g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(MboxSpan));
 	const char *stop = end;
 	gint64 damaged = -1;
@@ -899,9 +1061,25 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		            source->path, offset);
 		return FALSE;
 	}
+	/* Between From_ lines, a writer ends each message with a line end
+	 * and a blank line: a last one that stops inside a line, in a file
+	 * still changing, may be being written by a writer that takes no
+	 * lock.  (A blank line is not required: mboxes written by hand, and
+	 * by some programs, end without one.) */
+	gboolean cut = !lengths && size > 0 && end[-1] != '\n';
 	while (p < stop) {
 		MboxSpan span = lengths ? g_array_index(spans, MboxSpan, index++)
 		                        : span_by_lines(data, end, p);
+		if (cut && span.next == end && being_written(p, end, now, mtime)) {
+			g_autofree char *at = g_strdup_printf("%" G_GINT64_FORMAT,
+			                                      (gint64)(p - data));
+			util_log("mbox-unfinished", "offset", at, "reason",
+			         "the file ends inside a line of the last message, "
+			         "and its From_ line is recent: read when it is "
+			         "written", NULL);
+			stop = p;
+			break;
+		}
 		if (!wanted(source, p - data, now)) {
 			p = span.next;
 			continue;
@@ -915,9 +1093,11 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 			return FALSE;
 		source->handled_to = MAX(source->handled_to, span.next - data);
 		if (source->offset_path) {
-			g_autofree char *state = g_strdup_printf("%" G_GINT64_FORMAT "\t%s\n",
-			                                         offset_to_keep(source),
-			                                         source->path);
+			gint64 keep = offset_to_keep(source);
+			g_autofree char *file_mark = offset_mark(&st, data, keep);
+			g_autofree char *state = g_strdup_printf(
+			    "%" G_GINT64_FORMAT "\t%s\t%s\n", keep, source->path,
+			    file_mark);
 			if (!state_file_write(source->offset_path, state, -1, error))
 				return FALSE;
 		}
@@ -925,7 +1105,7 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 	}
 	/* Reading that waits is said in the state, for `tenure check`. */
 	if (!note_wait(source, (gint64)(stop - data),
-	               lengths && stop < end && damaged < 0
+	               stop < end && damaged < 0
 	                   ? "the file ends inside the message there, which "
 	                     "its writer may be writing still"
 	                   : NULL,
@@ -949,13 +1129,14 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 	}
 	/* An archive is read once: a message still being written is not
 	 * read, and the import says so rather than end as if whole. */
-	if (lengths && stop < end && source->offset_path == NULL) {
+	if (stop < end && source->offset_path == NULL) {
 		source->undecided = 0;
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
 		            "%s:%" G_GINT64_FORMAT ": the file ends inside the "
-		            "message there (its header, or the body its "
-		            "Content-Length gives), and the file is changing: "
-		            "import it again when its writer is done", source->path,
+		            "message there (its header, the body its "
+		            "Content-Length gives, or a line), and the file is "
+		            "changing: import it again when its writer is done",
+		            source->path,
 		            (gint64)(stop - data));
 		return FALSE;
 	}
