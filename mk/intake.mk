@@ -243,6 +243,12 @@ dist_check_SCRIPTS += tests/t-maildir-names.sh
 TESTS += tests/t-mbox-split.sh
 dist_check_SCRIPTS += tests/t-mbox-split.sh
 
+# An mbox is read once its writer is done (its dotlock and fcntl lock, a
+# last line still being written), and its offset belongs to one file: a
+# rotated or rewritten mbox is read from its start (issue 43, item 2).
+TESTS += tests/t-mbox-lock.sh
+dist_check_SCRIPTS += tests/t-mbox-lock.sh tests/lib/mbox-writer.py
+
 # tests/unit/intake-prefilter: the pre-filter on the raw bytes before any
 # parse (intake_may_carry_command), as a table of the shapes a command
 # takes, and the real clients' mails of tests/data/clients (issue 39).

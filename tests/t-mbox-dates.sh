@@ -104,6 +104,53 @@ else
 	test_fail "$(cat "$W/log")"
 fi
 
+# Exim writes its From_ line in its host's local time, without a zone
+# (tod_bsdinbox), and so does Dovecot's LDA.  Read in the zone [source]
+# mbox-timezone names (or the host's, TZ), it is now; read as UTC, as it
+# was (issue 40, item 2), it is hours off, and the day the command
+# arrived on another.  A command signed days before takes effect the
+# day before it arrived (decide.c, first_day): its event's date shows
+# that day.  The zone is one whose date today is not UTC's: 12 hours
+# behind it before 11:00 UTC, 14 hours ahead after.
+if [ "$(date -u +%H)" -lt 11 ]; then
+	zone=Etc/GMT+12
+else
+	zone=Etc/GMT-14
+fi
+# resigned_on WHO: the date of WHO's resignation in the ledger.
+resigned_on() {
+	awk -v who="$1" 'BEGIN { RS = "" }
+		/Event: resign/ && index($0, who) {
+			for (i = 1; i < NF; i++) if ($i == "Date:") print $(i + 1) }' \
+		"$(_committee_path ledger)"
+}
+now=$(date +%s)
+yesterday=$(date -u -d "@$((now - 86400))" +%Y-%m-%d)
+{
+	printf 'From dave@example.org %s\n' "$(TZ=$zone date -d "@$now" '+%a %b %e %H:%M:%S %Y')"
+	cat "$(signed_mail --at '3 days ago' "$DAVE" dave@example.org d2 "Tenure: resign")"
+} >"$W/local.mbox"
+committee_conf source.mbox-timezone=$zone
+"$TENURE" --config "$CONF" import "mbox:$W/local.mbox" >"$W/out" 2>"$W/log"
+echo $? >"$W/status"
+test_begin "an Exim From_ line in local time ($zone), mbox-timezone naming its zone: the resignation is applied, dated the day before it arrived"
+if [ "$(resigned_on Dave)" = "$yesterday" ] && [ "$(cat "$W/status")" = 0 ] && ! grep -q '^refused' "$W/log"; then
+	test_pass
+else
+	test_fail "status $(cat "$W/status")" "$(cat "$W/log")"
+fi
+
+committee_conf source.mbox-timezone=Mars/Olympus
+"$TENURE" --config "$CONF" import "mbox:$W/local.mbox" >"$W/out" 2>"$W/log"
+echo $? >"$W/status"
+test_begin "an mbox-timezone tenure does not know: an error naming it"
+if [ "$(cat "$W/status")" != 0 ] && grep -q 'mbox-timezone.*Mars/Olympus.*no time zone' "$W/log"; then
+	test_pass
+else
+	test_fail "status $(cat "$W/status")" "$(cat "$W/log")"
+fi
+committee_conf
+
 # A live mbox: source that Dovecot's LDA delivers to, given a quoted
 # envelope sender with a date in it (dovecot-lda -f).  As root the LDA
 # needs a user to deliver as; it runs as mail, as tests/lib/dovecot.sh's does.
@@ -122,16 +169,19 @@ EOF
 		chown -R mail:mail "$W/lda"
 		as_user="setpriv --reuid=mail --regid=mail --clear-groups"
 	fi
-	$as_user env TZ=UTC HOME="$W/lda/home" USER="$(id -un)" "$lda" \
+	# The LDA writes the host's local time, in a zone whose date is not
+	# UTC's; tenure reads it in the same zone (TZ).
+	yesterday=$(date -u -d '1 day ago' +%Y-%m-%d)
+	$as_user env TZ=$zone HOME="$W/lda/home" USER="$(id -un)" "$lda" \
 		-c "$W/lda/dovecot.conf" -f "\"a $old b\"@evil.example" \
-		<"$(signed_mail "$HEIDI" heidi@example.org h2 "Tenure: resign")"
-	committee_conf "source.url=mbox:$W/lda/home/inbox"
-	"$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
-	test_begin "a live mbox: source, Dovecot's LDA's From_ line with a date in the quoted sender: the date at the end counts"
-	if resigned Heidi; then
+		<"$(signed_mail --at '3 days ago' "$HEIDI" heidi@example.org h2 "Tenure: resign")"
+	committee_conf "source.url=mbox:$W/lda/home/inbox" source.mbox-format=mboxcl2
+	TZ=$zone "$TENURE" --config "$CONF" run --once >"$W/out" 2>"$W/log"
+	test_begin "a live mbox: source, Dovecot's LDA's From_ line in local time (TZ=$zone) with a date in the quoted sender: the date at the end counts, read in that zone"
+	if [ "$(resigned_on Heidi)" = "$yesterday" ]; then
 		test_pass
 	else
-		test_fail "$(head -1 "$W/lda/home/inbox")" "$(cat "$W/lda/log" "$W/log")"
+		test_fail "$(head -1 "$W/lda/home/inbox")" "resigned on $(resigned_on Heidi), not $yesterday" "$(cat "$W/lda/log" "$W/log")"
 	fi
 fi
 

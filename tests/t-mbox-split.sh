@@ -34,9 +34,10 @@ gpg_export_keyring "$W/keyring.gpg" carol@example.org alice@example.org \
 day() { date -u -d "$1" +%Y-%m-%d; }
 asctime() { LC_ALL=C date -u -d "$1" '+%a %b %e %H:%M:%S %Y'; }
 
-# committee NAME: a fresh committee in $W/NAME, $CONF from then on:
-# Carol (the configured chair), Alice, Bob and Dave serve; its source is
-# the mbox $W/NAME/inbox.
+# committee NAME [FORMAT]: a fresh committee in $W/NAME, $CONF from
+# then on: Carol (the configured chair), Alice, Bob and Dave serve; its
+# source is the mbox $W/NAME/inbox, of [source] mbox-format FORMAT (the
+# default, mboxo, without one).
 committee() {
 	local dir=$W/$1
 	rm -rf "$dir"
@@ -47,7 +48,7 @@ committee() {
 		"Bob Member <bob@example.org> $BOB" "Dave Member <dave@example.org> $DAVE"
 	committee_conf "$CONF" roles.chair="$CAROL" keys.keyring="$W/keyring.gpg" \
 		keys.bot-key="$BOT" keys.max-signature-age=7 \
-		"source.url=mbox:$dir/lda/home/inbox"
+		"source.url=mbox:$dir/lda/home/inbox" ${2:+"source.mbox-format=$2"}
 	mkdir -m 700 "$dir/g"
 	gw --export-secret-keys "$BOT" |
 		gpg --homedir "$dir/g" --batch --quiet --import 2>/dev/null
@@ -107,7 +108,7 @@ nina_appointed() {
 
 # --- 1. Dovecot's LDA: the Content-Length splits -----------------------
 
-committee a
+committee a mboxcl2
 # Alice took the chair from Carol three days ago.
 committee_event role "$(day '3 days ago')" "Role: chair" \
 	"Member: Alice Member <alice@example.org>"
@@ -153,7 +154,7 @@ expect "[ \"\$(cat '$W/status')\" = 0 ] && [ \$(events) = \$((before + 1)) ]" \
 
 # An offset kept inside the body (where the From_ line split it before)
 # is no place to start: reading goes on at the next message.
-committee a2
+committee a2 mboxcl2
 committee_event role "$(day '3 days ago')" "Role: chair" \
 	"Member: Alice Member <alice@example.org>"
 cp "$W/a/lda/home/inbox" "$INBOX"
@@ -165,7 +166,7 @@ expect "! nina_appointed && resigned Bob && grep -q '^mbox-resync .*offset=$embe
 
 # A message the file cuts short, its From_ line recent: being written,
 # read when it is whole.
-committee a3
+committee a3 mboxcl2
 committee_event role "$(day '3 days ago')" "Role: chair" \
 	"Member: Alice Member <alice@example.org>"
 perl -0pe 's/(\nFrom bob\@example.org.*?\nContent-Length: )(\d+)/$1 . ($2 + 7)/se' \
@@ -173,6 +174,10 @@ perl -0pe 's/(\nFrom bob\@example.org.*?\nContent-Length: )(\d+)/$1 . ($2 + 7)/s
 run
 expect "! nina_appointed && ! resigned Bob && grep -q '^refused id=0 ' '$W/log' && grep -q '^mbox-unfinished offset=$bob_at ' '$W/log' && [ \"\$(cat '$W/status')\" = 0 ]" \
 	"a message the file cuts short while it is written waits, unread"
+"$TENURE" --config "$CONF" check >"$W/out" 2>&1
+echo $? >"$W/status"
+expect "[ \"\$(cat '$W/status')\" = 1 ] && grep -q 'the mbox source .* waits for .*: $bob_at: the file ends inside the message' '$W/out'" \
+	"... and tenure check says so, a WARNING naming where (issue 40, item 2)" "$(cat "$W/out")"
 
 "$TENURE" --config "$CONF" import "mbox:$INBOX" >"$W/out" 2>"$W/log"
 echo $? >"$W/status"
@@ -181,7 +186,7 @@ expect "! nina_appointed && ! resigned Bob && [ \"\$(cat '$W/status')\" != 0 ] &
 
 # A Content-Length that ends nowhere, in an mbox split by them: nothing
 # from there on is read, and the run fails naming where.
-committee a4
+committee a4 mboxcl2
 committee_event role "$(day '3 days ago')" "Role: chair" \
 	"Member: Alice Member <alice@example.org>"
 perl -0pe 's/(\nFrom bob\@example.org.*?\nContent-Length: )(\d+)/$1 . ($2 - 7)/se' \
@@ -191,7 +196,7 @@ expect "! nina_appointed && ! resigned Bob && grep -q '^refused id=0 ' '$W/log' 
 	"a damaged Content-Length: the run fails naming its offset, nothing read from there"
 
 # The same cut, in a file not changed for an hour: no writer is at it.
-committee a5
+committee a5 mboxcl2
 committee_event role "$(day '3 days ago')" "Role: chair" \
 	"Member: Alice Member <alice@example.org>"
 cp "$W/a3/lda/home/inbox" "$INBOX"
@@ -201,7 +206,7 @@ expect "! nina_appointed && ! resigned Bob && ! grep -q '^mbox-unfinished' '$W/l
 	"a message cut short in a file no one writes is damaged: the run fails naming it"
 
 # mboxcl: a Content-Length, and a body's "From " quoted all the same.
-committee a6
+committee a6 mboxcl
 signed_mail "$ALICE" alice@example.org alice-cl "Tenure: resign
 
 From the start I said so." "List-Id: <debian-ctte.lists.debian.org>" >/dev/null 2>&1
@@ -276,9 +281,74 @@ run
 expect "resigned Dave && [ \"\$(cat '$W/status')\" = 0 ]" \
 	"mboxo: a Content-Length its author wrote splits nothing"
 
+# The split is the configuration's, never the first message's (issue 40,
+# item 2).  A poster whose mail opens the file writes a Content-Length
+# that covers a member's command delivered after it: the command is no
+# part of the poster's mail.
+committee b5
+signed_mail "$BOB" bob@example.org bob-b5 "Tenure: resign" \
+	"List-Id: <debian-ctte.lists.debian.org>" >/dev/null 2>&1
+{
+	printf 'Hi!\n\n'
+	printf 'From bob@example.org %s\n' "$(asctime now)"
+	cat "$W/m/bob-b5.eml"
+	printf '\n'
+} >"$W/b5/tail"
+{
+	printf 'From mallory@example.net %s\n' "$(asctime '1 hour ago')"
+	printf 'From: mallory@example.net\nMessage-ID: <swallow@example.net>\n'
+	printf 'Content-Length: %d\n\n' $(($(wc -c <"$W/b5/tail") - 1))
+	cat "$W/b5/tail"
+} >"$INBOX"
+run
+expect "resigned Bob && grep -q '^applied msgid=<bob-b5@example.org> ' '$W/log' && [ \"\$(cat '$W/status')\" = 0 ]" \
+	"mboxo: a poster's Content-Length that covers a member's command swallows nothing"
+
+# ... nor stops the reading: the poster's second mail has one that ends
+# nowhere, after a first whose own fits.
+committee b6
+{
+	printf 'From mallory@example.net %s\n' "$(asctime '1 hour ago')"
+	printf 'From: mallory@example.net\nMessage-ID: <fits@example.net>\n'
+	printf 'Content-Length: 4\n\nHi!\n\n'
+	printf 'From mallory@example.net %s\n' "$(asctime '1 hour ago')"
+	printf 'From: mallory@example.net\nMessage-ID: <nowhere@example.net>\n'
+	printf 'Content-Length: 3\n\nHello again.\n\n'
+	printf 'From bob@example.org %s\n' "$(asctime now)"
+	cat "$W/m/bob-b5.eml"
+	printf '\n'
+} >"$INBOX"
+run
+expect "resigned Bob && [ \"\$(cat '$W/status')\" = 0 ] && ! grep -q 'Content-Length' '$W/log'" \
+	"mboxo: a poster's Content-Length that ends nowhere stops nothing"
+
+# Dovecot keeps a message of its own at the top of a folder emptied over
+# IMAP, with no Content-Length: the mbox is still split by the
+# Content-Length Dovecot writes, and that message is no mail.
+committee d mboxcl2
+committee_event role "$(day '3 days ago')" "Role: chair" \
+	"Member: Alice Member <alice@example.org>"
+{
+	printf 'From MAILER_DAEMON %s\n' "$(asctime '1 day ago')"
+	printf 'Date: %s\n' "$(date -R -d '1 day ago')"
+	printf 'From: Mail System Internal Data <MAILER-DAEMON@example.org>\n'
+	printf "Subject: DON'T DELETE THIS MESSAGE -- FOLDER INTERNAL DATA\n"
+	printf 'Message-ID: <1796500000@example.org>\n'
+	printf 'X-IMAP: 1796500000 0000000003\nStatus: RO\n\n'
+	printf 'This text is part of the internal format of your mail folder, and is not\n'
+	printf 'a real message.  It is created automatically by the mail system software.\n'
+	printf 'If deleted, important folder data will be lost, and it will be re-created\n'
+	printf 'with the data reset to initial values.\n\n'
+} >"$INBOX"
+pseudo_len=$(wc -c <"$INBOX")
+cat "$W/a/lda/home/inbox" >>"$INBOX"
+run
+expect "! nina_appointed && resigned Bob && ! grep -q 'id=0 ' '$W/log' && grep -q '^refused id=$pseudo_len .*msgid=<outer@example.net>' '$W/log' && [ \"\$(cat '$W/status')\" = 0 ]" \
+	"mboxcl2: Dovecot's pseudo message is skipped, and a body's From_ line is no message behind it"
+
 # --- 3. mboxrd: one '>' undone on every quoted line ---------------------
 
-committee c
+committee c mboxrd
 signed_mail "$ALICE" alice@example.org alice-rd "Tenure: resign
 
 From the start I said so.

@@ -12,10 +12,13 @@
  *             data shows it) outside -c, or the mail server not taking a
  *             queued mail for longer than --critical-sink; a torn state
  *             file (state_file_torn), one a pass refuses
- *             (check_refused), or a damaged ledger; mail that cannot be
+ *             (check_refused), or a damaged ledger; the mbox source waiting
+ *             longer than -c; mail that cannot be
  *             composed or signed
  *   WARNING   no pass has run (no record of a read); the source
- *             failing, or its age outside -w; mail failing, within
+ *             failing, or its age outside -w; the mbox source waiting
+ *             (a message being written, a writer's lock held:
+ *             mbox-waiting); mail failing, within
  *             --critical-sink; mail set aside (without a verdict, or refused for good);
  *             a [keys] keyring unchanged for longer than
  *             --warning-keyring days; the chair vacant, or falling
@@ -46,6 +49,7 @@
 #include "out/outbox.h"
 #include "source/imap_cursor.h"
 #include "source/imap_failed.h"
+#include "source/source.h"
 #include "views/status.h"
 
 #define NAME "check"
@@ -279,8 +283,8 @@ unknown(const char *format, ...)
  * data shows and the thresholds judge; failing, it is a WARNING at
  * least.  No record at all: no pass has run here, a WARNING. */
 static void
-check_source(const Status *status, gint64 now, GPtrArray *problems,
-             gint64 *age)
+check_source(const Status *status, const char *state_dir, gint64 now,
+             GPtrArray *problems, gint64 *age)
 {
 	const Contact *contact = status->contact;
 	if (contact == NULL) {
@@ -308,6 +312,25 @@ check_source(const Status *status, gint64 now, GPtrArray *problems,
 		    "ago): %s",
 		    contact->url, failing_span, last, span, contact->error);
 		return;
+	}
+	/* An mbox whose reading waits (a message being written, a writer's
+	 * lock held) holds the mail behind it: judged by the same thresholds
+	 * as the source's age. */
+	gint64 waiting_since = 0;
+	g_autofree char *what = NULL;
+	g_autoptr(GError) error = NULL;
+	if (state_dir &&
+	    source_mbox_waiting(state_dir, &waiting_since, &what, &error)) {
+		gint64 waiting = MAX(0, now - waiting_since);
+		g_autofree char *waiting_span = span_text(waiting);
+		add(problems,
+		    range_alerts(&critical_range, (double)waiting)
+		            ? CHECK_CRITICAL : CHECK_WARNING,
+		    "the mbox source %s waits for %s, the mail from there on "
+		    "unread: %s",
+		    contact->url, waiting_span, what);
+	} else if (error) {
+		add(problems, CHECK_CRITICAL, "%s", error->message);
 	}
 	if (state != CHECK_OK)
 		add(problems, state,
@@ -546,7 +569,7 @@ check(const Conf *conf, const Ledger *ledger)
 		    since, status->clock_waiting, status->clock_doubt);
 	}
 	gint64 age = -1;
-	check_source(status, now, problems, &age);
+	check_source(status, conf->state_dir, now, problems, &age);
 	guint failing = 0;
 	check_mail(status, conf->state_dir, now, problems, &failing);
 	if (status->set_aside > 0)

@@ -26,6 +26,8 @@ typedef enum {
 	KEY_SOURCE,    /* imap://, imaps://, maildir:PATH, mbox:PATH */
 	KEY_SINK,      /* smtp://, smtps://, maildir:PATH */
 	KEY_PUBLIC,    /* list-id-or-to | list-id | off */
+	KEY_MBOX,      /* mboxo | mboxrd | mboxcl | mboxcl2 */
+	KEY_ZONE,      /* a time zone's name, as in /usr/share/zoneinfo */
 } KeyType;
 
 typedef struct {
@@ -65,6 +67,8 @@ static const KeySpec keys[] = {
 	{"source", "poll-interval", KEY_INT, AT(poll_interval)},
 	{"source", "retry-hours", KEY_INT, AT(retry_hours)},
 	{"source", "list-relay", KEY_STRING, AT(source_list_relay)},
+	{"source", "mbox-format", KEY_MBOX, AT(mbox_format)},
+	{"source", "mbox-timezone", KEY_ZONE, AT(mbox_timezone)},
 	{"sink", "url", KEY_SINK, AT(sink_url)},
 	{"sink", "user", KEY_STRING, AT(sink_user)},
 	{"sink", "password-file", KEY_PATH, AT(sink_password_file)},
@@ -130,7 +134,7 @@ conf_free(Conf *conf)
 		gpointer field = G_STRUCT_MEMBER_P(conf, keys[i].offset);
 		switch (keys[i].type) {
 		case KEY_STRING: case KEY_ADDRESS: case KEY_MAILBOX: case KEY_PATH:
-		case KEY_FPR: case KEY_SOURCE: case KEY_SINK:
+		case KEY_FPR: case KEY_SOURCE: case KEY_SINK: case KEY_ZONE:
 			g_free(*(char **)field);
 			break;
 		case KEY_PATHS:
@@ -139,7 +143,7 @@ conf_free(Conf *conf)
 		case KEY_DAYS:
 			g_free(*(int **)field);
 			break;
-		case KEY_INT: case KEY_STARTTLS: case KEY_PUBLIC:
+		case KEY_INT: case KEY_STARTTLS: case KEY_PUBLIC: case KEY_MBOX:
 			break;
 		}
 	}
@@ -356,6 +360,29 @@ set_key(Conf *conf, const KeySpec *spec, const char *dir, const char *value)
 			return g_strdup_printf("\"%s\" must be \"list-id-or-to\", "
 			                       "\"list-id\" or \"off\"", value);
 		return NULL;
+	case KEY_MBOX: {
+		static const char *const names[] = {"mboxo", "mboxrd", "mboxcl",
+		                                    "mboxcl2"};
+		for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
+			if (strcmp(value, names[i]) == 0) {
+				*(ConfMboxFormat *)field = (ConfMboxFormat)i;
+				return NULL;
+			}
+		return g_strdup_printf("\"%s\" must be \"mboxo\" (Exim, Postfix), "
+		                       "\"mboxrd\", \"mboxcl\" or \"mboxcl2\" "
+		                       "(Dovecot)", value);
+	}
+	case KEY_ZONE: {
+		GTimeZone *zone = g_time_zone_new_identifier(value);
+		if (zone == NULL)
+			return g_strdup_printf("\"%s\" is no time zone tenure knows "
+			                       "(a name such as Europe/Berlin, or UTC)",
+			                       value);
+		g_time_zone_unref(zone);
+		g_free(*(char **)field);
+		*(char **)field = g_strdup(value);
+		return NULL;
+	}
 	case KEY_SOURCE:
 	case KEY_SINK: {
 		char *url = parse_url(dir, value, spec->type == KEY_SOURCE,

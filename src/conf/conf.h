@@ -28,6 +28,19 @@ typedef enum {
 	CONF_PUBLIC_OFF,           /* no check: the source holds list mail only */
 } ConfPublicRecord;
 
+/* How the mbox source's writer wrote it ([source] mbox-format): split
+ * at From_ lines or by the writer's Content-Length, and which ">From "
+ * lines it quoted.  Never chosen by the mail: in an mbox split at From_
+ * lines a Content-Length is the author's. */
+typedef enum {
+	CONF_MBOX_MBOXO,   /* From_ lines; a body's "From " quoted ">From "
+	                      (Exim, Postfix's local): the default */
+	CONF_MBOX_MBOXRD,  /* From_ lines; every ">*From " line quoted */
+	CONF_MBOX_MBOXCL,  /* the writer's Content-Length; quoted as mboxo */
+	CONF_MBOX_MBOXCL2, /* the writer's Content-Length, nothing quoted
+	                      (Dovecot's LDA, LMTP and IMAP) */
+} ConfMboxFormat;
+
 typedef struct {
 	char *path;
 
@@ -73,6 +86,9 @@ typedef struct {
 	                           this long, then set aside: 24 */
 	char *source_list_relay; /* the list's relay hosts (';'-separated),
 	                            or NULL: no check (relay.h) */
+	ConfMboxFormat mbox_format; /* mboxo */
+	char *mbox_timezone;    /* the zone of From_ dates written without
+	                           one (Exim, Dovecot), or NULL: the host's */
 
 	/* [sink] */
 	char *sink_url;         /* smtp://, smtps://, maildir:PATH */

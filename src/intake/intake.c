@@ -1404,9 +1404,15 @@ intake_scan_own_mail(const char *url, IntakeOwnMail *own, GError **error)
 	if (g_ascii_strncasecmp(url, "mbox:", 5) != 0 &&
 	    g_ascii_strncasecmp(url, "maildir:", 8) != 0)
 		return TRUE;
-	/* Opened without the configuration, so as an archive: never as
-	 * the live source, which reads new/ only or keeps an offset. */
-	Source *source = source_open(NULL, url, error);
+	/* Opened with the configuration's mbox format only, so as an
+	 * archive: never as the live source, which reads new/ only or keeps
+	 * an offset. */
+	Conf shape = {0};
+	if (own->conf) {
+		shape.mbox_format = own->conf->mbox_format;
+		shape.mbox_timezone = own->conf->mbox_timezone;
+	}
+	Source *source = source_open(own->conf ? &shape : NULL, url, error);
 	if (source == NULL)
 		return FALSE;
 	source->read_only = TRUE;

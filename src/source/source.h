@@ -179,10 +179,21 @@ char *source_url_path(const char *url);
 /* The arrival told by the mbox "From " line LINE (LEN bytes): Unix time,
  * or 0 when the line's last words are no date in a form a server writes
  * (asctime, with or without a zone; RFC 5322's form), or a date in
- * doubt (a weekday that does not match it).  Only the end of the line
- * is read: what comes before is the envelope sender, the sender's own
+ * doubt (a weekday that does not match it).  A date without a zone
+ * (Exim and Dovecot write local time) is read in ZONE, or in the host's
+ * (TZ, /etc/localtime) when ZONE is NULL.  Only the end of the line is
+ * read: what comes before is the envelope sender, the sender's own
  * text. */
-gint64 source_mbox_from_line_time(const char *line, gsize len);
+gint64 source_mbox_from_line_time(const char *line, gsize len,
+                                  GTimeZone *zone);
+
+/* Whether the configured mbox source waits (STATE_DIR/mbox-waiting,
+ * written by its last read): TRUE with the time it began to wait at the
+ * same place in *SINCE and what it waits for in *WHAT ("OFFSET: why");
+ * FALSE when it does not, or when the record cannot be read (*ERROR
+ * set). */
+gboolean source_mbox_waiting(const char *state_dir, gint64 *since,
+                             char **what, GError **error);
 
 extern const SourceDriver source_maildir_driver;
 extern const SourceDriver source_mbox_driver;

@@ -1,18 +1,29 @@
 /* source_mbox.c: an mbox file as a source.
  *
- * An mbox is split where its writer split it (issue 32, item 4): by
- * each message's Content-Length when every message, from the first on,
- * has one that ends at the end of the file or before a From_ line
- * (mboxcl2, as Dovecot's LDA and LMTP write it: a body's "From " lines
- * are not quoted, and one is never read as a message; split_by_length
- * says what happens to a length that does not fit); otherwise at every
- * "From " line at the top of the file or after a blank line (mboxo,
- * mboxrd), the blank line before the next one belonging to the mbox.
- * Whether a body's ">From " lines were quoted cannot be told: a message
- * is handed over in its likeliest reading with the others beside it
+ * An mbox is split where its writer split it (issue 32, item 4), as
+ * the configuration says ([source] mbox-format, issue 40 item 2), never
+ * as a mail says: in an mbox split at From_ lines a Content-Length is
+ * its author's.  mboxcl and mboxcl2 (Dovecot's LDA and LMTP: a body's
+ * "From " lines are not quoted, and one is never read as a message) by
+ * each message's Content-Length, which must end at the end of the file
+ * or before a From_ line (split_by_length says what happens to one that
+ * does not), Dovecot's pseudo message skipped; mboxo and mboxrd at every
+ * "From " line at the top of the file or after a blank line, the blank
+ * line before the next one belonging to the mbox.  Whether an mboxo
+ * body's ">From " lines were quoted cannot be told: a message is handed
+ * over in its likeliest reading with the other beside it
  * (message_readings), and the one the signature covers counts
- * (source_message_next_reading, source.h).  The arrival time is
- * the date that ends the "From " line (source_mbox_from_line_time).  An
+ * (source_message_next_reading, source.h).  The arrival time is the date
+ * that ends the "From " line (source_mbox_from_line_time), in the
+ * configured or the host's zone when the line names none.  The file is
+ * taken as its writers left it: under their dotlock and fcntl lock
+ * (take_locks; a writer that holds them on makes the read wait for the
+ * next pass), and between From_ lines a last message stopped inside a
+ * line, in a file still changing, waits too (issue 43, item 2).  A read
+ * that waits says so in STATE_DIR/mbox-waiting, for `tenure check`.
+ * The offset kept names its file (offset_mark: device, inode, a digest
+ * of the bytes before it): another file in its place, or one rewritten,
+ * is read from its start.  An
  * archive given to `tenure import` is read whole; the configured source
  * remembers the offset it has handled in STATE_DIR/mbox-offset, so each
  * run reads only what was appended (a torn record is an error, see
@@ -32,7 +43,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <gmime/gmime.h>
 
@@ -46,6 +62,9 @@ typedef struct {
 	char *path;
 	char *offset_path; /* live source only, else NULL */
 	const Conf *conf;
+	ConfMboxFormat format; /* [source] mbox-format; mboxo without a
+	                          configuration */
+	GTimeZone *zone;   /* [source] mbox-timezone, or NULL: the host's */
 	Retry *retry;      /* live source only: messages waiting (retry.h) */
 	gint64 handled_to; /* the mail before this offset is dealt with */
 	GHashTable *waiting; /* offsets (gint64) of messages without a final
@@ -74,6 +93,12 @@ mbox_open(const Conf *conf, const char *url, GError **error)
 	}
 	source->path = g_steal_pointer(&path);
 	source->conf = conf;
+	if (conf) {
+		source->format = conf->mbox_format;
+		if (conf->mbox_timezone)
+			source->zone =
+			    g_time_zone_new_identifier(conf->mbox_timezone);
+	}
 	source->waiting = g_hash_table_new_full(g_int64_hash, g_int64_equal,
 	                                        g_free, NULL);
 	if (source->offset_path &&
@@ -89,6 +114,7 @@ typedef struct {
 	int weekday; /* 1 (Monday) to 7, or 0 when the form has none */
 	int year, month, day, hour, minute, second;
 	int offset; /* seconds east of UTC */
+	gboolean zoned; /* the line gave the offset */
 } FromDate;
 
 static gboolean
@@ -166,11 +192,13 @@ from_zone(const char *word, FromDate *date)
 			return FALSE;
 		date->offset = (hhmm / 100 * 3600 + hhmm % 100 * 60) *
 		               (word[0] == '-' ? -1 : 1);
+		date->zoned = TRUE;
 		return TRUE;
 	}
 	for (gsize i = 0; i < G_N_ELEMENTS(names); i++)
 		if (strcmp(word, names[i].name) == 0) {
 			date->offset = names[i].hours * 3600;
+			date->zoned = TRUE;
 			return TRUE;
 		}
 	return FALSE;
@@ -232,7 +260,7 @@ from_date_words(char **words, guint count, FromDate *date)
 }
 
 gint64
-source_mbox_from_line_time(const char *line, gsize len)
+source_mbox_from_line_time(const char *line, gsize len, GTimeZone *zone)
 {
 	g_autofree char *copy = g_strndup(line, len);
 	g_auto(GStrv) split = g_strsplit_set(copy, " \t\r\n", -1);
@@ -263,7 +291,15 @@ source_mbox_from_line_time(const char *line, gsize len)
 		if (date.weekday != 0 &&
 		    g_date_time_get_day_of_week(utc) != date.weekday)
 			return 0;
-		return g_date_time_to_unix(utc) - date.offset;
+		if (date.zoned)
+			return g_date_time_to_unix(utc) - date.offset;
+		/* Local time, as its writer's host kept it. */
+		g_autoptr(GTimeZone) local = zone ? g_time_zone_ref(zone)
+		                                  : g_time_zone_new_local();
+		g_autoptr(GDateTime) there = g_date_time_new(
+		    local, date.year, date.month, date.day, date.hour,
+		    date.minute, date.second);
+		return there ? g_date_time_to_unix(there) : 0;
 	}
 	return 0;
 }
@@ -317,25 +353,31 @@ has_quoted_from(const char *start, const char *end)
 	return FALSE;
 }
 
-/* The message between START and END as the mbox's writer most likely
- * wrote it, in *RAW, and the other readings that differ from it, in
- * *OTHERS (NULL when none), for the intake to try in turn when the
- * signature over *RAW is bad (source.h).  Quoting is ambiguous: an
- * mboxo writer (Exim, Postfix) turns a body's "From " into ">From " and
- * leaves an author's own ">From " as it is, an mboxrd writer adds a
- * '>' to both, mboxcl2 (Dovecot) quotes nothing.  By Content-Length
- * (LENGTHS) the bytes are read as they are first, then as mboxcl;
- * between From_ lines as mboxrd first, then as they are, then as
- * mboxo. */
+/* The message between START and END as the mbox's writer wrote it, in
+ * *RAW, and the other readings that differ from it, in *OTHERS (NULL
+ * when none), for the intake to try in turn when the signature over
+ * *RAW is bad (source.h).  An mboxrd writer adds a '>' to every
+ * ">*From " line, and mboxcl2 (Dovecot) quotes nothing: one reading
+ * each.  An mboxo or mboxcl writer (Exim, Postfix) turns a body's
+ * "From " into ">From " and leaves an author's own ">From " as it is,
+ * which cannot be told apart: one '>' undone first, then the bytes as
+ * they are. */
 static void
-message_readings(const char *start, const char *end, gboolean lengths,
+message_readings(const char *start, const char *end, ConfMboxFormat format,
                  GBytes **raw, GPtrArray **others)
 {
-	static const MboxReading by_lines[] = {READ_MBOXRD, READ_VERBATIM,
-	                                       READ_MBOXO};
-	static const MboxReading by_length[] = {READ_VERBATIM, READ_MBOXO};
-	const MboxReading *order = lengths ? by_length : by_lines;
-	gsize count = lengths ? G_N_ELEMENTS(by_length) : G_N_ELEMENTS(by_lines);
+	static const MboxReading mboxo[] = {READ_MBOXO, READ_VERBATIM};
+	static const MboxReading mboxrd[] = {READ_MBOXRD};
+	static const MboxReading mboxcl2[] = {READ_VERBATIM};
+	const MboxReading *order = mboxo;
+	gsize count = G_N_ELEMENTS(mboxo);
+	if (format == CONF_MBOX_MBOXRD) {
+		order = mboxrd;
+		count = G_N_ELEMENTS(mboxrd);
+	} else if (format == CONF_MBOX_MBOXCL2) {
+		order = mboxcl2;
+		count = G_N_ELEMENTS(mboxcl2);
+	}
 	/* Without a quoted line every reading is the same. */
 	if (!has_quoted_from(start, end))
 		count = 1;
@@ -453,6 +495,7 @@ length_end(const char *body, const char *end, gint64 length,
  * (the line after the From_ line) to STOP, the next one at NEXT. */
 typedef struct {
 	const char *start, *body, *stop, *next;
+	gboolean pseudo; /* Dovecot's, holding the folder's data: no mail */
 } MboxSpan;
 
 /* A message the file cuts short may be being written still when the
@@ -469,70 +512,38 @@ static gboolean
 being_written(const char *p, const char *end, gint64 now, gint64 mtime)
 {
 	const char *next = line_after(p, end);
-	gint64 arrival = source_mbox_from_line_time(p, next - p);
+	gint64 arrival = source_mbox_from_line_time(p, next - p, NULL);
 	gint64 window = MBOX_WRITING_SECONDS + MBOX_ZONE_SECONDS;
 	return now - mtime < MBOX_WRITING_SECONDS && arrival > 0 &&
 	       arrival > now - window && arrival < now + window;
 }
 
-/* Whether the mbox DATA..END is split by Content-Length (mboxcl,
- * mboxcl2): TRUE when its first message has a Content-Length that ends
- * at the end of the file or at the blank line before a From_ line, and
- * so on, each message's; *SPANS then holds its messages.  From the
- * first message whose length does not fit on, nothing is read (*STOP):
- * one the file cuts short (its header, or its body) while it may be
- * being written (being_written) waits for the rest; any other makes the
- * mbox damaged at *DAMAGED (its offset, else -1), and tenure reads no
- * further rather than read a message out of another's body.  FALSE
- * when a message on the way has no Content-Length (its writer writes
- * none: a Content-Length others carry was their author's, and From_
- * lines split the mbox, as in mboxo and mboxrd), or when the first
- * message's does not fit. */
-static gboolean
-split_by_length(const char *data, const char *end, gint64 now,
-                gint64 mtime, GArray *spans, const char **stop, gint64 *damaged)
+/* How many bytes before the offset its record's digest covers. */
+#define MBOX_MARK_BYTES 4096
+
+/* The mark of the file DATA (SIZE bytes, device and inode in ST) at
+ * OFFSET: "DEV:INO<TAB>SHA256" of the bytes just before the offset. */
+static char *
+offset_mark(const struct stat *st, const char *data, gint64 offset)
 {
-	const char *p = data;
-	*damaged = -1;
-	*stop = end;
-	while (p < end) {
-		const char *body = NULL;
-		gint64 length = content_length(p, end, &body);
-		MboxSpan span = {.start = p, .body = line_after(p, end)};
-		LengthEnd fits = body == NULL ? LENGTH_CUT
-		                              : length_end(body, end, length,
-		                                           &span.stop, &span.next);
-		if (fits == LENGTH_FITS) {
-			g_array_append_val(spans, span);
-			p = span.next;
-			continue;
-		}
-		*stop = p;
-		if (fits == LENGTH_CUT && being_written(p, end, now, mtime)) {
-			g_autofree char *offset = g_strdup_printf(
-			    "%" G_GINT64_FORMAT, (gint64)(p - data));
-			util_log("mbox-unfinished", "offset", offset, "reason",
-			         "the file ends before the message does, and its "
-			         "From_ line is recent: read when it is written",
-			         NULL);
-			return TRUE;
-		}
-		if (length == LENGTH_NONE || spans->len == 0)
-			return FALSE;
-		*damaged = p - data;
-		return TRUE;
-	}
-	return spans->len > 0;
+	gint64 from = MAX(0, offset - MBOX_MARK_BYTES);
+	g_autofree char *digest = g_compute_checksum_for_data(
+	    G_CHECKSUM_SHA256, (const guchar *)data + from, offset - from);
+	return g_strdup_printf("%ju:%ju\t%s", (uintmax_t)st->st_dev,
+	                       (uintmax_t)st->st_ino, digest);
 }
 
 /* The offset handled so far: 0 without a record, or with one for
  * another mbox; FALSE when the record is torn (state_file.h), which is
- * never read as an offset it does not say. */
+ * never read as an offset it does not say.  *MARK is the record's mark
+ * of the file it was read in (offset_mark), NULL in a record written
+ * before there was one. */
 static gboolean
-read_offset(MboxSource *source, gint64 *offset, GError **error)
+read_offset(MboxSource *source, gint64 *offset, char **mark, GError **error)
 {
 	g_autofree char *text = NULL;
 	*offset = 0;
+	*mark = NULL;
 	if (source->offset_path == NULL)
 		return TRUE;
 	g_autofree char *state_dir = g_path_get_dirname(source->offset_path);
@@ -543,9 +554,13 @@ read_offset(MboxSource *source, gint64 *offset, GError **error)
 		return FALSE;
 	if (text == NULL)
 		return TRUE;
-	g_auto(GStrv) fields = g_strsplit(g_strchomp(text), "\t", 2);
-	if (g_strv_length(fields) == 2 && strcmp(fields[1], source->path) == 0)
+	g_auto(GStrv) fields = g_strsplit(g_strchomp(text), "\t", 4);
+	guint n = g_strv_length(fields);
+	if (n >= 2 && strcmp(fields[1], source->path) == 0) {
 		*offset = g_ascii_strtoll(fields[0], NULL, 10);
+		if (n == 4)
+			*mark = g_strdup_printf("%s\t%s", fields[2], fields[3]);
+	}
 	return TRUE;
 }
 
@@ -574,14 +589,92 @@ span_by_lines(const char *data, const char *end, const char *p)
 	return span;
 }
 
-/* Hands over the message SPAN (read by Content-Length when LENGTHS),
- * or sets it aside; one that
+/* Whether the message whose From_ line starts the mbox at DATA is the
+ * one Dovecot keeps at the top of a folder for its own data ("DON'T
+ * DELETE THIS MESSAGE -- FOLDER INTERNAL DATA", X-IMAP: or X-IMAPbase:
+ * in its header).  Dovecot takes those headers out of the mail it
+ * stores, so in an mbox it writes no author can make one. */
+static gboolean
+is_pseudo(const char *data, const char *end)
+{
+	static const char subject[] =
+	    "Subject: DON'T DELETE THIS MESSAGE -- FOLDER INTERNAL DATA";
+	gboolean said = FALSE, imap = FALSE;
+	for (const char *line = line_after(data, end); line < end;) {
+		const char *next = line_after(line, end);
+		if (*line == '\n' || (*line == '\r' && line[1] == '\n'))
+			break;
+		gsize n = next - line;
+		if (n >= sizeof subject - 1 &&
+		    memcmp(line, subject, sizeof subject - 1) == 0)
+			said = TRUE;
+		if ((n > 7 && g_ascii_strncasecmp(line, "X-IMAP:", 7) == 0) ||
+		    (n > 11 && g_ascii_strncasecmp(line, "X-IMAPbase:", 11) == 0))
+			imap = TRUE;
+		line = next;
+	}
+	return said && imap;
+}
+
+/* Splits the mbox DATA..END by its writer's Content-Length (mboxcl,
+ * mboxcl2): each message's ends at the end of the file or at the blank
+ * line before a From_ line; *SPANS then holds its messages.  Dovecot's
+ * pseudo message, first, is split at the next From_ line when it has
+ * none (its body is Dovecot's own text).  From the first message whose
+ * length does not fit on, nothing is read (*STOP): one the file cuts
+ * short (its header, or its body) while it may be being written
+ * (being_written) waits for the rest; any other (no Content-Length, or
+ * one that ends elsewhere) makes the mbox damaged at *DAMAGED (its
+ * offset, else -1), and tenure reads no further rather than read a
+ * message out of another's body. */
+static void
+split_by_length(const char *data, const char *end, gint64 now,
+                gint64 mtime, GArray *spans, const char **stop,
+                gint64 *damaged)
+{
+	const char *p = data;
+	*damaged = -1;
+	*stop = end;
+	while (p < end) {
+		const char *body = NULL;
+		gint64 length = content_length(p, end, &body);
+		MboxSpan span = {.start = p, .body = line_after(p, end)};
+		LengthEnd fits = body == NULL ? LENGTH_CUT
+		                              : length_end(body, end, length,
+		                                           &span.stop, &span.next);
+		if (p == data && body != NULL && is_pseudo(data, end)) {
+			if (fits != LENGTH_FITS)
+				span = span_by_lines(data, end, p);
+			span.pseudo = TRUE;
+			fits = LENGTH_FITS;
+		}
+		if (fits == LENGTH_FITS) {
+			g_array_append_val(spans, span);
+			p = span.next;
+			continue;
+		}
+		*stop = p;
+		if (fits == LENGTH_CUT && being_written(p, end, now, mtime)) {
+			g_autofree char *offset = g_strdup_printf(
+			    "%" G_GINT64_FORMAT, (gint64)(p - data));
+			util_log("mbox-unfinished", "offset", offset, "reason",
+			         "the file ends before the message does, and its "
+			         "From_ line is recent: read when it is written",
+			         NULL);
+			return;
+		}
+		*damaged = p - data;
+		return;
+	}
+}
+
+/* Hands over the message SPAN, or sets it aside; one that
  * cannot be decided now is recorded for a later try (the configured
  * source) or counted (an archive).  FALSE only with the handler's error,
  * or when the state cannot be written. */
 static gboolean
 handle_at(MboxSource *source, const char *data, const MboxSpan *span,
-          gboolean lengths, SourceHandler handler, gpointer user_data,
+          SourceHandler handler, gpointer user_data,
           GError **error)
 {
 	const char *p = span->start;
@@ -601,9 +694,10 @@ handle_at(MboxSource *source, const char *data, const MboxSpan *span,
 	} else {
 		SourceMessage message = {
 			.id = g_strdup(id),
-			.arrival = source_mbox_from_line_time(p, body - p),
+			.arrival = source_mbox_from_line_time(p, body - p,
+			                                      source->zone),
 		};
-		message_readings(body, body + length, lengths, &message.raw,
+		message_readings(body, body + length, source->format, &message.raw,
 		                 &message.readings);
 		handled = handler(&message, user_data, &failure);
 		source_message_clear(&message);
@@ -710,43 +804,234 @@ forget_waiting(MboxSource *source, GError **error)
 	return TRUE;
 }
 
+/* How long a read waits for the mbox's writers to let go of it; then it
+ * waits for the next pass. */
+#define MBOX_LOCK_WAIT_MS 5000
+#define MBOX_LOCK_STEP_MS 100
+/* A dotlock older than this is left by a writer that died (as
+ * liblockfile and mutt hold). */
+#define MBOX_DOTLOCK_STALE 300
+
+/* The locks its writers take, held while the file's extent is taken:
+ * the dotlock PATH.lock and a fcntl read lock on FD. */
+typedef struct {
+	char *dotlock;      /* the dotlock this read made, to remove */
+	int fd;
+} MboxLocks;
+
+static void
+drop_locks(MboxLocks *locks)
+{
+	struct flock lock = {.l_type = F_UNLCK, .l_whence = SEEK_SET};
+	if (locks->fd >= 0)
+		(void)fcntl(locks->fd, F_SETLK, &lock);
+	if (locks->dotlock)
+		(void)unlink(locks->dotlock);
+	g_clear_pointer(&locks->dotlock, g_free);
+}
+
+/* Takes PATH.lock as Exim, Postfix's local and dovecot-lda make it (a
+ * file created only if none is there), and a fcntl read lock on FD,
+ * which keeps out the writers' write locks; waits for them up to
+ * MBOX_LOCK_WAIT_MS.  A directory tenure cannot write in (the mail
+ * spool) lets it only wait while another's dotlock is there; a dotlock
+ * older than MBOX_DOTLOCK_STALE is a dead writer's.  FALSE with *WHO
+ * ("PATH.lock", "a fcntl lock") when a writer still holds one. */
+static gboolean
+take_locks(const char *path, int fd, MboxLocks *locks, const char **who)
+{
+	g_autofree char *dotlock = g_strconcat(path, ".lock", NULL);
+	gint64 deadline = g_get_monotonic_time() + MBOX_LOCK_WAIT_MS * 1000;
+	locks->dotlock = NULL;
+	locks->fd = fd;
+	for (;;) {
+		int made = open(dotlock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+		                0444);
+		if (made >= 0) {
+			close(made);
+			locks->dotlock = g_steal_pointer(&dotlock);
+			break;
+		}
+		struct stat st;
+		gboolean held = (errno == EEXIST || errno == EACCES ||
+		                 errno == EROFS || errno == EPERM) &&
+		                stat(dotlock, &st) == 0 &&
+		                time(NULL) - st.st_mtime < MBOX_DOTLOCK_STALE;
+		if (!held)
+			break;
+		if (g_get_monotonic_time() >= deadline) {
+			*who = "its dotlock (FILE.lock)";
+			return FALSE;
+		}
+		g_usleep(MBOX_LOCK_STEP_MS * 1000);
+	}
+	for (;;) {
+		struct flock lock = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+		if (fcntl(fd, F_SETLK, &lock) == 0 ||
+		    (errno != EACCES && errno != EAGAIN))
+			return TRUE;
+		if (g_get_monotonic_time() >= deadline) {
+			*who = "a fcntl lock on it";
+			drop_locks(locks);
+			return FALSE;
+		}
+		g_usleep(MBOX_LOCK_STEP_MS * 1000);
+	}
+}
+
+#define WAITING_FILE "mbox-waiting"
+#define WAITING_REMEDY "remove it: the next read writes it again if the " \
+                       "mbox still waits"
+
+gboolean
+source_mbox_waiting(const char *state_dir, gint64 *since, char **what,
+                    GError **error)
+{
+	g_autofree char *path = g_build_filename(state_dir, WAITING_FILE, NULL);
+	g_autofree char *text = NULL;
+	*since = 0;
+	*what = NULL;
+	if (!state_file_read(state_dir, path, WAITING_REMEDY, &text, NULL,
+	                     NULL, error) ||
+	    text == NULL)
+		return FALSE;
+	g_auto(GStrv) fields = g_strsplit(g_strchomp(text), "\t", 3);
+	if (g_strv_length(fields) != 3)
+		return FALSE;
+	*since = g_ascii_strtoll(fields[0], NULL, 10);
+	*what = g_strdup_printf("%s: %s", fields[1], fields[2]);
+	return TRUE;
+}
+
+/* Records that the configured source waits at OFFSET for WHY (see
+ * source_mbox_waiting, `tenure check`), or that it does not (WHY
+ * NULL).  The time it began is kept while it waits at the same place. */
+static gboolean
+note_wait(MboxSource *source, gint64 offset, const char *why,
+          GError **error)
+{
+	if (source->offset_path == NULL)
+		return TRUE;
+	g_autofree char *state_dir = g_path_get_dirname(source->offset_path);
+	g_autofree char *path = g_build_filename(state_dir, WAITING_FILE, NULL);
+	if (why == NULL) {
+		if (unlink(path) != 0 && errno != ENOENT) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: %s", path, g_strerror(errno));
+			return FALSE;
+		}
+		return TRUE;
+	}
+	gint64 since = 0;
+	g_autofree char *was = NULL;
+	g_autofree char *at = g_strdup_printf("%" G_GINT64_FORMAT ": ", offset);
+	if (!source_mbox_waiting(state_dir, &since, &was, NULL) ||
+	    !g_str_has_prefix(was, at))
+		since = date_now_unix();
+	g_autofree char *line = g_strdup_printf(
+	    "%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT "\t%s\n", since, offset,
+	    why);
+	return state_file_write(path, line, -1, error);
+}
+
 static gboolean
 mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
            GError **error)
 {
 	MboxSource *source = (MboxSource *)base;
 	g_autoptr(GError) local = NULL;
-	g_autoptr(GMappedFile) map = g_mapped_file_new(source->path, FALSE, &local);
+	int fd = open(source->path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
+		            source->path, g_strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return FALSE;
+	}
+	/* The file is read as it is once its writers are done with it:
+	 * the extent is taken under their locks, and what was written by
+	 * then stays (writers append). */
+	MboxLocks locks;
+	const char *holder = NULL;
+	if (!take_locks(source->path, fd, &locks, &holder)) {
+		close(fd);
+		g_autofree char *why = g_strdup_printf(
+		    "a writer holds %s: read at the next pass", holder);
+		if (source->offset_path == NULL) {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: a writer holds %s: import it again when "
+			            "it is done", source->path, holder);
+			return FALSE;
+		}
+		util_log_warning("mbox-locked", "path", source->path, "reason",
+		                 why, NULL);
+		gint64 kept = 0;
+		g_autofree char *kept_mark = NULL;
+		if (!read_offset(source, &kept, &kept_mark, error))
+			return FALSE;
+		return note_wait(source, kept, why, error);
+	}
+	g_autoptr(GMappedFile) map = fstat(fd, &st) == 0
+	                                 ? g_mapped_file_new_from_fd(fd, FALSE,
+	                                                             &local)
+	                                 : NULL;
+	drop_locks(&locks);
+	close(fd);
 	if (map == NULL) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
-		            local->message);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
+		            source->path,
+		            local ? local->message : g_strerror(errno));
 		return FALSE;
 	}
 	const char *data = g_mapped_file_get_contents(map);
 	gsize size = g_mapped_file_get_length(map);
 	const char *end = data + size;
 	gint64 offset = 0;
-	if (!read_offset(source, &offset, error))
+	g_autofree char *mark = NULL;
+	if (!read_offset(source, &offset, &mark, error))
 		return FALSE;
-	/* A file that shrank was rewritten: start again from the top and
-	 * rely on the seen records. */
-	if (offset < 0 || (gsize)offset > size) {
+	/* The offset belongs to the file it was read in: a file that
+	 * shrank, another file in its place (rotated) or one whose bytes
+	 * before the offset changed (rewritten) is read from the top, and
+	 * the seen records keep its mail from acting twice. */
+	const char *new_file = NULL;
+	if (offset < 0 || (gsize)offset > size)
+		new_file = "the file is shorter than the offset kept";
+	else if (mark && offset > 0) {
+		g_autofree char *now_mark = offset_mark(&st, data, offset);
+		gsize id = strchr(now_mark, '\t') - now_mark;
+		if (strncmp(mark, now_mark, id + 1) != 0)
+			new_file = "another file is in its place";
+		else if (strcmp(mark, now_mark) != 0)
+			new_file = "the bytes before the offset kept changed";
+	}
+	if (new_file) {
+		g_autofree char *kept = g_strdup_printf("%" G_GINT64_FORMAT,
+		                                        offset);
+		util_log_warning("mbox-new-file", "path", source->path, "offset",
+		                 kept, "reason", new_file, NULL);
 		offset = 0;
 		if (!forget_waiting(source, error))
 			return FALSE;
 	}
 	source->handled_to = MAX(source->handled_to, offset);
 	gint64 now = date_now_unix();
-	struct stat st;
-	gint64 mtime = stat(source->path, &st) == 0 ? (gint64)st.st_mtime : 0;
+	gint64 mtime = (gint64)st.st_mtime;
 	g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(MboxSpan));
 	const char *stop = end;
 	gint64 damaged = -1;
-	gboolean lengths = size > 0 && is_from_line(data, data, end) &&
-	                   split_by_length(data, end, now, mtime,
-	                                   spans, &stop, &damaged);
-	if (!lengths)
-		stop = end;
+	/* The format is the configuration's, never the mail's: in an mbox
+	 * split at From_ lines a Content-Length is its author's. */
+	gboolean lengths = source->format == CONF_MBOX_MBOXCL ||
+	                   source->format == CONF_MBOX_MBOXCL2;
+	if (lengths && size > 0 && !is_from_line(data, data, end)) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
+		            "%s:0: not an mbox (no \"From \" line)", source->path);
+		return FALSE;
+	}
+	if (lengths)
+		split_by_length(data, end, now, mtime, spans, &stop, &damaged);
 	const char *p = data + offset;
 	guint index = 0;
 	if (lengths) {
@@ -776,48 +1061,82 @@ mbox_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		            source->path, offset);
 		return FALSE;
 	}
+	/* Between From_ lines, a writer ends each message with a line end
+	 * and a blank line: a last one that stops inside a line, in a file
+	 * still changing, may be being written by a writer that takes no
+	 * lock.  (A blank line is not required: mboxes written by hand, and
+	 * by some programs, end without one.) */
+	gboolean cut = !lengths && size > 0 && end[-1] != '\n';
 	while (p < stop) {
 		MboxSpan span = lengths ? g_array_index(spans, MboxSpan, index++)
 		                        : span_by_lines(data, end, p);
+		if (cut && span.next == end && being_written(p, end, now, mtime)) {
+			g_autofree char *at = g_strdup_printf("%" G_GINT64_FORMAT,
+			                                      (gint64)(p - data));
+			util_log("mbox-unfinished", "offset", at, "reason",
+			         "the file ends inside a line of the last message, "
+			         "and its From_ line is recent: read when it is "
+			         "written", NULL);
+			stop = p;
+			break;
+		}
 		if (!wanted(source, p - data, now)) {
 			p = span.next;
 			continue;
 		}
-		if (!handle_at(source, data, &span, lengths, handler, user_data,
+		if (span.pseudo) {
+			p = span.next;
+			continue;
+		}
+		if (!handle_at(source, data, &span, handler, user_data,
 		               error))
 			return FALSE;
 		source->handled_to = MAX(source->handled_to, span.next - data);
 		if (source->offset_path) {
-			g_autofree char *state = g_strdup_printf("%" G_GINT64_FORMAT "\t%s\n",
-			                                         offset_to_keep(source),
-			                                         source->path);
+			gint64 keep = offset_to_keep(source);
+			g_autofree char *file_mark = offset_mark(&st, data, keep);
+			g_autofree char *state = g_strdup_printf(
+			    "%" G_GINT64_FORMAT "\t%s\t%s\n", keep, source->path,
+			    file_mark);
 			if (!state_file_write(source->offset_path, state, -1, error))
 				return FALSE;
 		}
 		p = span.next;
 	}
+	/* Reading that waits is said in the state, for `tenure check`. */
+	if (!note_wait(source, (gint64)(stop - data),
+	               stop < end && damaged < 0
+	                   ? "the file ends inside the message there, which "
+	                     "its writer may be writing still"
+	                   : NULL,
+	               error))
+		return FALSE;
 	if (damaged >= 0) {
 		source->undecided = 0;
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
 		            "%s:%" G_GINT64_FORMAT ": the message there has a "
 		            "Content-Length that ends neither at the end of the "
-		            "file nor before a \"From \" line, in an mbox whose "
-		            "messages before it are split by theirs (mboxcl2, as "
-		            "Dovecot writes it): nothing from there on is read, so "
-		            "that no message is read out of another's body; let "
-		            "the mail server repair the mbox, or remove that message",
-		            source->path, damaged);
+		            "file nor before a \"From \" line, or none, in an mbox "
+		            "its writer splits by them ([source] mbox-format = "
+		            "%s): nothing from there on is read, so that no "
+		            "message is read out of another's body; let the mail "
+		            "server repair the mbox, or remove that message (or "
+		            "set mbox-format as its writer writes)",
+		            source->path, damaged,
+		            source->format == CONF_MBOX_MBOXCL ? "mboxcl"
+		                                               : "mboxcl2");
 		return FALSE;
 	}
 	/* An archive is read once: a message still being written is not
 	 * read, and the import says so rather than end as if whole. */
-	if (lengths && stop < end && source->offset_path == NULL) {
+	if (stop < end && source->offset_path == NULL) {
 		source->undecided = 0;
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_PARSE,
 		            "%s:%" G_GINT64_FORMAT ": the file ends inside the "
-		            "message there (its header, or the body its "
-		            "Content-Length gives), and the file is changing: "
-		            "import it again when its writer is done", source->path,
+		            "message there (its header, the body its "
+		            "Content-Length gives, or a line), and the file is "
+		            "changing: import it again when its writer is done",
+		            source->path,
 		            (gint64)(stop - data));
 		return FALSE;
 	}
@@ -836,6 +1155,8 @@ mbox_close(Source *base)
 	g_free(source->path);
 	g_free(source->offset_path);
 	retry_free(source->retry);
+	if (source->zone)
+		g_time_zone_unref(source->zone);
 	if (source->waiting)
 		g_hash_table_unref(source->waiting);
 	g_free(source);

@@ -43,6 +43,11 @@ export TENURE_TEST_CLOCK_NTP
 # $TENURE_CONFIG, here a file that does not exist.
 TENURE_CONFIG=$TEST_DIR/no-such-tenure.conf
 export TENURE_CONFIG
+# The mbox From_ dates tests write have no zone, and tenure reads those
+# in the host's zone (source.h): the suite's are UTC, whatever this
+# machine's zone; a test of another zone sets TZ for that run.
+TZ=UTC
+export TZ
 # Nor the templates of a tenure installed on the host (any rebuild or
 # upgrade of the package): those not in [committee] templates are looked
 # for in $TENURE_SYSCONFDIR/tenure/templates and

@@ -84,7 +84,7 @@ static void
 test_case(gconstpointer data)
 {
 	const FromCase *row = data;
-	gint64 arrival = source_mbox_from_line_time(row->line, strlen(row->line));
+	gint64 arrival = source_mbox_from_line_time(row->line, strlen(row->line), NULL);
 	g_autofree char *got = NULL;
 	if (arrival != 0) {
 		g_autoptr(GDateTime) when = g_date_time_new_from_unix_utc(arrival);
@@ -93,10 +93,39 @@ test_case(gconstpointer data)
 	g_assert_cmpstr(got, ==, row->arrival);
 }
 
+/* Exim and Dovecot write the host's local time, with no zone: it is
+ * read in the host's zone (TZ), or in the one configured ([source]
+ * mbox-timezone); a line with a zone keeps its own (issue 40, item 2). */
+static void
+test_local_time(void)
+{
+	static const char line[] = "From a@example.org Mon Dec  7 02:00:00 2026";
+	static const char zoned[] =
+	    "From a@example.org Mon Dec  7 02:00:00 +0000 2026";
+	gint64 utc = 1796608800; /* 2026-12-07T02:00:00Z */
+	g_setenv("TZ", "Europe/Berlin", TRUE);
+	g_assert_cmpint(source_mbox_from_line_time(line, strlen(line), NULL),
+	                ==, utc - 3600);
+	g_assert_cmpint(source_mbox_from_line_time(zoned, strlen(zoned), NULL),
+	                ==, utc);
+	g_setenv("TZ", "America/New_York", TRUE);
+	g_assert_cmpint(source_mbox_from_line_time(line, strlen(line), NULL),
+	                ==, utc + 5 * 3600);
+	GTimeZone *zone = g_time_zone_new_identifier("Asia/Tokyo");
+	g_assert_nonnull(zone);
+	g_assert_cmpint(source_mbox_from_line_time(line, strlen(line), zone),
+	                ==, utc - 9 * 3600);
+	g_time_zone_unref(zone);
+	g_setenv("TZ", "UTC", TRUE);
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	/* The table's dates without a zone are the host's: UTC here. */
+	g_setenv("TZ", "UTC", TRUE);
+	g_test_add_func("/mbox-from/local time", test_local_time);
 	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autofree char *path =
 		    g_strdup_printf("/mbox-from/%s", cases[i].name);
