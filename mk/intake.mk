@@ -243,3 +243,9 @@ dist_check_SCRIPTS += tests/t-mbox-split.sh
 check_PROGRAMS += tests/unit/intake-prefilter
 tests_unit_intake_prefilter_LDADD = $(TEST_LDADD)
 TESTS += tests/unit/intake-prefilter
+
+# tests/t-replay.sh: a signature already handled is a replay in any frame
+# (an attachment, a multipart/mixed, new parameters): no transcript, one
+# log line; an older seen file's records still count (issue 40 item 3).
+TESTS += tests/t-replay.sh
+dist_check_SCRIPTS += tests/t-replay.sh

@@ -295,7 +295,7 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	g_hash_table_insert(vars, "transcript", transcript);
 	g_autofree char *key = g_strdup_printf("reply/%s/%" G_GINT64_FORMAT "/%s",
 	                                       mail->sig->fingerprint,
-	                                       mail->sig->created, mail->sig->digest);
+	                                       mail->sig->created, mail->sig->replay_id);
 	const char *recipients[] = {to, NULL};
 	/* A reply that cannot be composed or signed now (the bot's key
 	 * missing, gpg failing) waits in unsent/ and is tried again
@@ -384,7 +384,7 @@ finish(Intake *intake, const Mail *mail, const LedgerEvent *event,
 	                   mail->source->arrival, NULL, error))
 		return FALSE;
 	return seen_add_signature(intake->seen, sig->fingerprint, sig->created,
-	                          sig->digest, mail->message_id, mail->content,
+	                          sig->replay_id, mail->message_id, mail->content,
 	                          FALSE, error);
 }
 
@@ -404,11 +404,11 @@ commit(Intake *intake, const Mail *mail, Decision *decision, GError **error)
 		        archive_store(intake->conf->state_dir, mail->source->raw,
 		                      mail->source->arrival, NULL, error)) &&
 		       seen_add_signature(intake->seen, sig->fingerprint,
-		                          sig->created, sig->digest,
+		                          sig->created, sig->replay_id,
 		                          mail->message_id, mail->content, FALSE,
 		                          error);
 	if (!seen_add_signature(intake->seen, sig->fingerprint, sig->created,
-	                        sig->digest, mail->message_id, mail->content,
+	                        sig->replay_id, mail->message_id, mail->content,
 	                        TRUE, error))
 		return FALSE;
 	/* The audit's rebuild records each event when the ledger did: later
@@ -452,7 +452,7 @@ refuse_detail(Intake *intake, const Mail *mail, const char *reason,
 	gboolean replied = FALSE;
 	return reply_refusal(intake, mail, reason, &replied, error) &&
 	       seen_add_refusal(intake->seen, mail->sig->fingerprint,
-	                        mail->sig->created, mail->sig->digest,
+	                        mail->sig->created, mail->sig->replay_id,
 	                        mail->message_id, mail->content, replied,
 	                        date_today(), error);
 }
@@ -997,6 +997,24 @@ set_aside_over_bound(Intake *intake, const SourceMessage *message,
 	                       date_now_unix(), error);
 }
 
+/* Whether SIG was decided on (seen_signature_lookup): by what it is
+ * known by in any frame (Signed's replay_id), or as an older tenure
+ * recorded it, by the digest of the text read (the ledger's) or of the
+ * first text part signed (a frame that kept the command from being
+ * read changes the first, not the second). */
+static gboolean
+signature_seen(const Intake *intake, const Signed *sig, char **done,
+               gboolean *applying)
+{
+	const char *ids[] = {sig->replay_id, sig->digest, sig->text_digest};
+	for (gsize i = 0; i < G_N_ELEMENTS(ids); i++)
+		if (ids[i] && seen_signature_lookup(intake->seen, sig->fingerprint,
+		                                    sig->created, ids[i], done,
+		                                    applying))
+			return TRUE;
+	return FALSE;
+}
+
 /* The reading of a mail that may carry a command: parsed, checked,
  * verified, acted on (intake_handle). */
 static gboolean
@@ -1088,11 +1106,14 @@ read_mail(const SourceMessage *message, gpointer user_data, GError **error)
 	mail.signed_on = date_of_unix(sig->created);
 	g_autofree char *done = NULL;
 	gboolean applying = FALSE;
-	if (seen_signature_lookup(intake->seen, sig->fingerprint, sig->created,
-	                          sig->digest, &done, &applying)) {
+	if (signature_seen(intake, sig, &done, &applying)) {
+		/* In any frame, under any Message-ID: the signature and the
+		 * text it covers are the same, so is the command, and it was
+		 * decided (its signer was told then). */
 		if (!applying) {
-			util_log("ignored", "id", message->id, "msgid",
-			         message_id ? message_id : "-",
+			util_log("replay", "id", message->id, "msgid",
+			         message_id ? message_id : "-", "from",
+			         from ? from : "-", "signer", sig->fingerprint,
 			         "reason", "signature already handled", "first", done,
 			         NULL);
 			return !plain_id ||

@@ -71,6 +71,17 @@ typedef struct {
 	gint64 created;      /* signature creation time, Unix seconds */
 	char *digest;        /* SHA-256 (hex) of the signed text as signed:
 	                        see signed_part_digest */
+	char *replay_id;     /* what the signature is known by in any
+	                        frame (issue 40, item 3): "v2-" and the
+	                        SHA-256 (hex) of the signed area of its
+	                        packet (packets_signature_signed_area) and
+	                        of the text it covers
+	                        (signed_part_covered_digest) */
+	char *text_digest;   /* the SHA-256 of the first text/plain part
+	                        signed, CRLF made LF, whether or not the
+	                        command was read from it (NULL when none):
+	                        how an older tenure may have recorded the
+	                        signature in its seen file */
 	char *digest_algo;   /* "SHA256", ... */
 	GPtrArray *emails;   /* lower-cased addresses of the key's valid UIDs */
 	char *note;          /* audit only: "key expired 2026-01-01, after the
