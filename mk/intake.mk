@@ -249,3 +249,8 @@ TESTS += tests/unit/intake-prefilter
 # log line; an older seen file's records still count (issue 40 item 3).
 TESTS += tests/t-replay.sh
 dist_check_SCRIPTS += tests/t-replay.sh
+
+# tests/t-key-missing-early.sh: a serving key no keyring holds is named by
+# status, check and run before any mail names it (issue 40 item 4).
+TESTS += tests/t-key-missing-early.sh
+dist_check_SCRIPTS += tests/t-key-missing-early.sh

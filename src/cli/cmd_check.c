@@ -33,6 +33,7 @@
 #include "base/state_file.h"
 #include "base/util.h"
 #include "cli/cmd.h"
+#include "cli/setup_check.h"
 #include "out/outbox.h"
 #include "views/status.h"
 
@@ -379,6 +380,13 @@ check(const Conf *conf, const Ledger *ledger)
 		    status->dead->len, dead->message_id, dead->reason);
 	}
 	check_keyrings(conf, now, problems);
+	/* A serving key no keyring holds, before any mail names it. */
+	setup_check_status(conf, status);
+	for (guint i = 0; i < status->warnings->len; i++) {
+		const StatusWarning *warning = status->warnings->pdata[i];
+		if (strcmp(warning->code, "key-missing") == 0)
+			add(problems, CHECK_WARNING, "%s", warning->text);
+	}
 	const StatusRole *chair = &status->roles[ROLE_CHAIR];
 	if (chair->member == NULL && chair->key == NULL)
 		add(problems, CHECK_WARNING, "the chair is %s",
@@ -389,7 +397,8 @@ check(const Conf *conf, const Ledger *ledger)
 	static const char *const counted[] = {
 	    "source-failing",    "mail-held",      "mail-dead",
 	    "mail-undecided",    "mail-set-aside", "clock",
-	    "few-members-ahead", "vacant-ahead",   NULL};
+	    "few-members-ahead", "vacant-ahead",   "key-missing",
+	    NULL};
 	for (guint i = 0; i < status->warnings->len; i++) {
 		const StatusWarning *warning = status->warnings->pdata[i];
 		if (!g_strv_contains(counted, warning->code))
