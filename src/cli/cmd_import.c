@@ -151,6 +151,7 @@ cmd_import(int argc, char **argv)
 	gboolean ok = source &&
 	              source_fetch(source, count_and_handle, &run, &error);
 	source_close(source);
+	intake_pass_end(run.intake);
 	intake_free(run.intake);
 	if (lock >= 0)
 		close(lock);

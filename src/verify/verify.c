@@ -832,7 +832,7 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		                               : g_strdup("");
 		g_clear_pointer(reason, g_free);
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY,
-		            "no configured keyring holds the key %s%s, which the "
+		            VERIFY_KEY_MISSING "%s%s, which the "
 		            "ledger records for %s (a keyring emptied, or an "
 		            "update that dropped the key?)", key, signing, holder);
 		return FALSE;
@@ -917,4 +917,14 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		return FALSE;
 	}
 	return ok;
+}
+
+char *
+verify_key_missing(const char *reason)
+{
+	if (reason == NULL || !g_str_has_prefix(reason, VERIFY_KEY_MISSING))
+		return NULL;
+	const char *key = reason + strlen(VERIFY_KEY_MISSING);
+	gsize len = strspn(key, "0123456789ABCDEFabcdef");
+	return len >= 16 ? g_strndup(key, len) : NULL;
 }

@@ -93,6 +93,21 @@ typedef struct {
 	                        the signer's transcript; TEXT is NULL then */
 } Signed;
 
+/* The start of the reason a mail gets no verdict for (TENURE_ERROR_
+ * TEMPORARY) when the key the ledger records for someone serving is in
+ * no keyring: "no configured keyring holds the key FPR, which the
+ * ledger records for NAME (...)".  Such a wait is the administrator's
+ * one problem, whoever posts the mails that name the key (issue 40,
+ * item 4): named once a pass however many wait (intake), never set
+ * aside after retry-hours (source_defer), and no failure of the pass
+ * (run's exit status). */
+#define VERIFY_KEY_MISSING "no configured keyring holds the key "
+
+/* The key REASON (a mail's reason for waiting; may be NULL) says is
+ * missing, when it is such a wait (VERIFY_KEY_MISSING); else NULL.
+ * Newly allocated. */
+char *verify_key_missing(const char *reason);
+
 typedef struct Verifier Verifier;
 
 /* Opens CONF's GnuPG home (keyring_open) and registers GMime's OpenPGP
