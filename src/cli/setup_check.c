@@ -148,7 +148,7 @@ setup_check_status(const Conf *conf, Status *status)
 		    "serving keys: %s", error->message));
 	for (guint i = 0; i < missing->len; i++) {
 		g_autofree char *text = g_strdup_printf(
-		    "%s: a mail signed with it waits, and is set aside, until "
+		    "%s: a mail signed with it waits until "
 		    "the key is back in a keyring (the administrator's fix)",
 		    (const char *)missing->pdata[i]);
 		status_warn(status, "key-missing",
