@@ -48,8 +48,9 @@ fi
 
 "$TENURE" --config "$CONF" check >"$W/out" 2>"$W/err"
 status=$?
-test_begin "check warns of it (exit 1, a WARNING line naming key and member)"
+test_begin "check warns of it (exit 1, a WARNING line naming key and member, keys_missing=1)"
 if [ $status = 1 ] && head -n 1 "$W/out" | grep -q '^TENURE WARNING' &&
+	head -n 1 "$W/out" | grep -q ' keys_missing=1;0' &&
 	grep -q "Dave Member.*$DAVE" "$W/out"; then
 	test_pass
 else

@@ -16,7 +16,8 @@
  *             --warning-source; mail failing, within --critical-sink;
  *             mail set aside (without a verdict, or refused for good);
  *             a [keys] keyring unchanged for longer than
- *             --warning-keyring days; the chair vacant, or falling
+ *             --warning-keyring days; a serving key no keyring holds
+ *             (setup_check_status); the chair vacant, or falling
  *             vacant within 90 days; the committee falling below
  *             min-members within 90 days
  *   UNKNOWN   the configuration, the ledger or the state cannot be read,
@@ -382,10 +383,13 @@ check(const Conf *conf, const Ledger *ledger)
 	check_keyrings(conf, now, problems);
 	/* A serving key no keyring holds, before any mail names it. */
 	setup_check_status(conf, status);
+	guint keys_missing = 0;
 	for (guint i = 0; i < status->warnings->len; i++) {
 		const StatusWarning *warning = status->warnings->pdata[i];
-		if (strcmp(warning->code, "key-missing") == 0)
+		if (strcmp(warning->code, "key-missing") == 0) {
 			add(problems, CHECK_WARNING, "%s", warning->text);
+			keys_missing++;
+		}
 	}
 	const StatusRole *chair = &status->roles[ROLE_CHAIR];
 	if (chair->member == NULL && chair->key == NULL)
@@ -423,10 +427,10 @@ check(const Conf *conf, const Ledger *ledger)
 	g_autofree char *perf = g_strdup_printf(
 	    "outbox=%u failing=%u;0 waiting=%u set_aside=%u;0 dead=%u;0 "
 	    "source_age=%s;%" G_GINT64_FORMAT ";%" G_GINT64_FORMAT ";0 "
-	    "expiry_days=%s few_members_days=%s",
+	    "expiry_days=%s few_members_days=%s keys_missing=%u;0",
 	    status->queued, failing, status->waiting + status->clock_waiting,
 	    status->set_aside, status->dead->len, age_text, opt_warning_source,
-	    opt_critical_source, days_text, few_text);
+	    opt_critical_source, days_text, few_text, keys_missing);
 	g_autofree char *ok = g_strdup_printf(
 	    "%s: %u of %d seats filled, %u mail(s) queued, none failing",
 	    status->name, status->members, status->max_members, status->queued);
