@@ -255,3 +255,14 @@ dist_check_SCRIPTS += tests/t-mbox-lock.sh tests/lib/mbox-writer.py
 check_PROGRAMS += tests/unit/intake-prefilter
 tests_unit_intake_prefilter_LDADD = $(TEST_LDADD)
 TESTS += tests/unit/intake-prefilter
+
+# tests/t-replay.sh: a signature already handled is a replay in any frame
+# (an attachment, a multipart/mixed, new parameters): no transcript, one
+# log line; an older seen file's records still count (issue 40 item 3).
+TESTS += tests/t-replay.sh
+dist_check_SCRIPTS += tests/t-replay.sh
+
+# tests/t-key-missing-early.sh: a serving key no keyring holds is named by
+# status, check and run before any mail names it (issue 40 item 4).
+TESTS += tests/t-key-missing-early.sh
+dist_check_SCRIPTS += tests/t-key-missing-early.sh

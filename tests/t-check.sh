@@ -135,7 +135,7 @@ expect_check "healthy: OK, the committee named, exit 0" 0 \
 	'^TENURE OK - Technical Committee: 4 of 8 seats filled, 0 mail(s) queued, none failing | '
 test_begin "... with the performance data: outbox, failing, waiting, set aside, source age, next expiry, days to fewer than min-members"
 perf=${first#*| }
-test_expect_equal "outbox=0 failing=0;0 waiting=0 set_aside=0;0 dead=0;0 source_age=60s;1800;3600;0 expiry_days=376 few_members_days=U" \
+test_expect_equal "outbox=0 failing=0;0 waiting=0 set_aside=0;0 dead=0;0 source_age=60s;1800;3600;0 expiry_days=376 few_members_days=U keys_missing=0;0" \
 	"$perf" "$(cat "$CASE/out")"
 test_begin "... and one line"
 test_expect_equal 1 "$(wc -l <"$CASE/out" | tr -d ' ')" "$(cat "$CASE/out")"

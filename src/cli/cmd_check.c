@@ -21,7 +21,8 @@
  *             mbox-waiting); mail failing, within
  *             --critical-sink; mail set aside (without a verdict, or refused for good);
  *             a [keys] keyring unchanged for longer than
- *             --warning-keyring days; the chair vacant, or falling
+ *             --warning-keyring days; a serving key no keyring holds
+ *             (setup_check_status); the chair vacant, or falling
  *             vacant within 90 days; the committee falling below
  *             min-members within 90 days
  *   UNKNOWN   the configuration, the ledger or the state cannot be read,
@@ -46,6 +47,7 @@
 #include "cli/cmd.h"
 #include "ledger/seen.h"
 #include "out/mailout.h"
+#include "cli/setup_check.h"
 #include "out/outbox.h"
 #include "source/imap_cursor.h"
 #include "source/imap_failed.h"
@@ -583,6 +585,16 @@ check(const Conf *conf, const Ledger *ledger)
 		    status->dead->len, dead->message_id, dead->reason);
 	}
 	check_keyrings(conf, now, problems);
+	/* A serving key no keyring holds, before any mail names it. */
+	setup_check_status(conf, status);
+	guint keys_missing = 0;
+	for (guint i = 0; i < status->warnings->len; i++) {
+		const StatusWarning *warning = status->warnings->pdata[i];
+		if (strcmp(warning->code, "key-missing") == 0) {
+			add(problems, CHECK_WARNING, "%s", warning->text);
+			keys_missing++;
+		}
+	}
 	const StatusRole *chair = &status->roles[ROLE_CHAIR];
 	if (chair->member == NULL && chair->key == NULL)
 		add(problems, CHECK_WARNING, "the chair is %s",
@@ -593,7 +605,8 @@ check(const Conf *conf, const Ledger *ledger)
 	static const char *const counted[] = {
 	    "source-failing",    "mail-held",      "mail-dead",
 	    "mail-undecided",    "mail-set-aside", "clock",
-	    "few-members-ahead", "vacant-ahead",   NULL};
+	    "few-members-ahead", "vacant-ahead",   "key-missing",
+	    NULL};
 	for (guint i = 0; i < status->warnings->len; i++) {
 		const StatusWarning *warning = status->warnings->pdata[i];
 		if (!g_strv_contains(counted, warning->code))
@@ -617,10 +630,11 @@ check(const Conf *conf, const Ledger *ledger)
 	                                                 : g_strdup("U");
 	g_autofree char *perf = g_strdup_printf(
 	    "outbox=%u failing=%u;0 waiting=%u set_aside=%u;0 dead=%u;0 "
-	    "source_age=%s;%s;%s;0 expiry_days=%s few_members_days=%s",
+	    "source_age=%s;%s;%s;0 expiry_days=%s few_members_days=%s "
+	    "keys_missing=%u;0",
 	    status->queued, failing, status->waiting + status->clock_waiting,
 	    status->set_aside, status->dead->len, age_text, opt_warning,
-	    opt_critical, days_text, few_text);
+	    opt_critical, days_text, few_text, keys_missing);
 	g_autofree char *ok = g_strdup_printf(
 	    "%s: %u of %d seats filled, %u mail(s) queued, none failing",
 	    status->name, status->members, status->max_members, status->queued);

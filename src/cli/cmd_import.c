@@ -198,6 +198,7 @@ cmd_import(int argc, char **argv)
 	g_autoptr(GError) flushed = NULL;
 	if (!intake_flush(run.intake, ok ? &error : &flushed))
 		ok = FALSE;
+	intake_pass_end(run.intake);
 	intake_free(run.intake);
 	if (lock >= 0)
 		close(lock);

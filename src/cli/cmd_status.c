@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cmd.h"
+#include "cli/setup_check.h"
 #include "ledger/committee.h"
 #include "views/status.h"
 #include "views/status_html.h"
@@ -306,6 +307,7 @@ cmd_status_print_text(const Conf *conf, const Ledger *ledger, Day on,
 	    status_build(conf, ledger, on, NULL, TRUE, error);
 	if (status == NULL)
 		return FALSE;
+	setup_check_status(conf, status);
 	print_text(status);
 	return TRUE;
 }
@@ -354,6 +356,7 @@ cmd_status(int argc, char **argv)
 		cmd_error("status", "%s", error->message);
 		return CMD_FAILED;
 	}
+	setup_check_status(conf, status);
 	if (strcmp(format, "tsv") == 0) {
 		print_tsv(status);
 	} else if (strcmp(format, "json") == 0) {

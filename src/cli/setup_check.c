@@ -135,3 +135,23 @@ setup_check_all(const Conf *conf, Day today, GPtrArray *warnings)
 	committee_bootstrap_roles(committee, conf->chair, conf->leader);
 	setup_check_holders(conf, committee, today, warnings);
 }
+
+void
+setup_check_status(const Conf *conf, Status *status)
+{
+	g_autoptr(GPtrArray) missing = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) error = NULL;
+	if (!setup_check_keys(conf, status->committee, date_today(), missing,
+	                      &error))
+		g_ptr_array_add(missing, g_strdup_printf(
+		    "the keyrings cannot be read to see whether they hold the "
+		    "serving keys: %s", error->message));
+	for (guint i = 0; i < missing->len; i++) {
+		g_autofree char *text = g_strdup_printf(
+		    "%s: a mail signed with it waits until "
+		    "the key is back in a keyring (the administrator's fix)",
+		    (const char *)missing->pdata[i]);
+		status_warn(status, "key-missing",
+		            status_public_text(text, conf->ledger));
+	}
+}

@@ -17,6 +17,7 @@
 #include "ledger/committee.h"
 #include "conf/conf.h"
 #include "base/date.h"
+#include "views/status.h"
 
 /* For ROLE, which the ledger records no role event for, held by the key
  * CONFIGURED ([roles]): a line in WARNINGS when that holder has lapsed
@@ -47,5 +48,12 @@ gboolean setup_check_keys(const Conf *conf, const Committee *committee,
  * CONF prefix); a ledger that cannot be read, or keyrings, is a line
  * too. */
 void setup_check_all(const Conf *conf, Day today, GPtrArray *warnings);
+
+/* setup_check_keys for STATUS's committee today, as STATUS warnings of
+ * code "key-missing" (one a key, its text public: the holder's name and
+ * the key, no address), or one saying the keyrings cannot be read: so
+ * that `tenure status` and `tenure check` name a serving key no keyring
+ * holds before any mail names it (issue 40, item 4). */
+void setup_check_status(const Conf *conf, Status *status);
 
 #endif

@@ -55,7 +55,25 @@ struct Intake {
 	gboolean reading;      /* a mail's reading is under way (read_counted) */
 	GHashTable *recorded;    /* audit: Source (Message-ID) -> the ledger's
 	                            Recorded for the event that mail made */
+	GHashTable *missing;     /* this pass: a serving key no keyring holds
+	                            -> MissingKey (intake_pass_end) */
 };
+
+/* The mail of a pass that waited for one missing key. */
+typedef struct {
+	char *problem; /* the first mail's reason (VERIFY_KEY_MISSING) */
+	char *id;      /* the first mail's, as its source names it */
+	guint mails;
+} MissingKey;
+
+static void
+missing_key_free(gpointer data)
+{
+	MissingKey *missing = data;
+	g_free(missing->problem);
+	g_free(missing->id);
+	g_free(missing);
+}
 
 /* Everything known about the mail being handled. */
 typedef struct {
@@ -164,6 +182,8 @@ intake_free(Intake *intake)
 	g_free(intake->secretary);
 	if (intake->recorded)
 		g_hash_table_unref(intake->recorded);
+	if (intake->missing)
+		g_hash_table_unref(intake->missing);
 	g_free(intake);
 }
 
@@ -309,7 +329,7 @@ reply_refusal(Intake *intake, const Mail *mail, const char *reason,
 	g_hash_table_insert(vars, "transcript", transcript);
 	g_autofree char *key = g_strdup_printf("reply/%s/%" G_GINT64_FORMAT "/%s",
 	                                       mail->sig->fingerprint,
-	                                       mail->sig->created, mail->sig->digest);
+	                                       mail->sig->created, mail->sig->replay_id);
 	const char *recipients[] = {to, NULL};
 	/* A reply that cannot be composed or signed now (the bot's key
 	 * missing, gpg failing) waits in unsent/ and is tried again
@@ -398,7 +418,7 @@ finish(Intake *intake, const Mail *mail, const LedgerEvent *event,
 	                   mail->source->arrival, NULL, error))
 		return FALSE;
 	return seen_add_signature(intake->seen, sig->fingerprint, sig->created,
-	                          sig->digest, mail->message_id, mail->content,
+	                          sig->replay_id, mail->message_id, mail->content,
 	                          FALSE, error);
 }
 
@@ -418,11 +438,11 @@ commit(Intake *intake, const Mail *mail, Decision *decision, GError **error)
 		        archive_store(intake->conf->state_dir, mail->source->raw,
 		                      mail->source->arrival, NULL, error)) &&
 		       seen_add_signature(intake->seen, sig->fingerprint,
-		                          sig->created, sig->digest,
+		                          sig->created, sig->replay_id,
 		                          mail->message_id, mail->content, FALSE,
 		                          error);
 	if (!seen_add_signature(intake->seen, sig->fingerprint, sig->created,
-	                        sig->digest, mail->message_id, mail->content,
+	                        sig->replay_id, mail->message_id, mail->content,
 	                        TRUE, error))
 		return FALSE;
 	/* The audit's rebuild records each event when the ledger did: later
@@ -466,7 +486,7 @@ refuse_detail(Intake *intake, const Mail *mail, const char *reason,
 	gboolean replied = FALSE;
 	return reply_refusal(intake, mail, reason, &replied, error) &&
 	       seen_add_refusal(intake->seen, mail->sig->fingerprint,
-	                        mail->sig->created, mail->sig->digest,
+	                        mail->sig->created, mail->sig->replay_id,
 	                        mail->message_id, mail->content, replied,
 	                        date_today(), error);
 }
@@ -1094,6 +1114,84 @@ answer_set_aside(Intake *intake, const SourceMessage *message,
 	                                     date_today(), error));
 }
 
+/* Counts, for intake_pass_end, a mail that waits (FAILURE) for a
+ * serving key no keyring holds. */
+static void
+note_missing_key(Intake *intake, const char *id, const GError *failure)
+{
+	char *key = verify_key_missing(failure ? failure->message : NULL);
+	if (key == NULL)
+		return;
+	if (intake->missing == NULL)
+		intake->missing = g_hash_table_new_full(g_str_hash, g_str_equal,
+		                                        g_free, missing_key_free);
+	MissingKey *missing = g_hash_table_lookup(intake->missing, key);
+	if (missing == NULL) {
+		missing = g_new0(MissingKey, 1);
+		missing->problem = g_strdup(failure->message);
+		missing->id = g_strdup(id);
+		g_hash_table_insert(intake->missing, key, missing);
+	} else {
+		g_free(key);
+	}
+	missing->mails++;
+}
+
+void
+intake_pass_end(Intake *intake)
+{
+	if (intake == NULL || intake->missing == NULL)
+		return;
+	GHashTableIter iter;
+	gpointer key, value;
+	g_hash_table_iter_init(&iter, intake->missing);
+	while (g_hash_table_iter_next(&iter, &key, &value)) {
+		const MissingKey *missing = value;
+		char mails[16];
+		g_snprintf(mails, sizeof mails, "%u", missing->mails);
+		static const char fix[] =
+		    "put the key back in a [keys] keyring (the mail waiting for "
+		    "it is then decided), or record the holder's new key in the "
+		    "ledger";
+		util_log_warning("key-missing", "key", (const char *)key, "waiting",
+		                 mails, "problem", missing->problem, "fix", fix,
+		                 NULL);
+		/* Reported to the administrator as mail set aside is, once a
+		 * key, under the key: not once a mail that names it. */
+		g_autofree char *record = g_strconcat("key-missing ",
+		                                      (const char *)key, NULL);
+		g_autofree char *why = g_strdup_printf(
+		    "%s; mail signed with it waits (not set aside) until you %s",
+		    missing->problem, fix);
+		g_autoptr(GError) error = NULL;
+		if (!intake->audit &&
+		    !retry_set_aside(intake->retry, record, missing->id, why,
+		                     date_now_unix(), &error))
+			util_log_warning("key-missing-report", "key",
+			                 (const char *)key, "error", error->message,
+			                 NULL);
+	}
+	g_clear_pointer(&intake->missing, g_hash_table_unref);
+}
+
+/* Whether SIG was decided on (seen_signature_lookup): by what it is
+ * known by in any frame (Signed's replay_id), or as an older tenure
+ * recorded it, by the digest of the text read (the ledger's) or of the
+ * first text part signed (a frame that kept the command from being
+ * read changes the first, not the second). */
+static gboolean
+signature_seen(const Intake *intake, const Signed *sig, char **done,
+               gboolean *applying)
+{
+	const char *ids[] = {sig->replay_id, sig->digest, sig->text_digest};
+	for (gsize i = 0; i < G_N_ELEMENTS(ids); i++)
+		if (ids[i] && seen_signature_lookup(intake->seen, sig->fingerprint,
+		                                    sig->created, ids[i], done,
+		                                    applying))
+			return TRUE;
+	return FALSE;
+}
+
 /* The reading of a mail that may carry a command: parsed, checked,
  * verified, acted on (intake_handle). */
 static gboolean
@@ -1159,6 +1257,7 @@ read_mail(const SourceMessage *message, gpointer user_data, GError **error)
 		 * mail and tries it again), a mail set aside, or the work
 		 * could not be done. */
 		if (reason == NULL) {
+			note_missing_key(intake, message->id, local);
 			g_propagate_error(error, g_steal_pointer(&local));
 			return FALSE;
 		}
@@ -1178,11 +1277,14 @@ read_mail(const SourceMessage *message, gpointer user_data, GError **error)
 	mail.signed_on = date_of_unix(sig->created);
 	g_autofree char *done = NULL;
 	gboolean applying = FALSE;
-	if (seen_signature_lookup(intake->seen, sig->fingerprint, sig->created,
-	                          sig->digest, &done, &applying)) {
+	if (signature_seen(intake, sig, &done, &applying)) {
+		/* In any frame, under any Message-ID: the signature and the
+		 * text it covers are the same, so is the command, and it was
+		 * decided (its signer was told then). */
 		if (!applying) {
-			util_log("ignored", "id", message->id, "msgid",
-			         message_id ? message_id : "-",
+			util_log("replay", "id", message->id, "msgid",
+			         message_id ? message_id : "-", "from",
+			         from ? from : "-", "signer", sig->fingerprint,
 			         "reason", "signature already handled", "first", done,
 			         NULL);
 			return !plain_id ||

@@ -106,6 +106,16 @@ gboolean intake_scan_own_mail(const char *url, IntakeOwnMail *own,
  * from intake_flush when the state cannot be written. */
 void intake_batch(Intake *intake);
 gboolean intake_flush(Intake *intake, GError **error);
+/* Ends a pass of intake_handle over the source: logs, once for each
+ * serving key no keyring holds that mail of this pass waited for, one
+ * "key-missing" line (the key, whose it is, how many mails wait, the
+ * administrator's fix), however many posts named it (issue 40, item
+ * 4), and forgets them for the next pass.  The missing key is
+ * recorded as set aside, under the key ("key-missing FPR",
+ * retry_set_aside), so that the administrator is told once a key, as
+ * of mail set aside, not once a mail: the mail itself waits for the
+ * key, however long (source_defer). */
+void intake_pass_end(Intake *intake);
 void intake_free(Intake *intake);
 
 #endif

@@ -12,8 +12,14 @@
  *                                             entity as it came
  *   reply FPR YYYY-MM-DD COUNT                refusal replies sent today
  * A signature is identified by its primary key fingerprint, creation time
- * and the SHA-256 of the signed text, so a replay, a repost under a new
- * Message-ID or a second copy of a mail all find it.  Only command mail
+ * and a digest of what was signed: "v2-" and the SHA-256 of the
+ * signature packet's signed area and of the text it covers (Signed's
+ * replay_id), none of it the MIME frame around the signed part, so that
+ * a replay in any frame (an attachment, a new Content-Type parameter),
+ * a repost under a new Message-ID or a second copy of a mail all find
+ * it (issue 40, item 3).  Records an older tenure wrote carry the
+ * SHA-256 of the text read instead, and are still found by it (the
+ * caller asks for each digest it knows the signature by).  Only command mail
  * is recorded: the file grows with commands, not with list traffic.
  * Every seen_add_* returns only once the file is on disk (in a batch,
  * seen_batch: once it is in memory); on failure the record is not kept

@@ -12,6 +12,7 @@
 #include "base/date.h"
 #include "source/source.h"
 #include "base/util.h"
+#include "verify/verify.h"
 
 static const SourceDriver *const drivers[] = {
 	&source_maildir_driver,
@@ -200,6 +201,15 @@ source_defer(Retry *retry, const Conf *conf, const char *key, const char *id,
 	guint tries = 0;
 	gint64 limit = (gint64)(conf && conf->retry_hours > 0 ? conf->retry_hours
 	                                                      : 24) * 3600;
+	/* A mail that waits for a serving key no keyring holds waits
+	 * until the key is back: set aside and reported one by one, it
+	 * would let anyone who posts mail naming the key send the
+	 * administrator a report each time (issue 40, item 4); the missing
+	 * key itself is reported, once a pass, by the intake, status and
+	 * check. */
+	g_autofree char *missing = verify_key_missing(reason);
+	if (missing)
+		limit = G_MAXINT64 / 2;
 	if (!retry_defer(retry, key, id, reason, date_now_unix(), limit, &next,
 	                 &tries, set_aside, error))
 		return FALSE;

@@ -486,6 +486,24 @@ signature_subpackets(const guchar *area, gsize len, gint64 *created,
 	}
 }
 
+/* The first packet of SIGNATURE (armoured or binary), dearmoured into
+ * *PACKETS, which PACKET points into: FALSE unless it is a signature
+ * packet of at least six octets. */
+static gboolean
+first_signature(const char *signature, gsize len, GBytes **packets,
+                OpenpgpPacket *packet)
+{
+	g_autofree char *ignored = NULL;
+	*packets = packets_dearmor(signature, len, "SIGNATURE", &ignored);
+	if (*packets == NULL)
+		return FALSE;
+	gsize size = 0, pos = 0;
+	const guchar *data = g_bytes_get_data(*packets, &size);
+	return openpgp_next(data, size, &pos, packet, &ignored) &&
+	       packet->tag == OPENPGP_TAG_SIGNATURE && packet->body != NULL &&
+	       packet->body_len >= 6;
+}
+
 gboolean
 packets_signature_issuer(const char *signature, gsize len, gint64 *created,
                          char **issuer)
@@ -502,17 +520,9 @@ packets_signature_issuers(const char *signature, gsize len, gint64 *created,
 	*created = 0;
 	*issuer = NULL;
 	*key_id = NULL;
-	g_autofree char *ignored = NULL;
-	g_autoptr(GBytes) packets =
-	    packets_dearmor(signature, len, "SIGNATURE", &ignored);
-	if (packets == NULL)
-		return FALSE;
-	gsize size = 0, pos = 0;
-	const guchar *data = g_bytes_get_data(packets, &size);
+	g_autoptr(GBytes) packets = NULL;
 	OpenpgpPacket packet;
-	if (!openpgp_next(data, size, &pos, &packet, &ignored) ||
-	    packet.tag != OPENPGP_TAG_SIGNATURE || packet.body == NULL ||
-	    packet.body_len < 6)
+	if (!first_signature(signature, len, &packets, &packet))
 		return FALSE;
 	const guchar *body = packet.body;
 	gsize body_len = packet.body_len;
@@ -539,6 +549,32 @@ packets_signature_issuers(const char *signature, gsize len, gint64 *created,
 			                     &unsigned_time, issuer, key_id);
 	}
 	return TRUE;
+}
+
+char *
+packets_signature_signed_area(const char *signature, gsize len)
+{
+	g_autoptr(GBytes) packets = NULL;
+	OpenpgpPacket packet;
+	if (!first_signature(signature, len, &packets, &packet))
+		return NULL;
+	const guchar *body = packet.body;
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	if (body[0] == 3) {
+		/* Version, then the hashed class and time (RFC 4880, 5.2.2),
+		 * then, past the key ID, the two algorithms. */
+		if (packet.body_len < 17)
+			return NULL;
+		g_checksum_update(sum, body, 1);
+		g_checksum_update(sum, body + 2, 5);
+		g_checksum_update(sum, body + 15, 2);
+	} else {
+		gsize hashed = ((gsize)body[4] << 8) | body[5];
+		if (body[0] != 4 || 6 + hashed > packet.body_len)
+			return NULL;
+		g_checksum_update(sum, body, 6 + hashed);
+	}
+	return g_strdup(g_checksum_get_string(sum));
 }
 
 const char *

@@ -101,6 +101,19 @@ gboolean packets_signature_issuers(const char *signature, gsize len,
                                    gint64 *created, char **issuer,
                                    char **key_id);
 
+/* The SHA-256 (hex) of what the signer's hash covers of the first
+ * signature packet of SIGNATURE (LEN bytes, as for
+ * packets_check_signature): for version 4, its version, class,
+ * algorithms and hashed subpacket area (the creation time, the issuer
+ * as the signer put them); for version 3, its class and time with the
+ * algorithms.  Not the unhashed area, which anyone may rewrite without
+ * breaking the signature, nor the signature's values, which some
+ * algorithms let anyone alter into another valid form (ECDSA's s and
+ * its negation).  With the text signed, it tells one signature from
+ * another however the mail around it was framed (issue 40, item 3).
+ * NULL when SIGNATURE cannot be read. */
+char *packets_signature_signed_area(const char *signature, gsize len);
+
 /* The armoured signature block of a clearsigned TEXT (LEN bytes): from
  * the line "-----BEGIN PGP SIGNATURE-----" that ends the signed text
  * to the end of TEXT; *SIGNATURE_LEN its length.  NULL when there is

@@ -935,3 +935,40 @@ signed_part_digest(GMimeObject *content, GMimeObject *text_part,
 	return text_part && !refused ? signed_digest(text_part)
 	                             : signed_digest_any(content);
 }
+
+char *
+signed_part_covered_digest(GMimeObject *content, SignedKind kind)
+{
+	gsize len = 0;
+	g_autofree char *text = NULL;
+	if (kind == SIGNED_CLEARSIGNED) {
+		text = part_bytes(content, &len);
+	} else {
+		text = g_mime_object_to_string(content, NULL);
+		len = text ? strlen(text) : 0;
+	}
+	if (text == NULL)
+		return NULL;
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	gsize blank_lines = 0;
+	for (gsize start = 0; start < len;) {
+		const char *nl = memchr(text + start, '\n', len - start);
+		gsize end = nl ? (gsize)(nl - text) : len;
+		gsize cut = end;
+		while (cut > start && (text[cut - 1] == ' ' || text[cut - 1] == '\t' ||
+		                       text[cut - 1] == '\r'))
+			cut--;
+		if (cut == start) {
+			blank_lines++;
+		} else {
+			/* Blank lines count once a line follows them. */
+			for (; blank_lines > 0; blank_lines--)
+				g_checksum_update(sum, (const guchar *)"\n", 1);
+			g_checksum_update(sum, (const guchar *)text + start,
+			                  cut - start);
+			g_checksum_update(sum, (const guchar *)"\n", 1);
+		}
+		start = end + 1;
+	}
+	return g_strdup(g_checksum_get_string(sum));
+}

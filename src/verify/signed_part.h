@@ -121,4 +121,15 @@ char *signed_part_digest(GMimeObject *content, GMimeObject *text_part,
  * nothing here would read it otherwise.  NULL (no label) is US-ASCII. */
 gboolean signed_part_charset_ascii(const char *charset);
 
+/* What a signature over CONTENT (as for signed_part_command_text; KIND
+ * says which) covers, canonicalised, for knowing it again in any frame
+ * (issue 40, item 3): the SHA-256 (hex) of a clearsigned part's text as
+ * gpg verified it, or of the whole signed entity of PGP/MIME as GMime
+ * writes it, each line without its end and the blanks before it, lines
+ * joined by LF, blank lines at the end dropped (line ends, the blanks
+ * that end a clearsigned line and the charset of a clearsigned part are
+ * outside the signature; the MIME frame around the signed part is
+ * outside it too, and not taken).  NULL when CONTENT has no bytes. */
+char *signed_part_covered_digest(GMimeObject *content, SignedKind kind);
+
 #endif

@@ -35,6 +35,8 @@ signed_free(Signed *s)
 	g_free(s->fingerprint);
 	g_free(s->signing_key);
 	g_free(s->digest);
+	g_free(s->replay_id);
+	g_free(s->text_digest);
 	g_free(s->digest_algo);
 	g_free(s->note);
 	g_free(s->refusal);
@@ -448,10 +450,12 @@ decoded_content(GMimeObject *part, gint64 limit)
  * compressed data, no second signature: see packets.h).  FALSE with
  * *REASON, a refusal, otherwise.  *CREATED, *ISSUER and *KEY_ID are
  * what the packet says of its date and its key
- * (packets_signature_issuers). */
+ * (packets_signature_issuers), *SIGNED_AREA the digest of what its
+ * signer's hash covers of it (packets_signature_signed_area). */
 static gboolean
 signature_bounded(GMimeObject *part, SignedKind kind, gint64 *created,
-                  char **issuer, char **key_id, char **reason)
+                  char **issuer, char **key_id, char **signed_area,
+                  char **reason)
 {
 	GMimeObject *holder = kind == SIGNED_PGP_MIME
 	                          ? g_mime_multipart_get_part(GMIME_MULTIPART(part), 1)
@@ -477,6 +481,7 @@ signature_bounded(GMimeObject *part, SignedKind kind, gint64 *created,
 	if (!packets_check_signature(signature, len, reason))
 		return FALSE;
 	packets_signature_issuers(signature, len, created, issuer, key_id);
+	*signed_area = packets_signature_signed_area(signature, len);
 	return TRUE;
 }
 
@@ -629,7 +634,9 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	 * signed in the same second must not share one record because a
 	 * text/plain part inside them reads alike. */
 	s->digest = signed_part_digest(content, text_part, s->refusal != NULL);
-	if (s->digest == NULL) {
+	s->replay_id = signed_part_covered_digest(content, kind);
+	s->text_digest = signed_part_digest(content, content, FALSE);
+	if (s->digest == NULL || s->replay_id == NULL) {
 		*reason = g_strdup("signed part has no text");
 		return FALSE;
 	}
@@ -734,13 +741,14 @@ stranger(Verifier *verifier, const char *issuer, const char *key_id)
 static gboolean
 verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
                gint64 arrival, VerifyMode mode, Signed **result,
-               char **reason, GError **error)
+               char **signed_area, char **reason, GError **error)
 {
 	*reason = NULL;
 	gint64 created = 0;
 	g_autofree char *issuer = NULL;
 	g_autofree char *key_id = NULL;
-	if (!signature_bounded(part, kind, &created, &issuer, &key_id, reason))
+	if (!signature_bounded(part, kind, &created, &issuer, &key_id,
+	                       signed_area, reason))
 		return FALSE;
 	/* gpg would take a keyring that vanished, or one caught being
 	 * rewritten, for one without the key: that is a failure to do the
@@ -824,7 +832,7 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		                               : g_strdup("");
 		g_clear_pointer(reason, g_free);
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_TEMPORARY,
-		            "no configured keyring holds the key %s%s, which the "
+		            VERIFY_KEY_MISSING "%s%s, which the "
 		            "ledger records for %s (a keyring emptied, or an "
 		            "update that dropped the key?)", key, signing, holder);
 		return FALSE;
@@ -879,8 +887,19 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	/* What gpg said counts only if gpg finished: one killed at the
 	 * deadline or dead by a signal has said nothing (gpgrun.h). */
 	guint64 mark = gpgrun_mark();
+	g_autofree char *signed_area = NULL;
 	gboolean ok = verify_checked(verifier, part, kind, arrival, mode, result,
-	                             reason, error);
+	                             &signed_area, reason, error);
+	/* Known by the packet's signed area and the text it covers
+	 * (check_signature put the text's digest in REPLAY_ID). */
+	if (ok && *result) {
+		g_autofree char *both = g_strdup_printf(
+		    "%s %s", signed_area ? signed_area : "-", (*result)->replay_id);
+		g_autofree char *sum = g_compute_checksum_for_string(
+		    G_CHECKSUM_SHA256, both, -1);
+		g_free((*result)->replay_id);
+		(*result)->replay_id = g_strconcat("v2-", sum, NULL);
+	}
 	g_autofree char *how = NULL;
 	GpgrunOutcome outcome = gpgrun_since(mark, &how);
 	if (outcome > GPGRUN_EXITED) {
@@ -898,4 +917,14 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		return FALSE;
 	}
 	return ok;
+}
+
+char *
+verify_key_missing(const char *reason)
+{
+	if (reason == NULL || !g_str_has_prefix(reason, VERIFY_KEY_MISSING))
+		return NULL;
+	const char *key = reason + strlen(VERIFY_KEY_MISSING);
+	gsize len = strspn(key, "0123456789ABCDEFabcdef");
+	return len >= 16 ? g_strndup(key, len) : NULL;
 }

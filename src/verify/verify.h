@@ -71,6 +71,17 @@ typedef struct {
 	gint64 created;      /* signature creation time, Unix seconds */
 	char *digest;        /* SHA-256 (hex) of the signed text as signed:
 	                        see signed_part_digest */
+	char *replay_id;     /* what the signature is known by in any
+	                        frame (issue 40, item 3): "v2-" and the
+	                        SHA-256 (hex) of the signed area of its
+	                        packet (packets_signature_signed_area) and
+	                        of the text it covers
+	                        (signed_part_covered_digest) */
+	char *text_digest;   /* the SHA-256 of the first text/plain part
+	                        signed, CRLF made LF, whether or not the
+	                        command was read from it (NULL when none):
+	                        how an older tenure may have recorded the
+	                        signature in its seen file */
 	char *digest_algo;   /* "SHA256", ... */
 	GPtrArray *emails;   /* lower-cased addresses of the key's valid UIDs */
 	char *note;          /* audit only: "key expired 2026-01-01, after the
@@ -81,6 +92,21 @@ typedef struct {
 	                        HTML, a forwarded mail, a NUL byte): why, for
 	                        the signer's transcript; TEXT is NULL then */
 } Signed;
+
+/* The start of the reason a mail gets no verdict for (TENURE_ERROR_
+ * TEMPORARY) when the key the ledger records for someone serving is in
+ * no keyring: "no configured keyring holds the key FPR, which the
+ * ledger records for NAME (...)".  Such a wait is the administrator's
+ * one problem, whoever posts the mails that name the key (issue 40,
+ * item 4): named once a pass however many wait (intake), never set
+ * aside after retry-hours (source_defer), and no failure of the pass
+ * (run's exit status). */
+#define VERIFY_KEY_MISSING "no configured keyring holds the key "
+
+/* The key REASON (a mail's reason for waiting; may be NULL) says is
+ * missing, when it is such a wait (VERIFY_KEY_MISSING); else NULL.
+ * Newly allocated. */
+char *verify_key_missing(const char *reason);
 
 typedef struct Verifier Verifier;
 
