@@ -106,6 +106,12 @@ dist_check_SCRIPTS += tests/t-gui-commands.sh
 TESTS += tests/t-thunderbird-mime.sh
 dist_check_SCRIPTS += tests/t-thunderbird-mime.sh
 
+# gpg is given the signed part as it arrived, not a parser's rewriting
+# of it (issue 40, item 1): KMail's preamble, epilogues, folded headers,
+# encodings, nested multiparts, boundary lines with trailing blanks.
+TESTS += tests/t-signed-raw.sh
+dist_check_SCRIPTS += tests/t-signed-raw.sh
+
 # Mail sent by the GUI programs themselves (Claws Mail, Thunderbird,
 # Evolution), kept as they sent it with how it was made (issue 31).
 TESTS += tests/t-real-clients.sh

@@ -49,6 +49,14 @@ typedef enum {
 	                      to its clearsigned block */
 } SignedKind;
 
+/* The key under which signed_part_parse_bounded leaves, on each
+ * multipart/signed of the message (g_object_get_data), the GBytes of its
+ * first part as the mail's bytes hold it, between its first two
+ * boundary lines, the line end before the second left out (RFC 2046):
+ * what was signed, up to line ends (RFC 3156).  Absent when the
+ * part's bytes could not be told (no second boundary line). */
+#define SIGNED_PART_RAW "tenure-signed-part-raw"
+
 /* Parses RAW as a message; NULL with *REASON ("malformed MIME: ...
  * at byte N") when GMime finds it structurally broken, or, *OVER TRUE,
  * ("mail over the MIME bound NAME (LIMIT): ...") when it passes a
