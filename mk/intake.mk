@@ -112,6 +112,11 @@ dist_check_SCRIPTS += tests/t-thunderbird-mime.sh
 TESTS += tests/t-signed-raw.sh
 dist_check_SCRIPTS += tests/t-signed-raw.sh
 
+# format=flowed undone before the command is read, in PGP/MIME (issue
+# 40, item 5).
+TESTS += tests/t-flowed.sh
+dist_check_SCRIPTS += tests/t-flowed.sh
+
 # Mail sent by the GUI programs themselves (Claws Mail, Thunderbird,
 # Evolution), kept as they sent it with how it was made (issue 31).
 TESTS += tests/t-real-clients.sh

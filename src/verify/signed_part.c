@@ -960,3 +960,17 @@ signed_part_digest(GMimeObject *content, GMimeObject *text_part,
 	return text_part && !refused ? signed_digest(text_part)
 	                             : signed_digest_any(content);
 }
+
+void
+signed_part_unflow(GMimeObject *part, char **text)
+{
+	const char *format =
+	    part && *text ? g_mime_object_get_content_type_parameter(part, "format")
+	                  : NULL;
+	if (format == NULL || g_ascii_strcasecmp(format, "flowed") != 0)
+		return;
+	const char *delsp = g_mime_object_get_content_type_parameter(part, "delsp");
+	char *flowed = *text;
+	*text = command_unflow(flowed, delsp && g_ascii_strcasecmp(delsp, "yes") == 0);
+	g_free(flowed);
+}

@@ -700,6 +700,10 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	    (kind == SIGNED_PGP_MIME &&
 	     !signed_part_decode(text_part, &s->text, &s->refusal)))
 		s->text = NULL;
+	/* format=flowed is undone where its label and the blanks that make
+	 * a line flowed are signed: PGP/MIME (signed_part.h). */
+	if (kind == SIGNED_PGP_MIME)
+		signed_part_unflow(text_part, &s->text);
 	/* A refused content is recorded by all of it: two refused mails
 	 * signed in the same second must not share one record because a
 	 * text/plain part inside them reads alike. */
