@@ -136,7 +136,12 @@ EXTRA_DIST += tests/data/clients/README tests/data/clients/SHA256SUMS \
 	tests/data/clients/evolution-paragraphs.eml \
 	tests/data/clients/evolution-plain.eml \
 	tests/data/clients/evolution-html.eml \
-	tests/data/clients/evolution-reply.eml
+	tests/data/clients/evolution-reply.eml \
+	tests/data/clients/kmail-alice.asc \
+	tests/data/clients/kmail-pdf.eml \
+	tests/data/clients/kmail-plain.eml \
+	tests/data/clients/kmail-key-attached.eml \
+	tests/data/clients/kmail-rich.eml
 
 # tests/unit/verify-signed-bytes: what is read is exactly what was signed, for
 # every charset iconv knows, with a real signature.
