@@ -112,6 +112,17 @@ dist_check_SCRIPTS += tests/t-gui-commands.sh
 TESTS += tests/t-thunderbird-mime.sh
 dist_check_SCRIPTS += tests/t-thunderbird-mime.sh
 
+# gpg is given the signed part as it arrived, not a parser's rewriting
+# of it (issue 40, item 1): KMail's preamble, epilogues, folded headers,
+# encodings, nested multiparts, boundary lines with trailing blanks.
+TESTS += tests/t-signed-raw.sh
+dist_check_SCRIPTS += tests/t-signed-raw.sh
+
+# format=flowed undone before the command is read, in PGP/MIME (issue
+# 40, item 5).
+TESTS += tests/t-flowed.sh
+dist_check_SCRIPTS += tests/t-flowed.sh
+
 # Mail sent by the GUI programs themselves (Claws Mail, Thunderbird,
 # Evolution), kept as they sent it with how it was made (issue 31).
 TESTS += tests/t-real-clients.sh
@@ -131,7 +142,12 @@ EXTRA_DIST += tests/data/clients/README tests/data/clients/SHA256SUMS \
 	tests/data/clients/evolution-paragraphs.eml \
 	tests/data/clients/evolution-plain.eml \
 	tests/data/clients/evolution-html.eml \
-	tests/data/clients/evolution-reply.eml
+	tests/data/clients/evolution-reply.eml \
+	tests/data/clients/kmail-alice.asc \
+	tests/data/clients/kmail-pdf.eml \
+	tests/data/clients/kmail-plain.eml \
+	tests/data/clients/kmail-key-attached.eml \
+	tests/data/clients/kmail-rich.eml
 
 # tests/unit/verify-signed-bytes: what is read is exactly what was signed, for
 # every charset iconv knows, with a real signature.

@@ -88,24 +88,6 @@ reply() {
 	printf '%s\n%s\n\nTenure: resign\n\n-- \n%s\n' "$1" "$QUOTE" "$2"
 }
 
-# resigned DESCRIPTION NAME: one check that the last run applied NAME's
-# resignation, logged it, and queued no transcript refusing anything.
-resigned() {
-	test_begin "$1"
-	if [ "$(events)" != "$((before + 1))" ]; then
-		test_fail "expected $((before + 1)) events, got $(events)" "$(cat "$W/log")"
-	elif ! last_event | grep -q '^Event: resign' ||
-		! last_event | grep -q "^Member: $2 "; then
-		test_fail "expected $2's resignation, got:" "$(last_event)"
-	elif ! grep -q '^applied ' "$W/log" || grep -q '^refused ' "$W/log"; then
-		test_fail "expected an applied log line and no refusal" "$(cat "$W/log")"
-	elif [ -n "$(refusal_transcript .)" ]; then
-		test_fail "a refusal was queued:" "$(cat "$(refusal_transcript .)")"
-	else
-		test_pass
-	fi
-}
-
 # answered_then_counts DESCRIPTION REASON FILE: the last run refused a
 # command for REASON with a transcript to its signer and left the
 # signature unrecorded: FILE, the same signature in a mail of the right
@@ -142,7 +124,7 @@ fresh
 pgpmime_entity "$ALICE" "$W/m/mutt.part" >"$W/m/mutt.entity"
 import_mail "$(message alice@example.org mutt "$W/m/mutt.entity" \
 	"User-Agent: Mutt/2.2.9 (2022-11-12)" "In-Reply-To: <q@example.org>")"
-resigned "mutt: a PGP/MIME reply below the quote is applied" "Alice Member"
+expect_resigned "mutt: a PGP/MIME reply below the quote is applied" "Alice Member"
 
 # neomutt with an attachment: the signed content is multipart/mixed of
 # the inline text (8bit UTF-8) and the attachment.
@@ -160,7 +142,7 @@ b=neomutt-$$
 pgpmime_entity "$BOB" "$W/m/neomutt.part" >"$W/m/neomutt.entity"
 import_mail "$(message bob@example.org neomutt "$W/m/neomutt.entity" \
 	"User-Agent: NeoMutt/20220429")"
-resigned "neomutt: a reply below the quote with an attachment is applied" "Bob Member"
+expect_resigned "neomutt: a reply below the quote with an attachment is applied" "Bob Member"
 
 # --- Emacs message-mode: Gnus, notmuch-emacs, mu4e ---------------------
 
@@ -176,7 +158,7 @@ fresh
 pgpmime_entity "$DAVE" "$W/m/gnus.part" >"$W/m/gnus.entity"
 import_mail "$(message dave@example.org gnus "$W/m/gnus.entity" \
 	"User-Agent: Gnus/5.13 (Gnus v5.13)")"
-resigned "Gnus: a quoted-printable reply below \"... writes:\" is applied" "Dave Member"
+expect_resigned "Gnus: a quoted-printable reply below \"... writes:\" is applied" "Dave Member"
 
 # Gnus, inline (mml-secure-message-sign-pgp): the whole text clearsigned.
 fresh
@@ -184,7 +166,7 @@ printf 'Helmut Grohne <helmut@debian.org> writes:\n\n%s\n\nTenure: resign\n' "$Q
 	>"$W/m/gnus-inline.text"
 clearsigned_entity "$ALICE" "$(cat "$W/m/gnus-inline.text")" >"$W/m/gnus-inline.entity"
 import_mail "$(message alice@example.org gnus-inline "$W/m/gnus-inline.entity")"
-resigned "Gnus: an inline-signed reply below the quote is applied" "Alice Member"
+expect_resigned "Gnus: an inline-signed reply below the quote is applied" "Alice Member"
 
 fresh
 {
@@ -194,7 +176,7 @@ fresh
 pgpmime_entity "$BOB" "$W/m/notmuch.part" >"$W/m/notmuch.entity"
 import_mail "$(message bob@example.org notmuch "$W/m/notmuch.entity" \
 	"User-Agent: Notmuch/0.37 (https://notmuchmail.org) Emacs/28.2")"
-resigned "notmuch-emacs: a reply below its attribution is applied" "Bob Member"
+expect_resigned "notmuch-emacs: a reply below its attribution is applied" "Bob Member"
 
 fresh
 {
@@ -204,7 +186,7 @@ fresh
 pgpmime_entity "$DAVE" "$W/m/mu4e.part" >"$W/m/mu4e.entity"
 import_mail "$(message dave@example.org mu4e "$W/m/mu4e.entity" \
 	"User-Agent: mu4e 1.8.14; emacs 28.2")"
-resigned "mu4e: a reply below its attribution is applied" "Dave Member"
+expect_resigned "mu4e: a reply below its attribution is applied" "Dave Member"
 
 # --- aerc: multipart/alternative around the text ------------------------
 
@@ -227,7 +209,7 @@ fresh
 } >"$W/m/aerc.part"
 pgpmime_entity "$ALICE" "$W/m/aerc.part" >"$W/m/aerc.entity"
 import_mail "$(message alice@example.org aerc "$W/m/aerc.entity" "User-Agent: aerc/0.15.2")"
-resigned "aerc: multipart/alternative with one text/plain is plain text" "Alice Member"
+expect_resigned "aerc: multipart/alternative with one text/plain is plain text" "Alice Member"
 
 # With text and HTML (aerc's multipart converters, or any HTML mailer):
 # both versions are signed, the command is read from the text/plain
@@ -242,7 +224,7 @@ fresh
 } >"$W/m/aerc-html.part"
 pgpmime_entity "$CAROL" "$W/m/aerc-html.part" >"$W/m/aerc-html.entity"
 import_mail "$(message carol@example.org aerc-html "$W/m/aerc-html.entity")"
-resigned "text and HTML: the command is read from the text/plain version" "Carol Chair"
+expect_resigned "text and HTML: the command is read from the text/plain version" "Carol Chair"
 
 # --- alot: Python's MIMEText, UTF-8 in base64 ---------------------------
 
@@ -254,7 +236,7 @@ fresh
 } >"$W/m/alot.part"
 pgpmime_entity "$BOB" "$W/m/alot.part" >"$W/m/alot.entity"
 import_mail "$(message bob@example.org alot "$W/m/alot.entity" "User-Agent: alot/0.10")"
-resigned "alot: a base64 reply below \"Quoting ...\" is applied" "Bob Member"
+expect_resigned "alot: a base64 reply below \"Quoting ...\" is applied" "Bob Member"
 
 # --- Inline signatures and the unsigned text around them ---------------
 
@@ -273,7 +255,7 @@ fresh
 } >"$W/m/mailman.entity"
 import_mail "$(message dave@example.org mailman "$W/m/mailman.entity" \
 	"List-Id: <debian-ctte.lists.debian.org>")"
-resigned "Mailman 3: a footer inside a base64 text part is not read" "Dave Member"
+expect_resigned "Mailman 3: a footer inside a base64 text part is not read" "Dave Member"
 
 # Text above the block (a pasted note, a quote) is not read either.
 fresh
@@ -283,7 +265,7 @@ fresh
 	printf 'Tenure: resign\n' | gw -u "$ALICE" --digest-algo SHA256 --clearsign
 } >"$W/m/above.entity"
 import_mail "$(message alice@example.org above "$W/m/above.entity")"
-resigned "unsigned text above a clearsigned block is not read" "Alice Member"
+expect_resigned "unsigned text above a clearsigned block is not read" "Alice Member"
 
 # --- A signed command attempt is applied or answered ---------------------
 
@@ -437,6 +419,6 @@ printf '\357\273\277Tenure: resign\n' >"$W/m/bom.text"
 	gw -u "$ALICE" --digest-algo SHA256 --clearsign <"$W/m/bom.text"
 } >"$W/m/bom.entity"
 import_mail "$(message alice@example.org bom "$W/m/bom.entity")"
-resigned "a byte order mark before a clearsigned command is no part of its line" "Alice Member"
+expect_resigned "a byte order mark before a clearsigned command is no part of its line" "Alice Member"
 
 test_done

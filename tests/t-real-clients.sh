@@ -11,7 +11,7 @@
 # client needed: each stored mail is delivered into a fresh Maildir as
 # it arrived, and imported by a tenure whose clock (--now) is a few
 # minutes after the mail was sent, to a ledger in which its signer,
-# Alice Member, has served since 2025-12-01.  Checked: the ledger (her
+# Alice Member, has served since 2025-12-01 (KMail's mails: issue 40).  Checked: the ledger (her
 # resignation, effective 2027-02-01 as typed, signed by her key), the
 # log, the exit status and the outbox (no transcript refusing anything);
 # the HTML-only mail is refused with a transcript saying to send plain
@@ -156,5 +156,41 @@ resigned_as_typed "Evolution, HTML composer: the text/plain alternative is read"
 # and the quote.
 deliver_stored evolution-reply 2026-12-05T19:50:19Z
 resigned_as_typed "Evolution: a reply below the attribution and the quote"
+
+# --- KMail 5.22.3 (22.12.3; GnuPG) -----------------------------------------
+# Signed by another key of Alice's, made for these mails (kmail-alice.asc):
+# the ledger records that one for her here.  KMail signs the whole body:
+# with an attachment, or rich text, it is a multipart opening with the
+# line "This is a multi-part message in MIME format." and a blank line,
+# which GMime writes again with that line's end bare (issue 40, item 1).
+ALICE=EE7EE463417689307F38BED403391A08178D34F6
+gw --import "$DATA/kmail-alice.asc" 2>/dev/null
+gw --export "$ALICE" >"$W/keyring.gpg"
+
+test_begin "the stored KMail key is Alice's, $ALICE"
+if gw --with-colons --fingerprint alice@example.org | grep -q "^fpr:*$ALICE:"; then
+	test_pass
+else
+	test_fail "got: $(gw --with-colons --fingerprint alice@example.org | grep '^fpr')"
+fi
+
+# A PDF attached: multipart/mixed (protected-headers="v1", with the
+# preamble) { text/plain, application/pdf }.
+deliver_stored kmail-pdf 2026-12-07T03:26:10Z
+resigned_as_typed "KMail: the text beside an attached PDF, after KMail's preamble"
+
+# No attachment, no formatting: one text/plain, protected-headers="v1".
+deliver_stored kmail-plain 2026-12-07T03:26:48Z
+resigned_as_typed "KMail: plain text alone"
+
+# Attach > Attach Public Key...: multipart/mixed with the preamble
+# { text/plain, application/pgp-keys }.
+deliver_stored kmail-key-attached 2026-12-07T03:27:34Z
+resigned_as_typed "KMail: the text beside its attached public key, after the preamble"
+
+# Rich text with a word in bold: multipart/alternative with the
+# preamble { text/plain, text/html }.
+deliver_stored kmail-rich 2026-12-07T03:28:03Z
+resigned_as_typed "KMail: rich text, the text/plain alternative after the preamble"
 
 test_done

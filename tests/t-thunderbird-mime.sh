@@ -86,26 +86,6 @@ pdf() {
 	printf 'Content-Transfer-Encoding: base64\n\nJVBERi0xLjQKJcfsj6IK\n\n--%s--\n' "$1"
 }
 
-# resigned_ok DESCRIPTION NAME: the last run applied NAME's resignation,
-# exit 0, logged it, and queued no refusal.
-resigned_ok() {
-	test_begin "$1"
-	if [ "$(cat "$W/status")" != 0 ]; then
-		test_fail "expected exit 0, got $(cat "$W/status")" "$(cat "$W/log")"
-	elif [ "$(events)" != "$((before + 1))" ]; then
-		test_fail "expected $((before + 1)) events, got $(events)" "$(cat "$W/log")"
-	elif ! last_event | grep -q '^Event: resign' ||
-		! last_event | grep -q "^Member: $2 "; then
-		test_fail "expected $2's resignation, got:" "$(last_event)"
-	elif ! grep -q '^applied ' "$W/log" || grep -q '^refused ' "$W/log"; then
-		test_fail "expected an applied log line and no refusal" "$(cat "$W/log")"
-	elif [ -n "$(refusal_transcript .)" ]; then
-		test_fail "a refusal was queued:" "$(cat "$(refusal_transcript .)")"
-	else
-		test_pass
-	fi
-}
-
 COMMAND='Tenure: resign
 
 Alice
@@ -125,7 +105,7 @@ fresh
 	printf -- '\n--tb-plain--\n'
 } >"$W/m/tb-plain.part"
 send "$ALICE" alice@example.org tb-plain
-resigned_ok "Thunderbird: the wrapper around the text alone is read" "Alice Member"
+expect_resigned "Thunderbird: the wrapper around the text alone is read" "Alice Member"
 
 # With a PDF: wrapper { multipart/mixed { text/plain, application/pdf } }.
 fresh
@@ -138,7 +118,7 @@ fresh
 	printf -- '\n--tb-wrap--\n'
 } >"$W/m/tb-pdf.part"
 send "$ALICE" alice@example.org tb-pdf
-resigned_ok "Thunderbird: the text beside a PDF, inside the wrapper, is read" "Alice Member"
+expect_resigned "Thunderbird: the text beside a PDF, inside the wrapper, is read" "Alice Member"
 
 # "Attach My Public Key": application/pgp-keys beside the text.
 fresh
@@ -158,7 +138,7 @@ gw --armor --export "$BOB" >"$W/m/bob.asc"
 	printf -- '\n--tb-kinner--\n\n--tb-kwrap--\n'
 } >"$W/m/tb-key.part"
 send "$BOB" bob@example.org tb-key
-resigned_ok "Thunderbird: the text beside \"Attach My Public Key\" is read" "Bob Member"
+expect_resigned "Thunderbird: the text beside \"Attach My Public Key\" is read" "Bob Member"
 
 # A legacy display part first in the wrapper (Enigmail, the draft):
 # the protected headers shown as text, skipped.
@@ -174,7 +154,7 @@ fresh
 	printf -- '\n--tb-legacy--\n'
 } >"$W/m/tb-legacy.part"
 send "$ALICE" alice@example.org tb-legacy
-resigned_ok "a wrapper's legacy display part is skipped" "Alice Member"
+expect_resigned "a wrapper's legacy display part is skipped" "Alice Member"
 
 # Text and HTML (Thunderbird's "both", Evolution) inside the wrapper,
 # with an attachment: the text/plain alternative is read.
@@ -193,7 +173,7 @@ fresh
 	printf -- '\n--tb-awrap--\n'
 } >"$W/m/tb-alt.part"
 send "$BOB" bob@example.org tb-alt
-resigned_ok "text+HTML inside the wrapper, beside an attachment: the text/plain is read" "Bob Member"
+expect_resigned "text+HTML inside the wrapper, beside an attachment: the text/plain is read" "Bob Member"
 
 # The first text part stays the first: a command in a later text part
 # of the inner multipart/mixed is still refused, with a transcript.

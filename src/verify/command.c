@@ -120,6 +120,62 @@ is_blank(const char *line)
 	return *p == '\0';
 }
 
+/* The quote depth of flowed LINE (LEN bytes): its leading '>'s. */
+static gsize
+flowed_depth(const char *line, gsize len)
+{
+	gsize depth = 0;
+	while (depth < len && line[depth] == '>')
+		depth++;
+	return depth;
+}
+
+char *
+command_unflow(const char *text, gboolean delsp)
+{
+	GString *out = g_string_sized_new(strlen(text) + 1);
+	gboolean joining = FALSE; /* the last line was flowed */
+	gsize joining_depth = 0;
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		gsize len = nl ? (gsize)(nl - p) : strlen(p);
+		const char *next = nl ? nl + 1 : p + len;
+		if (len > 0 && p[len - 1] == '\r')
+			len--;
+		gsize depth = flowed_depth(p, len);
+		const char *body = p + depth;
+		gsize body_len = len - depth;
+		if (body_len > 0 && body[0] == ' ') {
+			body++;
+			body_len--;
+		}
+		gboolean separator = body_len == 3 && memcmp(body, "-- ", 3) == 0;
+		gboolean flowed = !separator && body_len > 0 &&
+		                  body[body_len - 1] == ' ';
+		/* A flowed line before one of another depth ends its
+		 * paragraph all the same (RFC 3676, 4.5). */
+		if (joining && depth != joining_depth)
+			g_string_append_c(out, '\n');
+		if (!joining || depth != joining_depth) {
+			for (gsize i = 0; i < depth; i++)
+				g_string_append_c(out, '>');
+			if (depth > 0)
+				g_string_append_c(out, ' ');
+		}
+		if (flowed && delsp)
+			body_len--;
+		g_string_append_len(out, body, body_len);
+		joining = flowed;
+		joining_depth = depth;
+		if (!flowed && nl != NULL)
+			g_string_append_c(out, '\n');
+		p = next;
+	}
+	if (joining)
+		g_string_append_c(out, '\n');
+	return g_string_free(out, FALSE);
+}
+
 /* TEXT rewritten one character at a time.  With SHOW false: every
  * Unicode space separator (U+00A0 no-break space, U+2000-U+200A,
  * U+202F, U+3000, ...: GLib's G_UNICODE_SPACE_SEPARATOR) as an ASCII

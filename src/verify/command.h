@@ -85,6 +85,17 @@ gboolean command_looks_like(const char *text, gssize len);
 CommandParseResult command_parse(const char *text, Command **command,
                                  char **reason);
 
+/* TEXT, sent as format=flowed (RFC 3676), as its writer typed it: a
+ * line ending in a space (a soft line break; not the signature
+ * separator "-- ") is joined with the next line of the same quote depth,
+ * the space kept, or with DELSP dropped (DelSp=yes); one space that
+ * stuffs a line (after its quote marks) is removed.  Quoted lines are
+ * joined only with quoted lines of their depth and stay quoted ('>'
+ * marks, a space, the text), so a quote never runs into a command line
+ * or a command line into a quote.  Line ends are LF; a CR before one is
+ * dropped. */
+char *command_unflow(const char *text, gboolean delsp);
+
 /* The block as a transcript: each line as written, prefixed with "> ",
  * with its invisible characters (a no-break space, a zero-width space,
  * a tab, a byte that is not UTF-8) shown as "<U+00A0>", "<0xE9>". */

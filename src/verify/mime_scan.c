@@ -13,6 +13,8 @@ typedef struct {
 	gsize declared;  /* where its boundary parameter's value starts */
 	gboolean opened; /* a line started its first part */
 	gssize escaped;  /* the first "- --BOUNDARY" line before that, or -1 */
+	gint signed_index; /* its MimeSigned in the scan, or -1 */
+	guint lines;     /* its own boundary lines read */
 } Frame;
 
 typedef struct {
@@ -356,6 +358,30 @@ unclosed(const Frame *f, gsize len)
 
 static gboolean entity(Scan *s, guint depth, gboolean in_digest);
 
+/* Notes, for a multipart/signed FRAME, where its first part starts
+ * (after its first boundary line, which ends at NEXT) or ends (before
+ * the line end ahead of its second, at S->pos). */
+static void
+signed_bounds(Scan *s, Frame *frame, gsize next)
+{
+	if (frame->signed_index < 0)
+		return;
+	MimeSigned *part = &g_array_index(s->scan->signed_parts, MimeSigned,
+	                                  frame->signed_index);
+	if (frame->lines == 0) {
+		part->start = next;
+	} else if (frame->lines == 1) {
+		gsize end = s->pos;
+		if (end > part->start && s->data[end - 1] == '\n')
+			end--;
+		if (end > part->start && s->data[end - 1] == '\r')
+			end--;
+		part->end = end;
+		part->closed = TRUE;
+	}
+	frame->lines++;
+}
+
 /* Reads the body of multipart FRAME (pushed on S->open) up to its
  * closing line and its epilogue, a boundary line of an enclosing
  * multipart, or the end. */
@@ -379,6 +405,7 @@ multipart_body(Scan *s, Frame *frame, guint depth)
 		}
 		if ((guint)of < index)
 			break;
+		signed_bounds(s, frame, next);
 		s->pos = next;
 		if (closing) {
 			g_ptr_array_set_size(s->open, index);
@@ -433,6 +460,14 @@ entity(Scan *s, guint depth, gboolean in_digest)
 		frame->type = g_steal_pointer(&type);
 		frame->declared = declared;
 		frame->escaped = -1;
+		frame->signed_index = -1;
+		if (type_is(frame->type, "multipart", "signed")) {
+			MimeSigned part = {g_strdup(frame->boundary), 0, 0,
+			                   FALSE};
+			g_array_append_val(s->scan->signed_parts, part);
+			frame->signed_index =
+			    (gint)s->scan->signed_parts->len - 1;
+		}
 		g_ptr_array_add(s->open, frame);
 		return multipart_body(s, frame, depth);
 	}
@@ -444,10 +479,19 @@ entity(Scan *s, guint depth, gboolean in_digest)
 	return TRUE;
 }
 
+static void
+mime_signed_clear(gpointer data)
+{
+	MimeSigned *part = data;
+	g_clear_pointer(&part->boundary, g_free);
+}
+
 gboolean
 mime_scan(const char *data, gsize len, MimeScan *scan)
 {
-	*scan = (MimeScan){NULL, NULL, 0, 0};
+	*scan = (MimeScan){NULL, NULL, 0, 0,
+	                   g_array_new(FALSE, TRUE, sizeof(MimeSigned))};
+	g_array_set_clear_func(scan->signed_parts, mime_signed_clear);
 	Scan s = {
 	    .data = data,
 	    .len = len,
@@ -464,4 +508,5 @@ mime_scan_clear(MimeScan *scan)
 {
 	g_clear_pointer(&scan->over, g_free);
 	g_clear_pointer(&scan->unclosed, g_free);
+	g_clear_pointer(&scan->signed_parts, g_array_unref);
 }

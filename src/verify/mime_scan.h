@@ -17,6 +17,10 @@
  * boundaries.  It stops at the first bound of base/mime.h passed, so
  * that nothing over a bound reaches GMime.
  *
+ * It notes where the first part of each multipart/signed lies in the
+ * bytes, for gpg to be given that part as it was sent (RFC 3156), not
+ * as GMime would write it again.
+ *
  * What it finds on the way also explains GMime's complaint of a
  * truncated message (a multipart whose closing line never came, which
  * GMime reports without an offset), with no second pass.
@@ -28,6 +32,16 @@
 
 #include "base/mime.h"
 
+/* The first part of a multipart/signed, as the mail's bytes hold it. */
+typedef struct {
+	char *boundary;  /* the multipart/signed's */
+	gsize start;     /* just after its first boundary line */
+	gsize end;       /* where the line end before its second boundary
+	                    line starts (that line end is the boundary's,
+	                    RFC 2046) */
+	gboolean closed; /* a second boundary line of its own ended it */
+} MimeSigned;
+
 typedef struct {
 	char *over;     /* the bound passed, named ("mail over the MIME bound
 	                   mime-parts (1000): ..."), or NULL */
@@ -35,6 +49,8 @@ typedef struct {
 	                   the mail is open ("malformed MIME: ..."), or NULL */
 	guint parts;    /* entities read, the message itself included */
 	guint depth;    /* the deepest nesting read (0: the message) */
+	GArray *signed_parts; /* MimeSigned: each multipart/signed read, in
+	                         the order their headers start in the mail */
 } MimeScan;
 
 /* Reads the LEN bytes at DATA into *SCAN (which the caller clears with

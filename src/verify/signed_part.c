@@ -83,6 +83,44 @@ gmime_parse(const char *data, gsize len, ParseProblem *found)
 	return message;
 }
 
+/* Walks OBJECT in the order its parts start in the mail, giving each
+ * multipart/signed the bytes of its first part as RAW holds them: the
+ * scan's next MimeSigned (*NEXT), when it is the same multipart (its
+ * boundary) and a second boundary line of its own ended the part. */
+static void
+note_signed_bytes(GMimeObject *object, GBytes *raw, const MimeScan *scan,
+                  guint *next)
+{
+	if (object == NULL)
+		return;
+	if (GMIME_IS_MESSAGE_PART(object)) {
+		GMimeMessage *inner =
+		    g_mime_message_part_get_message(GMIME_MESSAGE_PART(object));
+		if (inner)
+			note_signed_bytes(g_mime_message_get_mime_part(inner), raw,
+			                  scan, next);
+		return;
+	}
+	if (!GMIME_IS_MULTIPART(object))
+		return;
+	GMimeMultipart *mp = GMIME_MULTIPART(object);
+	if (GMIME_IS_MULTIPART_SIGNED(object) &&
+	    *next < scan->signed_parts->len) {
+		const MimeSigned *part = &g_array_index(scan->signed_parts,
+		                                        MimeSigned, (*next)++);
+		const char *boundary = g_mime_multipart_get_boundary(mp);
+		if (part->closed && g_strcmp0(boundary, part->boundary) == 0)
+			g_object_set_data_full(
+			    G_OBJECT(object), SIGNED_PART_RAW,
+			    g_bytes_new_from_bytes(raw, part->start,
+			                           part->end - part->start),
+			    (GDestroyNotify)g_bytes_unref);
+	}
+	for (int i = 0; i < g_mime_multipart_get_count(mp); i++)
+		note_signed_bytes(g_mime_multipart_get_part(mp, i), raw, scan,
+		                  next);
+}
+
 GMimeMessage *
 signed_part_parse_bounded(GBytes *raw, gboolean *over, char **reason)
 {
@@ -98,6 +136,10 @@ signed_part_parse_bounded(GBytes *raw, gboolean *over, char **reason)
 		found.problem = g_steal_pointer(&scan.over);
 	else
 		message = gmime_parse(data, len, &found);
+	guint next = 0;
+	if (message)
+		note_signed_bytes(g_mime_message_get_mime_part(message), raw,
+		                  &scan, &next);
 	/* The scan saw, by GMime's boundary rule, which multipart ran to
 	 * the end of the mail. */
 	if (found.problem == NULL && found.unplaced != NULL)
@@ -971,4 +1013,18 @@ signed_part_covered_digest(GMimeObject *content, SignedKind kind)
 		start = end + 1;
 	}
 	return g_strdup(g_checksum_get_string(sum));
+}
+
+void
+signed_part_unflow(GMimeObject *part, char **text)
+{
+	const char *format =
+	    part && *text ? g_mime_object_get_content_type_parameter(part, "format")
+	                  : NULL;
+	if (format == NULL || g_ascii_strcasecmp(format, "flowed") != 0)
+		return;
+	const char *delsp = g_mime_object_get_content_type_parameter(part, "delsp");
+	char *flowed = *text;
+	*text = command_unflow(flowed, delsp && g_ascii_strcasecmp(delsp, "yes") == 0);
+	g_free(flowed);
 }

@@ -17,7 +17,8 @@
  * signature record is taken over.
  *
  * What is read is exactly what was signed: a part's bytes with the
- * transfer encoding undone (no format=flowed joining), read as UTF-8,
+ * transfer encoding undone (in PGP/MIME, format=flowed undone as its
+ * signed label says: signed_part_unflow), read as UTF-8,
  * US-ASCII being a subset.  In PGP/MIME the part's Content-Type, its
  * charset included, is signed too: signed_part_decode reads the bytes
  * in that charset, when it is one in which ASCII reads as ASCII.  A
@@ -48,6 +49,14 @@ typedef enum {
 	SIGNED_CLEARSIGNED,/* *PART is the text/plain part, its content cut
 	                      to its clearsigned block */
 } SignedKind;
+
+/* The key under which signed_part_parse_bounded leaves, on each
+ * multipart/signed of the message (g_object_get_data), the GBytes of its
+ * first part as the mail's bytes hold it, between its first two
+ * boundary lines, the line end before the second left out (RFC 2046):
+ * what was signed, up to line ends (RFC 3156).  Absent when the
+ * part's bytes could not be told (no second boundary line). */
+#define SIGNED_PART_RAW "tenure-signed-part-raw"
 
 /* Parses RAW as a message; NULL with *REASON ("malformed MIME: ...
  * at byte N") when GMime finds it structurally broken, or, *OVER TRUE,
@@ -106,6 +115,14 @@ gboolean signed_part_command_text(GMimeObject *content, GMimeObject **part,
  * in it (ARMSCII-8, ISIRI-3342): the ASCII of the text must be the
  * ASCII bytes signed. */
 gboolean signed_part_decode(GMimeObject *part, char **text, char **reason);
+
+/* For PGP/MIME, where the Content-Type and every byte of the text,
+ * trailing spaces included, are signed: *TEXT, the text of PART as
+ * signed_part_decode left it, unwrapped as its writer typed it
+ * (command_unflow) when PART is labelled format=flowed, with DelSp=yes
+ * as labelled (RFC 3676).  Never for a clearsigned part: its label is
+ * not signed, nor are the trailing blanks that make a line flowed. */
+void signed_part_unflow(GMimeObject *part, char **text);
 
 /* What a signature over CONTENT is recorded by: the SHA-256 (hex) of
  * TEXT_PART's bytes as signed, CRLF made LF, when the command was read

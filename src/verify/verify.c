@@ -512,6 +512,65 @@ signature_after_key(Verifier *verifier, gint64 created, const char *issuer,
 	return FALSE;
 }
 
+/* BYTES with each bare LF made CRLF, and nothing else changed: the
+ * canonical form RFC 3156 signs. */
+static GMimeStream *
+canonical_crlf(GBytes *bytes)
+{
+	gsize len = 0;
+	const char *data = g_bytes_get_data(bytes, &len);
+	GByteArray *out = g_byte_array_sized_new(len + len / 32 + 2);
+	gsize start = 0;
+	for (gsize i = 0; i < len; i++) {
+		if (data[i] != '\n' || (i > 0 && data[i - 1] == '\r'))
+			continue;
+		g_byte_array_append(out, (const guint8 *)data + start, i - start);
+		g_byte_array_append(out, (const guint8 *)"\r", 1);
+		start = i;
+	}
+	g_byte_array_append(out, (const guint8 *)data + start, len - start);
+	return g_mime_stream_mem_new_with_byte_array(out);
+}
+
+/* The signature of multipart/signed PART checked over RAW, the bytes of
+ * its first part as the mail holds them (SIGNED_PART_RAW), made CRLF:
+ * what the signer's program signed, not GMime's writing of the part
+ * again (which, for one, leaves the line end of a multipart's preamble
+ * bare; issue 40, item 1).  As g_mime_multipart_signed_verify, but for
+ * the content's bytes. */
+static GMimeSignatureList *
+verify_as_sent(GMimeObject *part, GBytes *raw, GError **error)
+{
+	g_autoptr(GMimeCryptoContext) ctx =
+	    g_mime_crypto_context_new("application/pgp-signature");
+	if (ctx == NULL) {
+		g_set_error(error, GMIME_ERROR, GMIME_ERROR_GENERAL,
+		            "no crypto context for application/pgp-signature");
+		return NULL;
+	}
+	GMimeObject *holder = g_mime_multipart_get_part(GMIME_MULTIPART(part), 1);
+	g_autoptr(GByteArray) signature = decoded_content(holder, G_MAXINT64);
+	if (signature == NULL) {
+		g_set_error(error, GMIME_ERROR, GMIME_ERROR_PARSE_ERROR,
+		            "the signature part holds no signature");
+		return NULL;
+	}
+	g_autoptr(GMimeStream) content = canonical_crlf(raw);
+	g_autoptr(GMimeStream) sigstream = g_mime_stream_mem_new_with_buffer(
+	    (const char *)signature->data, signature->len);
+	return g_mime_crypto_context_verify(ctx, GMIME_VERIFY_NONE, content,
+	                                    sigstream, NULL, error);
+}
+
+/* The MIME entity in the LEN bytes at DATA, parsed (again). */
+static GMimeObject *
+parse_entity(const char *data, gsize len)
+{
+	g_autoptr(GMimeStream) stream = g_mime_stream_mem_new_with_buffer(data, len);
+	g_autoptr(GMimeParser) parser = g_mime_parser_new_with_stream(stream);
+	return g_mime_parser_construct_part(parser, NULL);
+}
+
 /* The checks, against the keyring as it is set; *MISSING is the
  * fingerprint or key ID gpg named for an unknown key.  FALSE with
  * *REASON for a verdict on the mail, or with *UNDECIDED for no verdict
@@ -529,7 +588,12 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 {
 	g_autoptr(GError) gerror = NULL;
 	g_autoptr(GMimeSignatureList) list = NULL;
-	if (kind == SIGNED_PGP_MIME)
+	GBytes *raw = kind == SIGNED_PGP_MIME
+	                  ? g_object_get_data(G_OBJECT(part), SIGNED_PART_RAW)
+	                  : NULL;
+	if (raw)
+		list = verify_as_sent(part, raw, &gerror);
+	else if (kind == SIGNED_PGP_MIME)
 		list = g_mime_multipart_signed_verify(GMIME_MULTIPART_SIGNED(part),
 		                                      GMIME_VERIFY_NONE, &gerror);
 	else
@@ -619,7 +683,18 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	/* Only now is the text trusted: for a clearsigned part GMime has
 	 * replaced the block (all the part holds, see signed_part_find)
 	 * with what gpg verified, and that is what is read. */
-	GMimeObject *content = kind == SIGNED_PGP_MIME
+	/* The signed part of a multipart/signed is read from its bytes as
+	 * sent: what gpg verified is what the command is read from. */
+	gsize raw_len = 0;
+	const char *raw_data = raw ? g_bytes_get_data(raw, &raw_len) : NULL;
+	g_autoptr(GMimeObject) sent = raw ? parse_entity(raw_data, raw_len)
+	                                  : NULL;
+	if (raw && sent == NULL) {
+		*reason = g_strdup("signed part has no text");
+		return FALSE;
+	}
+	GMimeObject *content = sent ? sent
+	                       : kind == SIGNED_PGP_MIME
 	                           ? g_mime_multipart_get_part(GMIME_MULTIPART(part), 0)
 	                           : part;
 	GMimeObject *text_part = NULL;
@@ -630,6 +705,10 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	    (kind == SIGNED_PGP_MIME &&
 	     !signed_part_decode(text_part, &s->text, &s->refusal)))
 		s->text = NULL;
+	/* format=flowed is undone where its label and the blanks that make
+	 * a line flowed are signed: PGP/MIME (signed_part.h). */
+	if (kind == SIGNED_PGP_MIME)
+		signed_part_unflow(text_part, &s->text);
 	/* A refused content is recorded by all of it: two refused mails
 	 * signed in the same second must not share one record because a
 	 * text/plain part inside them reads alike. */
@@ -642,16 +721,6 @@ check_signature(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	}
 	*result = g_steal_pointer(&s);
 	return TRUE;
-}
-
-/* The MIME entity TEXT, parsed again. */
-static GMimeObject *
-parse_entity(const char *text)
-{
-	g_autoptr(GMimeStream) stream = g_mime_stream_mem_new_with_buffer(
-		text, strlen(text));
-	g_autoptr(GMimeParser) parser = g_mime_parser_new_with_stream(stream);
-	return g_mime_parser_construct_part(parser, NULL);
 }
 
 /* The signing subkey MISSING is contested (keyring_claimants): each
@@ -683,7 +752,7 @@ check_claimants(Verifier *verifier, GMimeObject *part, const char *entity,
 	for (guint i = 0; i < count; i++) {
 		if (!keyring_read_claimant(verifier->keyring, missing, i, error))
 			break;
-		g_autoptr(GMimeObject) copy = entity ? parse_entity(entity) : NULL;
+		g_autoptr(GMimeObject) copy = entity ? parse_entity(entity, strlen(entity)) : NULL;
 		g_autoptr(Signed) one = NULL;
 		g_autofree char *why = NULL;
 		g_autofree char *ignored = NULL;
@@ -850,7 +919,7 @@ verify_checked(Verifier *verifier, GMimeObject *part, SignedKind kind,
 		g_clear_pointer(reason, g_free);
 		if (!keyring_read_signer(verifier->keyring, missing, error))
 			return FALSE;
-		g_autoptr(GMimeObject) copy = entity ? parse_entity(entity) : NULL;
+		g_autoptr(GMimeObject) copy = entity ? parse_entity(entity, strlen(entity)) : NULL;
 		gboolean ok = check_signature(verifier, copy ? copy : part, kind,
 		                              arrival, mode, result, reason,
 		                              &ignored, &undecided, NULL);

@@ -1,7 +1,10 @@
 /* verify.h: checking the OpenPGP signature of a command mail.
  *
  * verify_signed runs GPGME, through GMime, in tenure's own GNUPGHOME
- * (keyring.h) on the part signed_part_find chose (signed_part.h), and
+ * (keyring.h) on the part signed_part_find chose (signed_part.h): for
+ * PGP/MIME on the signed part's bytes as the mail holds them, made CRLF
+ * (SIGNED_PART_RAW; RFC 3156), never GMime's writing of it again, and
+ * the command is read from a parse of those same bytes.  It
  * accepts the signature only when gpg found nothing wrong, the signing
  * (sub)key may sign and is neither revoked nor expired, there is exactly
  * one signature, its digest is not MD5, SHA-1 or RIPEMD-160, and it is

@@ -357,6 +357,26 @@ expect_unchanged() {
 	fi
 }
 
+# expect_resigned DESCRIPTION NAME: the last run applied NAME's
+# resignation, exit 0, logged it, and queued no refusal.
+expect_resigned() {
+	test_begin "$1"
+	if [ "$(cat "$W/status")" != 0 ]; then
+		test_fail "expected exit 0, got $(cat "$W/status")" "$(cat "$W/log")"
+	elif [ "$(events)" != "$((before + 1))" ]; then
+		test_fail "expected $((before + 1)) events, got $(events)" "$(cat "$W/log")"
+	elif ! last_event | grep -q '^Event: resign' ||
+		! last_event | grep -q "^Member: $2 "; then
+		test_fail "expected $2's resignation, got:" "$(last_event)"
+	elif ! grep -q '^applied ' "$W/log" || grep -q '^refused ' "$W/log"; then
+		test_fail "expected an applied log line and no refusal" "$(cat "$W/log")"
+	elif [ -n "$(refusal_transcript .)" ]; then
+		test_fail "a refusal was queued:" "$(cat "$(refusal_transcript .)")"
+	else
+		test_pass
+	fi
+}
+
 expect_refused() {
 	local reply=
 	case $1 in

@@ -575,6 +575,41 @@ test_verbs_documented(void)
 	g_assert_cmpstr(readme, ==, table);
 }
 
+/* format=flowed undone (RFC 3676; issue 40, item 5). */
+static void
+test_unflow(void)
+{
+	static const struct {
+		const char *text;
+		gboolean delsp;
+		const char *want;
+	} cases[] = {
+		/* A soft break keeps its space; CRLF reads as LF. */
+		{"Reason: a vote on the size \r\nof the committee\r\n", FALSE,
+		 "Reason: a vote on the size of the committee\n"},
+		/* DelSp=yes drops it: a break inside a word. */
+		{"Reason: see msg000 \n42.html\nUntil: x\n", TRUE,
+		 "Reason: see msg00042.html\nUntil: x\n"},
+		/* Space-stuffing is removed. */
+		{"Reason: as the minutes say \n From 1 December\n", FALSE,
+		 "Reason: as the minutes say From 1 December\n"},
+		/* A flowed line before a quoted one ends there; quoted lines
+		 * join among themselves and stay quoted. */
+		{"Reason: a vote \n> Tenure: \n> resign\n>> deep\n", FALSE,
+		 "Reason: a vote \n> Tenure: resign\n>> deep\n"},
+		/* The signature separator is not flowed. */
+		{"Tenure: resign\n-- \nAlice\n", FALSE,
+		 "Tenure: resign\n-- \nAlice\n"},
+		/* A hard break stays; the last line flowed ends the text. */
+		{"Tenure: resign\nthanks \n", FALSE, "Tenure: resign\nthanks \n"},
+		{"no newline", FALSE, "no newline"},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree char *got = command_unflow(cases[i].text, cases[i].delsp);
+		g_assert_cmpstr(got, ==, cases[i].want);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -588,6 +623,7 @@ main(int argc, char **argv)
 	g_test_add_func("/command/twenty-line-limit", test_limit);
 	g_test_add_func("/command/unicode-spaces", test_unicode_spaces);
 	g_test_add_func("/command/looks-like", test_looks_like);
+	g_test_add_func("/command/unflow", test_unflow);
 	g_test_add_func("/command/every-verb-in-man-page-and-readme",
 	                test_verbs_documented);
 	return g_test_run();

@@ -4,7 +4,10 @@
  * (a form feed after a boundary makes no boundary line), and which
  * multipart it names as open at the end.  Mails are built in the test;
  * the parts and nesting are counted, so a reading that goes wrong
- * fails the count, not only the verdict.
+ * fails the count, not only the verdict.  Where the first part of each
+ * multipart/signed lies in the bytes (issue 40, item 1): between its
+ * first two boundary lines, as sent, the line end before the second
+ * left out, in the order the multiparts start, nested ones too.
  */
 #include "config.h"
 
@@ -115,10 +118,57 @@ check(gconstpointer data)
 	mime_scan_clear(&scan);
 }
 
+/* The signed part of the SCAN's multipart/signed number I, as text. */
+static char *
+signed_text(const char *mail, const MimeScan *scan, guint i)
+{
+	const MimeSigned *part =
+	    &g_array_index(scan->signed_parts, MimeSigned, i);
+	g_assert_true(part->closed);
+	return g_strndup(mail + part->start, part->end - part->start);
+}
+
+static void
+test_signed_parts(void)
+{
+	/* A preamble, an epilogue, a boundary line with blanks after it,
+	 * CRLF, and a multipart/signed inside an attached message. */
+	const char *mail =
+	    "Content-Type: multipart/mixed; boundary=m\n\n"
+	    "--m\nContent-Type: multipart/signed; boundary=\"s\"; "
+	    "protocol=\"application/pgp-signature\"\n\n"
+	    "preamble\n--s \t\r\n"
+	    "Content-Type: multipart/mixed; boundary=i\r\n\r\n"
+	    "This is a multi-part message in MIME format.\n\n"
+	    "--i\n\nTenure: resign\n--i--\nepilogue\n\r\n"
+	    "--s\nContent-Type: application/pgp-signature\n\nsig\n--s--\n"
+	    "--m\nContent-Type: message/rfc822\n\n"
+	    "Content-Type: multipart/signed; boundary=t\n\n"
+	    "--t\n\ninner\n--t\n\nsig\n--t--\n"
+	    "--m\nContent-Type: multipart/signed; boundary=u\n\n"
+	    "--u\n\nnever ended\n--m--\n";
+	MimeScan scan;
+	g_assert_true(mime_scan(mail, strlen(mail), &scan));
+	g_assert_cmpuint(scan.signed_parts->len, ==, 3);
+	g_autofree char *first = signed_text(mail, &scan, 0);
+	g_assert_cmpstr(first, ==,
+	                "Content-Type: multipart/mixed; boundary=i\r\n\r\n"
+	                "This is a multi-part message in MIME format.\n\n"
+	                "--i\n\nTenure: resign\n--i--\nepilogue\n");
+	g_assert_cmpstr(g_array_index(scan.signed_parts, MimeSigned, 0).boundary,
+	                ==, "s");
+	g_autofree char *second = signed_text(mail, &scan, 1);
+	g_assert_cmpstr(second, ==, "\ninner");
+	/* The third's first part is ended by the enclosing boundary. */
+	g_assert_false(g_array_index(scan.signed_parts, MimeSigned, 2).closed);
+	mime_scan_clear(&scan);
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/mime-scan/signed parts as sent", test_signed_parts);
 	Case cases[] = {
 	    {"a plain mail is one part", g_strdup(HEAD "\nTenure: resign\n"),
 	     NULL, 1, 0, NULL},
