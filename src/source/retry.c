@@ -509,12 +509,15 @@ retry_read_begin(Retry *retry, const char *digest, const char *id,
 	set_text(reading, READING, "id", id);
 	gsize length = 0;
 	g_autofree char *data = g_key_file_to_data(reading, &length, NULL);
-	int fd = open(retry->reading_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(retry->reading_path, O_WRONLY | O_CREAT | O_CLOEXEC,
+	              UTIL_FILE_MODE);
 	if (fd < 0 && errno == ENOENT &&
-	    util_mkdir_p(retry->state_dir, 0750, NULL))
+	    util_mkdir_p(retry->state_dir, UTIL_DIR_MODE, NULL))
 		fd = open(retry->reading_path, O_WRONLY | O_CREAT | O_CLOEXEC,
-		          0600);
-	gboolean ok = fd >= 0 && pwrite(fd, data, length, 0) == (ssize_t)length &&
+		          UTIL_FILE_MODE);
+	/* The group's mode whatever the umask, as every state file's. */
+	gboolean ok = fd >= 0 && fchmod(fd, UTIL_FILE_MODE) == 0 &&
+	              pwrite(fd, data, length, 0) == (ssize_t)length &&
 	              ftruncate(fd, (off_t)length) == 0;
 	int saved = errno;
 	if (fd >= 0 && close(fd) < 0 && ok) {
