@@ -98,6 +98,7 @@
 #include "base/date.h"
 #include "cli/dryrun.h"
 #include "intake/intake.h"
+#include "ledger/ledger.h"
 #include "out/mailout.h"
 #include "base/netstop.h"
 #include "cli/notify.h"
@@ -1054,17 +1055,26 @@ reload(Daemon *daemon)
 		             "old one");
 		return;
 	}
-	/* The lock is on the old state directory: running on a new one
-	 * unlocked would let a `tenure import` there write the same seen
-	 * and pending records at the same time. */
-	if (g_strcmp0(fresh.config->conf->state_dir,
-	              daemon->config->conf->state_dir) != 0) {
+	/* The locks are on the old state directory and the old ledger:
+	 * running on a new one unlocked would let a `tenure import` there
+	 * write the same seen and pending records at the same time, or a
+	 * second tenure write (and announce) the same ledger. */
+	const char *moved =
+	    g_strcmp0(fresh.config->conf->state_dir,
+	              daemon->config->conf->state_dir) != 0 ? "state-dir"
+	    : g_strcmp0(fresh.config->conf->ledger,
+	                daemon->config->conf->ledger) != 0 ? "ledger"
+	                                                   : NULL;
+	if (moved) {
 		daemon_clear(&fresh);
+		g_autofree char *why = g_strdup_printf(
+		    "%s changed: restart tenure to move it", moved);
 		util_log_error("run-reload", "result", "kept the old configuration",
-		         "error", "state-dir changed: restart tenure to move it",
-		         NULL);
-		notify_ready("state-dir changed: kept the old configuration; "
-		             "restart tenure to move it");
+		         "error", why, NULL);
+		g_autofree char *status = g_strdup_printf(
+		    "%s changed: kept the old configuration; restart tenure to "
+		    "move it", moved);
+		notify_ready(status);
 		return;
 	}
 	g_clear_pointer(&daemon->sink, sink_close);
@@ -1338,14 +1348,20 @@ cmd_run(int argc, char **argv)
 		return run_dry(conf);
 	g_autoptr(GError) error = NULL;
 	int lock = state_file_lock(conf->state_dir, &error);
-	if (lock < 0) {
+	int ledger_lock = lock < 0 ? -1
+	                           : ledger_writer_lock(conf->ledger,
+	                                                conf->state_dir, &error);
+	if (ledger_lock < 0) {
 		cmd_error(NAME, "%s", error->message);
 		conf_free(conf);
+		if (lock >= 0)
+			close(lock);
 		return CMD_FAILED;
 	}
 	if (!open_wake_pipe(wake_main, &error)) {
 		cmd_error(NAME, "%s", error->message);
 		conf_free(conf);
+		close(ledger_lock);
 		close(lock);
 		return CMD_FAILED;
 	}
@@ -1353,6 +1369,7 @@ cmd_run(int argc, char **argv)
 	if (!daemon_open(&daemon, conf, FALSE, &error)) {
 		cmd_error(NAME, "%s", error->message);
 		close_wake_pipe(wake_main);
+		close(ledger_lock);
 		close(lock);
 		return CMD_FAILED;
 	}
@@ -1368,6 +1385,7 @@ cmd_run(int argc, char **argv)
 	daemon_clear(&daemon);
 	netstop_children_kill();
 	close_wake_pipe(wake_main);
+	close(ledger_lock);
 	close(lock);
 	return status;
 }
