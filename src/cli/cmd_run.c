@@ -247,6 +247,17 @@ install_signals(void)
 	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
+/* Takes the work lock for WHO, which waits meanwhile (notify.h): a
+ * thread held up by the other's work is not stuck itself, and the one
+ * at work is the one the watchdog hears of. */
+static void
+work_lock(NotifyThread who)
+{
+	notify_waiting(who);
+	g_mutex_lock(&work.lock);
+	notify_busy(who);
+}
+
 /* Lets pending signals run their handler, then blocks them again. */
 static void
 deliver_signals(void)
@@ -456,7 +467,7 @@ reader_take_config(Reader *reader)
 	reader->source = g_steal_pointer(&next->source);
 	g_free(next);
 	reader_prepare(reader);
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_READER);
 	g_clear_pointer(&old.source, source_close);
 	g_clear_pointer(&old.intake, intake_free);
 	g_mutex_unlock(&work.lock);
@@ -483,7 +494,7 @@ handle_message(const SourceMessage *message, gpointer user_data,
 		            "%s waits: tenure doubts its clock", message->id);
 		return FALSE;
 	}
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_READER);
 	/* In doubt, the evidence is weighed again: a witness may have
 	 * spoken since (the IMAP server, on this very connection). */
 	if (work.scheduled_on != date_today() || clock_in_doubt())
@@ -504,7 +515,7 @@ handle_message(const SourceMessage *message, gpointer user_data,
 	/* Handled, or set aside at a deadline: progress, which the
 	 * watchdog hears of from this thread, as the main loop may be
 	 * waiting for the work lock through a backlog (notify.h). */
-	notify_watchdog();
+	notify_progress(NOTIFY_READER);
 	if (ok) {
 		g_atomic_int_inc(&reader->handled);
 		if (g_get_monotonic_time() - reader->poked > POKE_EVERY)
@@ -538,7 +549,7 @@ reader_fetch(Reader *reader)
 {
 	const Conf *conf = reader->config->conf;
 	g_atomic_int_inc(&fetches_started);
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_READER);
 	gboolean have_ledger = ledger_ready(conf, reader->once, FALSE);
 	g_mutex_unlock(&work.lock);
 	if (!have_ledger)
@@ -572,7 +583,9 @@ reader_fetch(Reader *reader)
 static void
 reader_sleep(Reader *reader, int seconds)
 {
+	notify_waiting(NOTIFY_READER);
 	source_sleep(reader->source, -1, (gint64)MAX(seconds, 0) * 1000);
+	notify_busy(NOTIFY_READER);
 }
 
 static void
@@ -591,6 +604,7 @@ reader_main(gpointer data)
 	Reader *reader = data;
 	int backoff = 0;
 	reader->fetch_ok = TRUE;
+	notify_busy(NOTIFY_READER);
 	while (!reader_quitting(reader)) {
 		drain(reader->wake[0]);
 		reader_take_config(reader);
@@ -625,12 +639,16 @@ reader_main(gpointer data)
 		g_autoptr(GError) error = NULL;
 		const Conf *conf = reader->config->conf;
 		int timeout = conf->poll_interval > 0 ? conf->poll_interval : 300;
-		if (!source_wait(reader->source, timeout, &error)) {
+		notify_waiting(NOTIFY_READER);
+		gboolean waited = source_wait(reader->source, timeout, &error);
+		notify_busy(NOTIFY_READER);
+		if (!waited) {
 			util_log_error("run-error", "step", "wait", "error",
 			               error->message, NULL);
 			reader_back_off(reader, &backoff);
 		}
 	}
+	notify_waiting(NOTIFY_READER);
 	return NULL;
 }
 
@@ -869,7 +887,7 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 	Pass pass = {TRUE, 0, DAY_NONE, FALSE, 0, FALSE};
 	const Conf *conf = daemon->config->conf;
 	g_autoptr(GError) error = NULL;
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_MAIN);
 	/* Mail set aside without a verdict is never set aside silently: its
 	 * report is queued before the outbox is sent. */
 	if (!retry_report(daemon->retry, conf, &error)) {
@@ -917,7 +935,7 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 	/* The published files follow the ledger (and the day): after the
 	 * intake and the schedule, which are what change it. */
 	gboolean published = FALSE;
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_MAIN);
 	if ((what & PASS_PUBLISH) && have_ledger && daemon->sink &&
 	    conf->publish_dir && date_now_given())
 		pass.now_unpublished = TRUE;
@@ -995,6 +1013,7 @@ wake_reader_for_retry(Daemon *daemon)
 static void
 main_sleep(int seconds)
 {
+	notify_waiting(NOTIFY_MAIN);
 	sigset_t mask;
 	pthread_sigmask(SIG_SETMASK, NULL, &mask);
 	sigdelset(&mask, SIGTERM);
@@ -1004,6 +1023,14 @@ main_sleep(int seconds)
 	struct pollfd fd = {.fd = wake_main[0], .events = POLLIN};
 	ppoll(&fd, 1, &pause, &mask);
 	drain(wake_main[0]);
+	notify_busy(NOTIFY_MAIN);
+}
+
+/* A mail the outbox tried: the main thread's progress (notify.h). */
+static void
+main_progress(void)
+{
+	notify_progress(NOTIFY_MAIN);
 }
 
 /* Makes the held mail and the mail waiting for a verdict due now
@@ -1045,7 +1072,7 @@ reload(Daemon *daemon)
 		notify_ready("the new configuration has errors: kept the old one");
 		return;
 	}
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_MAIN);
 	gboolean opened = daemon_open(&fresh, conf, FALSE, &error);
 	g_mutex_unlock(&work.lock);
 	if (!opened) {
@@ -1091,7 +1118,7 @@ reload(Daemon *daemon)
 	set->source = g_steal_pointer(&fresh.reader.source);
 	reader_join(&fresh.reader, FALSE);
 	ReaderSet *unused = g_atomic_pointer_exchange(&daemon->reader.next, set);
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_MAIN);
 	reader_set_free(unused);
 	g_mutex_unlock(&work.lock);
 	wake(daemon->reader.wake[1]);
@@ -1212,10 +1239,10 @@ run_daemon(Daemon *daemon)
 	 * the first pass begins (notify.h). */
 	notify_ready("first pass");
 	int watchdog = notify_watchdog_seconds();
-	outbox_on_progress(notify_watchdog);
+	outbox_on_progress(main_progress);
 	int backoff = 0;
 	while (!util_stop_requested()) {
-		notify_watchdog();
+		notify_progress(NOTIFY_MAIN);
 		if (g_atomic_int_get(&reload_requested))
 			reload(daemon);
 		Pass pass = main_pass(daemon, FALSE, PASS_ALL);
@@ -1250,6 +1277,7 @@ run_daemon(Daemon *daemon)
 		main_sleep(watchdog > 0 ? MIN(wait, watchdog) : wait);
 	}
 	notify_stopping();
+	notify_waiting(NOTIFY_MAIN);
 	reader_join(&daemon->reader, TRUE);
 	util_log("run-stop", "reason", util_stop_requested() ? "signal" : "done",
 	         NULL);
