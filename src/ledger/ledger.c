@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/date.h"
 #include "base/deb822.h"
 #include "base/state_file.h"
 #include "base/util.h"
@@ -588,6 +589,8 @@ read_all(int fd, const char *path, gsize *len, GError **error)
 /* --- The mark: the ledger as tenure last saw it ---------------------- */
 
 #define MARK_NAME "ledger-mark"
+/* The ledger as tenure last saw it, whole (describe_missing). */
+#define SEEN_NAME "ledger-seen"
 /* What to do about a torn mark (see state_file.h). */
 #define MARK_REMEDY                                                         \
 	"remove it to accept the ledger as it is, once you have checked "   \
@@ -709,7 +712,57 @@ mark_write(const char *state_dir, const char *ledger, const char *text,
 	    "%s%s%s",
 	    named, len, events, digest, encoded ? "appending " : "",
 	    encoded ? encoded : "", encoded ? "\n" : "");
+	/* The ledger itself as seen, so that a ledger found shorter can be
+	 * told what it lost (mark_verify). */
+	if (appending == NULL) {
+		g_autofree char *seen = g_build_filename(state_dir, SEEN_NAME, NULL);
+		if (!state_file_write(seen, text, len, error))
+			return FALSE;
+	}
 	return state_file_write(path, record, -1, error);
+}
+
+/* What a ledger of EVENTS events lost against the copy tenure kept
+ * (STATE_DIR/ledger-seen), for the error: "; it lost ...", naming each
+ * missing event, and the stanzas written to STATE_DIR/ledger-missing to
+ * append back.  "" when the copy does not tell. */
+static char *
+describe_missing(const char *path, const char *state_dir, guint events)
+{
+	g_autofree char *seen = g_build_filename(state_dir, SEEN_NAME, NULL);
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	if (!state_file_read(state_dir, seen, "", &text, &len, NULL, NULL) ||
+	    text == NULL)
+		return g_strdup("");
+	g_autoptr(Ledger) copy = ledger_parse(seen, text, len, NULL);
+	if (copy == NULL || copy->events->len <= events)
+		return g_strdup("");
+	GString *names = g_string_new(NULL);
+	GString *stanzas = g_string_new(NULL);
+	for (guint i = events; i < copy->events->len; i++) {
+		const LedgerEvent *event = copy->events->pdata[i];
+		char day[11];
+		g_string_append_printf(names, "%s%s %s %s", i > events ? "; " : "",
+		                       ledger_event_kind_name(event->kind),
+		                       event->member ? event->member : "-",
+		                       date_format(event->date, day));
+		g_autofree char *stanza = ledger_event_to_text(event);
+		g_string_append_printf(stanzas, "\n%s\n", stanza);
+	}
+	g_autofree char *missing =
+	    g_build_filename(state_dir, "ledger-missing", NULL);
+	gboolean written = g_file_set_contents(missing, stanzas->str, -1, NULL);
+	g_string_free(stanzas, TRUE);
+	g_autofree char *list = g_string_free(names, FALSE);
+	if (!written)
+		return g_strdup_printf("; it lost %u event(s) tenure applied and "
+		                       "announced: %s",
+		                       copy->events->len - events, list);
+	return g_strdup_printf(
+	    "; it lost %u event(s) tenure applied and announced: %s; their "
+	    "stanzas are in %s: restore them with `cat %s >> %s`",
+	    copy->events->len - events, list, missing, missing, path);
 }
 
 /* How often this process found the ledger grown past its mark by events
@@ -728,13 +781,15 @@ mark_verify(const char *path, const char *state_dir, const Mark *mark,
 		return TRUE;
 	g_autofree char *mark_path = g_build_filename(state_dir, MARK_NAME, NULL);
 	if (len < mark->bytes || events < mark->events) {
+		g_autofree char *lost = describe_missing(path, state_dir, events);
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: the ledger has %u events (%" G_GSIZE_FORMAT " bytes), "
 		            "fewer than the %u events (%" G_GUINT64_FORMAT " bytes) "
-		            "tenure saw (%s); restore it, or remove %s to accept it "
-		            "as it is",
+		            "tenure saw (%s)%s; restore it, or remove %s to accept "
+		            "it as it is%s",
 		            path, events, len, mark->events, mark->bytes, mark_path,
-		            mark_path);
+		            lost, mark_path,
+		            *lost ? ", without them (never applied again)" : "");
 		return FALSE;
 	}
 	g_autofree char *digest = g_compute_checksum_for_data(
