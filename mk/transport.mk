@@ -46,6 +46,10 @@ dist_check_SCRIPTS += tests/t-reload-race.sh
 # a stand-in for its notification socket.
 TESTS += tests/t-notify.sh tests/t-watchdog.sh
 dist_check_SCRIPTS += tests/t-notify.sh tests/t-watchdog.sh tests/lib/notify-listen.py
+# t-watchdog-hang.sh: a thread hung on a file operation silences the
+# watchdog, whichever other thread goes on (faultshim.so's hang).
+TESTS += tests/t-watchdog-hang.sh
+dist_check_SCRIPTS += tests/t-watchdog-hang.sh
 # SIGHUP and run --once --flush make held and undecided mail due now; a
 # dry run that could not read its source says so.
 TESTS += tests/t-flush.sh

@@ -16,8 +16,8 @@
  * the directories all of whose files it seals.  A module that keeps a
  * new state file with state_file_write adds it here. */
 static const char *const sealed_files[] = {
-    "ledger-mark", "seen",        "pending", "imap-cursor",
-    "imap-failed", "mbox-offset", NULL,
+    "ledger-mark", "ledger-seen", "seen",        "pending",
+    "imap-cursor", "imap-failed", "mbox-offset", NULL,
 };
 static const char *const sealed_dirs[] = {
     "outbox/queue",

@@ -52,6 +52,7 @@
 #include "base/date.h"
 #include "cli/dryrun.h"
 #include "intake/intake.h"
+#include "ledger/ledger.h"
 #include "out/mailout.h"
 #include "base/mime.h"
 #include "out/schedule.h"
@@ -153,8 +154,16 @@ cmd_import(int argc, char **argv)
 		dry = dryrun_begin(conf, &error);
 	else
 		lock = state_file_lock(conf->state_dir, &error);
-	if (dry_run ? dry == NULL : lock < 0) {
+	/* And the ledger's: one ledger, one writer (ledger.h). */
+	int ledger_lock = lock < 0 ? -1
+	                           : ledger_writer_lock(conf->ledger,
+	                                                conf->state_dir, &error);
+	if (dry_run ? dry == NULL : ledger_lock < 0) {
 		cmd_error("import", "%s", error->message);
+		if (lock >= 0)
+			close(lock);
+		if (ledger_lock >= 0)
+			close(ledger_lock);
 		return CMD_FAILED;
 	}
 	/* Under --now as `tenure run` is (cmd_now_rehearsal); else an
@@ -172,6 +181,8 @@ cmd_import(int argc, char **argv)
 		cmd_error("import", "%s", error->message);
 		if (lock >= 0)
 			close(lock);
+		if (ledger_lock >= 0)
+			close(ledger_lock);
 		return CMD_FAILED;
 	}
 	if (dry)
@@ -184,6 +195,8 @@ cmd_import(int argc, char **argv)
 		intake_free(run.intake);
 		if (lock >= 0)
 			close(lock);
+		if (ledger_lock >= 0)
+			close(ledger_lock);
 		return CMD_FAILED;
 	}
 	intake_answered_until(run.intake, own.last);
@@ -202,6 +215,8 @@ cmd_import(int argc, char **argv)
 	intake_free(run.intake);
 	if (lock >= 0)
 		close(lock);
+	if (ledger_lock >= 0)
+		close(ledger_lock);
 	if (!ok) {
 		cmd_error("import", "%s", error->message);
 		return CMD_FAILED;

@@ -234,8 +234,13 @@ cmd_init(int argc, char **argv)
 	if (!cmd_become_owner_of(NAME, written))
 		return CMD_FAILED;
 	int lock = state_dir ? state_file_lock(state_dir, &error) : -1;
-	if (state_dir && lock < 0) {
+	/* The new ledger is this state directory's (ledger.h). */
+	int ledger_lock = lock < 0 ? -1
+	                           : ledger_writer_lock(path, state_dir, &error);
+	if (state_dir && ledger_lock < 0) {
 		cmd_error(NAME, "%s", error->message);
+		if (lock >= 0)
+			close(lock);
 		return CMD_FAILED;
 	}
 	g_autoptr(Ledger) ledger = build(conf, path, g_steal_pointer(&history), opt_rule,
@@ -244,6 +249,8 @@ cmd_init(int argc, char **argv)
 	/* The secret tenure's Message-IDs are made with (mailout.h), so
 	 * that nobody can compute the IDs of its future mail. */
 	ok = ok && (state_dir == NULL || mailout_secret_ensure(state_dir, &error));
+	if (ledger_lock >= 0)
+		close(ledger_lock);
 	if (lock >= 0)
 		close(lock);
 	if (!ok) {

@@ -98,6 +98,7 @@
 #include "base/date.h"
 #include "cli/dryrun.h"
 #include "intake/intake.h"
+#include "ledger/ledger.h"
 #include "out/mailout.h"
 #include "base/netstop.h"
 #include "cli/notify.h"
@@ -245,6 +246,17 @@ install_signals(void)
 	sigset_t set;
 	signal_set(&set);
 	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* Takes the work lock for WHO, which waits meanwhile (notify.h): a
+ * thread held up by the other's work is not stuck itself, and the one
+ * at work is the one the watchdog hears of. */
+static void
+work_lock(NotifyThread who)
+{
+	notify_waiting(who);
+	g_mutex_lock(&work.lock);
+	notify_busy(who);
 }
 
 /* Lets pending signals run their handler, then blocks them again. */
@@ -456,7 +468,7 @@ reader_take_config(Reader *reader)
 	reader->source = g_steal_pointer(&next->source);
 	g_free(next);
 	reader_prepare(reader);
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_READER);
 	g_clear_pointer(&old.source, source_close);
 	g_clear_pointer(&old.intake, intake_free);
 	g_mutex_unlock(&work.lock);
@@ -484,7 +496,7 @@ handle_message(const SourceMessage *message, gpointer user_data,
 		return FALSE;
 	}
 	(void)witnesses_configured(conf); /* before the lock: main_pass */
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_READER);
 	/* In doubt, the evidence is weighed again: a witness may have
 	 * spoken since (the IMAP server, on this very connection). */
 	if (work.scheduled_on != date_today() || clock_in_doubt())
@@ -505,7 +517,7 @@ handle_message(const SourceMessage *message, gpointer user_data,
 	/* Handled, or set aside at a deadline: progress, which the
 	 * watchdog hears of from this thread, as the main loop may be
 	 * waiting for the work lock through a backlog (notify.h). */
-	notify_watchdog();
+	notify_progress(NOTIFY_READER);
 	if (ok) {
 		g_atomic_int_inc(&reader->handled);
 		if (g_get_monotonic_time() - reader->poked > POKE_EVERY)
@@ -539,7 +551,7 @@ reader_fetch(Reader *reader)
 {
 	const Conf *conf = reader->config->conf;
 	g_atomic_int_inc(&fetches_started);
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_READER);
 	gboolean have_ledger = ledger_ready(conf, reader->once, FALSE);
 	g_mutex_unlock(&work.lock);
 	if (!have_ledger)
@@ -574,7 +586,9 @@ reader_fetch(Reader *reader)
 static void
 reader_sleep(Reader *reader, int seconds)
 {
+	notify_waiting(NOTIFY_READER);
 	source_sleep(reader->source, -1, (gint64)MAX(seconds, 0) * 1000);
+	notify_busy(NOTIFY_READER);
 }
 
 static void
@@ -593,6 +607,7 @@ reader_main(gpointer data)
 	Reader *reader = data;
 	int backoff = 0;
 	reader->fetch_ok = TRUE;
+	notify_busy(NOTIFY_READER);
 	while (!reader_quitting(reader)) {
 		drain(reader->wake[0]);
 		reader_take_config(reader);
@@ -627,12 +642,16 @@ reader_main(gpointer data)
 		g_autoptr(GError) error = NULL;
 		const Conf *conf = reader->config->conf;
 		int timeout = conf->poll_interval > 0 ? conf->poll_interval : 300;
-		if (!source_wait(reader->source, timeout, &error)) {
+		notify_waiting(NOTIFY_READER);
+		gboolean waited = source_wait(reader->source, timeout, &error);
+		notify_busy(NOTIFY_READER);
+		if (!waited) {
 			util_log_error("run-error", "step", "wait", "error",
 			               error->message, NULL);
 			reader_back_off(reader, &backoff);
 		}
 	}
+	notify_waiting(NOTIFY_READER);
 	return NULL;
 }
 
@@ -876,7 +895,7 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 	 * (clock_is_witness). */
 	if (what & PASS_SCHEDULE)
 		(void)witnesses_configured(conf);
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_MAIN);
 	/* Mail set aside without a verdict is never set aside silently: its
 	 * report is queued before the outbox is sent. */
 	if (!retry_report(daemon->retry, conf, &error)) {
@@ -924,7 +943,7 @@ main_pass(Daemon *daemon, gboolean once, unsigned what)
 	/* The published files follow the ledger (and the day): after the
 	 * intake and the schedule, which are what change it. */
 	gboolean published = FALSE;
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_MAIN);
 	if ((what & PASS_PUBLISH) && have_ledger && daemon->sink &&
 	    conf->publish_dir && date_now_given())
 		pass.now_unpublished = TRUE;
@@ -1002,6 +1021,7 @@ wake_reader_for_retry(Daemon *daemon)
 static void
 main_sleep(int seconds)
 {
+	notify_waiting(NOTIFY_MAIN);
 	sigset_t mask;
 	pthread_sigmask(SIG_SETMASK, NULL, &mask);
 	sigdelset(&mask, SIGTERM);
@@ -1011,6 +1031,14 @@ main_sleep(int seconds)
 	struct pollfd fd = {.fd = wake_main[0], .events = POLLIN};
 	ppoll(&fd, 1, &pause, &mask);
 	drain(wake_main[0]);
+	notify_busy(NOTIFY_MAIN);
+}
+
+/* A mail the outbox tried: the main thread's progress (notify.h). */
+static void
+main_progress(void)
+{
+	notify_progress(NOTIFY_MAIN);
 }
 
 /* Makes the held mail and the mail waiting for a verdict due now
@@ -1052,7 +1080,7 @@ reload(Daemon *daemon)
 		notify_ready("the new configuration has errors: kept the old one");
 		return;
 	}
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_MAIN);
 	gboolean opened = daemon_open(&fresh, conf, FALSE, &error);
 	g_mutex_unlock(&work.lock);
 	if (!opened) {
@@ -1062,17 +1090,26 @@ reload(Daemon *daemon)
 		             "old one");
 		return;
 	}
-	/* The lock is on the old state directory: running on a new one
-	 * unlocked would let a `tenure import` there write the same seen
-	 * and pending records at the same time. */
-	if (g_strcmp0(fresh.config->conf->state_dir,
-	              daemon->config->conf->state_dir) != 0) {
+	/* The locks are on the old state directory and the old ledger:
+	 * running on a new one unlocked would let a `tenure import` there
+	 * write the same seen and pending records at the same time, or a
+	 * second tenure write (and announce) the same ledger. */
+	const char *moved =
+	    g_strcmp0(fresh.config->conf->state_dir,
+	              daemon->config->conf->state_dir) != 0 ? "state-dir"
+	    : g_strcmp0(fresh.config->conf->ledger,
+	                daemon->config->conf->ledger) != 0 ? "ledger"
+	                                                   : NULL;
+	if (moved) {
 		daemon_clear(&fresh);
+		g_autofree char *why = g_strdup_printf(
+		    "%s changed: restart tenure to move it", moved);
 		util_log_error("run-reload", "result", "kept the old configuration",
-		         "error", "state-dir changed: restart tenure to move it",
-		         NULL);
-		notify_ready("state-dir changed: kept the old configuration; "
-		             "restart tenure to move it");
+		         "error", why, NULL);
+		g_autofree char *status = g_strdup_printf(
+		    "%s changed: kept the old configuration; restart tenure to "
+		    "move it", moved);
+		notify_ready(status);
 		return;
 	}
 	g_clear_pointer(&daemon->sink, sink_close);
@@ -1089,7 +1126,7 @@ reload(Daemon *daemon)
 	set->source = g_steal_pointer(&fresh.reader.source);
 	reader_join(&fresh.reader, FALSE);
 	ReaderSet *unused = g_atomic_pointer_exchange(&daemon->reader.next, set);
-	g_mutex_lock(&work.lock);
+	work_lock(NOTIFY_MAIN);
 	reader_set_free(unused);
 	g_mutex_unlock(&work.lock);
 	wake(daemon->reader.wake[1]);
@@ -1233,10 +1270,10 @@ run_daemon(Daemon *daemon)
 	 * the first pass begins (notify.h). */
 	notify_ready("first pass");
 	int watchdog = notify_watchdog_seconds();
-	outbox_on_progress(notify_watchdog);
+	outbox_on_progress(main_progress);
 	int backoff = 0;
 	while (!util_stop_requested()) {
-		notify_watchdog();
+		notify_progress(NOTIFY_MAIN);
 		if (g_atomic_int_get(&reload_requested))
 			reload(daemon);
 		Pass pass = main_pass(daemon, FALSE, PASS_ALL);
@@ -1271,6 +1308,7 @@ run_daemon(Daemon *daemon)
 		main_sleep(watchdog > 0 ? MIN(wait, watchdog) : wait);
 	}
 	notify_stopping();
+	notify_waiting(NOTIFY_MAIN);
 	reader_join(&daemon->reader, TRUE);
 	util_log("run-stop", "reason", util_stop_requested() ? "signal" : "done",
 	         NULL);
@@ -1369,19 +1407,26 @@ cmd_run(int argc, char **argv)
 		return run_dry(conf);
 	g_autoptr(GError) error = NULL;
 	int lock = state_file_lock(conf->state_dir, &error);
-	if (lock < 0) {
+	int ledger_lock = lock < 0 ? -1
+	                           : ledger_writer_lock(conf->ledger,
+	                                                conf->state_dir, &error);
+	if (ledger_lock < 0) {
 		cmd_error(NAME, "%s", error->message);
 		conf_free(conf);
+		if (lock >= 0)
+			close(lock);
 		return CMD_FAILED;
 	}
 	if (date_now_given() && !cmd_now_rehearsal(NAME, conf)) {
 		conf_free(conf);
+		close(ledger_lock);
 		close(lock);
 		return CMD_FAILED;
 	}
 	if (!open_wake_pipe(wake_main, &error)) {
 		cmd_error(NAME, "%s", error->message);
 		conf_free(conf);
+		close(ledger_lock);
 		close(lock);
 		return CMD_FAILED;
 	}
@@ -1389,6 +1434,7 @@ cmd_run(int argc, char **argv)
 	if (!daemon_open(&daemon, conf, FALSE, &error)) {
 		cmd_error(NAME, "%s", error->message);
 		close_wake_pipe(wake_main);
+		close(ledger_lock);
 		close(lock);
 		return CMD_FAILED;
 	}
@@ -1404,6 +1450,7 @@ cmd_run(int argc, char **argv)
 	daemon_clear(&daemon);
 	netstop_children_kill();
 	close_wake_pipe(wake_main);
+	close(ledger_lock);
 	close(lock);
 	return status;
 }

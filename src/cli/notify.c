@@ -6,6 +6,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "cli/notify.h"
+#include "base/util.h"
 
 void
 notify_ready(const char *status)
@@ -52,14 +53,65 @@ watchdog_usec(void)
 	return usec;
 }
 
+/* For each thread, the monotonic µs since which it has due work and
+ * no progress, or 0 while it waits; and whether the log has named it as
+ * the one withholding WATCHDOG=1 since its last progress. */
+static gint64 busy_since[NOTIFY_THREADS];
+static gint withheld_said[NOTIFY_THREADS];
+static const char *const thread_names[NOTIFY_THREADS] = {
+	[NOTIFY_MAIN] = "main",
+	[NOTIFY_READER] = "reader",
+};
+
+void
+notify_busy(NotifyThread thread)
+{
+	g_atomic_int_set(&withheld_said[thread], 0);
+	gint64 now = g_get_monotonic_time();
+	__atomic_store_n(&busy_since[thread], now, __ATOMIC_SEQ_CST);
+}
+
+void
+notify_waiting(NotifyThread thread)
+{
+	g_atomic_int_set(&withheld_said[thread], 0);
+	__atomic_store_n(&busy_since[thread], 0, __ATOMIC_SEQ_CST);
+}
+
+void
+notify_progress(NotifyThread thread)
+{
+	notify_busy(thread);
+	notify_watchdog();
+}
+
 /* sd_notify(3) opens a socket of its own for each call and sends the
  * message in one datagram: two threads saying WATCHDOG=1 at once send
  * two whole messages. */
 void
 notify_watchdog(void)
 {
-	if (watchdog_usec() > 0)
-		sd_notify(0, "WATCHDOG=1");
+	uint64_t usec = watchdog_usec();
+	if (usec == 0)
+		return;
+	gint64 now = g_get_monotonic_time();
+	for (int i = 0; i < NOTIFY_THREADS; i++) {
+		gint64 since = __atomic_load_n(&busy_since[i], __ATOMIC_SEQ_CST);
+		if (since == 0 || now - since < (gint64)usec)
+			continue;
+		if (g_atomic_int_compare_and_exchange(&withheld_said[i], 0, 1)) {
+			char seconds[32];
+			g_snprintf(seconds, sizeof seconds, "%" G_GINT64_FORMAT,
+			           (now - since) / G_USEC_PER_SEC);
+			util_log_warning("watchdog-withheld", "thread",
+			                 thread_names[i], "busy-for", seconds,
+			                 "reason",
+			                 "no progress for a watchdog period",
+			                 NULL);
+		}
+		return;
+	}
+	sd_notify(0, "WATCHDOG=1");
 }
 
 int

@@ -10,10 +10,16 @@
  * says it): the main loop says it at each of its passes, and whichever
  * thread makes progress says it at once: the reader after each message
  * it handled, the main thread after each mail the outbox tried
- * (issue 33 item 5).  A backlog of slow verifications, during which the
- * main loop waits for the work lock, is work; a gpg hung past the
- * period, or a deadlock, leaves every thread silent, and systemd kills
- * the daemon.
+ * (issue 33 item 5).  And it says it only while every thread with due
+ * work goes on (issue 43 item 1): each thread says when it waits (for
+ * mail, a timer, the work lock) and when it works again, and a thread
+ * at work with no progress for a whole period (stuck for good on a
+ * file operation outside the work lock: the reader's move of a handled
+ * message into cur/, the outbox's record of a sent mail) withholds
+ * WATCHDOG=1 from the other, whose work alone is not the daemon's.  A
+ * backlog of slow verifications, during which the main loop waits for
+ * the work lock, is work; a gpg hung past the period, or a deadlock,
+ * leaves every thread silent, and systemd kills the daemon.
  *
  * Every function does nothing when systemd did not start tenure (no
  * NOTIFY_SOCKET: a shell, a timer's `run --once` under Type=oneshot),
@@ -33,7 +39,27 @@ void notify_status(const char *format, ...) G_GNUC_PRINTF(1, 2);
 void notify_reloading(void);
 /* STOPPING=1: the daemon is finishing the message at hand and exits. */
 void notify_stopping(void);
-/* WATCHDOG=1, when the unit asked for a watchdog: work went on.  Safe
+/* The threads whose progress the watchdog hears of. */
+typedef enum {
+	NOTIFY_MAIN,    /* the schedule and the outbox */
+	NOTIFY_READER,  /* the reader of the list */
+	NOTIFY_THREADS
+} NotifyThread;
+
+/* THREAD has work again, or got the work lock it waited for: its time
+ * without progress counts from now. */
+void notify_busy(NotifyThread thread);
+/* THREAD waits, for news, a timer or the work lock another thread
+ * holds: it has no due work of its own to make progress on. */
+void notify_waiting(NotifyThread thread);
+/* THREAD made progress (a message handled, a mail tried, a pass of the
+ * main loop): WATCHDOG=1 (notify_watchdog), its time counted from now. */
+void notify_progress(NotifyThread thread);
+/* WATCHDOG=1, when the unit asked for a watchdog and every thread with
+ * due work made progress within the period (WATCHDOG_USEC) or waits: a
+ * thread stuck past the period (a file operation on a hung disk, a
+ * gpgv past its deadline) silences the watchdog whichever other thread
+ * goes on, and is named once in the log (watchdog-withheld).  Safe
  * from any thread (one datagram, sent whole, per call). */
 void notify_watchdog(void);
 /* The longest the main loop may sleep between two notify_watchdog

@@ -5,11 +5,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/date.h"
 #include "base/deb822.h"
 #include "base/state_file.h"
 #include "base/util.h"
@@ -587,6 +589,8 @@ read_all(int fd, const char *path, gsize *len, GError **error)
 /* --- The mark: the ledger as tenure last saw it ---------------------- */
 
 #define MARK_NAME "ledger-mark"
+/* The ledger as tenure last saw it, whole (describe_missing). */
+#define SEEN_NAME "ledger-seen"
 /* What to do about a torn mark (see state_file.h). */
 #define MARK_REMEDY                                                         \
 	"remove it to accept the ledger as it is, once you have checked "   \
@@ -597,6 +601,7 @@ typedef struct {
 	guint events;
 	char *sha256;     /* of the first BYTES bytes */
 	GBytes *appending; /* the text being appended after them, or NULL */
+	char *ledger;      /* the ledger's path, or NULL (an older mark) */
 } Mark;
 
 static void
@@ -604,6 +609,7 @@ mark_clear(Mark *mark)
 {
 	g_clear_pointer(&mark->sha256, g_free);
 	g_clear_pointer(&mark->appending, g_bytes_unref);
+	g_clear_pointer(&mark->ledger, g_free);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Mark, mark_clear)
@@ -651,6 +657,9 @@ mark_read(const char *state_dir, Mark *mark, gboolean *found, GError **error)
 			g_clear_pointer(&mark->appending, g_bytes_unref);
 			mark->appending = g_bytes_new_take(data, n);
 			bad |= n == 0;
+		} else if (g_str_has_prefix(lines[i], "ledger ")) {
+			g_free(mark->ledger);
+			mark->ledger = g_strdup(lines[i] + 7);
 		}
 	}
 	if (!have_bytes || !have_events || bad || mark->sha256 == NULL ||
@@ -665,13 +674,32 @@ mark_read(const char *state_dir, Mark *mark, gboolean *found, GError **error)
 	return TRUE;
 }
 
-/* Records TEXT (LEN bytes, EVENTS events) as the ledger tenure saw and,
- * when APPENDING is not NULL, the text it is about to append to it. */
+/* PATH made absolute, its directory's symbolic links resolved (the
+ * file itself may not exist yet), for naming a ledger or a state
+ * directory the same way whoever names it. */
+static char *
+canonical_path(const char *path)
+{
+	g_autofree char *absolute = g_canonicalize_filename(path, NULL);
+	g_autofree char *dir = g_path_get_dirname(absolute);
+	g_autofree char *base = g_path_get_basename(absolute);
+	char *real = realpath(dir, NULL);
+	if (real == NULL)
+		return g_steal_pointer(&absolute);
+	char *result = g_build_filename(real, base, NULL);
+	free(real);
+	return result;
+}
+
+/* Records TEXT (LEN bytes, EVENTS events) as the ledger at LEDGER tenure
+ * saw and, when APPENDING is not NULL, the text it is about to append to
+ * it. */
 static gboolean
-mark_write(const char *state_dir, const char *text, gsize len, guint events,
-           const char *appending, GError **error)
+mark_write(const char *state_dir, const char *ledger, const char *text,
+           gsize len, guint events, const char *appending, GError **error)
 {
 	g_autofree char *path = g_build_filename(state_dir, MARK_NAME, NULL);
+	g_autofree char *named = canonical_path(ledger);
 	g_autofree char *digest =
 	    g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
 	g_autofree char *encoded =
@@ -680,10 +708,61 @@ mark_write(const char *state_dir, const char *text, gsize len, guint events,
 	              : NULL;
 	g_autofree char *record = g_strdup_printf(
 	    "# tenure: the ledger as last seen; it may only grow (see tenure(1))\n"
-	    "bytes %" G_GSIZE_FORMAT "\nevents %u\nsha256 %s\n%s%s%s",
-	    len, events, digest, encoded ? "appending " : "",
+	    "ledger %s\nbytes %" G_GSIZE_FORMAT "\nevents %u\nsha256 %s\n"
+	    "%s%s%s",
+	    named, len, events, digest, encoded ? "appending " : "",
 	    encoded ? encoded : "", encoded ? "\n" : "");
+	/* The ledger itself as seen, so that a ledger found shorter can be
+	 * told what it lost (mark_verify). */
+	if (appending == NULL) {
+		g_autofree char *seen = g_build_filename(state_dir, SEEN_NAME, NULL);
+		if (!state_file_write(seen, text, len, error))
+			return FALSE;
+	}
 	return state_file_write(path, record, -1, error);
+}
+
+/* What a ledger of EVENTS events lost against the copy tenure kept
+ * (STATE_DIR/ledger-seen), for the error: "; it lost ...", naming each
+ * missing event, and the stanzas written to STATE_DIR/ledger-missing to
+ * append back.  "" when the copy does not tell. */
+static char *
+describe_missing(const char *path, const char *state_dir, guint events)
+{
+	g_autofree char *seen = g_build_filename(state_dir, SEEN_NAME, NULL);
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	if (!state_file_read(state_dir, seen, "", &text, &len, NULL, NULL) ||
+	    text == NULL)
+		return g_strdup("");
+	g_autoptr(Ledger) copy = ledger_parse(seen, text, len, NULL);
+	if (copy == NULL || copy->events->len <= events)
+		return g_strdup("");
+	GString *names = g_string_new(NULL);
+	GString *stanzas = g_string_new(NULL);
+	for (guint i = events; i < copy->events->len; i++) {
+		const LedgerEvent *event = copy->events->pdata[i];
+		char day[11];
+		g_string_append_printf(names, "%s%s %s %s", i > events ? "; " : "",
+		                       ledger_event_kind_name(event->kind),
+		                       event->member ? event->member : "-",
+		                       date_format(event->date, day));
+		g_autofree char *stanza = ledger_event_to_text(event);
+		g_string_append_printf(stanzas, "\n%s\n", stanza);
+	}
+	g_autofree char *missing =
+	    g_build_filename(state_dir, "ledger-missing", NULL);
+	gboolean written = g_file_set_contents(missing, stanzas->str, -1, NULL);
+	g_string_free(stanzas, TRUE);
+	g_autofree char *list = g_string_free(names, FALSE);
+	if (!written)
+		return g_strdup_printf("; it lost %u event(s) tenure applied and "
+		                       "announced: %s",
+		                       copy->events->len - events, list);
+	return g_strdup_printf(
+	    "; it lost %u event(s) tenure applied and announced: %s; their "
+	    "stanzas are in %s: restore them with `cat %s >> %s`",
+	    copy->events->len - events, list, missing, missing, path);
 }
 
 /* How often this process found the ledger grown past its mark by events
@@ -702,13 +781,15 @@ mark_verify(const char *path, const char *state_dir, const Mark *mark,
 		return TRUE;
 	g_autofree char *mark_path = g_build_filename(state_dir, MARK_NAME, NULL);
 	if (len < mark->bytes || events < mark->events) {
+		g_autofree char *lost = describe_missing(path, state_dir, events);
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: the ledger has %u events (%" G_GSIZE_FORMAT " bytes), "
 		            "fewer than the %u events (%" G_GUINT64_FORMAT " bytes) "
-		            "tenure saw (%s); restore it, or remove %s to accept it "
-		            "as it is",
+		            "tenure saw (%s)%s; restore it, or remove %s to accept "
+		            "it as it is%s",
 		            path, events, len, mark->events, mark->bytes, mark_path,
-		            mark_path);
+		            lost, mark_path,
+		            *lost ? ", without them (never applied again)" : "");
 		return FALSE;
 	}
 	g_autofree char *digest = g_compute_checksum_for_data(
@@ -761,7 +842,7 @@ mark_check(const char *path, const char *state_dir, const Mark *mark,
 		return FALSE;
 	if (found && len == mark->bytes && mark->appending == NULL)
 		return TRUE;
-	return mark_write(state_dir, text, len, events, NULL, error);
+	return mark_write(state_dir, path, text, len, events, NULL, error);
 }
 
 /* The length of what follows the bytes MARK recorded in TEXT (LEN
@@ -847,11 +928,11 @@ separator(const char *text, gsize len)
  * it), as far as the disk lets it: should either fail, the next start
  * finds a beginning of the append and cuts it back then. */
 static void
-cut_back(int fd, gsize len, const char *state_dir, const char *text,
-         guint events)
+cut_back(int fd, const char *path, gsize len, const char *state_dir,
+         const char *text, guint events)
 {
 	if (ftruncate(fd, (off_t)len) == 0 && fsync(fd) == 0 && state_dir)
-		mark_write(state_dir, text, len, events, NULL, NULL);
+		mark_write(state_dir, path, text, len, events, NULL, NULL);
 }
 
 gboolean
@@ -926,14 +1007,14 @@ ledger_file_append(const char *path, const char *state_dir,
 	 * machine stop in the middle, what reached the disk is a beginning
 	 * of that text, which the next start cuts back (cut_torn), while a
 	 * stanza added by hand is never taken for one. */
-	if (state_dir && !mark_write(state_dir, existing, len,
+	if (state_dir && !mark_write(state_dir, path, existing, len,
 	                             ledger->events->len, added, error))
 		goto out;
 	/* One write for the separator and the stanza: a crash between two
 	 * would leave a stray blank line. */
 	if (!write_all(fd, path, added, strlen(added), error)) {
 		/* A short write (disk full) must not leave half a stanza. */
-		cut_back(fd, len, state_dir, existing, ledger->events->len);
+		cut_back(fd, path, len, state_dir, existing, ledger->events->len);
 		goto out;
 	}
 	if (fsync(fd) < 0) {
@@ -942,11 +1023,11 @@ ledger_file_append(const char *path, const char *state_dir,
 		 * truth; the caller also looks again before deciding anew. */
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: fsync: %s", path, g_strerror(errno));
-		cut_back(fd, len, state_dir, existing, ledger->events->len);
+		cut_back(fd, path, len, state_dir, existing, ledger->events->len);
 		goto out;
 	}
 	ok = !state_dir ||
-	     mark_write(state_dir, candidate, strlen(candidate),
+	     mark_write(state_dir, path, candidate, strlen(candidate),
 	                ledger->events->len + 1, NULL, error);
 out:
 	close(fd);
@@ -1025,7 +1106,7 @@ ledger_file_create(const char *path, const Ledger *ledger,
 	}
 	unlink(temp);
 	ok = ok && util_fsync_dir(path, error);
-	return ok && (!state_dir || mark_write(state_dir, text, len,
+	return ok && (!state_dir || mark_write(state_dir, path, text, len,
 	                                       ledger->events->len, NULL, error));
 }
 
@@ -1133,3 +1214,155 @@ ledger_file_load(const char *path, const char *state_dir, LedgerLoadMode mode,
 	return g_steal_pointer(&ledger);
 }
 
+
+/* --- One ledger, one writer ----------------------------------------- */
+
+/* The holder's record, read from the lock file at PATH (FD): its state
+ * directory in *STATE_DIR, its process in *PID and the ledger it was
+ * written beside in *LEDGER, each NULL when the file does not say. */
+static void
+owner_read(int fd, const char *path, char **state_dir, char **pid,
+           char **ledger)
+{
+	gsize len = 0;
+	g_autofree char *text = read_all(fd, path, &len, NULL);
+	*state_dir = *pid = *ledger = NULL;
+	if (text == NULL)
+		return;
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	/* The last piece follows the last newline: not a whole line. */
+	for (guint i = 0; lines[i] && lines[i + 1]; i++) {
+		if (g_str_has_prefix(lines[i], "state-dir ") && *state_dir == NULL)
+			*state_dir = g_strdup(lines[i] + 10);
+		else if (g_str_has_prefix(lines[i], "pid ") && *pid == NULL)
+			*pid = g_strdup(lines[i] + 4);
+		else if (g_str_has_prefix(lines[i], "ledger ") && *ledger == NULL)
+			*ledger = g_strdup(lines[i] + 7);
+	}
+}
+
+/* Records in the lock file (FD, PATH) that STATE_DIR writes LEDGER, in
+ * this process. */
+static gboolean
+owner_write(int fd, const char *path, const char *state_dir,
+            const char *ledger, GError **error)
+{
+	g_autofree char *record = g_strdup_printf(
+	    "# tenure: the state directory that writes the ledger beside, and "
+	    "the process that last\n# held this lock (tenure(1), SERVICE: one "
+	    "ledger, one writer)\nledger %s\nstate-dir %s\npid %ld\n",
+	    ledger, state_dir, (long)getpid());
+	/* Not fsynced: the record only names, and the lock is the kernel's.
+	 * What a power loss leaves of it is read a line at a time, only
+	 * lines whole to their newline (owner_read), and a record lost
+	 * whole lets the next writer take the ledger, as before there was
+	 * one. */
+	gsize len = strlen(record);
+	if (pwrite(fd, record, len, 0) != (ssize_t)len ||
+	    ftruncate(fd, (off_t)len) < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", path,
+		            g_strerror(errno));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/* Whether the ledger at LEDGER is there and its lock file names
+ * STATE_DIR as its writer. */
+static gboolean
+owns(const char *ledger, const char *state_dir)
+{
+	if (!g_file_test(ledger, G_FILE_TEST_EXISTS))
+		return FALSE;
+	g_autofree char *lock_path = g_strconcat(ledger, LEDGER_LOCK_SUFFIX, NULL);
+	g_autofree char *holder = NULL, *pid = NULL, *beside = NULL;
+	int fd = open(lock_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return FALSE;
+	owner_read(fd, lock_path, &holder, &pid, &beside);
+	close(fd);
+	return holder && strcmp(holder, state_dir) == 0 &&
+	       g_strcmp0(beside, ledger) == 0;
+}
+
+int
+ledger_writer_lock(const char *path, const char *state_dir, GError **error)
+{
+	g_autofree char *ledger = canonical_path(path);
+	g_autofree char *ours = canonical_path(state_dir);
+	g_autofree char *lock_path = g_strconcat(path, LEDGER_LOCK_SUFFIX, NULL);
+	g_autofree char *holder = NULL;
+	g_autofree char *pid = NULL;
+	g_autofree char *written_beside = NULL;
+	int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	if (fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot open the ledger's lock: %s", lock_path,
+		            g_strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int saved = errno;
+		if (saved == EWOULDBLOCK) {
+			owner_read(fd, lock_path, &holder, &pid, &written_beside);
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
+			            "%s: another tenure writes this ledger (state "
+			            "directory %s, pid %s), and a ledger has one "
+			            "writer: each would announce every event itself",
+			            lock_path, holder ? holder : "unknown",
+			            pid ? pid : "unknown");
+		} else {
+			g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+			            "%s: flock: %s", lock_path, g_strerror(saved));
+		}
+		close(fd);
+		return -1;
+	}
+	owner_read(fd, lock_path, &holder, &pid, &written_beside);
+	/* A record written beside a ledger elsewhere came with a copy of
+	 * the whole installation (a backup restored to another place, a
+	 * test copy): it names the original's state directory, not this
+	 * ledger's. */
+	if (written_beside && strcmp(written_beside, ledger) != 0)
+		g_clear_pointer(&holder, g_free);
+	if (holder && strcmp(holder, ours) != 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
+		            "%s: the ledger %s belongs to the state directory %s, "
+		            "not to %s, and a ledger has one writer (each would "
+		            "announce every event itself); give this one a "
+		            "ledger of its own, or, if %s no longer runs (it was "
+		            "moved to %s, or retired), remove %s to give the "
+		            "ledger to %s",
+		            lock_path, ledger, holder, ours, holder, ours, lock_path,
+		            ours);
+		close(fd);
+		return -1;
+	}
+	/* The state's mark names the ledger it was written from: the same
+	 * state directory on two ledgers at once is two committees'
+	 * records mixed. */
+	g_auto(Mark) mark = {0};
+	gboolean found = FALSE;
+	if (!mark_read(state_dir, &mark, &found, error)) {
+		close(fd);
+		return -1;
+	}
+	if (found && mark.ledger && strcmp(mark.ledger, ledger) != 0 &&
+	    owns(mark.ledger, ours)) {
+		g_autofree char *mark_path =
+		    g_build_filename(state_dir, MARK_NAME, NULL);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_LOCKED,
+		            "%s: this state directory keeps the ledger %s, not %s; "
+		            "point the configuration back at %s, or, if %s moved "
+		            "to %s for good, remove the old file %s and its lock",
+		            mark_path, mark.ledger, ledger, mark.ledger,
+		            mark.ledger, ledger, mark.ledger);
+		close(fd);
+		return -1;
+	}
+	if (!owner_write(fd, lock_path, ours, ledger, error)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

@@ -181,6 +181,24 @@ gboolean ledger_append_guarded(const char *path, const char *state_dir,
 gboolean ledger_create(const char *path, const Ledger *ledger,
                        const char *state_dir, GError **error);
 
+/* What follows the ledger's path in the name of its lock file. */
+#define LEDGER_LOCK_SUFFIX ".lock"
+
+/* One ledger, one writer: takes the exclusive lock on PATH.lock, the
+ * file beside the ledger (created, mode 0640), for the commands that
+ * write the ledger (run, import, init), for as long as they run, and
+ * records in it the ledger's path, STATE_DIR and this process.  Refused
+ * (TENURE_ERROR_LOCKED, naming the holder) while another process holds
+ * it; while the file names another state directory, which owns the
+ * ledger even when it does not run (the remedy, removing the file, is in
+ * the message); and when STATE_DIR's mark names another ledger that is
+ * still there and still this state directory's.  A file that names
+ * another ledger's path came with a copy of the whole installation and
+ * names nobody here.  Returns the descriptor that holds the lock until
+ * closed, or -1. */
+int ledger_writer_lock(const char *path, const char *state_dir,
+                       GError **error);
+
 /* The file work behind the loads, appends and creation above, which
  * ledger_store.c defines: each hands these the check a whole ledger
  * must pass, that the committee replays it (committee_replay).  The
