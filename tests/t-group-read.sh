@@ -24,6 +24,10 @@ chmod 0711 "$TEST_DIR"
 S=$W/svc
 mkdir -p "$S/inbox/new" "$S/inbox/cur" "$S/inbox/tmp" "$S/g" "$S/sent"
 cp "$TENURE" "$S/tenure"
+# tenure runs gpg through its helper, found in TENURE_LIBEXECDIR: a copy
+# where the service user can reach it (the build tree may be 0700).
+cp "$TENURE_LIBEXECDIR/tenure-gpg" "$S/tenure-gpg"
+TENURE_LIBEXECDIR=$S
 : >"$S/keyring.gpg"
 committee_ledger --file "$S/ledger" "Carol Chair <carol@example.org>" \
 	"Alice Member <alice@example.org>"

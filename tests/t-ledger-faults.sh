@@ -308,7 +308,7 @@ else
 fi
 run
 test_begin "the next run removes the temp files a killed run left"
-leftover=$(ls "$W/state" | grep -v -E '^(archive|outbox|lock|seen|pending|ledger-mark|ledger-seen|ledger-missing|state-format|retry|clock|clock.lock|message-id-key|unsent|source-contact)$')
+leftover=$(ls "$W/state" | grep -v -E '^(archive|outbox|lock|seen|pending|ledger-mark|ledger-seen|ledger-missing|state-format|retry|reading|clock|clock.lock|message-id-key|unsent|source-contact)$')
 if [ "$(cat "$W/status")" = 0 ] && [ -z "$leftover" ] &&
 	grep -q "^temp-removed file=$W/state/seen" "$W/log"; then
 	test_pass

@@ -58,7 +58,7 @@ fi
 
 test_begin "every mail of the backlog is handled, each once"
 handled() {
-	grep -c -E '^(applied|ignored) .*msgid=<chatter-[0-9]+@example.org>' "$log"
+	grep -c -E '^(applied|ignored|replay) .*msgid=<chatter-[0-9]+@example.org>' "$log"
 }
 wait_for 60 '[ "$(handled)" -ge $N ]'
 test_expect_equal "$N handled, 1 applied, 1 resignation" \

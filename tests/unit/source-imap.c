@@ -87,7 +87,8 @@ test_cursor_round_trip(void)
 	g_assert_true(imap_cursor_save(path, &saved, &error));
 	g_assert_no_error(error);
 	g_assert_cmpint(stat(path, &st), ==, 0);
-	g_assert_cmpint(st.st_mode & 0777, ==, 0600);
+	/* The group's mode, as every state file but the secret's. */
+	g_assert_cmpint(st.st_mode & 0777, ==, 0640);
 	g_assert_true(imap_cursor_load(path, &loaded, &found, &error));
 	g_assert_no_error(error);
 	g_assert_true(found);
