@@ -39,18 +39,23 @@ notify_stopping(void)
 }
 
 /* The unit's watchdog period in microseconds, 0 without one: asked of
- * the environment (WATCHDOG_USEC, for this process's WATCHDOG_PID) once. */
+ * the environment (WATCHDOG_USEC, for this process's WATCHDOG_PID) and
+ * kept.  The main thread and the reader both ask; two first askings at
+ * once get the same answer, and the answer is kept with an atomic store
+ * (a g_once's release is inside GLib, where ThreadSanitizer does not
+ * see it, and it reported the kept value as a race). */
 static uint64_t
 watchdog_usec(void)
 {
-	static gsize once;
-	static uint64_t usec;
-	if (g_once_init_enter(&once)) {
-		if (sd_watchdog_enabled(0, &usec) <= 0)
-			usec = 0;
-		g_once_init_leave(&once, 1);
-	}
-	return usec;
+	static uint64_t usec = UINT64_MAX; /* not asked yet */
+	uint64_t known = __atomic_load_n(&usec, __ATOMIC_ACQUIRE);
+	if (known != UINT64_MAX)
+		return known;
+	uint64_t asked = 0;
+	if (sd_watchdog_enabled(0, &asked) <= 0)
+		asked = 0;
+	__atomic_store_n(&usec, asked, __ATOMIC_RELEASE);
+	return asked;
 }
 
 /* For each thread, the monotonic µs since which it has due work and
