@@ -22,6 +22,7 @@ src_libtenure_a_SOURCES += \
 	src/ledger/pending.c src/ledger/pending.h \
 	src/source/retry.c src/source/retry.h \
 	src/intake/decide.c src/intake/decide.h \
+	src/intake/dsn.c src/intake/dsn.h \
 	src/source/relay.c src/source/relay.h \
 	src/ledger/archive.c src/ledger/archive.h \
 	src/intake/intake.c src/intake/intake.h \
@@ -271,6 +272,15 @@ dist_check_SCRIPTS += tests/t-mbox-lock.sh tests/lib/mbox-writer.py
 check_PROGRAMS += tests/unit/intake-prefilter
 tests_unit_intake_prefilter_LDADD = $(TEST_LDADD)
 TESTS += tests/unit/intake-prefilter
+
+# tests/unit/intake-dsn: delivery status notifications read
+# (src/intake/dsn.c), as a table of exim's and Postfix's reports
+# (tests/data/dsn) and shapes around them (issue 42 item 7).
+check_PROGRAMS += tests/unit/intake-dsn
+tests_unit_intake_dsn_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/intake-dsn
+EXTRA_DIST += tests/data/dsn/README tests/data/dsn/exim-failed.eml \
+	tests/data/dsn/postfix-failed.eml tests/data/dsn/postfix-delayed.eml
 
 # tests/t-replay.sh: a signature already handled is a replay in any frame
 # (an attachment, a multipart/mixed, new parameters): no transcript, one

@@ -46,6 +46,11 @@ dist_check_SCRIPTS += tests/lib/smtp.sh tests/lib/smtpd.py tests/t-mailout.sh \
 	tests/t-clock.sh
 TESTS += tests/t-outcomes.sh
 dist_check_SCRIPTS += tests/t-outcomes.sh
+# Bounces reach tenure: the envelope sender [sink] envelope-from, and
+# the delivery status notifications exim and Postfix send back counted
+# as dead letters (issue 42 item 7; the reports in tests/data/dsn).
+TESTS += tests/t-bounces.sh
+dist_check_SCRIPTS += tests/t-bounces.sh
 TESTS += tests/t-unsent.sh
 dist_check_SCRIPTS += tests/t-unsent.sh
 TESTS += tests/t-ownmail.sh tests/t-ownmail-signed.sh tests/t-restore-resend.sh \

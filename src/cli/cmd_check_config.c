@@ -767,6 +767,9 @@ print_what_run_does(const Conf *conf)
 	       conf->source_user ? conf->source_user : "");
 	printf("and send mail through %s from %s,\n", conf->sink_url,
 	       conf->sink_from);
+	if (conf->sink_envelope_from)
+		printf("bounces to %s (the envelope sender),\n",
+		       conf->sink_envelope_from);
 	if (conf->bot_key)
 		printf("signed by %s, for this committee\n", conf->bot_key);
 	else

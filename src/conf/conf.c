@@ -75,6 +75,7 @@ static const KeySpec keys[] = {
 	{"sink", "ca-file", KEY_PATH, AT(sink_ca_file)},
 	{"sink", "starttls", KEY_STARTTLS, AT(sink_starttls)},
 	{"sink", "from", KEY_MAILBOX, AT(sink_from)},
+	{"sink", "envelope-from", KEY_ADDRESS, AT(sink_envelope_from)},
 	{"reminders", "days-before", KEY_DAYS, AT(days_before)},
 	{"reminders", "announce-days-before", KEY_INT, AT(announce_days_before)},
 	{"reminders", "replies-per-day", KEY_INT, AT(replies_per_day)},
@@ -563,6 +564,13 @@ conf_load(const char *path, GError **error)
 		return NULL;
 	}
 	return g_steal_pointer(&conf);
+}
+
+const char *
+conf_envelope_from(const Conf *conf)
+{
+	return conf->sink_envelope_from ? conf->sink_envelope_from
+	                                : conf->sink_from;
 }
 
 char *

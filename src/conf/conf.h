@@ -96,9 +96,13 @@ typedef struct {
 	char *sink_password_file;
 	char *sink_ca_file;
 	gboolean sink_starttls; /* starttls = required (TRUE) | no */
-	char *sink_from;        /* envelope and From: address */
+	char *sink_from;        /* From: address (and the envelope's,
+	                           unless envelope-from is set) */
 	char *sink_from_name;   /* From: display name ([sink] from =
 	                           "Name <address>"), or NULL */
+	char *sink_envelope_from; /* the envelope sender (MAIL FROM, the
+	                             Maildir sink's Return-Path), where
+	                             bounces go, or NULL: sink_from */
 
 	/* [reminders] */
 	int *days_before;       /* 90, 30, 7 */
@@ -111,6 +115,10 @@ typedef struct {
 	char *publish_dir;      /* index.html, calendar.ics, status.json
 	                           written here (publish.h), or NULL */
 } Conf;
+
+/* The envelope sender of tenure's mail, where bounces go: [sink]
+ * envelope-from, or [sink] from when that is not set. */
+const char *conf_envelope_from(const Conf *conf);
 
 /* Why [committee] contact must be set, or NULL: replies to reminders
  * and transcripts go to it, else to [sink] from, and when that is the

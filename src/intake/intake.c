@@ -1,8 +1,9 @@
 /* intake.c: see intake.h.
  *
  * The order of the checks is the point of this file.  Cheap ones come
- * first so that list traffic costs one MIME parse: size, parse, the
- * bot's own mail and Auto-Submitted, a Message-ID already handled, and
+ * first so that list traffic costs one MIME parse: size, parse, a
+ * delivery status notification (counted by dsn.c, never read further),
+ * the bot's own mail and Auto-Submitted, a Message-ID already handled, and
  * whether any text looks like a command at all.  Only then does gpg run,
  * and only on the one part allowed to carry a command.  Once a command
  * is accepted, its signature is recorded as "applying" before the ledger
@@ -24,6 +25,7 @@
 #include "ledger/committee.h"
 #include "base/date.h"
 #include "intake/decide.h"
+#include "intake/dsn.h"
 #include "verify/gpgrun.h"
 #include "intake/intake.h"
 #include "ledger/ledger.h"
@@ -1224,6 +1226,13 @@ read_mail(const SourceMessage *message, gpointer user_data, GError **error)
 	mail.from = from;
 	mail.subject = g_mime_message_get_subject(parsed);
 
+	/* A delivery status notification is never list traffic: its
+	 * failures are counted against the mail tenure sent (dsn.h), and
+	 * nothing in it is read as a command or answered. */
+	if (dsn_is_report(parsed))
+		return intake->audit ||
+		       dsn_count(intake->conf, message->id, parsed, error);
+
 	const char *skip = not_for_commands(intake, parsed, message_id, from);
 	if (skip) {
 		util_log("ignored", "id", message->id, "msgid",
@@ -1467,8 +1476,11 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 		return FALSE;
 	}
 	/* Mail failing the cheapest test (most list traffic) is neither
-	 * parsed nor counted. */
-	if (!intake_may_carry_command(g_bytes_get_data(message->raw, NULL), size))
+	 * parsed nor counted; a delivery status notification is read for
+	 * what it reports, whatever it holds. */
+	const char *data = g_bytes_get_data(message->raw, NULL);
+	if (!intake_may_carry_command(data, size) &&
+	    !dsn_may_be_report(data, size))
 		return TRUE;
 	return read_counted(intake, message, error);
 }

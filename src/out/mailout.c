@@ -1125,7 +1125,7 @@ unsent_compose(const Conf *conf, GKeyFile *record, gboolean *composed,
 	if (message == NULL)
 		return FALSE;
 	*composed = TRUE;
-	return outbox_add(conf->state_dir, id, conf->sink_from,
+	return outbox_add(conf->state_dir, id, conf_envelope_from(conf),
 	                  (const char *const *)recipients, message, error);
 }
 
@@ -1260,7 +1260,7 @@ mailout_queue(const Conf *conf, const char *kind, GHashTable *vars,
 	if (message == NULL)
 		return unsent_hold(conf, kind, vars, event_key, message_id,
 		                   recipients, local, error);
-	if (!outbox_add(conf->state_dir, message_id, conf->sink_from,
+	if (!outbox_add(conf->state_dir, message_id, conf_envelope_from(conf),
 	                recipients, message, error))
 		return FALSE;
 	util_log("queued", "kind", kind, "event-key", event_key, "message-id",

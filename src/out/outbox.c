@@ -7,10 +7,14 @@
  *   queue/NAME  waiting: an envelope stanza, an empty line, the message
  *   sent/NAME   the record that NAME was delivered (Message-Id, Sent,
  *               and Resends when it was sent again, see below; Noted,
- *               where it was only found elsewhere: "import", "restore")
+ *               where it was only found elsewhere: "import", "restore";
+ *               Envelope-From and Delivered-To, whom it went to, for a
+ *               bounce to be matched to, outbox_bounce)
  *   dead/NAME   a permanent refusal: the queue entry plus Dead-Reason;
  *               a recipient's own dead letter is named by the Message-ID
  *               and that address, with only that address in Recipients
+ *               (a 5xx refusal of that recipient, or a bounce of its
+ *               copy, which holds what the bounce returned of the mail)
  *   dropped/NAME  dropped by the administrator (outbox_drop): the queue
  *               entry plus Dead-Reason "dropped by the administrator:
  *               REASON"; never sent, and known, so never queued again
@@ -495,6 +499,28 @@ remove_file(const char *path, GError **error)
 	return util_fsync_dir(path, error);
 }
 
+/* Every address ENTRY went to, or may have: Delivered-To and the
+ * Recipients left ("a, b"), each once; NULL when it names none (a mail
+ * only noted as found elsewhere). */
+static char *
+entry_took(const Entry *entry)
+{
+	g_autoptr(GPtrArray) took = g_ptr_array_new();
+	char **lists[] = {entry->delivered, entry->recipients};
+	for (gsize l = 0; l < G_N_ELEMENTS(lists); l++)
+		for (char **r = lists[l]; r && *r; r++) {
+			gboolean twice = FALSE;
+			for (guint i = 0; i < took->len && !twice; i++)
+				twice = g_ascii_strcasecmp(took->pdata[i], *r) == 0;
+			if (!twice && **r)
+				g_ptr_array_add(took, *r);
+		}
+	if (took->len == 0)
+		return NULL;
+	g_ptr_array_add(took, NULL);
+	return g_strjoinv(", ", (char **)took->pdata);
+}
+
 /* The sent record of ENTRY at NOW; NOTED (or NULL) says the mail was
  * only found elsewhere, not sent from this outbox. */
 static gboolean
@@ -508,6 +534,15 @@ record_sent_noted(const char *state_dir, const Entry *entry, gint64 now,
 		g_string_append_printf(text, "Resends: %u\n", entry->resends);
 	if (noted)
 		g_string_append_printf(text, "Noted: %s\n", noted);
+	/* Whom it went to, and from where, for a bounce to be matched to
+	 * (outbox_bounce).  A recipient refused for good that is still in
+	 * Recipients has a dead letter already, which a bounce finds. */
+	if (entry->envelope_from)
+		g_string_append_printf(text, "Envelope-From: %s\n",
+		                       entry->envelope_from);
+	g_autofree char *took = entry_took(entry);
+	if (took)
+		g_string_append_printf(text, "Delivered-To: %s\n", took);
 	g_autofree char *record = g_string_free(text, FALSE);
 	g_autofree char *sent = outbox_path(state_dir, "sent", entry->name);
 	g_autofree char *queued = outbox_path(state_dir, "queue", entry->name);
@@ -772,6 +807,14 @@ refused_all(const Entry *entry, const GPtrArray *refused)
 	return TRUE;
 }
 
+/* The name of the dead letter of MESSAGE_ID's copy for ADDRESS alone. */
+static char *
+recipient_letter_name(const char *message_id, const char *address)
+{
+	g_autofree char *key = g_strconcat(message_id, "\n", address, NULL);
+	return entry_name(key);
+}
+
 /* Makes ENTRY's copy for the recipient of REFUSAL a dead letter of its
  * own, dead/NAME with NAME from the Message-ID and the address, and
  * reports it.  A dead letter already there (a resend after a crash met
@@ -780,9 +823,8 @@ static gboolean
 bury_recipient(const char *state_dir, const Entry *entry,
                const SinkRefusal *refusal, guint *n_dead, GError **error)
 {
-	g_autofree char *key =
-	    g_strconcat(entry->message_id, "\n", refusal->address, NULL);
-	g_autofree char *name = entry_name(key);
+	g_autofree char *name =
+	    recipient_letter_name(entry->message_id, refusal->address);
 	g_autofree char *reason = g_strdup_printf(
 	    "recipient %s refused: %s", refusal->address, refusal->reply);
 	char *only[] = {refusal->address, NULL};
@@ -1276,4 +1318,93 @@ outbox_drop(const char *state_dir, const char *message_id,
 	}
 	close(lock);
 	return ok;
+}
+
+/* What the outbox holds of MESSAGE_ID's delivery, as an entry whose
+ * Recipients are who took the mail: from its sent record (one only
+ * noted as found elsewhere, or written by a release that did not keep
+ * Delivered-To, holds none), or from its queue entry while some
+ * recipients still wait.  NULL when nothing here says. */
+static Entry *
+delivery_of(const char *state_dir, const char *message_id)
+{
+	g_autofree char *name = entry_name(message_id);
+	g_autofree char *sent = outbox_path(state_dir, "sent", name);
+	g_autofree char *text = NULL;
+	gsize len = 0;
+	if (!g_file_get_contents(sent, &text, &len, NULL)) {
+		g_autofree char *queued = outbox_path(state_dir, "queue", name);
+		Entry *entry = entry_load(state_dir, queued, NULL, NULL);
+		if (entry && entry->delivered == NULL)
+			g_clear_pointer(&entry, entry_free);
+		if (entry) {
+			g_strfreev(entry->recipients);
+			entry->recipients = g_steal_pointer(&entry->delivered);
+		}
+		return entry;
+	}
+	g_autoptr(GPtrArray) stanzas = deb822_parse(sent, text, len, NULL);
+	if (stanzas == NULL || stanzas->len != 1)
+		return NULL;
+	const Deb822Stanza *stanza = stanzas->pdata[0];
+	const char *delivered = deb822_get(stanza, "Delivered-To");
+	if (deb822_get(stanza, "Noted") || delivered == NULL ||
+	    g_strcmp0(deb822_get(stanza, "Message-Id"), message_id) != 0)
+		return NULL;
+	Entry *entry = g_new0(Entry, 1);
+	entry->message_id = g_strdup(message_id);
+	const char *from = deb822_get(stanza, "Envelope-From");
+	entry->envelope_from = g_strdup(from ? from : "");
+	if (!parse_int64(deb822_get(stanza, "Sent"), &entry->queued))
+		entry->queued = 0;
+	entry->recipients = g_strsplit(delivered, ",", -1);
+	for (char **r = entry->recipients; *r; r++)
+		g_strstrip(*r);
+	return entry;
+}
+
+gboolean
+outbox_bounce(const char *state_dir, const char *message_id,
+              const char *const *addresses, const char *reason,
+              GBytes *returned, OutboxBounce *outcome, char **recipient,
+              GError **error)
+{
+	*outcome = OUTBOX_BOUNCE_NOT_SENT;
+	*recipient = NULL;
+	g_autoptr(Entry) sent = delivery_of(state_dir, message_id);
+	if (sent == NULL)
+		return TRUE;
+	char *address = NULL;
+	for (const char *const *a = addresses; *a && address == NULL; a++)
+		for (char **r = sent->recipients; *r && address == NULL; r++)
+			if (g_ascii_strcasecmp(*a, *r) == 0)
+				address = *r;
+	if (address == NULL) {
+		*outcome = OUTBOX_BOUNCE_NOT_RECIPIENT;
+		return TRUE;
+	}
+	*recipient = g_strdup(address);
+	g_autofree char *name = recipient_letter_name(message_id, address);
+	/* Counted once: the same report read again, or a 5xx refusal of
+	 * that recipient already, finds its letter. */
+	if (known_in(state_dir, "dead", name)) {
+		*outcome = OUTBOX_BOUNCE_KNOWN;
+		return TRUE;
+	}
+	if (!outbox_ensure(state_dir, error))
+		return FALSE;
+	g_autoptr(GBytes) empty = g_bytes_new_static("", 0);
+	char *only[] = {address, NULL};
+	Entry letter = *sent;
+	letter.name = name;
+	letter.recipients = only;
+	letter.message = returned ? returned : empty;
+	g_autofree char *why =
+	    g_strdup_printf("recipient %s bounced: %s", address, reason);
+	guint n_dead = 0;
+	if (!write_dead(state_dir, name, &letter, address, why, &n_dead,
+	                error))
+		return FALSE;
+	*outcome = n_dead ? OUTBOX_BOUNCE_COUNTED : OUTBOX_BOUNCE_KNOWN;
+	return TRUE;
 }

@@ -77,6 +77,32 @@ GPtrArray *outbox_dead_letters(const char *state_dir);
  * how many messages that was. */
 guint outbox_resends(const char *state_dir, guint *messages);
 
+/* What outbox_bounce made of a bounce. */
+typedef enum {
+	OUTBOX_BOUNCE_COUNTED,       /* that copy is a dead letter now */
+	OUTBOX_BOUNCE_KNOWN,         /* its dead letter was there already */
+	OUTBOX_BOUNCE_NOT_SENT,      /* this outbox never sent the mail */
+	OUTBOX_BOUNCE_NOT_RECIPIENT, /* sent, to none of the addresses */
+} OutboxBounce;
+
+/* A delivery status notification (RFC 3464) says that the mail
+ * MESSAGE_ID failed for one of ADDRESSES (NULL-terminated: the report's
+ * Original-Recipient and Final-Recipient, in that order).  When this
+ * outbox sent that mail to one of them (its sent record names whom it
+ * went to, Delivered-To; a queued mail, whom it went to already), that
+ * recipient's copy becomes a dead letter of its own, as a 5xx refusal
+ * makes it, for REASON ("recipient ADDRESS bounced: REASON"), holding
+ * RETURNED (what the report returned of
+ * the mail; may be NULL), and *RECIPIENT (newly allocated) names the
+ * address.  Mail only noted as found elsewhere, mail sent by a release
+ * whose records name no recipients, or an address it did not go to
+ * counts nothing (*OUTCOME says which).  FALSE with ERROR only when the
+ * letter cannot be written. */
+gboolean outbox_bounce(const char *state_dir, const char *message_id,
+                       const char *const *addresses, const char *reason,
+                       GBytes *returned, OutboxBounce *outcome,
+                       char **recipient, GError **error);
+
 /* A queued message as `tenure run --dry-run` and `tenure outbox` show
  * it. */
 typedef struct {

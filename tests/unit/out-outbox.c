@@ -274,6 +274,98 @@ test_maildir_sink(void)
 	g_assert_true(outbox_known(state, "<m1@example.org>"));
 }
 
+/* outbox_bounce after a Maildir sink took a mail for two recipients:
+ * the sent record names both, a bounce of either makes a dead letter of
+ * its own once, and a bounce of mail this outbox did not send (only
+ * noted as found in the list, or sent by a release whose records name
+ * no recipients), or of an address it did not go to, counts nothing. */
+static void
+test_bounce(void)
+{
+	g_autofree char *state = fresh_dir("state");
+	g_autofree char *out = fresh_dir("out");
+	g_autofree char *url = g_strdup_printf("maildir:%s/Maildir", out);
+	g_autoptr(Conf) conf = test_conf(state, url);
+	Sink *sink = open_sink(conf);
+	static const char *const two[] = {"ctte@example.org",
+	                                  "Alice@example.org", NULL};
+	g_autoptr(GBytes) message = sample_message("<b1@example.org>");
+	g_autoptr(GError) error = NULL;
+	g_assert_true(outbox_add(state, "<b1@example.org>",
+	                         "bounces@example.org", two, message, &error));
+	g_assert_no_error(error);
+	flush_expect(state, sink, 1000, 1, 0, 0);
+	sink_close(sink);
+	static const char headers[] = "Message-ID: <b1@example.org>\n";
+	g_autoptr(GBytes) returned =
+	    g_bytes_new_static(headers, sizeof headers - 1);
+	static const struct {
+		const char *message_id;
+		const char *addresses[3];
+		OutboxBounce outcome;
+		const char *recipient;
+		guint dead;
+	} steps[] = {
+	    {"<b1@example.org>", {"nobody@example.org", NULL},
+	     OUTBOX_BOUNCE_NOT_RECIPIENT, NULL, 0},
+	    {"<other@example.org>", {"alice@example.org", NULL},
+	     OUTBOX_BOUNCE_NOT_SENT, NULL, 0},
+	    /* Original-Recipient first, then Final-Recipient; any case. */
+	    {"<b1@example.org>", {"alias@example.net", "alice@EXAMPLE.org"},
+	     OUTBOX_BOUNCE_COUNTED, "Alice@example.org", 1},
+	    {"<b1@example.org>", {"alice@example.org", NULL},
+	     OUTBOX_BOUNCE_KNOWN, "Alice@example.org", 1},
+	    {"<b1@example.org>", {"ctte@example.org", NULL},
+	     OUTBOX_BOUNCE_COUNTED, "ctte@example.org", 2},
+	};
+	for (gsize i = 0; i < G_N_ELEMENTS(steps); i++) {
+		OutboxBounce outcome = 99;
+		g_autofree char *recipient = NULL;
+		g_assert_true(outbox_bounce(state, steps[i].message_id,
+		                            steps[i].addresses, "Status 5.1.1",
+		                            returned, &outcome, &recipient,
+		                            &error));
+		g_assert_no_error(error);
+		g_assert_cmpint(outcome, ==, steps[i].outcome);
+		g_assert_cmpstr(recipient, ==, steps[i].recipient);
+		g_autoptr(GPtrArray) dead = outbox_dead_letters(state);
+		g_assert_cmpuint(dead->len, ==, steps[i].dead);
+	}
+	g_autoptr(GPtrArray) dead = outbox_dead_letters(state);
+	gboolean alice = FALSE;
+	for (guint i = 0; i < dead->len; i++)
+		alice |= strcmp(dead->pdata[i],
+		                "<b1@example.org>\trecipient Alice@example.org "
+		                "bounced: Status 5.1.1") == 0;
+	g_assert_true(alice);
+
+	/* Noted as found in the list: not this outbox's to count. */
+	g_assert_true(outbox_note_sent(state, "<n1@example.org>", 1000, "list",
+	                               &error));
+	g_assert_no_error(error);
+	/* Sent by a release that kept no recipients in its records. */
+	g_autofree char *sum = g_compute_checksum_for_string(
+	    G_CHECKSUM_SHA256, "<old@example.org>", -1);
+	sum[32] = '\0';
+	g_autofree char *old = g_build_filename(state, "outbox", "sent", sum,
+	                                        NULL);
+	g_assert_true(g_file_set_contents(
+	    old, "Message-Id: <old@example.org>\nSent: 1000\n", -1, NULL));
+	static const char *const ids[] = {"<n1@example.org>",
+	                                  "<old@example.org>"};
+	for (gsize i = 0; i < G_N_ELEMENTS(ids); i++) {
+		static const char *const anyone[] = {"ctte@example.org", NULL};
+		OutboxBounce outcome = 99;
+		g_autofree char *recipient = NULL;
+		g_assert_true(outbox_bounce(state, ids[i], anyone, "Status 5.1.1",
+		                            NULL, &outcome, &recipient, &error));
+		g_assert_cmpint(outcome, ==, OUTBOX_BOUNCE_NOT_SENT);
+		g_assert_null(recipient);
+	}
+	g_autoptr(GPtrArray) after = outbox_dead_letters(state);
+	g_assert_cmpuint(after->len, ==, 2);
+}
+
 static void
 test_maildir_sink_reopened_keeps_every_mail(void)
 {
@@ -1088,6 +1180,7 @@ main(int argc, char **argv)
 	g_test_add_func("/outbox/add-is-idempotent", test_add_idempotent);
 	g_test_add_func("/outbox/add-refuses-bad-envelope",
 	                test_add_refuses_bad_envelope);
+	g_test_add_func("/outbox/bounce", test_bounce);
 	g_test_add_func("/outbox/maildir-sink-reopened-keeps-every-mail",
 	                test_maildir_sink_reopened_keeps_every_mail);
 	g_test_add_func("/outbox/maildir-sink-delivers-once",
