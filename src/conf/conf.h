@@ -109,8 +109,20 @@ typedef struct {
 
 	/* [publish] */
 	char *publish_dir;      /* index.html, calendar.ics, status.json
-	                           written here (publish.h), or NULL */
+	                           and ledger.txt written here (publish.h),
+	                           or NULL */
+	char *mail_guide_url;   /* where members read tenure-mail(7), or
+	                           NULL */
 } Conf;
+
+/* What every announcement, reminder and transcript, and the status
+ * page, point members to when no [publish] mail-guide-url is set. */
+#define CONF_MAIL_GUIDE_MAN "man 7 tenure-mail"
+
+/* Where a member reads what to send and what comes back: [publish]
+ * mail-guide-url, else CONF_MAIL_GUIDE_MAN.  Points into CONF or is
+ * static. */
+const char *conf_mail_guide(const Conf *conf);
 
 /* Why [committee] contact must be set, or NULL: replies to reminders
  * and transcripts go to it, else to [sink] from, and when that is the
