@@ -133,6 +133,22 @@ verify archive published json
 test_expect_equal "0 True 3 4 0 0" \
 	"$(cat verify.status) $(/usr/bin/python3 -c 'import json; d = json.load(open("verify.out")); c = d["counts"]; print(d["agree"], c["supported"], c["trusted"], c["unsupported"], c["missing"])' 2>&1)"
 
+test_begin "the same archive as an mbox, as a list archive gives it (From_ lines, mboxrd): exit 0"
+/usr/bin/python3 - archive archive.mbox <<'END'
+import os, re, sys, time
+out = open(sys.argv[2], "wb")
+for sub in ("new", "cur"):
+    for name in sorted(os.listdir(os.path.join(sys.argv[1], sub))):
+        when = time.gmtime(int(name.split(".")[0]))
+        out.write(b"From list-bounces@example.org " +
+                  time.strftime("%a %b %d %H:%M:%S %Y", when).encode() + b"\n")
+        for line in open(os.path.join(sys.argv[1], sub, name), "rb").read().split(b"\n"):
+            out.write((b">" if re.match(rb"^>*From ", line) else b"") + line + b"\n")
+END
+"$TENURE" verify --archive "mbox:$W/archive.mbox" --published published \
+	--keyring "$W/keyring.gpg" >verify.out 2>verify.err
+test_expect_equal "0 3" "$? $(grep -c '^supported' verify.out)" "$(cat verify.out verify.err)"
+
 test_begin "another signature hash in the published ledger: unsupported, the field named, exit 1"
 rm -rf altered && cp -r published altered
 sed -i '/^Source: <alice-resigns@example.org>$/,/^$/ s/sha256:[0-9a-f]\{8\}/sha256:00000000/' altered/ledger.txt
