@@ -27,7 +27,8 @@ src_libtenure_a_SOURCES += \
 	src/ledger/archive.c src/ledger/archive.h \
 	src/intake/intake.c src/intake/intake.h \
 	src/cli/cmd_import.c \
-	src/cli/cmd_audit.c
+	src/cli/cmd_audit.c \
+	src/cli/cmd_verify.c
 
 check_PROGRAMS += tests/unit/verify-command tests/unit/verify-verify tests/unit/verify-openpgp \
 	tests/unit/verify-keyblocks
@@ -292,3 +293,8 @@ dist_check_SCRIPTS += tests/t-replay.sh
 # status, check and run before any mail names it (issue 40 item 4).
 TESTS += tests/t-key-missing-early.sh
 dist_check_SCRIPTS += tests/t-key-missing-early.sh
+
+# tests/t-verify.sh: `tenure verify` checks a published ledger against
+# the list's archive, and names each kind of disagreement (issue 44).
+TESTS += tests/t-verify.sh
+dist_check_SCRIPTS += tests/t-verify.sh

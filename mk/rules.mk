@@ -20,6 +20,7 @@ src_libtenure_a_SOURCES += \
 	src/views/status_json.c src/views/status_json.h \
 	src/views/plan_ics.c src/views/plan_ics.h \
 	src/views/publish.c src/views/publish.h \
+	src/views/ledger_public.c src/views/ledger_public.h \
 	src/cli/cmd_plan.c src/cli/cmd_simulate.c
 
 check_PROGRAMS += tests/unit/rules-term
@@ -61,6 +62,11 @@ tests_unit_rules_term_LDADD += -lm
 # outbox, undecided mail, the clock, servers, errors or Message-IDs.
 TESTS += tests/t-publish-private.sh
 dist_check_SCRIPTS += tests/t-publish-private.sh
+
+# t-publish-ledger.sh: [publish] writes the ledger in public form
+# (every stanza, names without addresses) beside status.json.
+TESTS += tests/t-publish-ledger.sh
+dist_check_SCRIPTS += tests/t-publish-ledger.sh
 
 # t-page-links.sh: the page links its calendar and JSON, and no anchor
 # it lacks.

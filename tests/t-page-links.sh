@@ -1,6 +1,7 @@
 #!/bin/sh
 # t-page-links: the page's links lead somewhere (issue 26, item 12).  The
-# page [publish] writes links the calendar and the JSON published beside
+# page [publish] writes links the calendar, the JSON and the public
+# ledger (issue 44 item 1) published beside
 # it, in its head (rel="alternate", for feed readers and calendar
 # clients) and as visible links; every in-page link has its target, and
 # the timeline's caption names the Former members table only once
@@ -29,16 +30,16 @@ test_begin "nobody has left: no link to a Former members table the page lacks"
 "$TENURE" --config "$CONF" status --format=html >page.html 2>err
 test_expect_equal "" "$(broken_anchors page.html)" "$(cat err)"
 
-test_begin "the published page links its calendar and its JSON, in its head and in view"
+test_begin "the published page links its calendar, its JSON and its ledger, in its head and in view"
 timeout 120 "$TENURE" --config "$CONF" run --once >pass.out 2>pass.log
-test_expect_equal "calendar.ics status.json calendar.ics status.json" \
+test_expect_equal "calendar.ics status.json ledger.txt calendar.ics status.json ledger.txt" \
 	"$(grep -o '<link rel="alternate" type="[^"]*" href="[^"]*"' www/index.html |
 		sed 's/.*href="//; s/"$//' | tr '\n' ' ')$(sed -n 's/.*<footer>//p' www/index.html |
 		grep -o '<a href="[^"#]*"' | sed 's/.*href="//; s/"$//' | tr '\n' ' ' | sed 's/ $//')" \
 	"$(cat pass.log)"
 
 test_begin "... files that are there, beside the page"
-test_expect_equal "calendar.ics index.html status.json" "$(ls www | tr '\n' ' ' | sed 's/ $//')"
+test_expect_equal "calendar.ics index.html ledger.txt status.json" "$(ls www | tr '\n' ' ' | sed 's/ $//')"
 
 test_begin "once someone has left, the caption links the Former members table, which is there"
 committee_event resign "$(date -u -d "1 month ago" +%Y-%m-%d)" "Member: Bob Member <bob@example.org>"
@@ -46,6 +47,6 @@ committee_event resign "$(date -u -d "1 month ago" +%Y-%m-%d)" "Member: Bob Memb
 test_expect_equal "1 " "$(grep -c 'href="#former"' page.html) $(broken_anchors page.html)"
 
 test_begin "status --format=html (not published) links no files"
-test_expect_equal "0" "$(grep -c 'calendar.ics\|status.json' page.html)"
+test_expect_equal "0" "$(grep -c 'calendar.ics\|status.json\|ledger.txt' page.html)"
 
 test_done

@@ -104,7 +104,7 @@ cp ledger ledger.before
 pass 2016-06-03T10:00:00Z
 status=$?
 test_expect_equal "1 1 same" \
-	"$status $(grep -c 'notadir/www/index.html' pass.log) $(cmp -s ledger ledger.before && echo same)"
+	"$status $(grep -c 'notadir/www/ledger.txt' pass.log) $(cmp -s ledger ledger.before && echo same)"
 
 test_begin "without [publish] nothing is published"
 rm -rf www2

@@ -19,7 +19,7 @@ for what in NEWS debian/changelog man/ debian/upstream/metadata; do
 done
 
 test_begin "another version is refused: by NEWS, debian/changelog and each manual page"
-test_expect_equal "4" "$(sh "$top_srcdir/mk/release-check.sh" "$top_srcdir" 99.0 | wc -l | tr -d ' ')"
+test_expect_equal "5" "$(sh "$top_srcdir/mk/release-check.sh" "$top_srcdir" 99.0 | wc -l | tr -d ' ')"
 
 # The manual pages as mandoc(1) lints them, as the package check and
 # lintian read them: a line of prose longer than 80 bytes is a style
@@ -28,7 +28,7 @@ test_begin "mandoc -T lint finds nothing in the manual pages"
 if ! command -v mandoc >/dev/null; then
 	test_skip "mandoc is not installed"
 else
-	test_expect_equal "" "$(mandoc -T lint "$top_srcdir"/man/*.1 "$top_srcdir"/man/*.5 2>&1 |
+	test_expect_equal "" "$(mandoc -T lint "$top_srcdir"/man/*.1 "$top_srcdir"/man/*.5 "$top_srcdir"/man/*.7 2>&1 |
 		sed "s|$top_srcdir/||")"
 fi
 

@@ -89,6 +89,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 int cmd_check_config(int argc, char **argv);
 int cmd_init(int argc, char **argv);
 int cmd_clock(int argc, char **argv);

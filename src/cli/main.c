@@ -36,6 +36,7 @@ static const Command commands[] = {
 	{"simulate", cmd_simulate, "compare term rules over randomised futures"},
 	{"import", cmd_import, "backfill the ledger from an mbox or Maildir archive"},
 	{"audit", cmd_audit, "re-verify archived mail and rebuild the ledger"},
+	{"verify", cmd_verify, "check a published ledger against the list's archive, without the host"},
 	{"check-config", cmd_check_config, "check the configuration and report every problem"},
 	{"init", cmd_init, "write the first stanzas of a new committee's ledger"},
 	{"clock", cmd_clock, "clock trust: say tenure's clock is right, ending a doubt"},

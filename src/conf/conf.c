@@ -28,6 +28,7 @@ typedef enum {
 	KEY_PUBLIC,    /* list-id-or-to | list-id | off */
 	KEY_MBOX,      /* mboxo | mboxrd | mboxcl | mboxcl2 */
 	KEY_ZONE,      /* a time zone's name, as in /usr/share/zoneinfo */
+	KEY_URL,       /* an http:// or https:// URL */
 } KeyType;
 
 typedef struct {
@@ -81,6 +82,7 @@ static const KeySpec keys[] = {
 	{"reminders", "replies-per-day", KEY_INT, AT(replies_per_day)},
 	{"reminders", "recommendation-days", KEY_INT, AT(recommendation_days)},
 	{"publish", "dir", KEY_PATH, AT(publish_dir)},
+	{"publish", "mail-guide-url", KEY_URL, AT(mail_guide_url)},
 };
 
 #undef AT
@@ -136,6 +138,7 @@ conf_free(Conf *conf)
 		switch (keys[i].type) {
 		case KEY_STRING: case KEY_ADDRESS: case KEY_MAILBOX: case KEY_PATH:
 		case KEY_FPR: case KEY_SOURCE: case KEY_SINK: case KEY_ZONE:
+		case KEY_URL:
 			g_free(*(char **)field);
 			break;
 		case KEY_PATHS:
@@ -171,6 +174,23 @@ valid_address(const char *text)
 	const char *at = strchr(text, '@');
 	return at && at != text && at[1] && !strchr(at + 1, '@') &&
 	       !strpbrk(text, " \t<>,;\"");
+}
+
+/* An http:// or https:// URL with a host, of printable ASCII without
+ * blanks, quotes or angle brackets: it goes into mail and into the
+ * published page's links as it is. */
+static gboolean
+valid_url(const char *text)
+{
+	const char *rest = g_str_has_prefix(text, "https://") ? text + 8
+	                   : g_str_has_prefix(text, "http://") ? text + 7
+	                                                       : NULL;
+	if (rest == NULL || *rest == '\0' || *rest == '/')
+		return FALSE;
+	for (const char *p = text; *p; p++)
+		if ((guchar)*p <= ' ' || (guchar)*p >= 0x7f || strchr("\"'<>\\`", *p))
+			return FALSE;
+	return TRUE;
 }
 
 /* "address", "Name <address>" or "\"Name\" <address>": *NAME is NULL
@@ -277,6 +297,15 @@ set_key(Conf *conf, const KeySpec *spec, const char *dir, const char *value)
 	case KEY_STRING:
 		if (*value == '\0')
 			return g_strdup("is empty");
+		g_free(*(char **)field);
+		*(char **)field = g_strdup(value);
+		return NULL;
+	case KEY_URL:
+		if (!valid_url(value))
+			return g_strdup_printf("\"%s\" is not an http:// or "
+			                       "https:// URL (no blanks, no "
+			                       "quotes, no angle brackets)",
+			                       value);
 		g_free(*(char **)field);
 		*(char **)field = g_strdup(value);
 		return NULL;
@@ -571,6 +600,12 @@ conf_envelope_from(const Conf *conf)
 {
 	return conf->sink_envelope_from ? conf->sink_envelope_from
 	                                : conf->sink_from;
+}
+
+const char *
+conf_mail_guide(const Conf *conf)
+{
+	return conf->mail_guide_url ? conf->mail_guide_url : CONF_MAIL_GUIDE_MAN;
 }
 
 char *

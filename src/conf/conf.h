@@ -113,12 +113,24 @@ typedef struct {
 
 	/* [publish] */
 	char *publish_dir;      /* index.html, calendar.ics, status.json
-	                           written here (publish.h), or NULL */
+	                           and ledger.txt written here (publish.h),
+	                           or NULL */
+	char *mail_guide_url;   /* where members read tenure-mail(7), or
+	                           NULL */
 } Conf;
 
 /* The envelope sender of tenure's mail, where bounces go: [sink]
  * envelope-from, or [sink] from when that is not set. */
 const char *conf_envelope_from(const Conf *conf);
+
+/* What every announcement, reminder and transcript, and the status
+ * page, point members to when no [publish] mail-guide-url is set. */
+#define CONF_MAIL_GUIDE_MAN "man 7 tenure-mail"
+
+/* Where a member reads what to send and what comes back: [publish]
+ * mail-guide-url, else CONF_MAIL_GUIDE_MAN.  Points into CONF or is
+ * static. */
+const char *conf_mail_guide(const Conf *conf);
 
 /* Why [committee] contact must be set, or NULL: replies to reminders
  * and transcripts go to it, else to [sink] from, and when that is the

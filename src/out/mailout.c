@@ -735,6 +735,7 @@ sender_address(const Conf *conf, const char *name)
 static const char *const placeholders[] = {
 	/* every mail */
 	"committee", "list", "from", "from_name", "sender", "contact",
+	"mail_guide",
 	/* announcements and reminders (schedule.c) */
 	"member", "name", "email", "date", "rule", "term_end",
 	"eligible_from", "reason", "source", "signed_by", "days_left",
@@ -755,7 +756,7 @@ mailout_placeholders(void)
 }
 
 /* Adds the variables every template may use: committee, list, from,
- * from_name, sender, contact.  FALSE when VARS names a placeholder that is not
+ * from_name, sender, contact, mail_guide.  FALSE when VARS names a placeholder that is not
  * in the list above. */
 static gboolean
 vars_with_defaults(const Conf *conf, GHashTable *vars, GHashTable **all_out,
@@ -773,6 +774,7 @@ vars_with_defaults(const Conf *conf, GHashTable *vars, GHashTable **all_out,
 	    {"from", conf->sink_from}, {"from_name", from_name},
 	    {"sender", sender},
 	    {"contact", conf->contact ? conf->contact : conf->sink_from},
+	    {"mail_guide", conf_mail_guide(conf)},
 	};
 	for (gsize i = 0; i < G_N_ELEMENTS(defaults); i++)
 		g_hash_table_insert(

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ledger/ledger.h"
+#include "views/ledger_public.h"
 #include "rules/plan.h"
 #include "views/plan_ics.h"
 #include "views/publish.h"
@@ -26,7 +27,7 @@ static gboolean
 all_present(const char *dir)
 {
 	static const char *const names[] = {PUBLISH_HTML, PUBLISH_ICS,
-	                                    PUBLISH_JSON};
+	                                    PUBLISH_JSON, PUBLISH_LEDGER};
 	for (gsize i = 0; i < G_N_ELEMENTS(names); i++) {
 		g_autofree char *path = g_build_filename(dir, names[i], NULL);
 		if (!g_file_test(path, G_FILE_TEST_IS_REGULAR))
@@ -138,6 +139,7 @@ publish_run(const Conf *conf, Day today, gboolean *wrote, GError **error)
 	if (status == NULL)
 		return FALSE;
 	drop_local_warnings(status);
+	status->published_ledger = PUBLISH_LEDGER;
 	/* A plan that cannot be made leaves the calendar as it was (a
 	 * subscriber's events do not vanish), and the page and the JSON
 	 * still tell the day's committee, saying so. */
@@ -159,13 +161,21 @@ publish_run(const Conf *conf, Day today, gboolean *wrote, GError **error)
 		        why));
 	}
 	/* No link to a calendar that is not published. */
-	g_autofree char *html = status_html_render_published(
-	    status,
-	    ics || g_file_test(ics_path, G_FILE_TEST_IS_REGULAR) ? PUBLISH_ICS
-	                                                         : NULL,
-	    PUBLISH_JSON);
+	StatusHtmlLinks links = {
+	    .calendar = ics || g_file_test(ics_path, G_FILE_TEST_IS_REGULAR)
+	                    ? PUBLISH_ICS
+	                    : NULL,
+	    .json = PUBLISH_JSON,
+	    .ledger = PUBLISH_LEDGER,
+	};
+	g_autofree char *html = status_html_render_published(status, &links);
 	g_autofree char *json = status_json_render(status, FALSE);
-	if (!write_file(conf->publish_dir, PUBLISH_HTML, html, error) ||
+	g_autofree char *public_ledger = ledger_public_render(ledger);
+	/* The ledger first: the page and the JSON that link it never
+	 * come before it. */
+	if (!write_file(conf->publish_dir, PUBLISH_LEDGER, public_ledger,
+	                error) ||
+	    !write_file(conf->publish_dir, PUBLISH_HTML, html, error) ||
 	    (ics && !write_file(conf->publish_dir, PUBLISH_ICS, ics, error)) ||
 	    !write_file(conf->publish_dir, PUBLISH_JSON, json, error))
 		return FALSE;

@@ -3,7 +3,9 @@
  *
  * publish_run writes into the configured directory the status page
  * (index.html), the calendar (calendar.ics: from TODAY for ten years,
- * keeping the year before) and the JSON (status.json), all of TODAY and
+ * keeping the year before), the JSON (status.json) and the ledger in
+ * public form (ledger.txt, ledger_public.h: every event, names without
+ * addresses; the page and the JSON link it), all of TODAY and
  * as `tenure status` and `tenure plan` make them with their defaults
  * (names without addresses), and of the committee only: its members,
  * roles, terms, upcoming events and the warnings about it (too few or
@@ -39,6 +41,7 @@
 #define PUBLISH_HTML "index.html"
 #define PUBLISH_ICS  "calendar.ics"
 #define PUBLISH_JSON "status.json"
+#define PUBLISH_LEDGER "ledger.txt"
 
 gboolean publish_run(const Conf *conf, Day today, gboolean *wrote,
                      GError **error);

@@ -457,6 +457,7 @@ status_build(const Conf *conf, const Ledger *ledger, Day on,
 	g_autoptr(Status) status = g_new0(Status, 1);
 	status->on = on;
 	status->name = g_strdup(name ? name : conf->name);
+	status->mail_guide = conf_mail_guide(conf);
 	status->min_members = conf->min_members;
 	status->max_members = conf->max_members;
 	status->upcoming =

@@ -128,6 +128,11 @@ typedef struct {
 	guint clock_waiting;
 	/* The last doubt that ended, and what ended it (clock.h). */
 	ClockEnded clock_ended;
+	/* Where a member reads what to send (conf_mail_guide). */
+	const char *mail_guide;
+	/* The public ledger's file name beside the published status.json
+	 * (set by publish.c), else NULL. */
+	const char *published_ledger;
 } Status;
 
 /* Builds the status of LEDGER's committee on ON under CONF; NAME

@@ -24,12 +24,20 @@
  * keep a 3:1 contrast against the page.  Returns a new string. */
 char *status_html_render(const Status *status, gboolean show_addresses);
 
-/* The page as [publish] writes it: names only, and the calendar and the
- * JSON published beside it (CALENDAR and JSON, their file names; NULL
- * for one that is not there) linked, in the head as rel="alternate" and
- * in the footer as text.
+/* The files published beside the page, by name; NULL for one that is
+ * not there. */
+typedef struct {
+	const char *calendar; /* calendar.ics */
+	const char *json;     /* status.json */
+	const char *ledger;   /* the ledger in public form */
+} StatusHtmlLinks;
+
+/* The page as [publish] writes it: names only, and the files published
+ * beside it (LINKS) linked, in the head as rel="alternate" and in the
+ * footer as text.  Both forms of the page end with where members read
+ * what to send (STATUS's mail_guide), linked when it is a URL.
  * Returns a new string. */
 char *status_html_render_published(const Status *status,
-                                   const char *calendar, const char *json);
+                                   const StatusHtmlLinks *links);
 
 #endif

@@ -428,6 +428,10 @@ status_json_render(const Status *status, gboolean show_addresses)
 	add_clock_doubt(b, status);
 	add_clock_trusted(b, status);
 	add_source(b, status);
+	/* Where the record and the guide for members are: the public
+	 * ledger beside a published status.json, else null. */
+	add_string(b, "published_ledger", status->published_ledger);
+	add_string(b, "mail_guide", status->mail_guide);
 	json_builder_end_object(b);
 	return finish(b);
 }
