@@ -209,4 +209,29 @@ verify archive nowhere
 test_expect_equal "2 1" "$(cat verify.status) $(grep -c 'nowhere/status.json' verify.err)" \
 	"$(cat verify.err)"
 
+# The chair the configuration names leaves: on the publication's day
+# the role is vacant, and status.json's "key" is null; her
+# recommendation of Nina was signed while she held it, which the replay
+# knows from "configured" (the demo's committee, published in 2026,
+# was refused its 2014 appointment without it).
+# She resigns today; the pass of the day after (tenure's clock moved by
+# libfaketime, as --now writes no [publish]) publishes a committee
+# without her.
+post "$CAROL" carol@example.org carol-resigns "Tenure: resign"
+if faked_lib; then
+	tenure_at "$(date -u -d '2 days' +%Y-%m-%d)" --config "$CONF" run --once \
+		>>pass.out 2>>pass.log
+fi
+rm -rf published2 && cp -r www published2
+test_begin "the configured chair has left by the publication: status.json still names her key as configured"
+test_expect_equal "null $CAROL" \
+	"$(/usr/bin/python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["roles"]["chair"]; print("null" if r["key"] is None else r["key"], r["configured"])' published2/status.json 2>&1)" \
+	"$(cat published2/status.json)"
+
+test_begin "... and the archive supports the appointment she recommended while chair: exit 0"
+verify archive published2
+test_expect_equal "0 1 0" \
+	"$(cat verify.status) $(grep -c '^supported .*appoint Nina Newcomer <lee-appoints@example.org>' verify.out) $(grep -c '^UNSUPPORTED' verify.out)" \
+	"$(cat verify.out verify.err)"
+
 test_done

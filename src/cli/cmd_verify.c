@@ -112,17 +112,27 @@ published_clear(Published *published)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(Published, published_clear)
 
+/* The key the configuration gives ROLE: "configured", which holds
+ * whether or not its holder still serves on the publication's day,
+ * else (a status.json of an earlier release) "key", which is null once
+ * the holder has left; the replay judges the commands signed before
+ * the ledger names a holder by it. */
 static char *
 role_key(JsonObject *roles, const char *role)
 {
 	if (roles == NULL || !json_object_has_member(roles, role))
 		return NULL;
 	JsonObject *holder = json_object_get_object_member(roles, role);
-	if (holder == NULL || !json_object_has_member(holder, "key"))
+	if (holder == NULL)
 		return NULL;
-	const char *key = json_object_get_string_member_with_default(
-	    holder, "key", NULL);
-	return key ? g_strdup(key) : NULL;
+	static const char *const members[] = {"configured", "key"};
+	for (gsize i = 0; i < G_N_ELEMENTS(members); i++) {
+		const char *key = json_object_get_string_member_with_default(
+		    holder, members[i], NULL);
+		if (key)
+			return g_strdup(key);
+	}
+	return NULL;
 }
 
 static gboolean

@@ -49,6 +49,7 @@ role_holder(StatusRole *out, const Conf *conf, const Committee *committee,
             CommitteeRole role, Day on)
 {
 	out->role = role;
+	out->configured = committee->bootstrap[role];
 	const LedgerEvent *event = committee_role_on(committee, role, on);
 	if (event) {
 		out->member = g_strdup(event->member);

@@ -43,6 +43,11 @@ typedef struct {
 	const char *source; /* "ledger", "keyring" (the key's user ID) or
 	                       "configuration" (only the key is known) */
 	gboolean vacant;    /* the ledger records the role; nobody holds it */
+	const char *configured; /* the [roles] fingerprint, whether or not it
+	                           holds the role on the date (the role's
+	                           first holder, before the ledger records a
+	                           handover), or NULL; points into the
+	                           committee */
 } StatusRole;
 
 /* Something a reader of any format should not miss.  CODE is one of

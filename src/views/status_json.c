@@ -132,6 +132,10 @@ add_role(JsonBuilder *b, const Status *status, CommitteeRole role,
 	add_string(b, "key", holder->key);
 	add_string(b, "source", holder->source);
 	add_bool(b, "vacant", holder->vacant);
+	/* Published for anyone's replay (tenure verify): who held the
+	 * role before the ledger names a holder is configuration, and
+	 * the commands of those days are judged by it. */
+	add_string(b, "configured", holder->configured);
 	json_builder_end_object(b);
 }
 
