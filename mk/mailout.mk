@@ -50,7 +50,7 @@ dist_check_SCRIPTS += tests/t-outcomes.sh
 # the delivery status notifications exim and Postfix send back counted
 # as dead letters (issue 42 item 7; the reports in tests/data/dsn).
 TESTS += tests/t-bounces.sh
-dist_check_SCRIPTS += tests/t-bounces.sh
+dist_check_SCRIPTS += tests/t-bounces.sh tests/lib/bounces.sh
 TESTS += tests/t-unsent.sh
 dist_check_SCRIPTS += tests/t-unsent.sh
 TESTS += tests/t-ownmail.sh tests/t-ownmail-signed.sh tests/t-restore-resend.sh \

@@ -16,6 +16,7 @@
 . "$top_srcdir/tests/lib/smtp.sh"
 . "$top_srcdir/tests/lib/gpg.sh"
 . "$top_srcdir/tests/lib/committee.sh"
+. "$top_srcdir/tests/lib/bounces.sh"
 
 [ -x "$TENURE" ] || test_skip_all "no tenure binary at $TENURE"
 [ -x /usr/bin/python3 ] || test_skip_all "no /usr/bin/python3 for aiosmtpd"
@@ -27,46 +28,6 @@ smtp_start plain || test_skip_all "aiosmtpd would not start"
 DSN=$top_srcdir/tests/data/dsn
 # The Message-ID the reports in tests/data/dsn return.
 STANDIN='<tenure.9c1d5e0f7a3b2c4d6e8f0a1b2c3d4e5f.a1b2c3d4@example.org>'
-CR=$(printf '\r')
-
-# setup_case NAME SINK: a ledger in which the debian rule ends the terms
-# of Alice and Bob, the two most senior, on 2027-12-31 (as in
-# t-outcomes.sh), so that a pass on 2027-10-02 sends each of them the
-# 90-day reminder; a Maildir source, and the sink SINK (the library's
-# committee_conf and committee_event, without its keys: no command is
-# signed here).
-setup_case() {
-	CASE=$TEST_DIR/$1
-	W=$CASE
-	CONF=$CASE/tenure.conf
-	mkdir -p "$CASE/list/new" "$CASE/list/cur" "$CASE/list/tmp"
-	committee_conf "committee.name=Technical Committee" \
-		committee.list=ctte@lists.example.org source.url=maildir:list \
-		"sink.url=$2" sink.starttls=no sink.from=ctte-bot@example.org \
-		sink.envelope-from=tenure-bounces@example.org
-	: >"$CASE/keyring.gpg"
-	: >"$CASE/ledger"
-	committee_event rule 2015-01-01 "Rule: debian"
-	committee_event appoint 2023-01-10 "Member: Alice Senior <alice@example.org>"
-	committee_event appoint 2023-03-01 "Member: Bob Second <bob@example.org>"
-	committee_event appoint 2025-06-01 "Member: Carol Junior <carol@example.org>"
-}
-
-run_once() {
-	tenure_at "$1" --config "$CASE/tenure.conf" run --once \
-		>>"$CASE/out" 2>>"$CASE/err"
-}
-
-# The reminder the server took for $1 (its file).
-reminder_to() {
-	find "$SMTP_MAILDIR/new" -type f |
-		xargs -r grep -l -x "X-Envelope-To: $1$CR" |
-		xargs -r grep -l "^Subject: Your term on the" | head -n 1
-}
-
-message_id_of() {
-	tr -d '\r' <"$1" | grep -i -m 1 '^Message-Id:' | cut -d' ' -f2
-}
 
 # deliver FILE NAME [ID [ADDRESS]]: the report tests/data/dsn/FILE, with
 # the Message-ID ID (and Alice's address replaced by ADDRESS), into the
@@ -78,16 +39,7 @@ deliver() {
 	mv "$CASE/list/tmp/$2" "$CASE/list/new/$2"
 }
 
-dead_count() {
-	ls "$CASE/state/outbox/dead" 2>/dev/null | wc -l | tr -d ' '
-}
-
-status_at() {
-	local when=$1
-	shift
-	"$TENURE" --config "$CASE/tenure.conf" --now "$when" status "$@" 2>&1
-}
-
+# The case (tests/lib/bounces.sh): the sink is the tests' SMTP server.
 setup_case smtp "smtp://127.0.0.1:$SMTP_PORT"
 cp "$CASE/ledger" "$CASE/ledger.before"
 
