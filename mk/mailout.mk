@@ -51,6 +51,11 @@ dist_check_SCRIPTS += tests/t-outcomes.sh
 # as dead letters (issue 42 item 7; the reports in tests/data/dsn).
 TESTS += tests/t-bounces.sh
 dist_check_SCRIPTS += tests/t-bounces.sh tests/lib/bounces.sh
+# The same with the bounce exim itself writes: a private exim (its own
+# configuration, spool and log) refuses the reminder's recipient and
+# delivers its report into the Maildir tenure reads (root only).
+TESTS += tests/t-bounces-exim.sh
+dist_check_SCRIPTS += tests/t-bounces-exim.sh
 TESTS += tests/t-unsent.sh
 dist_check_SCRIPTS += tests/t-unsent.sh
 TESTS += tests/t-ownmail.sh tests/t-ownmail-signed.sh tests/t-restore-resend.sh \
