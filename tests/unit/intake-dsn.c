@@ -1,7 +1,8 @@
 /* intake-dsn.c: delivery status notifications read (src/intake/dsn.c),
  * as a table: the reports of tests/data/dsn (exim's and Postfix's, as
- * they write them, tests/data/dsn/README) and shapes made here, each
- * with what dsn_parse must find in it, or why it is no report. */
+ * they write them, and one exim wrote itself: tests/data/dsn/README)
+ * and shapes made here, each with what dsn_parse must find in it, or
+ * why it is no report. */
 #include "config.h"
 
 #include <string.h>
@@ -13,6 +14,10 @@
 
 #define RETURNED_ID                                                            \
 	"<tenure.9c1d5e0f7a3b2c4d6e8f0a1b2c3d4e5f.a1b2c3d4@example.org>"
+
+/* The reminder tests/data/dsn/exim-real-failed.eml returns. */
+#define REAL_RETURNED_ID                                                       \
+	"<tenure.ce10decb18525ac26a9f6064a091354b.5dbfc85e@example.org>"
 
 typedef struct {
 	const char *name;
@@ -52,6 +57,13 @@ static const Case cases[] = {
      "smtp; 550 5.1.1 <alice@example.org>: Recipient address rejected: "
      "User unknown in local recipient table",
      "dns; mail.example.org"},
+    /* Written by exim itself (tests/t-bounces-exim.sh): the
+     * Message-ID is the one tenure gave that run's reminder; a failure
+     * in routing has no Remote-MTA and no Diagnostic-Code. */
+    {"exim 4.96 itself: a router's :fail:, the whole mail returned",
+     "exim-real-failed.eml", NULL, TRUE, NULL, REAL_RETURNED_ID,
+     "X-Tenure: reminder", 1, NULL, "alice@example.org", "failed", "5.0.0",
+     NULL, "dns; mail.example.org"},
     {"Postfix: Undelivered Mail Returned to Sender, the headers returned",
      "postfix-failed.eml", NULL, TRUE, NULL, RETURNED_ID,
      "Auto-Submitted: auto-generated", 1, "alice@example.org",
