@@ -281,7 +281,7 @@ check_PROGRAMS += tests/unit/intake-dsn
 tests_unit_intake_dsn_LDADD = $(TEST_LDADD)
 TESTS += tests/unit/intake-dsn
 EXTRA_DIST += tests/data/dsn/README tests/data/dsn/exim-failed.eml \
-	tests/data/dsn/exim-real-failed.eml \
+	tests/data/dsn/exim-real-failed.eml tests/data/dsn/exim-real-refused.eml \
 	tests/data/dsn/postfix-failed.eml tests/data/dsn/postfix-delayed.eml
 
 # tests/t-replay.sh: a signature already handled is a replay in any frame

@@ -15,9 +15,12 @@
 #define RETURNED_ID                                                            \
 	"<tenure.9c1d5e0f7a3b2c4d6e8f0a1b2c3d4e5f.a1b2c3d4@example.org>"
 
-/* The reminder tests/data/dsn/exim-real-failed.eml returns. */
-#define REAL_RETURNED_ID                                                       \
-	"<tenure.ce10decb18525ac26a9f6064a091354b.5dbfc85e@example.org>"
+/* The reminders tests/data/dsn/exim-real-failed.eml and
+ * exim-real-refused.eml return. */
+#define REAL_FAILED_ID                                                         \
+	"<tenure.83fe3c5fb708c1b9d1d96bede251b361.b48d51b3@example.org>"
+#define REAL_REFUSED_ID                                                        \
+	"<tenure.4153bece3d3ec4e59f0721573413ec80.4c5c9447@example.org>"
 
 typedef struct {
 	const char *name;
@@ -58,12 +61,19 @@ static const Case cases[] = {
      "User unknown in local recipient table",
      "dns; mail.example.org"},
     /* Written by exim itself (tests/t-bounces-exim.sh): the
-     * Message-ID is the one tenure gave that run's reminder; a failure
-     * in routing has no Remote-MTA and no Diagnostic-Code. */
+     * Message-IDs are the ones tenure gave that run's reminders; a
+     * failure in routing has no Remote-MTA and no Diagnostic-Code. */
     {"exim 4.96 itself: a router's :fail:, the whole mail returned",
-     "exim-real-failed.eml", NULL, TRUE, NULL, REAL_RETURNED_ID,
+     "exim-real-failed.eml", NULL, TRUE, NULL, REAL_FAILED_ID,
      "X-Tenure: reminder", 1, NULL, "alice@example.org", "failed", "5.0.0",
      NULL, "dns; mail.example.org"},
+    {"exim 4.96 itself: a server's 550 at RCPT, the whole mail returned",
+     "exim-real-refused.eml", NULL, TRUE, NULL, REAL_REFUSED_ID,
+     "To: Bob Second <bob@example.org>", 1, NULL, "bob@example.org", "failed",
+     "5.0.0",
+     "smtp; 550 5.1.1 <bob@example.org>: Recipient address rejected: "
+     "User unknown in local recipient table",
+     "dns; mail.example.org"},
     {"Postfix: Undelivered Mail Returned to Sender, the headers returned",
      "postfix-failed.eml", NULL, TRUE, NULL, RETURNED_ID,
      "Auto-Submitted: auto-generated", 1, "alice@example.org",
