@@ -41,13 +41,14 @@ setup_case exim "smtp://127.0.0.1:$SMTP_PORT"
 cp "$CASE/ledger" "$CASE/ledger.before"
 # exim's user is mail (an exim's own user, as Debian-exim is Debian's):
 # its spool and log are mail's, and the Maildir it delivers into, on a
-# path it can reach (the test's directory is 0700, the suite's tree may
-# be).
-chmod 0711 "$TEST_DIR" "$CASE"
-chown -R mail:mail "$CASE/list"
+# path it can reach whatever the umask (the test's directory is 0700,
+# the suite's tree may be); the exim it executes again as mail reads
+# the configuration (0644).
 X=$CASE/exim
 mkdir -p "$X/spool" "$X/log"
+chmod 0711 "$TEST_DIR" "$CASE" "$X"
 chown mail:mail "$X/spool" "$X/log"
+chown -R mail:mail "$CASE/list"
 # deliver_drop_privilege: after taking the mail as root, exim routes
 # and delivers as mail in the same process (without it, exim would
 # execute itself again as mail to regain root, and under -C, a
