@@ -39,9 +39,9 @@ inode() {
 	stat -c %i "$1"
 }
 
-test_begin "a committee at its cap publishes the three files"
+test_begin "a committee at its cap publishes the four files (the ledger too)"
 pass 2016-09-01T10:00:00Z
-test_expect_equal "0 1 calendar.ics index.html status.json" \
+test_expect_equal "0 1 calendar.ics index.html ledger.txt status.json" \
 	"$? $(grep -c '^published' pass.log) $(ls www | tr '\n' ' ' | sed 's/ $//')"
 cp www/calendar.ics calendar.before
 calendar_inode=$(inode www/calendar.ics)
@@ -85,19 +85,19 @@ test_expect_equal "2 0 1 0" \
 	"$(grep -c 'data-code="\(plan\|calendar\)"' www/index.html) $(grep -c 'Nothing is due' www/index.html) $(grep -c 'The upcoming events cannot be planned' www/index.html) $(grep -c 'example\.org' www/index.html)"
 
 test_begin "the calendar keeps its last version, whole, and no temp file is left"
-test_expect_equal "same $calendar_inode calendar.ics index.html status.json" \
+test_expect_equal "same $calendar_inode calendar.ics index.html ledger.txt status.json" \
 	"$(cmp -s calendar.before www/calendar.ics && echo same) $(inode www/calendar.ics) $(ls -A www | tr '\n' ' ' | sed 's/ $//')"
 
-test_begin "with no calendar yet, the page and the JSON are still published, and no calendar"
+test_begin "with no calendar yet, the page, the JSON and the ledger are still published, and no calendar"
 rm www/*
 pass 2016-09-02T11:00:00Z
-test_expect_equal "1 index.html status.json 2016-09-02" \
+test_expect_equal "1 index.html ledger.txt status.json 2016-09-02" \
 	"$? $(ls -A www | tr '\n' ' ' | sed 's/ $//') $(json 'd["date"]')"
 
 test_begin "once the ledger fits again, the calendar is published again and the notes go"
 committee_event resign 2016-09-02 "Member: M1 Member <m1@example.org>"
 pass 2016-09-03T10:00:00Z
-test_expect_equal "0 1 calendar.ics index.html status.json|" \
+test_expect_equal "0 1 calendar.ics index.html ledger.txt status.json|" \
 	"$? $(grep -c '^published' pass.log) $(ls -A www | tr '\n' ' ' | sed 's/ $//')|$(json '" ".join(w["code"] for w in d["warnings"])')"
 
 test_done

@@ -64,7 +64,7 @@ committee_conf source.url="imaps://localhost:$DOVECOT_IMAPS_PORT/INBOX" \
 	source.ca-file="$DOVECOT_CA" publish.dir=www
 "$TENURE" --config tenure.conf run --once >/dev/null 2>&1
 error=$(sed -n 's/^Error: //p' state/source-contact)
-test_expect_equal "3 files; 0 0 0 0" \
+test_expect_equal "4 files; 0 0 0 0" \
 	"$(ls www | wc -l) files; $(cat www/* | grep -c 'source-failing') $(cat www/* | grep -c "could not be read since") $(cat www/* | grep -c "$DOVECOT_IMAPS_PORT") $(cat www/* | grep -cF "$error")" \
 	"$(ls www) $error"
 
