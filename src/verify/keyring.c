@@ -472,13 +472,19 @@ write_if_changed(const char *file, const char *text, gsize len,
 	return util_write_atomic(file, text, len, error);
 }
 
+/* A context on HOME, or on the home gpgme_set_engine_info gave when
+ * HOME is NULL.  Each engine given to a context costs a run of the
+ * engine's --version (GPGME asks for it at every setting: with the
+ * helper, two programs run), so a context on the set home inherits
+ * the engine, and the claim home's is made when first used. */
 static gboolean
 new_context(gpgme_ctx_t *ctx, const char *home, GError **error)
 {
 	if (gpgme_failed(gpgme_new(ctx), "gpgme: context", error) ||
-	    gpgme_failed(gpgme_ctx_set_engine_info(*ctx, GPGME_PROTOCOL_OpenPGP,
-	                                           gpgrun_engine(), home),
-	                 "gpgme: engine", error))
+	    (home && gpgme_failed(gpgme_ctx_set_engine_info(
+	                              *ctx, GPGME_PROTOCOL_OpenPGP,
+	                              gpgrun_engine(), home),
+	                          "gpgme: engine", error)))
 		return FALSE;
 	gpgme_set_protocol(*ctx, GPGME_PROTOCOL_OpenPGP);
 	gpgme_set_keylist_mode(*ctx, GPGME_KEYLIST_MODE_LOCAL);
@@ -559,8 +565,7 @@ keyring_open(const Conf *conf, GError **error)
 		return NULL;
 	/* Verification reads the committee's keyring, in that home. */
 	verify_context_set_home(NULL);
-	if (!new_context(&keyring->ctx, keyring->home, error) ||
-	    !new_context(&keyring->claim, claim, error))
+	if (!new_context(&keyring->ctx, NULL, error))
 		return NULL;
 	if (!prune_home(keyring->home, conf, error))
 		return NULL;
@@ -1071,7 +1076,7 @@ list_claimed(Keyring *keyring, const char *fpr, gpgme_key_t *key)
 			gpgme_key_ref(known);
 		return known != NULL;
 	}
-	gboolean found = list_one(keyring->claim, fpr, key);
+	gboolean found = keyring->claim && list_one(keyring->claim, fpr, key);
 	if (keyring->claim_digest) {
 		if (found)
 			gpgme_key_ref(*key);
@@ -1102,6 +1107,11 @@ static gboolean
 store_claimant(Keyring *keyring, const guchar *data, gsize len,
                GError **error)
 {
+	if (keyring->claim == NULL) {
+		g_autofree char *home = g_path_get_dirname(keyring->claim_path);
+		if (!new_context(&keyring->claim, home, error))
+			return FALSE;
+	}
 	g_autofree char *digest =
 	    g_compute_checksum_for_data(G_CHECKSUM_SHA256, data, len);
 	FileId now;
