@@ -39,6 +39,9 @@ struct Retry {
 	char *state_dir;
 	char *path;
 	char *reading_path;
+	int reading_fd;   /* reading_path, kept open by the first reading
+	                     (an import reads thousands), or -1 */
+	struct stat reading; /* what reading_fd is open on */
 	GKeyFile *file;
 	struct stat seen; /* the file as last read or written; st_ino 0: none */
 };
@@ -51,6 +54,8 @@ retry_free(Retry *retry)
 	g_free(retry->state_dir);
 	g_free(retry->path);
 	g_free(retry->reading_path);
+	if (retry->reading_fd >= 0)
+		close(retry->reading_fd);
 	if (retry->file)
 		g_key_file_free(retry->file);
 	g_free(retry);
@@ -122,6 +127,7 @@ retry_open(const char *state_dir, GError **error)
 	retry->state_dir = g_strdup(state_dir);
 	retry->path = g_build_filename(state_dir, "retry", NULL);
 	retry->reading_path = g_build_filename(state_dir, READING, NULL);
+	retry->reading_fd = -1;
 	if (!refresh(retry, error))
 		return NULL;
 	return g_steal_pointer(&retry);
@@ -444,11 +450,12 @@ process_mark(void)
  * counted twice.  A marker that cannot be read (torn by a power loss)
  * costs one count at most, and is removed. */
 static gboolean
-fold_reading(Retry *retry, GError **error)
+fold_reading(Retry *retry, const struct stat *now, GError **error)
 {
 	g_autofree char *text = NULL;
-	/* Empty: the last reading ended (retry_read_end). */
-	if (!g_file_get_contents(retry->reading_path, &text, NULL, NULL) ||
+	/* Missing or empty: the last reading ended (retry_read_end). */
+	if (now->st_size == 0 ||
+	    !g_file_get_contents(retry->reading_path, &text, NULL, NULL) ||
 	    *text == '\0')
 		return TRUE;
 	g_autoptr(GKeyFile) left = g_key_file_new();
@@ -490,7 +497,12 @@ retry_read_begin(Retry *retry, const char *digest, const char *id,
                  guint *unfinished, GError **error)
 {
 	LOCK_FILE();
-	if (!refresh(retry, error) || !fold_reading(retry, error))
+	/* The marker is looked at by its size, and read only when a
+	 * reading did not end: a stat a mail, not a read. */
+	struct stat now = {0};
+	if (stat(retry->reading_path, &now) < 0)
+		memset(&now, 0, sizeof now);
+	if (!refresh(retry, error) || !fold_reading(retry, &now, error))
 		return FALSE;
 	g_autofree char *name = group(READ, digest);
 	*unfinished = unfinished_runs(retry->file, name);
@@ -509,24 +521,39 @@ retry_read_begin(Retry *retry, const char *digest, const char *id,
 	set_text(reading, READING, "id", id);
 	gsize length = 0;
 	g_autofree char *data = g_key_file_to_data(reading, &length, NULL);
-	int fd = open(retry->reading_path, O_WRONLY | O_CREAT | O_CLOEXEC,
-	              UTIL_FILE_MODE);
-	if (fd < 0 && errno == ENOENT &&
-	    util_mkdir_p(retry->state_dir, UTIL_DIR_MODE, NULL))
-		fd = open(retry->reading_path, O_WRONLY | O_CREAT | O_CLOEXEC,
-		          UTIL_FILE_MODE);
-	/* The group's mode whatever the umask, as every state file's. */
-	gboolean ok = fd >= 0 && fchmod(fd, UTIL_FILE_MODE) == 0 &&
-	              pwrite(fd, data, length, 0) == (ssize_t)length &&
-	              ftruncate(fd, (off_t)length) == 0;
-	int saved = errno;
-	if (fd >= 0 && close(fd) < 0 && ok) {
-		ok = FALSE;
-		saved = errno;
+	/* The file this process keeps open, while it is the one the path
+	 * names and this process emptied it last (a fold removes it). */
+	if (retry->reading_fd >= 0 &&
+	    (now.st_size != 0 || now.st_ino != retry->reading.st_ino ||
+	     now.st_dev != retry->reading.st_dev)) {
+		close(retry->reading_fd);
+		retry->reading_fd = -1;
 	}
+	gboolean ok = TRUE;
+	if (retry->reading_fd < 0) {
+		int fd = open(retry->reading_path,
+		              O_WRONLY | O_CREAT | O_CLOEXEC, UTIL_FILE_MODE);
+		if (fd < 0 && errno == ENOENT &&
+		    util_mkdir_p(retry->state_dir, UTIL_DIR_MODE, NULL))
+			fd = open(retry->reading_path,
+			          O_WRONLY | O_CREAT | O_CLOEXEC, UTIL_FILE_MODE);
+		/* The group's mode whatever the umask, as every state
+		 * file's. */
+		ok = fd >= 0 && fchmod(fd, UTIL_FILE_MODE) == 0 &&
+		     fstat(fd, &retry->reading) == 0;
+		if (ok)
+			retry->reading_fd = fd;
+		else if (fd >= 0) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+		}
+	}
+	ok = ok && pwrite(retry->reading_fd, data, length, 0) == (ssize_t)length &&
+	     ftruncate(retry->reading_fd, (off_t)length) == 0;
 	if (!ok)
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
-		            retry->reading_path, g_strerror(saved));
+		            retry->reading_path, g_strerror(errno));
 	return ok;
 }
 
@@ -534,8 +561,11 @@ gboolean
 retry_read_end(Retry *retry, const char *digest, GError **error)
 {
 	LOCK_FILE();
-	/* Emptied, for the next reading to write in place. */
-	if (truncate(retry->reading_path, 0) < 0 && errno != ENOENT) {
+	/* Emptied, for the next reading to write in place: through the
+	 * descriptor the reading's start kept, else by its name. */
+	if (retry->reading_fd >= 0 ? ftruncate(retry->reading_fd, 0) < 0
+	                           : truncate(retry->reading_path, 0) < 0 &&
+	                                 errno != ENOENT) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s",
 		            retry->reading_path, g_strerror(errno));
 		return FALSE;
