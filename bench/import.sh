@@ -10,7 +10,10 @@
 # then reports beside each other, all measured in this run:
 #   - the import: messages per second, wall time, peak memory;
 #   - a bare GMime parse of the same messages;
-#   - the cost of one signature verification.
+#   - the cost of one signature verification;
+#   - an empty mailbox's import, what every import costs once, and the
+#     ratio again without it (the verifications are timed after their
+#     first, which pays the same start).
 # Only command-bearing messages may reach gpg, so the import should cost
 # no more than parse + commands x verification, within 20%, and take
 # under 10 seconds.  Peak memory is measured again on a quarter of the
@@ -100,12 +103,20 @@ run_build() {
 	set -- $(TENURE_LIBEXECDIR=$libexec measure "$dir/tenure" --config "$W/tenure.conf" \
 		import --quiet "maildir:$W/small")
 	small_rss=$2
+	# An empty mailbox's import: what any import costs once (the
+	# GnuPG home's checks, the engine, the state), which the budget's
+	# verifications, measured after their first, leave out.
+	cp "$W/ledger.start" "$W/ledger"
+	rm -rf "$W/state"
+	set -- $(TENURE_LIBEXECDIR=$libexec measure "$dir/tenure" --config "$W/tenure.conf" \
+		import --quiet "maildir:$W/empty")
+	empty=$1
 	cp "$W/ledger.start" "$W/ledger"
 	rm -rf "$W/state"
 	before=$(load)
 	set -- $(TENURE_LIBEXECDIR=$libexec measure "$dir/tenure" --config "$W/tenure.conf" \
 		import --quiet "maildir:$W/list")
-	echo "$parse $verify_each $1 $2 $small_rss $before $(load) $parse_cpu $verify_cpu $3"
+	echo "$parse $verify_each $1 $2 $small_rss $before $(load) $parse_cpu $verify_cpu $3 $empty"
 	cat "$W/stdout" >&2
 }
 
@@ -137,6 +148,7 @@ count_per_command() {
 }
 
 cp "$W/ledger" "$W/ledger.start"
+mkdir -p "$W/empty/new" "$W/empty/cur" "$W/empty/tmp"
 : >"$W/figures"
 for round in $(seq "$rounds"); do
 	[ -n "$basedir" ] || [ "$round" -eq 1 ] || break
@@ -146,7 +158,6 @@ done
 
 : >"$W/calls"
 if command -v strace >/dev/null; then
-	mkdir -p "$W/empty/new" "$W/empty/cur" "$W/empty/tmp"
 	count_per_command "$builddir" "$TENURE_LIBEXECDIR" this >>"$W/calls"
 	[ -z "$basedir" ] ||
 		count_per_command "$basedir" "$basedir" base >>"$W/calls"
@@ -162,6 +173,13 @@ function report(name, parse, verify, import, rss, small_rss, load1, load2,    bu
 		import / budget, rss / 1024, small_rss / 1024, quarter, load1, load2
 	return import / budget
 }
+# What an import costs beyond an empty mailbox: the part that grows with
+# the mailbox, against the same budget.
+function beyond(name, parse, verify, import, empty,    budget) {
+	budget = parse + commands * verify
+	printf "%-4s beyond an empty import (%.2f s): %6.2f s: ratio %.2f\n",
+		name, empty, import - empty, (import - empty) / budget
+}
 # The same in CPU seconds (every process, gpgv too): what the waits of a
 # loaded machine do not change.
 function cpu(name, parse, verify, import,    budget) {
@@ -172,6 +190,7 @@ function cpu(name, parse, verify, import,    budget) {
 BEGIN { printf "messages: %d (%d signed commands); memory on %d and %d\n", count, commands, quarter, count }
 {
 	ratio = report($1, $2, $3, $4, $5, $6, $7, $8)
+	beyond($1, $2, $3, $4, $12)
 	cpu($1, $9, $10, $11)
 	if ($1 == "this" && (best == "" || ratio < best)) {
 		best = ratio; import = $4; rss = $5; small = $6
