@@ -208,9 +208,11 @@ fault(const char *call, const char *path)
 				                                : sizeof line - 1);
 			logged = 1;
 		}
-		spec->seen++;
-		if (spec->seen == spec->nth ||
-		    (spec->onwards && spec->seen > spec->nth)) {
+		/* Atomic: the daemon's threads make calls at once, and a
+		 * count lost to a race moves every later point. */
+		unsigned long seen =
+		    __atomic_add_fetch(&spec->seen, 1, __ATOMIC_SEQ_CST);
+		if (seen == spec->nth || (spec->onwards && seen > spec->nth)) {
 			if (spec->error == 0)
 				raise(SIGKILL);
 			if (spec->error == -2) {
