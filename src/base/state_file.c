@@ -28,8 +28,7 @@ static const char *const sealed_dirs[] = {
 char *
 state_file_seal_line(const char *body, gsize len)
 {
-	g_autofree char *digest = g_compute_checksum_for_data(
-	    G_CHECKSUM_SHA256, (const guchar *)body, len);
+	g_autofree char *digest = util_sha256_hex(body, len);
 	return g_strdup_printf(STATE_FILE_MAGIC "bytes=%" G_GSIZE_FORMAT
 	                                        " sha256=%s\n",
 	                       len, digest);
@@ -157,8 +156,7 @@ check(const char *state_dir, const char *path, const char *remedy,
 		     " bytes more than the %" G_GUINT64_FORMAT
 		     " its first line counts (added by hand?)",
 		     (guint64)(body_len - bytes), bytes);
-	g_autofree char *digest = g_compute_checksum_for_data(
-	    G_CHECKSUM_SHA256, (const guchar *)text + *body_at, body_len);
+	g_autofree char *digest = util_sha256_hex(text + *body_at, body_len);
 	if (strcmp(digest, sha256) != 0)
 		TORN(1, "its content does not have the SHA-256 its first line "
 		        "gives (damaged on disk, or edited by hand)");

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <gio/gio.h>
+#include <gnutls/crypto.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -641,4 +642,38 @@ gboolean
 util_backoff_due(gint64 next, gint64 now)
 {
 	return next <= now || next - now > UTIL_BACKOFF_MAX;
+}
+
+char *
+util_sha256_hex(const void *data, gsize len)
+{
+	unsigned char digest[32];
+	/* Only an unknown algorithm fails (and a FIPS mode that refuses
+	 * SHA-256 no one runs): GLib's digest then. */
+	if (gnutls_hash_fast(GNUTLS_DIG_SHA256, data ? data : "", len, digest) < 0)
+		return g_compute_checksum_for_data(G_CHECKSUM_SHA256,
+		                                   (const guchar *)(data ? data : ""),
+		                                   len);
+	static const char hex[] = "0123456789abcdef";
+	char *out = g_malloc(2 * sizeof digest + 1);
+	for (gsize i = 0; i < sizeof digest; i++) {
+		out[2 * i] = hex[digest[i] >> 4];
+		out[2 * i + 1] = hex[digest[i] & 0xf];
+	}
+	out[2 * sizeof digest] = '\0';
+	return out;
+}
+
+char *
+util_sha256_bytes(GBytes *bytes)
+{
+	gsize len = 0;
+	const void *data = bytes ? g_bytes_get_data(bytes, &len) : NULL;
+	return util_sha256_hex(data, len);
+}
+
+char *
+util_sha256_string(const char *text)
+{
+	return util_sha256_hex(text, text ? strlen(text) : 0);
 }

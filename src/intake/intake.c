@@ -1040,8 +1040,7 @@ static gboolean
 set_aside_unread(Intake *intake, const SourceMessage *message, gboolean over,
                  const char *reason, GError **error)
 {
-	g_autofree char *digest =
-	    g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, message->raw);
+	g_autofree char *digest = util_sha256_bytes(message->raw);
 	g_autofree char *key =
 	    g_strconcat(over ? "bound " : "malformed ", digest, NULL);
 	return retry_set_aside(intake->retry, key, message->id, reason,
@@ -1429,8 +1428,7 @@ read_counted(Intake *intake, const SourceMessage *message, GError **error)
 	 * signature over the first is bad) is part of its reading. */
 	if (intake->reading)
 		return read_bounded(intake, message, error);
-	g_autofree char *digest =
-	    g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, message->raw);
+	g_autofree char *digest = util_sha256_bytes(message->raw);
 	guint unfinished = 0;
 	if (!retry_read_begin(intake->retry, digest, message->id, &unfinished,
 	                      error))

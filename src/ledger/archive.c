@@ -20,7 +20,7 @@ gboolean
 archive_store(const char *state_dir, GBytes *raw, gint64 arrival,
               char **path_out, GError **error)
 {
-	g_autofree char *digest = g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, raw);
+	g_autofree char *digest = util_sha256_bytes(raw);
 	g_autofree char *dir = archive_dir(state_dir);
 	if (!util_mkdir_p(dir, UTIL_DIR_MODE, error))
 		return FALSE;
@@ -124,8 +124,7 @@ archive_read(const char *path, GBytes **raw, gint64 *arrival,
 	*raw = g_bytes_new_take(data, len);
 	/* The name carries the digest of what was written: a copy cut
 	 * short or damaged on disk is never re-checked as the message. */
-	g_autofree char *digest =
-	    g_compute_checksum_for_bytes(G_CHECKSUM_SHA256, *raw);
+	g_autofree char *digest = util_sha256_bytes(*raw);
 	g_autofree char *suffix = g_strdup_printf(".%s.eml", digest);
 	if (!g_str_has_suffix(base, suffix)) {
 		g_clear_pointer(raw, g_bytes_unref);

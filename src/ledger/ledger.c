@@ -700,8 +700,7 @@ mark_write(const char *state_dir, const char *ledger, const char *text,
 {
 	g_autofree char *path = g_build_filename(state_dir, MARK_NAME, NULL);
 	g_autofree char *named = canonical_path(ledger);
-	g_autofree char *digest =
-	    g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, len);
+	g_autofree char *digest = util_sha256_hex(text, len);
 	g_autofree char *encoded =
 	    appending ? g_base64_encode((const guchar *)appending,
 	                                strlen(appending))
@@ -792,8 +791,7 @@ mark_verify(const char *path, const char *state_dir, const Mark *mark,
 		            *lost ? ", without them (never applied again)" : "");
 		return FALSE;
 	}
-	g_autofree char *digest = g_compute_checksum_for_data(
-	    G_CHECKSUM_SHA256, (const guchar *)text, mark->bytes);
+	g_autofree char *digest = util_sha256_hex(text, mark->bytes);
 	if (strcmp(digest, mark->sha256) != 0) {
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
 		            "%s: the first %" G_GUINT64_FORMAT " bytes are not "

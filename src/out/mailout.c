@@ -1002,8 +1002,7 @@ mailout_check_templates(const Conf *conf)
 static char *
 unsent_path(const char *state_dir, const char *message_id)
 {
-	g_autofree char *sum =
-	    g_compute_checksum_for_string(G_CHECKSUM_SHA256, message_id, -1);
+	g_autofree char *sum = util_sha256_string(message_id);
 	g_autofree char *name = g_strndup(sum, 32);
 	return g_build_filename(state_dir, UNSENT_DIR, name, NULL);
 }

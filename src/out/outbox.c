@@ -183,8 +183,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(Entry, entry_free)
 static char *
 entry_name(const char *message_id)
 {
-	g_autofree char *sum =
-	    g_compute_checksum_for_string(G_CHECKSUM_SHA256, message_id, -1);
+	g_autofree char *sum = util_sha256_string(message_id);
 	return g_strndup(sum, NAME_LEN);
 }
 

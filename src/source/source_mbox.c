@@ -527,8 +527,7 @@ static char *
 offset_mark(const struct stat *st, const char *data, gint64 offset)
 {
 	gint64 from = MAX(0, offset - MBOX_MARK_BYTES);
-	g_autofree char *digest = g_compute_checksum_for_data(
-	    G_CHECKSUM_SHA256, (const guchar *)data + from, offset - from);
+	g_autofree char *digest = util_sha256_hex(data + from, offset - from);
 	return g_strdup_printf("%ju:%ju\t%s", (uintmax_t)st->st_dev,
 	                       (uintmax_t)st->st_ino, digest);
 }

@@ -1112,8 +1112,7 @@ store_claimant(Keyring *keyring, const guchar *data, gsize len,
 		if (!new_context(&keyring->claim, home, error))
 			return FALSE;
 	}
-	g_autofree char *digest =
-	    g_compute_checksum_for_data(G_CHECKSUM_SHA256, data, len);
+	g_autofree char *digest = util_sha256_hex(data, len);
 	FileId now;
 	file_id(keyring->claim_path, &now);
 	if (g_strcmp0(digest, keyring->claim_digest) == 0 &&

@@ -964,8 +964,7 @@ verify_signed(Verifier *verifier, GMimeObject *part, SignedKind kind,
 	if (ok && *result) {
 		g_autofree char *both = g_strdup_printf(
 		    "%s %s", signed_area ? signed_area : "-", (*result)->replay_id);
-		g_autofree char *sum = g_compute_checksum_for_string(
-		    G_CHECKSUM_SHA256, both, -1);
+		g_autofree char *sum = util_sha256_string(both);
 		g_free((*result)->replay_id);
 		(*result)->replay_id = g_strconcat("v2-", sum, NULL);
 	}

@@ -1,6 +1,7 @@
 /* plan_ics.c: see plan_ics.h. */
 #include "config.h"
 
+#include "base/util.h"
 #include "rules/plan.h"
 #include "views/plan_ics.h"
 #include "views/status.h"
@@ -101,8 +102,7 @@ plan_ics_render(GPtrArray *events, const char *committee_name,
 			if (!g_hash_table_add(used, key))
 				key = NULL;
 		}
-		g_autofree char *hash =
-		    g_compute_checksum_for_string(G_CHECKSUM_SHA256, key, -1);
+		g_autofree char *hash = util_sha256_string(key);
 		g_autofree char *uid = g_strdup_printf("%.32s@tenure", hash);
 		g_autofree char *who =
 		    status_display_name(event->member, show_addresses);

@@ -110,8 +110,7 @@ publish_run(const Conf *conf, Day today, gboolean *wrote, GError **error)
 	gsize len = 0;
 	if (!g_file_get_contents(conf->ledger, &text, &len, error))
 		return FALSE;
-	g_autofree char *sha = g_compute_checksum_for_data(
-	    G_CHECKSUM_SHA256, (const guchar *)text, len);
+	g_autofree char *sha = util_sha256_hex(text, len);
 	char day[11];
 	g_autofree char *stamp = g_strdup_printf("ledger=%s\nday=%s\n", sha,
 	                                         date_format(today, day));

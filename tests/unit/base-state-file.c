@@ -305,12 +305,41 @@ test_write_new_never_replaces(void)
 	remove_tree(state);
 }
 
+/* util_sha256_hex (GnuTLS) writes the digests GLib wrote before it:
+ * every sealed state file, reading marker and archive name stays valid
+ * across the change.  Lengths around SHA-256's 64-byte block, and a
+ * megabyte of every byte value. */
+static void
+test_sha256_same_as_glib(void)
+{
+	static const gsize lengths[] = {0, 1, 55, 56, 63, 64, 65, 1000,
+	                                1 << 20};
+	g_autofree guchar *data = g_malloc(1 << 20);
+	for (gsize i = 0; i < 1 << 20; i++)
+		data[i] = (guchar)(i * 131 + (i >> 8));
+	for (gsize i = 0; i < G_N_ELEMENTS(lengths); i++) {
+		g_autofree char *ours = util_sha256_hex(data, lengths[i]);
+		g_autofree char *glib = g_compute_checksum_for_data(
+		    G_CHECKSUM_SHA256, data, lengths[i]);
+		g_assert_cmpstr(ours, ==, glib);
+	}
+	g_autoptr(GBytes) bytes = g_bytes_new_static("tenure", 6);
+	g_autofree char *of_bytes = util_sha256_bytes(bytes);
+	g_autofree char *of_string = util_sha256_string("tenure");
+	g_assert_cmpstr(of_bytes, ==, of_string);
+	g_autofree char *glib =
+	    g_compute_checksum_for_string(G_CHECKSUM_SHA256, "tenure", -1);
+	g_assert_cmpstr(of_string, ==, glib);
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	util_log_quiet = TRUE;
 	g_test_add_func("/state-file/whole-or-refused", test_whole_or_refused);
+	g_test_add_func("/state-file/sha256-same-as-glib",
+	                test_sha256_same_as_glib);
 	g_test_add_func("/state-file/upgrade-once", test_upgrade);
 	g_test_add_func("/state-file/write-new-never-replaces",
 	                test_write_new_never_replaces);
