@@ -17,7 +17,9 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -99,14 +101,14 @@ maildir_open(const Conf *conf, const char *url, GError **error)
 }
 
 static gint64
-delivery_time(const char *name, const char *path)
+delivery_time(int dir_fd, const char *name)
 {
 	char *end = NULL;
 	gint64 t = g_ascii_strtoll(name, &end, 10);
 	if (end != name && *end == '.' && t > 0)
 		return t;
 	struct stat st;
-	return stat(path, &st) == 0 ? (gint64)st.st_mtime : 0;
+	return fstatat(dir_fd, name, &st, 0) == 0 ? (gint64)st.st_mtime : 0;
 }
 
 /* Moves NAME from SUBDIR to DIR/.tenure-failed/new/ under its own name
@@ -178,44 +180,62 @@ set_aside(MaildirSource *source, const MaildirEntry *entry,
 	       move_to_failed(source, entry->subdir, entry->name, error);
 }
 
+/* Whether NAME in DIR (open as DIR_FD) is a plain file, by the type
+ * the directory's entry tells (no system call; every file system
+ * tenure meets fills it in) or, where it tells none, by lstat. */
+static gboolean
+is_plain_file(int dir_fd, const struct dirent *entry)
+{
+	if (entry->d_type != DT_UNKNOWN)
+		return entry->d_type == DT_REG;
+	struct stat st;
+	return fstatat(dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
 static gboolean
 list_subdir(MaildirSource *source, const char *subdir, GPtrArray *entries,
             GError **error)
 {
 	g_autofree char *dir = g_build_filename(source->dir, subdir, NULL);
-	g_autoptr(GError) local = NULL;
-	g_autoptr(GDir) d = g_dir_open(dir, 0, &local);
+	DIR *d = opendir(dir);
 	if (d == NULL) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s",
-		            local->message);
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot list: %s", dir, g_strerror(errno));
 		return FALSE;
 	}
-	const char *name;
-	while ((name = g_dir_read_name(d)) != NULL) {
+	gboolean ok = TRUE;
+	const struct dirent *dirent;
+	while (ok && (errno = 0, dirent = readdir(d)) != NULL) {
+		const char *name = dirent->d_name;
 		if (name[0] == '.')
 			continue;
 		/* Only plain files are mail: a FIFO would block the read
 		 * forever, a directory or a link is nobody's delivery. */
-		g_autofree char *file = g_build_filename(dir, name, NULL);
-		struct stat st;
-		if (lstat(file, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (!is_plain_file(dirfd(d), dirent)) {
+			g_autofree char *file = g_build_filename(dir, name, NULL);
 			util_log_warning("skipped", "path", file, "reason",
 			         "not a regular file", NULL);
 			/* Out of the way, so that it is logged once. */
 			if (moves_messages(source) &&
 			    !move_to_failed(source, subdir, name, error))
-				return FALSE;
+				ok = FALSE;
 			continue;
 		}
 		gsize len = strlen(name) + 1;
 		MaildirEntry *entry = g_malloc(sizeof(MaildirEntry) + len);
 		memcpy(entry->name, name, len);
 		entry->subdir = subdir;
-		g_autofree char *path = g_build_filename(dir, name, NULL);
-		entry->arrival = delivery_time(name, path);
+		entry->arrival = delivery_time(dirfd(d), name);
 		g_ptr_array_add(entries, entry);
 	}
-	return TRUE;
+	if (ok && errno != 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO,
+		            "%s: cannot list: %s", dir, g_strerror(errno));
+		ok = FALSE;
+	}
+	closedir(d);
+	return ok;
 }
 
 static int
@@ -258,31 +278,59 @@ mark_seen(MaildirSource *source, const MaildirEntry *entry, GError **error)
 
 /* Reads ENTRY into *MESSAGE, after checking its size: a message over
  * SOURCE_MAX_SIZE is never read.  FALSE with *REASON for a message to
- * set aside; FALSE without one for a message that is gone. */
+ * set aside; FALSE without one for a message that is gone.  Four system
+ * calls a message (open, fstat, read, close), the name looked up in its
+ * folder (DIR_FD) and not along the whole path: an import reads every
+ * file of the archive. */
 static gboolean
-read_entry(MaildirSource *source, const MaildirEntry *entry,
-           SourceMessage *message, char **reason)
+read_entry(int dir_fd, const MaildirEntry *entry, SourceMessage *message,
+           char **reason)
 {
-	g_autofree char *path = entry_path(source, entry);
-	struct stat st;
-	if (stat(path, &st) < 0) {
+	/* Not through a link, and never blocking on a FIFO put in the
+	 * file's place since the listing. */
+	int fd = openat(dir_fd, entry->name,
+	                O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
 		/* Another reader may have taken it meanwhile. */
 		if (errno != ENOENT)
 			*reason = g_strdup_printf("cannot read: %s", g_strerror(errno));
 		return FALSE;
 	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*reason = g_strdup_printf("cannot read: %s",
+		                          S_ISREG(st.st_mode) ? g_strerror(errno)
+		                                              : "not a regular file");
+		close(fd);
+		return FALSE;
+	}
 	if (st.st_size > SOURCE_MAX_SIZE) {
 		*reason = source_too_large((guint64)st.st_size);
+		close(fd);
 		return FALSE;
 	}
-	char *data = NULL;
+	/* What fstat measured, and no more: a file that grows meanwhile is
+	 * no finished delivery (Maildir writes in tmp/), and what it had
+	 * then is what is read. */
+	gsize size = (gsize)st.st_size;
+	char *data = g_malloc(size + 1);
 	gsize len = 0;
-	g_autoptr(GError) local = NULL;
-	if (!g_file_get_contents(path, &data, &len, &local)) {
-		if (!g_error_matches(local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-			*reason = g_strdup_printf("cannot read: %s", local->message);
-		return FALSE;
+	while (len < size) {
+		ssize_t n = read(fd, data + len, size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*reason = g_strdup_printf("cannot read: %s", g_strerror(errno));
+			g_free(data);
+			close(fd);
+			return FALSE;
+		}
+		if (n == 0)
+			break;
+		len += (gsize)n;
 	}
+	close(fd);
+	data[len] = '\0';
 	message->id = g_strdup(entry->name);
 	message->raw = g_bytes_new_take(data, len);
 	message->arrival = entry->arrival;
@@ -318,28 +366,22 @@ defer(MaildirSource *source, const MaildirEntry *entry, const char *reason,
 }
 
 static gboolean
-maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
+fetch_entries(MaildirSource *source, GPtrArray *entries, int new_fd,
+              int cur_fd, SourceHandler handler, gpointer user_data,
               GError **error)
 {
-	MaildirSource *source = (MaildirSource *)base;
-	g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func(g_free);
-	if (!source->live && !list_subdir(source, "cur", entries, error))
-		return FALSE;
-	if (!list_subdir(source, "new", entries, error))
-		return FALSE;
-	g_ptr_array_sort(entries, compare_entries);
-
 	guint undecided = 0;
 	gint64 now = date_now_unix();
 	for (guint i = 0; i < entries->len; i++) {
 		const MaildirEntry *entry = entries->pdata[i];
+		int dir_fd = strcmp(entry->subdir, "new") == 0 ? new_fd : cur_fd;
 		g_autofree char *key = retry_key(entry->name);
 		/* Waiting for its next try: not even read. */
 		if (source->retry && !retry_due(source->retry, key, now))
 			continue;
 		SourceMessage message = {0};
 		g_autofree char *reason = NULL;
-		if (!read_entry(source, entry, &message, &reason)) {
+		if (!read_entry(dir_fd, entry, &message, &reason)) {
 			if (reason && !set_aside(source, entry, reason, error))
 				return FALSE;
 			continue;
@@ -374,6 +416,51 @@ maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
 		return FALSE;
 	}
 	return TRUE;
+}
+
+/* Opens SOURCE's folder SUBDIR into *FD, for reading its messages by
+ * name. */
+static gboolean
+open_folder(MaildirSource *source, const char *subdir, int *fd,
+            GError **error)
+{
+	g_autofree char *dir = g_build_filename(source->dir, subdir, NULL);
+	*fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd < 0) {
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_IO, "%s: %s", dir,
+		            g_strerror(errno));
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+maildir_fetch(Source *base, SourceHandler handler, gpointer user_data,
+              GError **error)
+{
+	MaildirSource *source = (MaildirSource *)base;
+	g_autoptr(GPtrArray) entries = g_ptr_array_new_with_free_func(g_free);
+	if (!source->live && !list_subdir(source, "cur", entries, error))
+		return FALSE;
+	if (!list_subdir(source, "new", entries, error))
+		return FALSE;
+	g_ptr_array_sort(entries, compare_entries);
+
+	/* The folders, open for the fetch: each message is opened by its
+	 * name in them. */
+	int new_fd = -1, cur_fd = -1;
+	if (!open_folder(source, "new", &new_fd, error) ||
+	    (!source->live && !open_folder(source, "cur", &cur_fd, error))) {
+		if (new_fd >= 0)
+			close(new_fd);
+		return FALSE;
+	}
+	gboolean ok = fetch_entries(source, entries, new_fd, cur_fd, handler,
+	                            user_data, error);
+	close(new_fd);
+	if (cur_fd >= 0)
+		close(cur_fd);
+	return ok;
 }
 
 /* TRUE when new/ holds nothing to hand over now: no message, or only
