@@ -72,6 +72,13 @@ check_PROGRAMS += tests/unit/source-mbox-from
 tests_unit_source_mbox_from_LDADD = $(TEST_LDADD)
 TESTS += tests/unit/source-mbox-from
 
+# tests/unit/source-memo: an import's second fetch of a Maildir hands
+# over unread what its first found nothing in, and reads again a file
+# replaced or rewritten since (source.h's SourceMemo).
+check_PROGRAMS += tests/unit/source-memo
+tests_unit_source_memo_LDADD = $(TEST_LDADD)
+TESTS += tests/unit/source-memo
+
 # tests/unit/intake-decide: the decisions on commands (src/intake/decide.c), as
 # a table.
 check_PROGRAMS += tests/unit/intake-decide

@@ -11,7 +11,10 @@
  * does not announce again what the list has seen; and a transcript is
  * not queued for a command that arrived before the last of them, since
  * the tenure that sent it was at work then and answered.  The ledger
- * is decided by the signed commands alone.
+ * is decided by the signed commands alone.  That first pass also notes
+ * the files the intake's pre-filters find nothing in (source.h's
+ * SourceMemo), and the second hands them over unread: a Maildir
+ * archive is read once, but for the mail that may carry a command.
  *
  * The import is one batch at a time (intake_batch): what it decides of
  * each signature reaches the state at the end of a batch, not after
@@ -188,8 +191,11 @@ cmd_import(int argc, char **argv)
 	if (dry)
 		intake_on_refusal(run.intake, dryrun_note_refusal, dry);
 	intake_batch(run.intake);
+	/* The first reading notes what the second need not read again
+	 * (source.h's SourceMemo): most of the archive is read once. */
+	g_autoptr(SourceMemo) memo = source_memo_new(intake_may_be_read);
 	IntakeOwnMail own = {.conf = conf, .where = "import",
-	                     .log_as = "import-own-mail"};
+	                     .log_as = "import-own-mail", .memo = memo};
 	if (!intake_scan_own_mail(argv[1], &own, &error)) {
 		cmd_error("import", "%s", error->message);
 		intake_free(run.intake);
@@ -201,8 +207,10 @@ cmd_import(int argc, char **argv)
 	}
 	intake_answered_until(run.intake, own.last);
 	Source *source = source_open(conf, argv[1], &error);
-	if (source)
+	if (source) {
 		source->read_only = dry_run;
+		source_use_memo(source, memo, FALSE);
+	}
 	gboolean ok = source &&
 	              source_fetch(source, count_and_handle, &run, &error);
 	source_close(source);

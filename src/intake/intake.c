@@ -1465,6 +1465,10 @@ intake_handle(const SourceMessage *message, gpointer user_data,
               GError **error)
 {
 	Intake *intake = user_data;
+	/* An import's second reading of a file the first found nothing in
+	 * (intake_may_be_read FALSE): what the pre-filter would say again. */
+	if (message->unread)
+		return TRUE;
 	/* The sources check the size before reading; this is for one that
 	 * could not (an IMAP server that sent no RFC822.SIZE). */
 	gsize size = g_bytes_get_size(message->raw);
@@ -1477,10 +1481,15 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	 * parsed nor counted; a delivery status notification is read for
 	 * what it reports, whatever it holds. */
 	const char *data = g_bytes_get_data(message->raw, NULL);
-	if (!intake_may_carry_command(data, size) &&
-	    !dsn_may_be_report(data, size))
+	if (!intake_may_be_read(data, size))
 		return TRUE;
 	return read_counted(intake, message, error);
+}
+
+gboolean
+intake_may_be_read(const char *data, gsize len)
+{
+	return intake_may_carry_command(data, len) || dsn_may_be_report(data, len);
 }
 
 /* One message of intake_scan_own_mail. */
@@ -1528,6 +1537,8 @@ intake_scan_own_mail(const char *url, IntakeOwnMail *own, GError **error)
 	if (source == NULL)
 		return FALSE;
 	source->read_only = TRUE;
+	if (own->memo)
+		source_use_memo(source, own->memo, TRUE);
 	/* What the source logs of the archive (a file that is no mail, a
 	 * message too large) it logs again when it is read for commands. */
 	gboolean quiet = util_log_quiet;

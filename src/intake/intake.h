@@ -66,6 +66,11 @@ gboolean intake_handle(const SourceMessage *message, gpointer intake,
  * neither "Tenure:" nor a word of what could hide it (base64,
  * quoted-printable, text/html), in any case.  Linear in LEN. */
 gboolean intake_may_carry_command(const char *data, gsize len);
+/* Whether intake_handle reads the LEN bytes of DATA any further than
+ * its pre-filters: intake_may_carry_command, or a delivery status
+ * notification (dsn_may_be_report).  FALSE for most list mail; the
+ * interest of an import's memo (source.h's SourceMemo). */
+gboolean intake_may_be_read(const char *data, gsize len);
 
 /* Called for every mail refused, after the "refused" log line: its
  * source id, Message-ID and From: address (either may be NULL) and the
@@ -87,6 +92,8 @@ typedef struct {
 	const Conf *conf;
 	const char *where;  /* the outbox record's Noted: "import", "list" */
 	const char *log_as; /* the log line naming how many were found */
+	SourceMemo *memo; /* NULL, or where the reading notes the messages
+	                     intake_handle would not read (source.h) */
 	guint count;
 	gint64 last; /* the arrival of the last one, or 0 */
 } IntakeOwnMail;

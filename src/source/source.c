@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -118,6 +119,83 @@ source_sleep(Source *source, int fd, gint64 timeout_ms)
 	return 1;
 }
 
+struct SourceMemo {
+	SourceInterest interest;
+	GArray *keys; /* SourceMemoKey, in the order noted */
+	gboolean sorted;
+};
+
+SourceMemo *
+source_memo_new(SourceInterest interest)
+{
+	SourceMemo *memo = g_new0(SourceMemo, 1);
+	memo->interest = interest;
+	memo->keys = g_array_new(FALSE, FALSE, sizeof(SourceMemoKey));
+	return memo;
+}
+
+void
+source_memo_free(SourceMemo *memo)
+{
+	if (memo == NULL)
+		return;
+	g_array_unref(memo->keys);
+	g_free(memo);
+}
+
+guint
+source_memo_size(const SourceMemo *memo)
+{
+	return memo->keys->len;
+}
+
+SourceMemoKey
+source_memo_key(guint64 inode, guint64 size, gint64 changed_ns,
+                const char *name)
+{
+	/* FNV-1a: the name beside the inode, which a name given to
+	 * another file by a rename within the fetch would not change. */
+	guint64 hash = 14695981039346656037ULL;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		hash = (hash ^ *p) * 1099511628211ULL;
+	return (SourceMemoKey){inode, size, changed_ns, hash};
+}
+
+static int
+compare_keys(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(SourceMemoKey));
+}
+
+void
+source_memo_note(SourceMemo *memo, const SourceMemoKey *key,
+                 const char *data, gsize len)
+{
+	if (memo->interest(data, len))
+		return;
+	g_array_append_val(memo->keys, *key);
+	memo->sorted = FALSE;
+}
+
+gboolean
+source_memo_knows(SourceMemo *memo, const SourceMemoKey *key)
+{
+	/* Sorted once, at the first look of the fetch that reads by it. */
+	if (!memo->sorted) {
+		g_array_sort(memo->keys, compare_keys);
+		memo->sorted = TRUE;
+	}
+	return bsearch(key, memo->keys->data, memo->keys->len,
+	               sizeof(SourceMemoKey), compare_keys) != NULL;
+}
+
+void
+source_use_memo(Source *source, SourceMemo *memo, gboolean notes)
+{
+	source->memo = memo;
+	source->memo_notes = notes;
+}
+
 void
 source_message_clear(SourceMessage *message)
 {
@@ -125,6 +203,7 @@ source_message_clear(SourceMessage *message)
 	g_clear_pointer(&message->raw, g_bytes_unref);
 	g_clear_pointer(&message->readings, g_ptr_array_unref);
 	message->arrival = 0;
+	message->unread = FALSE;
 }
 
 gboolean

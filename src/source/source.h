@@ -56,12 +56,52 @@ typedef struct {
 	                      when the signature over RAW is bad
 	                      (source_message_next_reading); NULL: none */
 	guint reading;     /* the first of READINGS not tried yet */
+	gboolean unread;   /* RAW is NULL: an earlier fetch through the
+	                      same memo read this very file and found
+	                      nothing in it its interest looks for
+	                      (source_memo_new) */
 } SourceMessage;
 
 typedef gboolean (*SourceHandler)(const SourceMessage *message,
                                   gpointer user_data, GError **error);
 
 typedef struct Source Source;
+
+/* What one fetch of an archive learns of its messages for the next
+ * fetch of the same archive.  `tenure import` reads an archive twice:
+ * for tenure's own mail first, then for commands, which fewer than one
+ * mail in five may carry (intake_may_be_read).  The first fetch notes
+ * every message INTEREST finds nothing in; the second hands those over
+ * unread (SourceMessage.unread, with their id and arrival), so that
+ * most of the archive is read once.  A message is known by its file's
+ * identity, not its name alone: the same name, inode, size and change
+ * time (a file rewritten or replaced between the fetches is read
+ * again).  Maildir only: an mbox is one file, read whole by either
+ * fetch.  Memory: 32 bytes a message noted. */
+typedef gboolean (*SourceInterest)(const char *data, gsize len);
+typedef struct SourceMemo SourceMemo;
+SourceMemo *source_memo_new(SourceInterest interest);
+void source_memo_free(SourceMemo *memo);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SourceMemo, source_memo_free)
+/* How many messages MEMO holds (for the tests). */
+guint source_memo_size(const SourceMemo *memo);
+
+/* For the drivers.  The key of a message: its file's inode, size and
+ * change time (ns), and its NAME. */
+typedef struct {
+	guint64 inode;
+	guint64 size;
+	gint64 changed_ns;
+	guint64 name_hash;
+} SourceMemoKey;
+SourceMemoKey source_memo_key(guint64 inode, guint64 size, gint64 changed_ns,
+                              const char *name);
+/* Notes KEY when MEMO's interest finds nothing in the LEN bytes of
+ * DATA. */
+void source_memo_note(SourceMemo *memo, const SourceMemoKey *key,
+                      const char *data, gsize len);
+/* Whether KEY was noted. */
+gboolean source_memo_knows(SourceMemo *memo, const SourceMemoKey *key);
 
 /* Told each step of a probe that went well, in the words of a line
  * ("connected to imaps://HOST:PORT, TLS verified (CN=...)"). */
@@ -101,7 +141,16 @@ struct Source {
 	 * back (set with source_wake_on; each driver's open sets -1: none):
 	 * every wait() returns TRUE at once then, as it does for a signal. */
 	int wake_fd;
+	/* Set with source_use_memo: NULL, or the memo this source's
+	 * fetches note messages in (MEMO_NOTES) or hand over unread by. */
+	SourceMemo *memo;
+	gboolean memo_notes;
 };
+
+/* SOURCE's fetches note each message they read in MEMO (NOTES TRUE),
+ * or hand over unread each one MEMO noted (FALSE).  MEMO outlives
+ * SOURCE's fetches.  A driver without files (IMAP, mbox) ignores it. */
+void source_use_memo(Source *source, SourceMemo *memo, gboolean notes);
 
 /* Opens URL (maildir:PATH, mbox:PATH, imap://, imaps://) with CONF's
  * credentials; the driver is chosen by the scheme. */
