@@ -106,6 +106,12 @@ dist_check_SCRIPTS += tests/t-mime-bounds.sh tests/lib/mime-shapes.py
 TESTS += tests/t-setaside-malformed.sh
 dist_check_SCRIPTS += tests/t-setaside-malformed.sh
 
+# tests/t-setaside-source.sh: a message over the size bound, set aside
+# unread by its source (Maildir, mbox, IMAP), and an mbox command whose
+# From_ line has no date, are counted by status and check.
+TESTS += tests/t-setaside-source.sh
+dist_check_SCRIPTS += tests/t-setaside-source.sh
+
 # Mail as the mail programs Debian people use write and sign it, and
 # through real list software (mlmmj).
 TESTS += tests/t-clients.sh tests/t-mlmmj.sh

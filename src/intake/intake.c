@@ -962,6 +962,24 @@ intake_may_carry_command(const char *data, gsize len)
 	return FALSE;
 }
 
+/* Records MESSAGE as set aside unread for REASON, KIND saying which
+ * ("bound": past a MIME bound or the size; "malformed"; "undated": no
+ * arrival to judge it by), to be reported and counted by status and
+ * check (retry.h), by its bytes: a source that hands it over again
+ * (IMAP tries a message three times) adds no second record.  Nothing in
+ * an audit, which writes no state. */
+static gboolean
+set_aside_unread(Intake *intake, const SourceMessage *message,
+                 const char *kind, const char *reason, GError **error)
+{
+	if (intake->audit)
+		return TRUE;
+	g_autofree char *digest = util_sha256_bytes(message->raw);
+	g_autofree char *key = g_strconcat(kind, " ", digest, NULL);
+	return retry_set_aside(intake->retry, key, message->id, reason,
+	                       date_now_unix(), error);
+}
+
 /* verify_signed, with its start counted in the state before gpgv runs
  * and its end recorded after (retry.h): a mail whose verification met
  * gpgv's deadline, or tenure's end by a kill, too often is set aside,
@@ -976,9 +994,12 @@ verify_counted(Intake *intake, const Mail *mail, GMimeObject *part,
 	/* When the mail arrived bounds its signature's age and decides
 	 * whose authority counts: unknown, no verdict could be right. */
 	if (mail->source->arrival <= 0) {
-		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE,
-		            "the source does not say when this mail arrived (an "
-		            "mbox From_ line without a date tenure can read)");
+		static const char why[] =
+		    "the source does not say when this mail arrived (an mbox "
+		    "From_ line without a date tenure can read)";
+		if (!set_aside_unread(intake, mail->source, "undated", why, error))
+			return FALSE;
+		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", why);
 		return FALSE;
 	}
 	guint unfinished = 0;
@@ -1030,21 +1051,6 @@ verify_counted(Intake *intake, const Mail *mail, GMimeObject *part,
 		return FALSE;
 	}
 	return ok;
-}
-
-/* Records MESSAGE as set aside unread for REASON (passing a MIME bound
- * when OVER, else malformed), to be reported and counted by status and
- * check (retry.h), by its bytes: a source that hands it over again
- * (IMAP tries a message three times) adds no second record. */
-static gboolean
-set_aside_unread(Intake *intake, const SourceMessage *message, gboolean over,
-                 const char *reason, GError **error)
-{
-	g_autofree char *digest = util_sha256_bytes(message->raw);
-	g_autofree char *key =
-	    g_strconcat(over ? "bound " : "malformed ", digest, NULL);
-	return retry_set_aside(intake->retry, key, message->id, reason,
-	                       date_now_unix(), error);
 }
 
 /* verify_counted against the committee's keys as the ledger has them
@@ -1211,9 +1217,10 @@ read_mail(const SourceMessage *message, gpointer user_data, GError **error)
 		 * known, is told.  One over a bound is never parsed: an
 		 * outsider's mail of that shape is an attack on the
 		 * secretary's time. */
-		if (!intake->audit &&
-		    (!set_aside_unread(intake, message, over, reason, error) ||
-		     (!over && !answer_set_aside(intake, message, reason, error))))
+		if (!set_aside_unread(intake, message, over ? "bound" : "malformed",
+		                      reason, error) ||
+		    (!intake->audit && !over &&
+		     !answer_set_aside(intake, message, reason, error)))
 			return FALSE;
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", reason);
 		return FALSE;
@@ -1474,6 +1481,8 @@ intake_handle(const SourceMessage *message, gpointer user_data,
 	gsize size = g_bytes_get_size(message->raw);
 	if (size > SOURCE_MAX_SIZE) {
 		g_autofree char *reason = source_too_large(size);
+		if (!set_aside_unread(intake, message, "bound", reason, error))
+			return FALSE;
 		g_set_error(error, TENURE_ERROR, TENURE_ERROR_MESSAGE, "%s", reason);
 		return FALSE;
 	}

@@ -188,6 +188,12 @@ imap_place_failed(ImapPlace *place, guint32 uid, const char *id,
 	util_log("set-aside", "id", id, "tries", tries_text, "reason", reason,
 	         NULL);
 	g_autofree char *key = retry_key(place->cursor.uidvalidity, uid);
+	/* FINAL is the source's own decision (too large to fetch), to be
+	 * counted and reported; a handler's was recorded by the handler. */
+	if (final && place->retry &&
+	    !retry_set_aside(place->retry, key, id, reason, date_now_unix(),
+	                     error))
+		return FALSE;
 	if (!retry_forget(place->retry, key, error))
 		return FALSE;
 	outcome_final(place, uid);

@@ -241,6 +241,15 @@ source_log_set_aside(const char *id, const char *reason)
 }
 
 gboolean
+source_set_aside_own(Retry *retry, const char *key, const char *id,
+                     const char *reason, GError **error)
+{
+	source_log_set_aside(id, reason);
+	return retry == NULL ||
+	       retry_set_aside(retry, key, id, reason, date_now_unix(), error);
+}
+
+gboolean
 source_error_is_message(const GError *error)
 {
 	return g_error_matches(error, TENURE_ERROR, TENURE_ERROR_MESSAGE);

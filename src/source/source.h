@@ -188,6 +188,17 @@ gboolean source_message_next_reading(const SourceMessage *message,
 /* Logs that the message ID is set aside for REASON (one line). */
 void source_log_set_aside(const char *id, const char *reason);
 
+/* Sets aside message ID for REASON, a decision of the source's own (a
+ * message over SOURCE_MAX_SIZE, left unread; one that cannot be read):
+ * logged as source_log_set_aside does and, when RETRY is not NULL (the
+ * configured source), recorded there under KEY, so that status and
+ * check count it and its report is sent as for any mail set aside
+ * (retry_set_aside; a key set aside before adds nothing).  What a
+ * handler set aside (TENURE_ERROR_MESSAGE) its handler recorded: the
+ * source only logs it.  FALSE when the record cannot be written. */
+gboolean source_set_aside_own(Retry *retry, const char *key, const char *id,
+                              const char *reason, GError **error);
+
 /* TRUE when ERROR says the handler could not handle this one message
  * (TENURE_ERROR_MESSAGE): the source sets it aside and goes on. */
 gboolean source_error_is_message(const GError *error);

@@ -168,14 +168,25 @@ move_to_failed(MaildirSource *source, const char *subdir, const char *name,
 	return util_fsync_dir(target, error);
 }
 
+static char *retry_key(const char *name);
+
 /* Sets a message aside for REASON: logged once and, for the configured
  * source, moved to the .tenure-failed folder.  An archive given to
- * `tenure import` is left untouched. */
+ * `tenure import` is left untouched.  OWN: the source's decision (the
+ * file too large or unreadable), recorded to be counted and reported
+ * (source_set_aside_own); else the handler's, which recorded it. */
 static gboolean
 set_aside(MaildirSource *source, const MaildirEntry *entry,
-          const char *reason, GError **error)
+          const char *reason, gboolean own, GError **error)
 {
-	source_log_set_aside(entry->name, reason);
+	g_autofree char *key = retry_key(entry->name);
+	if (own) {
+		if (!source_set_aside_own(source->retry, key, entry->name, reason,
+		                          error))
+			return FALSE;
+	} else {
+		source_log_set_aside(entry->name, reason);
+	}
 	return !moves_messages(source) ||
 	       move_to_failed(source, entry->subdir, entry->name, error);
 }
@@ -418,7 +429,7 @@ fetch_entries(MaildirSource *source, GPtrArray *entries, int new_fd,
 		g_autofree char *reason = NULL;
 		if (!memo_skips(source, dir_fd, entry, &message) &&
 		    !read_entry(dir_fd, entry, &message, &file, &reason)) {
-			if (reason && !set_aside(source, entry, reason, error))
+			if (reason && !set_aside(source, entry, reason, TRUE, error))
 				return FALSE;
 			continue;
 		}
@@ -432,7 +443,7 @@ fetch_entries(MaildirSource *source, GPtrArray *entries, int new_fd,
 		gboolean handled = handler(&message, user_data, &local);
 		source_message_clear(&message);
 		if (!handled && source_error_is_message(local)) {
-			if (!set_aside(source, entry, local->message, error))
+			if (!set_aside(source, entry, local->message, FALSE, error))
 				return FALSE;
 			continue;
 		}

@@ -686,9 +686,11 @@ handle_at(MboxSource *source, const char *data, const MboxSpan *span,
 	g_autoptr(GError) failure = NULL;
 	gboolean handled = FALSE;
 	if (length > SOURCE_MAX_SIZE) {
-		/* Never copied out of the map: left behind unread. */
+		/* Never copied out of the map: left behind unread, and
+		 * counted. */
 		g_autofree char *reason = source_too_large(length);
-		source_log_set_aside(id, reason);
+		if (!source_set_aside_own(source->retry, key, id, reason, error))
+			return FALSE;
 		handled = TRUE;
 	} else {
 		SourceMessage message = {
