@@ -34,8 +34,7 @@ fault_require
 gpg_world_init
 MAIL_LIST=ctte@lists.example.org
 W=$TEST_DIR
-mkdir -p "$W/m" "$W/g"
-chmod 700 "$W/g"
+mkdir -p "$W/m"
 
 CAROL=$(gpg_new_key "Carol Chair" carol@example.org)
 LEO=$(gpg_new_key "Leo Leader" leo@example.org)
@@ -46,7 +45,6 @@ NINA=$(gpg_new_key "Nina Newcomer" nina@example.org)
 OSCAR=$(gpg_new_key "Oscar Outsider" oscar@example.org)
 gpg_export_keyring "$W/keyring.gpg" carol@example.org leo@example.org \
 	alice@example.org bob@example.org dave@example.org nina@example.org
-test_cleanup "gpgconf --homedir '$W/g' --kill all"
 
 today=$(date -u +%Y-%m-%d)
 three_years_ago=$(date -u -d '3 years ago' +%Y-%m-%d)
@@ -59,11 +57,13 @@ dave_start=$(date -u -d '4 years ago 5 days ago' +%Y-%m-%d)
 # a disk, and the test runs many times faster.
 S=$(mktemp -d /dev/shm/tn.XXXXXX 2>/dev/null) || S=$W
 test_cleanup "rm -rf '$S'"
+test_cleanup "for h in '$S'/*/g; do gpgconf --homedir \"\$h\" --kill all; done 2>/dev/null"
 
 # The pristine case: configuration, ledger (written by tenure init) and
 # the list Maildir with the batch in new/.
 P=$S/pristine
-mkdir -p "$P/inbox/new" "$P/inbox/cur" "$P/inbox/tmp" "$P/sent"
+mkdir -p "$P/inbox/new" "$P/inbox/cur" "$P/inbox/tmp" "$P/sent" "$P/g"
+chmod 700 "$P/g"
 cat >"$P/tenure.conf" <<EOF
 [committee]
 name = Test Committee
@@ -82,7 +82,7 @@ leader = $LEO
 
 [keys]
 keyring = $W/keyring.gpg
-gnupg-home = $W/g
+gnupg-home = g
 
 [source]
 url = maildir:inbox
@@ -141,6 +141,7 @@ run_case() {
 }
 
 fresh_copy() {
+	[ -d "$1/g" ] && gpgconf --homedir "$1/g" --kill all 2>/dev/null
 	rm -rf "$1"
 	cp -a "$P" "$1"
 }
@@ -170,15 +171,33 @@ summary() {
 	echo "== unread"
 	ls "$d/inbox/new"
 	echo "== temp files"
-	find "$d" -name '*.tn-*'
+	# The GnuPG home aside: what tenure derives there (committee.gpg)
+	# any reader may write too, so no one removes another's temp file
+	# (a killed derivation leaves one; noted in the closing note).
+	find "$d" -path "$d/g" -prune -o -name '*.tn-*' -print
+}
+
+# calls_shape FILE: a log of calls without what differs from run to
+# run (the case's directory, temp names, Maildir names, the archive's).
+calls_shape() {
+	sed -E 's#/dev/shm/tn\.[A-Za-z0-9]+/(reference|case)/##; s#\.tn-[A-Za-z0-9]+#.tn-X#;
+		s#(new|cur|tmp)/[0-9][^ ]*#\1/NAME#; s#archive/[^ ]*#archive/NAME#' "$1"
 }
 
 # The reference: the whole run, once, with the shim counting its calls.
-# A first run fills the (shared) gnupg home, as every run after it finds
-# it, so that the reference makes the same calls as the runs to kill.
-R=$S/reference
+# Each case has its own GnuPG home, a copy of the pristine one as a
+# first run leaves it (what tenure derives there: committee.gpg, the
+# claim keyring), so that the reference and every run to kill start
+# from the same files and make the same calls: a home shared with the
+# case before, which a killed run and its restart leave otherwise than
+# the first run did, moved the last kill points past a run's end.  All
+# run in one directory: the home's gpg.conf names its own path.
+R=$S/case
 fresh_copy "$R"
 run_case "$R"
+gpgconf --homedir "$R/g" --kill all 2>/dev/null
+cp -a "$R/g/." "$P/g/"
+rm -f "$P"/g/S.*
 fresh_copy "$R"
 run_case "$R" "any:1000000:kill" "$W/calls"
 summary "$R" >"$W/reference.summary"
@@ -221,15 +240,30 @@ else
 fi
 
 # tenure audit re-verifies every archived mail: after every fifth trial.
-C=$S/case
+C=$R
 trial=0
 for k in $list; do
 	trial=$((trial + 1))
 	call=$(sed -n "${k}p" "$W/calls")
 	test_begin "killed before call $k ($call), a restart ends as the whole run did"
 	fresh_copy "$C"
-	run_case "$C" "any:$k:kill"
+	rm -f "$W/case.calls"
+	run_case "$C" "any:$k:kill" "$W/case.calls"
 	killed=$(cat "$C/status")
+	# A run that ended before its Kth call made fewer calls than the
+	# reference: a timing the reference did not meet (t-crash.sh's point
+	# 441 of 445 once).  What it did not do is said, and the point is
+	# tried once more from the start, so that it is killed there.
+	if [ "$killed" != 137 ]; then
+		echo "# point $k: the run ended unkilled after $(wc -l <"$W/case.calls") calls" \
+			"(the reference made $points); the calls it did not make:"
+		calls_shape "$W/calls" >"$W/calls.ref.norm"
+		calls_shape "$W/case.calls" >"$W/calls.case.norm"
+		diff "$W/calls.ref.norm" "$W/calls.case.norm" | sed 's/^/#   /' | head -n 20
+		fresh_copy "$C"
+		run_case "$C" "any:$k:kill"
+		killed=$(cat "$C/status")
+	fi
 	run_case "$C"
 	restarted=$(cat "$C/status")
 	summary "$C" >"$W/case.summary"
