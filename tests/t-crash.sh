@@ -172,8 +172,8 @@ summary() {
 	ls "$d/inbox/new"
 	echo "== temp files"
 	# The GnuPG home aside: what tenure derives there (committee.gpg)
-	# any reader may write too, so no one removes another's temp file
-	# (a killed derivation leaves one; noted in the closing note).
+	# any tenure process may write, so a start removes only temps an
+	# hour old (checked at the end), and a restart finds a fresh one.
 	find "$d" -path "$d/g" -prune -o -name '*.tn-*' -print
 }
 
@@ -284,5 +284,22 @@ for k in $list; do
 		test_pass
 	fi
 done
+
+# A derivation killed before its rename leaves its temp in the GnuPG
+# home (the points at committee.gpg above): the next start removes it
+# once it is an hour old, and leaves a fresh one, which another tenure
+# process may be writing.
+touch -d '2 hours ago' "$C/g/committee.gpg.tn-OLD123" "$C/g/claim/gpg.conf.tn-OLD456"
+touch "$C/g/committee.gpg.tn-NEW789"
+: >"$C/log"
+run_case "$C"
+test_begin "a start removes the temps an hour old in the GnuPG home, and leaves a fresh one"
+if [ "$(cat "$C/status")" = 0 ] && [ ! -e "$C/g/committee.gpg.tn-OLD123" ] &&
+	[ ! -e "$C/g/claim/gpg.conf.tn-OLD456" ] && [ -e "$C/g/committee.gpg.tn-NEW789" ] &&
+	[ "$(grep -c '^temp-removed .*/g/.*OLD' "$C/log")" = 2 ]; then
+	test_pass
+else
+	test_fail "exit $(cat "$C/status")" "$(ls -la "$C/g" "$C/g/claim")" "$(cat "$C/log")"
+fi
 
 test_done

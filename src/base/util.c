@@ -222,24 +222,41 @@ is_temp_name(const char *name)
 	return mark && mark != name && strlen(mark) == strlen(UTIL_TEMP_MARK) + 6;
 }
 
-guint
-util_remove_temps(const char *dir)
+/* util_remove_temps, of temps last changed before BEFORE (Unix time;
+ * G_MAXINT64: any). */
+static guint
+remove_temps_before(const char *dir, gint64 before)
 {
 	guint removed = 0;
 	g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
 	const char *name;
 	while (d && (name = g_dir_read_name(d)) != NULL) {
 		g_autofree char *path = g_build_filename(dir, name, NULL);
-		if (g_file_test(path, G_FILE_TEST_IS_SYMLINK))
+		struct stat st;
+		if (lstat(path, &st) < 0 || S_ISLNK(st.st_mode))
 			continue;
-		if (g_file_test(path, G_FILE_TEST_IS_DIR)) {
-			removed += util_remove_temps(path);
-		} else if (is_temp_name(name) && unlink(path) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			removed += remove_temps_before(path, before);
+		} else if (is_temp_name(name) && (gint64)st.st_mtime < before &&
+		           unlink(path) == 0) {
 			util_log("temp-removed", "file", path, NULL);
 			removed++;
 		}
 	}
 	return removed;
+}
+
+guint
+util_remove_temps(const char *dir)
+{
+	return remove_temps_before(dir, G_MAXINT64);
+}
+
+guint
+util_remove_old_temps(const char *dir, gint64 min_age)
+{
+	return remove_temps_before(dir, g_get_real_time() / G_USEC_PER_SEC -
+	                                    min_age);
 }
 
 void

@@ -90,6 +90,11 @@ int util_rename_noreplace(const char *from, const char *to);
  * that never reached their rename (a process killed meanwhile); only
  * for whoever holds the state lock.  Returns how many it removed. */
 guint util_remove_temps(const char *dir);
+/* The same where no lock keeps other writers out (the GnuPG home,
+ * where any tenure process may derive committee.gpg): only temp files
+ * older than MIN_AGE seconds, which no live write still holds (a write
+ * takes milliseconds). */
+guint util_remove_old_temps(const char *dir, gint64 min_age);
 
 /* fsyncs the directory holding PATH, so a rename or create in it is
  * durable. */

@@ -516,6 +516,9 @@ remove_full_home(const char *home)
 		rmdir(full);
 }
 
+/* The age of a temp file in the GnuPG home that no live write holds. */
+#define KEYRING_TEMP_AGE 3600
+
 Keyring *
 keyring_open(const Conf *conf, GError **error)
 {
@@ -545,6 +548,11 @@ keyring_open(const Conf *conf, GError **error)
 	if (!keyring_check_files(conf, error))
 		return NULL;
 	remove_full_home(keyring->home);
+	/* What a derivation killed before its rename left (committee.gpg,
+	 * gpg.conf, the claim keyring: util_write_atomic's temps).  Another
+	 * tenure process may be writing one now, no lock says otherwise: only
+	 * those an hour old. */
+	util_remove_old_temps(keyring->home, KEYRING_TEMP_AGE);
 	gboolean written = FALSE;
 	g_autofree char *claim_conf = g_build_filename(claim, "gpg.conf", NULL);
 	char *claim_keyrings[] = {keyring->claim_path, NULL};
