@@ -180,6 +180,8 @@ source_memo_note(SourceMemo *memo, const SourceMemoKey *key,
 gboolean
 source_memo_knows(SourceMemo *memo, const SourceMemoKey *key)
 {
+	if (memo->keys->len == 0)
+		return FALSE;
 	/* Sorted once, at the first look of the fetch that reads by it. */
 	if (!memo->sorted) {
 		g_array_sort(memo->keys, compare_keys);
